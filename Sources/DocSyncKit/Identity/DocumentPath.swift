@@ -1,0 +1,60 @@
+/// Relative document paths as they travel between replicas. Anything that could
+/// escape the tree or the remote root is refused before it reaches the filesystem.
+public enum DocumentPath {
+    public static let metadataFolder = ".docsync"
+
+    /// Why `path` is not acceptable as a document path, or nil when it is.
+    public static func problem(_ path: String) -> String? {
+        if path.isEmpty { return "empty path" }
+        if path.utf8.count > 4096 { return "path longer than 4096 bytes" }
+        if path.hasPrefix("/") { return "absolute path" }
+        if path.unicodeScalars.contains(where: { $0.value == 0 }) { return "NUL byte in path" }
+        if path.unicodeScalars.contains(where: { $0.value < 0x20 }) { return "control character in path" }
+        if !path.hasSuffix(".json") { return "not a .json path" }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        for part in parts {
+            if part.isEmpty { return "empty path component" }
+            if part == "." || part == ".." { return "'\(part)' path component" }
+            if part.utf8.count > 255 { return "path component longer than 255 bytes" }
+        }
+        if parts.first == Substring(metadataFolder) { return "path inside .docsync/" }
+        if parts.last!.hasPrefix(".docsync-tmp-") { return "temporary file name" }
+        return nil
+    }
+
+    public static func isSafe(_ path: String) -> Bool { problem(path) == nil }
+
+    /// A file name for `refId` inside a metadata folder: readable where the id is
+    /// plain, percent-encoded otherwise, so no id can name a path outside that folder.
+    public static func fileName(forRefId refId: String) -> String {
+        var out = ""
+        for byte in refId.utf8 {
+            let plain = (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) || byte == 45 || byte == 95
+            if plain || (byte == 46 && !out.isEmpty) {
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                out += "%" + String(byte, radix: 16, uppercase: true).leftPadded(2)
+            }
+        }
+        if out.utf8.count > 200 { out = String(out.prefix(136)) + "~" + ContentHash.of(refId).prefix(40) }
+        return out
+    }
+
+    /// A path next to `path` that nothing occupies: `name~<tag>.json`, `name~<tag>-2.json`…
+    public static func sibling(of path: String, tag: String, isFree: (String) -> Bool) -> String {
+        let stem = String(path.dropLast(5))
+        var candidate = stem + "~" + tag + ".json"
+        var n = 2
+        while !isFree(candidate) {
+            candidate = stem + "~" + tag + "-\(n).json"
+            n += 1
+        }
+        return candidate
+    }
+}
+
+extension String {
+    func leftPadded(_ width: Int, with pad: Character = "0") -> String {
+        count >= width ? self : String(repeating: pad, count: width - count) + self
+    }
+}

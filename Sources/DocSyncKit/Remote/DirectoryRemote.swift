@@ -1,0 +1,293 @@
+import Foundation
+
+/// A plain folder as the remote. Documents sit at their paths, readable by anyone; the
+/// folder's `.docsync/` holds the rest (see docs/REMOTE-LAYOUT.md):
+///
+///     format          identity of this remote (a random id) and the layout version
+///     generation      "<generation> <feed length>": the commit point of every push
+///     feed            one checksummed line per document change, appended by pushes
+///     tombstones/     one file per deleted document
+///     replicas/       one file per replica: what it has seen, for tombstone gc
+///     lock            held while a push writes
+///
+/// A push writes documents and tombstones, appends to the feed, then replaces
+/// `generation`; readers trust feed bytes only up to the length it names. So a no-op
+/// pull reads one small file, and a pull reads only the feed lines it has not seen.
+public final class DirectoryRemote: Remote {
+    public let root: String
+    public let displayURL: String
+    let meta: String
+    let lockStaleSeconds: Double
+    let lockWaitSeconds: Double
+
+    public init(url: String, lockStaleSeconds: Double = 600, lockWaitSeconds: Double = 10) {
+        displayURL = url
+        root = FileSystem.absolute(url.hasPrefix("file://") ? String(url.dropFirst("file://".count)) : url)
+        meta = root + "/.docsync"
+        self.lockStaleSeconds = lockStaleSeconds
+        self.lockWaitSeconds = lockWaitSeconds
+    }
+
+    static let formatHeader = "docsync-remote 1"
+
+    /// Makes `url` a new, empty remote. The folder may exist but must hold nothing.
+    public static func create(at url: String) throws {
+        let remote = DirectoryRemote(url: url)
+        if FileSystem.exists(remote.meta + "/format") { return }
+        if FileSystem.exists(remote.root), !(try FileSystem.listDirectory(remote.root)).isEmpty {
+            throw RemoteError.damaged(url: url, reason: "folder exists and is not empty, and is not a docsync remote; pick an empty or new folder")
+        }
+        try FileSystem.createDirectories(remote.meta + "/tombstones")
+        try FileSystem.createDirectories(remote.meta + "/replicas")
+        try FileSystem.writeAtomically(remote.meta + "/feed", [])
+        try FileSystem.writeAtomically(remote.meta + "/generation", Array("0 0\n".utf8))
+        try FileSystem.writeAtomically(remote.meta + "/format", Array("\(formatHeader)\nid \(UUIDString.random())\n".utf8))
+    }
+
+    public static func isRemote(_ url: String) -> Bool {
+        FileSystem.exists(DirectoryRemote(url: url).meta + "/format")
+    }
+
+    // MARK: Reading
+
+    /// The remote's id. Its absence means the folder is missing or not mounted, which
+    /// must read as "unreachable", never as "empty".
+    func identity() throws -> String {
+        guard FileSystem.isDirectory(root) else {
+            throw RemoteError.unreachable(url: displayURL, reason: "folder \(root) does not exist (not mounted?)")
+        }
+        guard let bytes = try? FileSystem.readFile(meta + "/format") else {
+            throw RemoteError.unreachable(url: displayURL, reason: "\(meta)/format is missing: not a docsync remote, or the share is not mounted")
+        }
+        let text = String(decoding: bytes, as: UTF8.self)
+        let lines = text.split(separator: "\n")
+        guard lines.first == Substring(Self.formatHeader), lines.count >= 2, lines[1].hasPrefix("id ") else {
+            throw RemoteError.damaged(url: displayURL, reason: "\(meta)/format is not a docsync remote format this version understands")
+        }
+        return String(lines[1].dropFirst(3))
+    }
+
+    struct Position: Equatable {
+        var generation: Int
+        var length: Int
+    }
+
+    func position() throws -> Position {
+        guard let bytes = try? FileSystem.readFile(meta + "/generation") else {
+            throw RemoteError.damaged(url: displayURL, reason: "\(meta)/generation is missing")
+        }
+        let parts = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
+        guard parts.count == 2, let g = Int(parts[0]), let l = Int(parts[1]) else {
+            throw RemoteError.damaged(url: displayURL, reason: "\(meta)/generation is damaged")
+        }
+        return Position(generation: g, length: l)
+    }
+
+    struct Cursor {
+        var remoteId: String
+        var position: Position
+        var text: String { "\(remoteId):\(position.generation):\(position.length)" }
+
+        init(remoteId: String, position: Position) {
+            self.remoteId = remoteId
+            self.position = position
+        }
+
+        init?(_ text: String) {
+            let p = text.split(separator: ":")
+            guard p.count == 3, let g = Int(p[1]), let l = Int(p[2]) else { return nil }
+            remoteId = String(p[0])
+            position = Position(generation: g, length: l)
+        }
+    }
+
+    func parseCursor(_ text: String?, remoteId: String) throws -> Cursor? {
+        guard let text else { return nil }
+        guard let cursor = Cursor(text) else { throw RemoteError.damaged(url: displayURL, reason: "this tree's remote cursor '\(text)' is not valid") }
+        guard cursor.remoteId == remoteId else {
+            throw RemoteError.damaged(url: displayURL, reason: "this is a different remote than the one this tree last synced with (remote id \(remoteId), expected \(cursor.remoteId))")
+        }
+        return cursor
+    }
+
+    public func changes(since cursorText: String?) throws -> RemoteChanges {
+        let id = try identity()
+        let from = try parseCursor(cursorText, remoteId: id)
+        let now = try position()
+        if let from, from.position == now { return RemoteChanges(entries: [], cursor: from.text) }
+        let start = from?.position.length ?? 0
+        guard start <= now.length, (from?.position.generation ?? 0) <= now.generation else {
+            throw RemoteError.damaged(url: displayURL, reason: "the remote's history is shorter than what this tree has seen (was it restored from an old backup?)")
+        }
+        let entries = try readFeed(from: start, to: now.length)
+        var latest: [String: Int] = [:]
+        for (i, e) in entries.enumerated() { latest[e.refId] = i }
+        let kept = entries.enumerated().filter { latest[$0.element.refId] == $0.offset }.map(\.element)
+        return RemoteChanges(entries: kept, cursor: Cursor(remoteId: id, position: now).text)
+    }
+
+    func readFeed(from start: Int, to end: Int) throws -> [RemoteEntry] {
+        let bytes = try FileSystem.readFile(meta + "/feed")
+        guard bytes.count >= end else {
+            throw RemoteError.damaged(url: displayURL, reason: "\(meta)/feed is shorter than its recorded length (\(bytes.count) < \(end))")
+        }
+        let parsed = ChecksummedLines.parse(bytes[start..<end], baseOffset: start)
+        guard parsed.validLength == end else {
+            throw RemoteError.damaged(url: displayURL, reason: "\(meta)/feed is damaged near byte \(parsed.validLength)")
+        }
+        let decoder = JSONDecoder()
+        return try parsed.lines.map { line in
+            guard let entry = try? decoder.decode(RemoteEntry.self, from: Data(line.payload.utf8)) else {
+                throw RemoteError.damaged(url: displayURL, reason: "\(meta)/feed has an unreadable entry ending at byte \(line.endOffset)")
+            }
+            if let path = entry.path, let problem = DocumentPath.problem(path) {
+                throw RemoteError.unsafe(url: displayURL, reason: "path '\(path)' of document \(entry.refId): \(problem)")
+            }
+            return entry
+        }
+    }
+
+    public func read(_ entry: RemoteEntry) throws -> [UInt8] {
+        guard let path = entry.path, let hash = entry.hash else {
+            throw RemoteError.damaged(url: displayURL, reason: "entry for \(entry.refId) has no content")
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = try SafeTreeIO(root: root).read(path)
+        } catch let error as SafeTreeIO.Refused {
+            throw RemoteError.unsafe(url: displayURL, reason: error.description)
+        } catch let error as FileSystemError where error.isNotFound {
+            if !FileSystem.isDirectory(root) { throw RemoteError.unreachable(url: displayURL, reason: "folder disappeared") }
+            throw RemoteError.damaged(url: displayURL, reason: "\(path) is missing (expected version \(entry.changesetId))")
+        }
+        guard ContentHash.of(bytes) == hash else {
+            throw RemoteError.damaged(url: displayURL, reason: "\(path) does not hold version \(entry.changesetId) (changed outside docsync?)")
+        }
+        return bytes
+    }
+
+    // MARK: Writing
+
+    public func commit(_ writes: [RemoteWrite], expecting cursorText: String?, replica: ReplicaInfo) throws -> String {
+        let id = try identity()
+        let expected = try parseCursor(cursorText, remoteId: id)
+        let lock = RemoteLock(folder: meta, replica: replica.replicaId)
+        if let holder = try lock.acquire(waitSeconds: lockWaitSeconds, staleSeconds: lockStaleSeconds) {
+            throw RemoteError.locked(url: displayURL, holder: holder)
+        }
+        defer { lock.release() }
+        let now = try position()
+        guard now == (expected?.position ?? Position(generation: 0, length: 0)) else { throw RemoteError.moved }
+        let feedBytes = try FileSystem.readFile(meta + "/feed")
+        if feedBytes.count > now.length {
+            // A pusher died after appending but before committing: drop its torn tail.
+            try FileSystem.truncate(meta + "/feed", to: now.length)
+        }
+        let io = SafeTreeIO(root: root)
+        let time = FileSystem.currentTimeNanos / 1_000_000
+        var feed = ""
+        // Removals first, so a document may move onto a path another one just left.
+        for write in writes {
+            guard let previous = write.previous, write.new?.path != previous.path else { continue }
+            try removeDocument(previous, io: io)
+        }
+        for write in writes {
+            if let new = write.new, let content = write.content {
+                do { try io.write(new.path, content) } catch let error as SafeTreeIO.Refused {
+                    throw RemoteError.unsafe(url: displayURL, reason: error.description)
+                }
+                try FileSystem.removeFile(tombstonePath(write.refId))
+                feed += try feedLine(RemoteEntry(refId: write.refId, changesetId: new.changesetId, hash: new.hash, path: new.path,
+                                                 deleted: false, replica: replica.replicaId, time: time))
+            } else {
+                let deletedId = write.deletedChangesetId ?? write.previous?.changesetId ?? ""
+                let tombstone = RemoteEntry(refId: write.refId, changesetId: deletedId, hash: write.previous?.hash, path: write.previous?.path,
+                                            deleted: true, replica: replica.replicaId, time: time)
+                try FileSystem.writeAtomically(tombstonePath(write.refId), Array(try Self.json(tombstone).utf8) + [10])
+                feed += try feedLine(tombstone)
+            }
+        }
+        let feedData = Array(feed.utf8)
+        try FileSystem.append(meta + "/feed", feedData)
+        let next = Position(generation: now.generation + 1, length: now.length + feedData.count)
+        try FileSystem.writeAtomically(meta + "/generation", Array("\(next.generation) \(next.length)\n".utf8))
+        let cursor = Cursor(remoteId: id, position: next).text
+        try? writeReplicaRecord(replica, seen: cursor)
+        return cursor
+    }
+
+    /// Removes the file a document occupied, keeping it aside if it is not the version
+    /// we expect (someone edited the remote folder directly): nothing is lost.
+    private func removeDocument(_ previous: DocVersion, io: SafeTreeIO) throws {
+        guard let bytes = try? io.readIfPresent(previous.path) else { return }
+        if ContentHash.of(bytes) != previous.hash {
+            let aside = meta + "/displaced"
+            try FileSystem.createDirectories(aside)
+            try FileSystem.writeAtomically(aside + "/\(FileSystem.currentTimeNanos)-" + DocumentPath.fileName(forRefId: previous.refId) + ".json", bytes)
+        }
+        try io.remove(previous.path)
+    }
+
+    func tombstonePath(_ refId: String) -> String {
+        meta + "/tombstones/" + DocumentPath.fileName(forRefId: refId) + ".json"
+    }
+
+    static func json<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    private func feedLine(_ entry: RemoteEntry) throws -> String {
+        ChecksummedLines.encode(try Self.json(entry))
+    }
+
+    struct ReplicaRecord: Codable {
+        var replicaId: String
+        var name: String
+        var seen: String
+        var time: Int64
+    }
+
+    private func writeReplicaRecord(_ replica: ReplicaInfo, seen cursor: String) throws {
+        let path = meta + "/replicas/" + DocumentPath.fileName(forRefId: replica.replicaId) + ".json"
+        if let old = try? FileSystem.readFile(path), let record = try? JSONDecoder().decode(ReplicaRecord.self, from: Data(old)),
+           record.seen == cursor, record.name == replica.name { return }
+        let record = ReplicaRecord(replicaId: replica.replicaId, name: replica.name, seen: cursor, time: FileSystem.currentTimeNanos / 1_000_000)
+        try FileSystem.createDirectories(meta + "/replicas")
+        try FileSystem.writeAtomically(path, Array(try Self.json(record).utf8) + [10])
+    }
+
+    public func noteReplica(_ replica: ReplicaInfo, seen cursor: String) throws {
+        _ = try identity()
+        try writeReplicaRecord(replica, seen: cursor)
+    }
+
+    // MARK: Verify
+
+    public func verify() -> [String] {
+        var problems: [String] = []
+        do {
+            _ = try identity()
+            let now = try position()
+            let entries = try readFeed(from: 0, to: now.length)
+            var latest: [String: RemoteEntry] = [:]
+            for e in entries { latest[e.refId] = e }
+            var paths: [String: String] = [:]
+            for e in latest.values.sorted(by: { $0.refId < $1.refId }) {
+                if e.deleted {
+                    if !FileSystem.exists(tombstonePath(e.refId)) { problems.append("remote: tombstone for \(e.refId) is missing") }
+                    continue
+                }
+                if let path = e.path {
+                    if let other = paths[path] { problems.append("remote: \(path) is claimed by both \(other) and \(e.refId)") }
+                    paths[path] = e.refId
+                }
+                do { _ = try read(e) } catch { problems.append("remote: " + error.localizedDescription) }
+            }
+        } catch {
+            problems.append(error.localizedDescription)
+        }
+        return problems
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+/// One change as the remote records it: the latest version of a document, or its
+/// tombstone.
+public struct RemoteEntry: Codable, Sendable, Equatable {
+    public var refId: String
+    public var changesetId: String
+    public var hash: String?
+    public var path: String?
+    public var deleted: Bool
+    public var replica: String
+    public var time: Int64
+
+    public var version: DocVersion? {
+        guard !deleted, let hash, let path else { return nil }
+        return DocVersion(refId: refId, changesetId: changesetId, hash: hash, path: path)
+    }
+}
+
+/// What changed on the remote since a cursor: the latest entry per document, in the
+/// order they were made, and the cursor to remember once they are applied.
+public struct RemoteChanges: Sendable {
+    public var entries: [RemoteEntry]
+    public var cursor: String
+}
+
+/// One document change to send: `new` nil means delete. `previous` is the version the
+/// remote holds according to our base (nil: none), which is what the write replaces.
+public struct RemoteWrite: Sendable {
+    public var refId: String
+    public var new: DocVersion?
+    public var previous: DocVersion?
+    public var content: [UInt8]?
+    public var deletedChangesetId: String?
+
+    public init(refId: String, new: DocVersion?, previous: DocVersion?, content: [UInt8]?, deletedChangesetId: String? = nil) {
+        self.refId = refId
+        self.new = new
+        self.previous = previous
+        self.content = content
+        self.deletedChangesetId = deletedChangesetId
+    }
+}
+
+public struct ReplicaInfo: Codable, Sendable {
+    public var replicaId: String
+    public var name: String
+}
+
+public enum RemoteError: Error, LocalizedError, Sendable {
+    /// The remote cannot be reached now; try again later (exit 75).
+    case unreachable(url: String, reason: String)
+    /// Another machine holds the remote's lock (exit 75).
+    case locked(url: String, holder: String)
+    /// The remote changed since the cursor the write was based on: pull, then retry.
+    case moved
+    /// The remote's own metadata is damaged or is not what this tree synced with.
+    case damaged(url: String, reason: String)
+    /// A path or id from the remote that would escape the tree.
+    case unsafe(url: String, reason: String)
+
+    public var errorDescription: String? {
+        switch self {
+        case let .unreachable(url, reason): return "remote \(url) is unreachable: \(reason). Local changes stay recorded and will be sent on the next push"
+        case let .locked(url, holder): return "remote \(url) is locked by another push (\(holder)); try again shortly"
+        case .moved: return "the remote changed during the push"
+        case let .damaged(url, reason): return "remote \(url): \(reason)"
+        case let .unsafe(url, reason): return "remote \(url): refused \(reason)"
+        }
+    }
+}
+
+/// The operations the sync engine needs from a remote. Both remote kinds implement it;
+/// nothing kind-specific leaks into the engine.
+public protocol Remote: AnyObject {
+    /// The URL as shown to users (never with credentials).
+    var displayURL: String { get }
+    /// Changes after `cursor` (nil: everything). A no-op answer must be cheap.
+    func changes(since cursor: String?) throws -> RemoteChanges
+    /// The bytes of one remote version, checked against its hash.
+    func read(_ entry: RemoteEntry) throws -> [UInt8]
+    /// Applies the writes as one change if the remote is still at `cursor`, else throws
+    /// `RemoteError.moved`. Returns the new cursor.
+    func commit(_ writes: [RemoteWrite], expecting cursor: String?, replica: ReplicaInfo) throws -> String
+    /// Records that `replica` has seen the remote up to `cursor` (for tombstone gc).
+    func noteReplica(_ replica: ReplicaInfo, seen cursor: String) throws
+    /// Problems with the remote's integrity, for `docsync verify`.
+    func verify() -> [String]
+}

@@ -1,0 +1,80 @@
+import Foundation
+
+/// Per-tree settings, `.docsync/config`, read and written git-style by `docsync config`.
+/// Every key is declared here with its meaning and default; the man page lists the same.
+public struct Config: Sendable {
+    public struct Key: Sendable {
+        public var name: String
+        public var help: String
+        public var defaultValue: String?
+        public var validate: @Sendable (String) -> String?   // problem, or nil when fine
+        public var readOnly = false
+    }
+
+    public static let keys: [Key] = [
+        Key(name: "core.replicaId", help: "this tree's replica id (set by init/clone; read-only)", defaultValue: nil,
+            validate: { ReplicaID.isValid($0) ? nil : "not a replica id" }, readOnly: true),
+        Key(name: "core.replicaName", help: "a readable name for this replica in remote records and logs", defaultValue: nil,
+            validate: { $0.isEmpty || $0.contains("\n") ? "must be one non-empty line" : nil }),
+        Key(name: "remote.url", help: "where the remote is: a folder path or file:// URL", defaultValue: nil,
+            validate: { $0.isEmpty ? "must not be empty" : nil }),
+        Key(name: "remote.kind", help: "remote kind: dir (picked from the URL when unset)", defaultValue: nil,
+            validate: { ["dir"].contains($0) ? nil : "must be 'dir'" }),
+        Key(name: "remote.lockStaleSeconds", help: "age after which another machine's remote lock is considered abandoned", defaultValue: "600",
+            validate: { (Double($0) ?? -1) > 0 ? nil : "must be a positive number of seconds" }),
+        Key(name: "push.maxDeleteShare", help: "largest share (0-1) of the remote's documents one push may delete without --force", defaultValue: "0.5",
+            validate: { (Double($0).map { $0 >= 0 && $0 <= 1 } ?? false) ? nil : "must be a number from 0 to 1" }),
+        Key(name: "lock.waitSeconds", help: "how long a run waits for another run on the same tree before exiting 75", defaultValue: "5",
+            validate: { (Double($0) ?? -1) >= 0 ? nil : "must be a number of seconds" }),
+    ]
+
+    public static func key(named name: String) -> Key? { keys.first { $0.name == name } }
+
+    public private(set) var values: [String: String]
+
+    public init(values: [String: String] = [:]) { self.values = values }
+
+    public subscript(name: String) -> String? {
+        values[name] ?? Self.key(named: name)?.defaultValue
+    }
+
+    public func number(_ name: String) -> Double {
+        Double(self[name] ?? "") ?? Double(Self.key(named: name)?.defaultValue ?? "0") ?? 0
+    }
+
+    public var replicaId: String { values["core.replicaId"] ?? "" }
+
+    public struct Problem: Error, LocalizedError {
+        public var message: String
+        public var errorDescription: String? { message }
+    }
+
+    /// Sets a key after checking it is known and the value is valid.
+    public mutating func set(_ name: String, _ value: String, allowReadOnly: Bool = false) throws {
+        guard let key = Self.key(named: name) else {
+            throw Problem(message: "unknown config key '\(name)'; known keys: " + Self.keys.map(\.name).joined(separator: ", "))
+        }
+        if key.readOnly && !allowReadOnly { throw Problem(message: "config key '\(name)' is read-only") }
+        if let problem = key.validate(value) { throw Problem(message: "invalid value for \(name): \(problem)") }
+        values[name] = value
+    }
+
+    public mutating func unset(_ name: String) throws {
+        guard let key = Self.key(named: name) else { throw Problem(message: "unknown config key '\(name)'") }
+        if key.readOnly { throw Problem(message: "config key '\(name)' is read-only") }
+        values.removeValue(forKey: name)
+    }
+
+    public static func load(from path: String) throws -> Config {
+        let bytes = try FileSystem.readFile(path)
+        guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: String] else {
+            throw Problem(message: "\(path): not a valid docsync config (expected a JSON object of strings); fix or restore it")
+        }
+        return Config(values: object)
+    }
+
+    public func save(to path: String) throws {
+        let data = try JSONSerialization.data(withJSONObject: values, options: [.prettyPrinted, .sortedKeys])
+        try FileSystem.writeAtomically(path, Array(data) + [10])
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+
+/// The checkpoint of everything that is not a cache: the base (last-synced version of
+/// every document), the local actions not yet on the remote, and the remote position
+/// the base reflects. Written whole and atomically to `.docsync/state`; the journal
+/// entries after `journalOffset` are folded in on load, so a crash between a journal
+/// append and a checkpoint loses nothing.
+public struct SyncState: Sendable {
+    public var base: [String: DocVersion] = [:]
+    public var pending: [JournalEntry] = []
+    public var cursor: String? = nil
+    public var journalSeq: Int = 0
+    public var journalOffset: Int = 0
+    public var lastSync: Int64? = nil
+
+    public init() {}
+
+    /// The recorded local state: the base with the pending actions applied in order.
+    public var tracked: [String: DocVersion] {
+        var result = base
+        for action in pending { Self.applyLocal(action, to: &result) }
+        return result
+    }
+
+    static func applyLocal(_ action: JournalEntry, to docs: inout [String: DocVersion]) {
+        guard let refId = action.refId else { return }
+        if let version = action.resultingVersion { docs[refId] = version } else { docs.removeValue(forKey: refId) }
+    }
+
+    /// Applies one journal entry. The same function runs live and during recovery.
+    public mutating func fold(_ entry: JournalEntry) {
+        switch entry.kind {
+        case .create, .update, .rename, .delete:
+            pending.append(entry)
+        case .done:
+            let finished = Set(entry.seqs ?? [])
+            if entry.reason == "pushed" {
+                for action in pending where finished.contains(action.seq) { Self.applyLocal(action, to: &base) }
+            }
+            pending.removeAll { finished.contains($0.seq) }
+        case .apply, .seen:
+            if let refId = entry.refId {
+                if let version = entry.resultingVersion { base[refId] = version } else { base.removeValue(forKey: refId) }
+            }
+        case .cursor:
+            cursor = entry.cursor
+            lastSync = entry.time
+        case .conflict:
+            break
+        }
+        journalSeq = max(journalSeq, entry.seq)
+    }
+
+    // MARK: - File format
+
+    static let header = "docsync-state 1"
+
+    public struct Damaged: Error, LocalizedError {
+        public var path: String
+        public var reason: String
+        public var errorDescription: String? {
+            "\(path): the sync state is \(reason). docsync will not guess (that could look like every document was deleted). See docs/RECOVERY.md: `docsync reset-base` rebuilds it safely from the tree and the remote"
+        }
+    }
+
+    public static func load(from path: String) throws -> SyncState {
+        guard let bytes = try FileSystem.readFileIfPresent(path) else {
+            throw Damaged(path: path, reason: "missing")
+        }
+        let parsed = ChecksummedLines.parse(bytes[...])
+        guard parsed.corruptLine == nil, !parsed.tornTail, parsed.lines.first?.payload == header else {
+            throw Damaged(path: path, reason: "damaged (checksum or header mismatch)")
+        }
+        var state = SyncState()
+        var sawEnd = false
+        for line in parsed.lines.dropFirst() {
+            let f = FieldEscaping.split(Substring(line.payload))
+            switch f.first {
+            case "journal" where f.count == 3:
+                state.journalSeq = Int(f[1]) ?? 0
+                state.journalOffset = Int(f[2]) ?? 0
+            case "cursor" where f.count == 2:
+                state.cursor = f[1].isEmpty ? nil : FieldEscaping.unescape(f[1])
+            case "lastsync" where f.count == 2:
+                state.lastSync = Int64(f[1])
+            case "base" where f.count == 5:
+                let v = DocVersion(refId: FieldEscaping.unescape(f[1]), changesetId: FieldEscaping.unescape(f[2]), hash: String(f[3]), path: FieldEscaping.unescape(f[4]))
+                state.base[v.refId] = v
+            case "pending" where f.count == 2:
+                guard let entry = try? JournalEntry.decode(FieldEscaping.unescape(f[1])) else { throw Damaged(path: path, reason: "damaged (bad pending entry)") }
+                state.pending.append(entry)
+            case "end" where f.count == 3:
+                guard Int(f[1]) == state.base.count, Int(f[2]) == state.pending.count else { throw Damaged(path: path, reason: "incomplete") }
+                sawEnd = true
+            default:
+                throw Damaged(path: path, reason: "damaged (unknown record)")
+            }
+        }
+        guard sawEnd else { throw Damaged(path: path, reason: "incomplete") }
+        return state
+    }
+
+    public func save(to path: String) throws {
+        var out = ChecksummedLines.encode(Self.header)
+        out += ChecksummedLines.encode("journal\t\(journalSeq)\t\(journalOffset)")
+        out += ChecksummedLines.encode("cursor\t" + FieldEscaping.escape(cursor ?? ""))
+        if let lastSync { out += ChecksummedLines.encode("lastsync\t\(lastSync)") }
+        for v in base.values.sorted(by: { $0.refId < $1.refId }) {
+            out += ChecksummedLines.encode(["base", FieldEscaping.escape(v.refId), FieldEscaping.escape(v.changesetId), v.hash, FieldEscaping.escape(v.path)].joined(separator: "\t"))
+        }
+        for p in pending {
+            out += ChecksummedLines.encode("pending\t" + FieldEscaping.escape(try p.encodedLine()))
+        }
+        out += ChecksummedLines.encode("end\t\(base.count)\t\(pending.count)")
+        try FileSystem.writeAtomically(path, Array(out.utf8))
+    }
+}

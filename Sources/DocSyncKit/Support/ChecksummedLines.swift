@@ -1,0 +1,54 @@
+/// Line-oriented files whose every line carries its own checksum:
+/// `<payload>\t#<16 hex of sha256(payload)>\n`. A torn or corrupted line is detected
+/// without trusting anything after it, which is what makes the journal and the remote
+/// change feed safe to append to without a rewrite.
+public enum ChecksummedLines {
+    public static func encode(_ payload: String) -> String {
+        precondition(!payload.contains("\n"), "payload must be a single line")
+        return payload + "\t#" + checksum(payload) + "\n"
+    }
+
+    static func checksum(_ payload: String) -> String {
+        String(ContentHash.of(payload).prefix(16))
+    }
+
+    public struct Line: Sendable {
+        public var payload: String
+        /// Byte offset just past this line's newline.
+        public var endOffset: Int
+    }
+
+    public struct ParseResult: Sendable {
+        public var lines: [Line]
+        /// Offset where the last good line ends; bytes after it are damaged or torn.
+        public var validLength: Int
+        /// Set when the data ends in a line without its newline (a torn append).
+        public var tornTail: Bool
+        /// Set when a complete line failed its checksum (corruption, not a torn append).
+        public var corruptLine: Int?
+    }
+
+    /// Parses `bytes` (starting at `baseOffset` in the file) up to the first damaged line.
+    public static func parse(_ bytes: ArraySlice<UInt8>, baseOffset: Int = 0) -> ParseResult {
+        var lines: [Line] = []
+        var start = bytes.startIndex
+        var lineNumber = 0
+        while start < bytes.endIndex {
+            guard let newline = bytes[start...].firstIndex(of: 10) else {
+                return ParseResult(lines: lines, validLength: baseOffset + (start - bytes.startIndex), tornTail: true, corruptLine: nil)
+            }
+            lineNumber += 1
+            let text = String(decoding: bytes[start..<newline], as: UTF8.self)
+            guard let marker = text.range(of: "\t#", options: .backwards),
+                  checksum(String(text[..<marker.lowerBound])) == String(text[marker.upperBound...])
+            else {
+                let isLast = newline + 1 == bytes.endIndex
+                return ParseResult(lines: lines, validLength: baseOffset + (start - bytes.startIndex),
+                                   tornTail: isLast, corruptLine: isLast ? nil : lineNumber)
+            }
+            lines.append(Line(payload: String(text[..<marker.lowerBound]), endOffset: baseOffset + (newline + 1 - bytes.startIndex)))
+            start = newline + 1
+        }
+        return ParseResult(lines: lines, validLength: baseOffset + bytes.count, tornTail: false, corruptLine: nil)
+    }
+}

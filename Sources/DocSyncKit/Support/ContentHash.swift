@@ -1,0 +1,28 @@
+import Crypto
+
+/// SHA-256 of document bytes, as lowercase hex. Used as the content identity of a
+/// version everywhere: base, journal, object store, remote feed.
+public enum ContentHash {
+    public static func of(_ bytes: [UInt8]) -> String {
+        hex(SHA256.hash(data: bytes))
+    }
+
+    public static func of(_ text: String) -> String {
+        of(Array(text.utf8))
+    }
+
+    static func hex<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
+        let digits: [UInt8] = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(64)
+        for byte in digest {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    public static func isValid(_ hash: String) -> Bool {
+        hash.utf8.count == 64 && hash.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 102) }
+    }
+}

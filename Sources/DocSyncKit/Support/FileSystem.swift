@@ -1,0 +1,228 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+private func statFollowingLinks(_ path: UnsafePointer<CChar>, _ buf: UnsafeMutablePointer<stat>) -> Int32 { stat(path, buf) }
+@_silgen_name("syncfs") private func c_syncfs(_ fd: Int32) -> Int32
+
+/// A failed system call, with the path it was about and the errno text.
+public struct FileSystemError: Error, LocalizedError, Sendable, Equatable {
+    public var path: String
+    public var operation: String
+    public var code: Int32
+
+    public var errorDescription: String? {
+        "\(path): \(operation) failed: \(String(cString: strerror(code)))"
+    }
+
+    public var isNotFound: Bool { code == ENOENT || code == ENOTDIR }
+    public var isDiskFull: Bool { code == ENOSPC || code == EDQUOT }
+}
+
+/// The subset of `stat` docsync cares about, with nanosecond times.
+public struct FileStat: Sendable, Equatable {
+    public var device: UInt64
+    public var inode: UInt64
+    public var mode: UInt32
+    public var size: Int64
+    public var mtimeNanos: Int64
+    public var ctimeNanos: Int64
+    public var linkCount: UInt64
+
+    public var isDirectory: Bool { (mode & UInt32(S_IFMT)) == UInt32(S_IFDIR) }
+    public var isRegularFile: Bool { (mode & UInt32(S_IFMT)) == UInt32(S_IFREG) }
+    public var isSymbolicLink: Bool { (mode & UInt32(S_IFMT)) == UInt32(S_IFLNK) }
+
+    init(_ st: stat) {
+        device = UInt64(st.st_dev)
+        inode = UInt64(st.st_ino)
+        mode = UInt32(st.st_mode)
+        size = Int64(st.st_size)
+        mtimeNanos = Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec)
+        ctimeNanos = Int64(st.st_ctim.tv_sec) * 1_000_000_000 + Int64(st.st_ctim.tv_nsec)
+        linkCount = UInt64(st.st_nlink)
+    }
+}
+
+/// Thin, throwing wrappers over the POSIX calls the engine needs. Everything that
+/// writes goes through `writeAtomically`, so a reader never sees half a file.
+public enum FileSystem {
+    public static func linkStatus(_ path: String) throws(FileSystemError) -> FileStat {
+        var st = Glibc.stat()
+        guard Glibc.lstat(path, &st) == 0 else { throw FileSystemError(path: path, operation: "lstat", code: errno) }
+        return FileStat(st)
+    }
+
+    public static func status(_ path: String) throws(FileSystemError) -> FileStat {
+        var st = Glibc.stat()
+        guard statFollowingLinks(path, &st) == 0 else { throw FileSystemError(path: path, operation: "stat", code: errno) }
+        return FileStat(st)
+    }
+
+    public static func exists(_ path: String) -> Bool {
+        var st = Glibc.stat()
+        return Glibc.lstat(path, &st) == 0
+    }
+
+    public static func isDirectory(_ path: String) -> Bool {
+        (try? status(path).isDirectory) ?? false
+    }
+
+    public static func readFile(_ path: String) throws(FileSystemError) -> [UInt8] {
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { throw FileSystemError(path: path, operation: "open", code: errno) }
+        defer { close(fd) }
+        var st = Glibc.stat()
+        guard fstat(fd, &st) == 0 else { throw FileSystemError(path: path, operation: "fstat", code: errno) }
+        var result = [UInt8]()
+        result.reserveCapacity(Int(st.st_size))
+        var chunk = [UInt8](repeating: 0, count: max(4096, min(Int(st.st_size) + 1, 1 << 20)))
+        while true {
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileSystemError(path: path, operation: "read", code: errno)
+            }
+            if n == 0 { break }
+            result.append(contentsOf: chunk[0..<n])
+        }
+        return result
+    }
+
+    public static func readFileIfPresent(_ path: String) throws(FileSystemError) -> [UInt8]? {
+        do { return try readFile(path) } catch where error.isNotFound { return nil }
+    }
+
+    /// Writes to a temporary file in the same folder, fsyncs it, renames it over `path`
+    /// and fsyncs the folder. The temp name starts with `.docsync-tmp-` so a scan never
+    /// mistakes a leftover for a document.
+    public static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644, durable: Bool = true) throws(FileSystemError) {
+        let dir = (path as NSString).deletingLastPathComponent
+        let base = (path as NSString).lastPathComponent
+        let temp = (dir.isEmpty ? "" : dir + "/") + ".docsync-tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))-" + base.prefix(40)
+        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        guard fd >= 0 else { throw FileSystemError(path: temp, operation: "create", code: errno) }
+        do throws(FileSystemError) {
+            try writeAll(fd, bytes, path: temp)
+            if fchmod(fd, mode) != 0 { throw FileSystemError(path: temp, operation: "chmod", code: errno) }
+            if durable, fsync(fd) != 0 { throw FileSystemError(path: temp, operation: "fsync", code: errno) }
+            close(fd)
+        } catch {
+            close(fd)
+            unlink(temp)
+            throw error
+        }
+        guard Glibc.rename(temp, path) == 0 else {
+            let code = errno
+            unlink(temp)
+            throw FileSystemError(path: path, operation: "rename", code: code)
+        }
+        if durable { try syncDirectory(dir.isEmpty ? "." : dir) }
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(FileSystemError) {
+        var written = 0
+        while written < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw FileSystemError(path: path, operation: "write", code: errno)
+            }
+            written += n
+        }
+    }
+
+    public static func syncDirectory(_ path: String) throws(FileSystemError) {
+        let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw FileSystemError(path: path, operation: "open", code: errno) }
+        defer { close(fd) }
+        // Some network filesystems refuse fsync on a directory; the rename is still atomic.
+        if fsync(fd) != 0, errno != EINVAL, errno != EBADF {
+            throw FileSystemError(path: path, operation: "fsync", code: errno)
+        }
+    }
+
+    /// Flushes the whole filesystem holding `path`: one call after writing many objects
+    /// instead of one fsync per object.
+    public static func syncFilesystem(containing path: String) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = c_syncfs(fd)
+        close(fd)
+    }
+
+    public static func createDirectories(_ path: String) throws(FileSystemError) {
+        if isDirectory(path) { return }
+        let parent = (path as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != path { try createDirectories(parent) }
+        if mkdir(path, 0o755) != 0, errno != EEXIST {
+            throw FileSystemError(path: path, operation: "mkdir", code: errno)
+        }
+    }
+
+    public static func removeFile(_ path: String) throws(FileSystemError) {
+        if unlink(path) != 0, errno != ENOENT {
+            throw FileSystemError(path: path, operation: "unlink", code: errno)
+        }
+    }
+
+    public static func rename(_ from: String, _ to: String) throws(FileSystemError) {
+        guard Glibc.rename(from, to) == 0 else { throw FileSystemError(path: from, operation: "rename", code: errno) }
+    }
+
+    /// Removes `dir` and then its parents while they are empty, stopping at `root`.
+    public static func removeEmptyDirectories(from dir: String, upTo root: String) {
+        var current = dir
+        while current.count > root.count, current.hasPrefix(root) {
+            if rmdir(current) != 0 { return }
+            current = (current as NSString).deletingLastPathComponent
+        }
+    }
+
+    /// Appends bytes to a file opened with O_APPEND and fsyncs it.
+    public static func append(_ path: String, _ bytes: [UInt8], durable: Bool = true) throws(FileSystemError) {
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw FileSystemError(path: path, operation: "open", code: errno) }
+        defer { close(fd) }
+        try writeAll(fd, bytes, path: path)
+        if durable, fsync(fd) != 0 { throw FileSystemError(path: path, operation: "fsync", code: errno) }
+    }
+
+    public static func truncate(_ path: String, to length: Int) throws(FileSystemError) {
+        guard Glibc.truncate(path, off_t(length)) == 0 else { throw FileSystemError(path: path, operation: "truncate", code: errno) }
+    }
+
+    public static func listDirectory(_ path: String) throws(FileSystemError) -> [String] {
+        guard let dir = opendir(path) else { throw FileSystemError(path: path, operation: "opendir", code: errno) }
+        defer { closedir(dir) }
+        var names: [String] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafePointer(to: entry.pointee.d_name) {
+                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+            }
+            if name == "." || name == ".." { continue }
+            names.append(name)
+        }
+        return names
+    }
+
+    public static var currentTimeNanos: Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
+
+    public static func join(_ a: String, _ b: String) -> String {
+        if a.isEmpty { return b }
+        if b.isEmpty { return a }
+        return a.hasSuffix("/") ? a + b : a + "/" + b
+    }
+
+    public static func absolute(_ path: String) -> String {
+        let full = path.hasPrefix("/") ? path : join(FileManager.default.currentDirectoryPath, path)
+        return (full as NSString).standardizingPath
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+
+/// Finds what changed in the working tree since the last record and turns it into
+/// journal actions: new files get a refId, changed files a new changesetId (written into
+/// the file without reformatting it), copies a fresh refId, moves keep theirs, missing
+/// files become deletions. Files that are not valid documents are reported and skipped;
+/// a tracked document whose file became invalid is not treated as deleted.
+final class ChangeRecorder {
+    struct Result {
+        var actions: [JournalEntry] = []
+        var problems: [DocumentProblem] = []
+        var skipped: [TreeWalker.Skipped] = []
+        /// Tracked paths whose documents could not be read this time: not deletions.
+        var unreadablePaths: Set<String> = []
+    }
+
+    /// What one file holds, from the stat cache or from reading it.
+    private struct FileInfo {
+        var path: String
+        var stat: FileStat
+        var hash: String
+        var refId: String?
+        var changesetId: String?
+        var bytes: [UInt8]?
+        var scanned: ScannedDocument?
+    }
+
+    let layout: TreeLayout
+    let tracked: [String: DocVersion]
+    let clock: HybridLogicalClock
+    let objects: ObjectStore
+    var index: StatCache
+
+    init(layout: TreeLayout, tracked: [String: DocVersion], index: StatCache, clock: HybridLogicalClock, objects: ObjectStore) {
+        self.layout = layout
+        self.tracked = tracked
+        self.index = index
+        self.clock = clock
+        self.objects = objects
+    }
+
+    /// - Parameter write: false for `status` and `--dry-run`: nothing is stamped or
+    ///   stored, and new ids in the result are placeholders.
+    func detect(write: Bool) throws -> Result {
+        var result = Result()
+        let ignore = IgnoreRules.load(from: layout.ignoreFile)
+        let walk = TreeWalker(root: layout.root, ignore: ignore).walk()
+        result.skipped = walk.skipped
+
+        var files: [FileInfo] = []
+        files.reserveCapacity(walk.files.count)
+        for entry in walk.files {
+            if let cached = index[entry.path], cached.matches(entry.stat) {
+                files.append(FileInfo(path: entry.path, stat: entry.stat, hash: cached.hash,
+                                      refId: cached.refId.isEmpty ? nil : cached.refId,
+                                      changesetId: cached.changesetId.isEmpty ? nil : cached.changesetId))
+                continue
+            }
+            let readAt = FileSystem.currentTimeNanos
+            let bytes: [UInt8]
+            do { bytes = try FileSystem.readFile(layout.absolute(entry.path)) } catch {
+                result.problems.append(DocumentProblem(path: entry.path, reason: "cannot read: \(error.localizedDescription)"))
+                result.unreadablePaths.insert(entry.path)
+                continue
+            }
+            let scanned: ScannedDocument
+            do { scanned = try JSONScanner.scanDocument(bytes) } catch {
+                result.problems.append(DocumentProblem(path: entry.path, line: error.line, column: error.column, reason: error.reason))
+                result.unreadablePaths.insert(entry.path)
+                index.remove(path: entry.path)
+                continue
+            }
+            var info = FileInfo(path: entry.path, stat: entry.stat, hash: ContentHash.of(bytes), bytes: bytes, scanned: scanned)
+            if let member = scanned.member(named: "refId") {
+                if let value = member.stringValue, RefID.isAcceptable(value) {
+                    info.refId = value
+                } else if member.kind != .string {
+                    result.problems.append(DocumentProblem(path: entry.path, reason: "\"refId\" must be a string"))
+                    result.unreadablePaths.insert(entry.path)
+                    continue
+                }
+            }
+            if let member = scanned.member(named: "changesetId"), member.kind == .string { info.changesetId = member.stringValue }
+            index.record(path: entry.path, stat: entry.stat, hash: info.hash, refId: info.refId ?? "", changesetId: info.changesetId ?? "", readAtNanos: readAt)
+            files.append(info)
+        }
+        index.retain(paths: Set(walk.files.map(\.path)))
+
+        // Who keeps a refId that several files carry: the file at the tracked path, else
+        // the one with the tracked content, else the first by path. The rest are copies.
+        var byRef: [String: [Int]] = [:]
+        for (i, f) in files.enumerated() { if let r = f.refId { byRef[r, default: []].append(i) } }
+        var keeperOf: [String: Int] = [:]
+        for (ref, idxs) in byRef {
+            let t = tracked[ref]
+            keeperOf[ref] = idxs.first { files[$0].path == t?.path } ?? idxs.first { files[$0].hash == t?.hash } ?? idxs[0]
+        }
+
+        var claimed = Set<String>()
+        for i in files.indices {
+            let f = files[i]
+            let isKeeper = f.refId.map { keeperOf[$0] == i } ?? false
+            if isKeeper, let ref = f.refId, let t = tracked[ref] {
+                claimed.insert(ref)
+                if f.hash == t.hash {
+                    if f.path != t.path {
+                        result.actions.append(JournalEntry(kind: .rename, refId: ref, changesetId: t.changesetId, hash: t.hash, path: f.path, fromPath: t.path))
+                    }
+                    continue
+                }
+                if let action = try record(f, refId: ref, newRefId: false, kind: .update, fromPath: t.path == f.path ? nil : t.path, write: write, problems: &result.problems) {
+                    result.actions.append(action)
+                }
+            } else if isKeeper, let ref = f.refId {
+                claimed.insert(ref)
+                if let action = try record(f, refId: ref, newRefId: false, kind: .create, fromPath: nil, write: write, problems: &result.problems) {
+                    result.actions.append(action)
+                }
+            } else {
+                let ref = write ? RefID.generate() : "(new)"
+                if let action = try record(f, refId: ref, newRefId: true, kind: .create, fromPath: nil, write: write, problems: &result.problems) {
+                    result.actions.append(action)
+                }
+            }
+        }
+
+        for (ref, t) in tracked.sorted(by: { $0.value.path < $1.value.path }) where !claimed.contains(ref) {
+            if result.unreadablePaths.contains(t.path) || ignore.isIgnored(t.path, isDirectory: false) { continue }
+            result.actions.append(JournalEntry(kind: .delete, refId: ref, changesetId: t.changesetId, hash: t.hash, path: t.path))
+        }
+        return result
+    }
+
+    /// Stamps ids into one file and stores the stamped version. Returns nil (and leaves
+    /// the file alone) if the file changed under us; the next run picks it up.
+    private func record(_ f: FileInfo, refId: String, newRefId: Bool, kind: JournalEntry.Kind, fromPath: String?, write: Bool,
+                        problems: inout [DocumentProblem]) throws -> JournalEntry? {
+        // A file new to this tree that already carries a well-formed changesetId (copied
+        // from another replica, restored from a backup) keeps that version's id.
+        if kind == .create, !newRefId, let existing = f.changesetId, ChangesetID(existing) != nil {
+            clock.observe(existing)
+            if write { try objects.put(try f.bytes ?? FileSystem.readFile(layout.absolute(f.path)), hash: f.hash) }
+            return JournalEntry(kind: .create, refId: refId, changesetId: existing, hash: f.hash, path: f.path)
+        }
+        guard write else {
+            return JournalEntry(kind: kind, refId: refId, changesetId: "(new)", hash: f.hash, path: f.path, fromPath: fromPath)
+        }
+        let absolute = layout.absolute(f.path)
+        let bytes = try f.bytes ?? FileSystem.readFile(absolute)
+        guard let scanned = try? f.scanned ?? JSONScanner.scanDocument(bytes) else { return nil }
+        let changesetId = clock.next().description
+        let stamped = IdentityStamper.stamp(bytes, scanned: scanned, refId: newRefId || scanned.member(named: "refId")?.stringValue != refId ? refId : nil,
+                                            changesetId: changesetId)
+        // Compare-and-swap against the user's editor: only replace the file if it is
+        // still exactly what we read.
+        guard let now = try? FileSystem.linkStatus(absolute), now == f.stat || (f.bytes == nil && (try? FileSystem.readFile(absolute)) == bytes) else {
+            return nil
+        }
+        let hash = try objects.put(stamped)
+        try FileSystem.writeAtomically(absolute, stamped, mode: mode_t(f.stat.mode & 0o7777))
+        if let after = try? FileSystem.linkStatus(absolute) {
+            index.record(path: f.path, stat: after, hash: hash, refId: refId, changesetId: changesetId, readAtNanos: FileSystem.currentTimeNanos)
+        }
+        return JournalEntry(kind: kind, refId: refId, changesetId: changesetId, hash: hash, path: f.path, fromPath: fromPath)
+    }
+}

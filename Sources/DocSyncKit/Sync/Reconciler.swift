@@ -1,0 +1,72 @@
+/// The three-way decision for one document: base (last synced), local (recorded) and
+/// remote (latest entry). Pure: it decides, the workspace carries it out.
+///
+/// | local \ remote | unchanged | changed            | deleted             |
+/// |----------------|-----------|--------------------|---------------------|
+/// | unchanged      | nothing   | take remote        | delete locally      |
+/// | changed        | push      | merge (see below)  | keep local (report) |
+/// | deleted        | push      | take remote (rep.) | nothing             |
+///
+/// Both changed: path and content are decided separately, so a rename on one side and
+/// an edit on the other both apply. Content changed on both sides differently: the later
+/// changesetId wins and the other version goes to the conflict store.
+public enum Reconciler {
+    public enum Side: String, Sendable, Codable { case local, remote }
+
+    public struct Decision: Sendable, Equatable {
+        /// What the working tree should hold afterwards (nil: no document).
+        public var result: DocVersion?
+        /// Where the result's content comes from.
+        public var contentFrom: Side
+        /// A version that lost and must be kept aside.
+        public var loser: (side: Side, version: DocVersion)?
+        public var notice: String?
+
+        public static func == (a: Decision, b: Decision) -> Bool {
+            a.result == b.result && a.contentFrom == b.contentFrom && a.loser?.side == b.loser?.side && a.loser?.version == b.loser?.version && a.notice == b.notice
+        }
+    }
+
+    /// - Returns: nil when the remote entry brings nothing new (it is the base).
+    public static func decide(base: DocVersion?, local: DocVersion?, remote: DocVersion?) -> Decision? {
+        if remote == base { return nil }
+        if local == base { return Decision(result: remote, contentFrom: .remote) }
+        if local == remote { return Decision(result: remote, contentFrom: .remote) }
+        guard let local else {
+            return Decision(result: remote, contentFrom: .remote,
+                            notice: "deleted here but edited on the remote: kept the remote edit")
+        }
+        guard let remote else {
+            return Decision(result: local, contentFrom: .local,
+                            notice: "deleted on the remote but edited here: kept the local edit")
+        }
+        let localContentChanged = local.hash != base?.hash
+        let remoteContentChanged = remote.hash != base?.hash
+        let localMoved = local.path != base?.path
+        let remoteMoved = remote.path != base?.path
+        let localIsLater = changesetOrder(remote.changesetId, local.changesetId)
+
+        var contentFrom: Side
+        var loser: (Side, DocVersion)? = nil
+        if !localContentChanged {
+            contentFrom = .remote
+        } else if !remoteContentChanged {
+            contentFrom = .local
+        } else if local.hash == remote.hash {
+            contentFrom = .remote
+        } else {
+            contentFrom = localIsLater ? .local : .remote
+            loser = localIsLater ? (.remote, remote) : (.local, local)
+        }
+        let path: String
+        if !localMoved { path = remote.path }
+        else if !remoteMoved { path = local.path }
+        else { path = localIsLater ? local.path : remote.path }
+
+        let winner = contentFrom == .local ? local : remote
+        var result = winner
+        result.path = path
+        return Decision(result: result, contentFrom: contentFrom, loser: loser,
+                        notice: loser == nil ? nil : "changed on both sides: kept the \(contentFrom.rawValue) version (later changesetId), the \(loser!.0.rawValue) one is in the conflict store")
+    }
+}

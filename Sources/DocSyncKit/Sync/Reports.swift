@@ -1,0 +1,67 @@
+/// One document change as shown to users and in `--json` output.
+public struct ChangeSummary: Codable, Sendable, Equatable {
+    public var kind: String
+    public var path: String
+    public var refId: String
+    public var changesetId: String?
+    public var fromPath: String?
+
+    init(_ entry: JournalEntry) {
+        kind = entry.kind.rawValue
+        path = entry.path ?? ""
+        refId = entry.refId ?? ""
+        changesetId = entry.changesetId
+        fromPath = entry.fromPath
+    }
+
+    init(kind: String, path: String, refId: String, changesetId: String?, fromPath: String? = nil) {
+        self.kind = kind
+        self.path = path
+        self.refId = refId
+        self.changesetId = changesetId
+        self.fromPath = fromPath
+    }
+}
+
+public struct ConflictSummary: Codable, Sendable, Equatable {
+    public var refId: String
+    public var path: String
+    public var kept: String
+    public var keptChangesetId: String
+    public var stored: String
+    public var storedChangesetId: String
+    public var file: String?
+}
+
+/// What a push, pull or sync did (or, with --dry-run, would do).
+public struct SyncReport: Codable, Sendable {
+    public var dryRun = false
+    public var recorded: [ChangeSummary] = []
+    public var pulled: [ChangeSummary] = []
+    public var pushed: [ChangeSummary] = []
+    public var conflicts: [ConflictSummary] = []
+    public var notices: [String] = []
+    public var problems: [String] = []
+    public var warnings: [String] = []
+    public var pendingAfter = 0
+    public var remoteUnreachable: String? = nil
+
+    public init() {}
+}
+
+public struct StatusReport: Codable, Sendable {
+    public var root: String
+    public var replicaId: String
+    public var remote: String?
+    public var lastSync: Int64?
+    public var pending: [ChangeSummary]
+    public var unrecorded: [ChangeSummary]
+    public var conflicts: [ConflictStore.Record]
+    public var problems: [String]
+    public var warnings: [String]
+}
+
+public struct LogEntry: Codable, Sendable {
+    public var entry: JournalEntry
+    public var pending: Bool
+}

@@ -1,0 +1,148 @@
+import Foundation
+
+extension Workspace {
+    // MARK: clone
+
+    /// Makes `directory` (new or empty) a working tree of the remote at `url` and pulls
+    /// every document.
+    public static func clone(url: String, into directory: String, replicaName: String? = nil) throws -> (Workspace, SyncReport) {
+        let root = FileSystem.absolute(directory)
+        if FileSystem.exists(root), !(try FileSystem.listDirectory(root)).isEmpty { throw Failure.notEmpty(root) }
+        let absoluteURL = FileSystem.absolute(url.hasPrefix("file://") ? String(url.dropFirst(7)) : url)
+        // Reachability first, so a typo does not leave a half-made tree behind.
+        _ = try DirectoryRemote(url: absoluteURL).identity()
+        try FileSystem.createDirectories(root)
+        let (workspace, _) = try initialize(at: root, remoteURL: absoluteURL, replicaName: replicaName)
+        let report = try workspace.run(.pull)
+        return (workspace, report)
+    }
+
+    // MARK: status
+
+    public func status() throws -> StatusReport {
+        var scratch = SyncReport()
+        let local = try recordLocalChanges(write: false, report: &scratch)
+        return StatusReport(root: layout.root, replicaId: config.replicaId, remote: config["remote.url"], lastSync: lastSync ?? state.lastSync,
+                            pending: state.pending.map(ChangeSummary.init), unrecorded: local.actions.map(ChangeSummary.init),
+                            conflicts: conflictStore.list(), problems: scratch.problems, warnings: warnings + scratch.warnings)
+    }
+
+    // MARK: log
+
+    /// Every journal entry, oldest first, with whether local actions are still pending.
+    public func log() throws -> [LogEntry] {
+        let entries = try Journal(path: layout.journal).read(from: 0, repair: false)
+        let pendingSeqs = Set(state.pending.map(\.seq))
+        return entries.map { LogEntry(entry: $0, pending: pendingSeqs.contains($0.seq)) }
+    }
+
+    // MARK: rm
+
+    /// Deletes tracked documents (paths relative to `cwd`) and records the deletions.
+    public func remove(paths: [String], relativeTo cwd: String, dryRun: Bool) throws -> SyncReport {
+        let byPath = Dictionary(state.tracked.values.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+        var targets: [String] = []
+        for path in paths {
+            let absolute = FileSystem.absolute(path.hasPrefix("/") ? path : FileSystem.join(cwd, path))
+            guard absolute.hasPrefix(layout.root + "/") else { throw Failure.notTracked(path) }
+            let relative = String(absolute.dropFirst(layout.root.count + 1))
+            guard byPath[relative] != nil else { throw Failure.notTracked(path) }
+            targets.append(relative)
+        }
+        var report = SyncReport()
+        report.dryRun = dryRun
+        if dryRun {
+            report.recorded = targets.map { ChangeSummary(kind: "delete", path: $0, refId: byPath[$0]!.refId, changesetId: byPath[$0]!.changesetId) }
+            return report
+        }
+        // Record first, so any unrecorded edit to these files is journaled (and its
+        // content kept) before the file goes.
+        _ = try recordLocalChanges(write: true, report: &report)
+        for path in targets { try FileSystem.removeFile(layout.absolute(path)) }
+        var second = SyncReport()
+        _ = try recordLocalChanges(write: true, report: &second)
+        report.recorded += second.recorded
+        report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
+        return report
+    }
+
+    // MARK: reset-base
+
+    /// Recovery for a lost or damaged state: starts from an empty base, moves the old
+    /// state aside and records every document as it is now, keeping existing
+    /// changesetIds. The next sync then adds what is only on one side, takes identical
+    /// versions as synced, and keeps both versions where they differ. Nothing is deleted.
+    public static func resetBase(at directory: String) throws -> (Workspace, SyncReport) {
+        guard let layout = TreeLayout.find(from: directory) else { throw Failure.notATree(FileSystem.absolute(directory)) }
+        let config = try Config.load(from: layout.config)
+        let lock: TreeLock
+        do { lock = try TreeLock(path: layout.lock, waitSeconds: config.number("lock.waitSeconds")) } catch let busy as TreeLock.Busy {
+            throw Failure.busy(busy.holder)
+        }
+        if FileSystem.exists(layout.state) {
+            try FileSystem.rename(layout.state, layout.state + ".damaged-\(FileSystem.currentTimeNanos / 1_000_000_000)")
+        }
+        try FileSystem.removeFile(layout.index)
+        let journal = Journal(path: layout.journal)
+        let entries = (try? journal.read(from: 0, repair: true)) ?? []
+        var fresh = SyncState()
+        fresh.journalSeq = entries.map(\.seq).max() ?? 0
+        fresh.journalOffset = journal.length
+        if !FileSystem.exists(layout.journal) { try FileSystem.writeAtomically(layout.journal, []) }
+        try fresh.save(to: layout.state)
+        let workspace = Workspace(layout: layout, config: config, state: fresh, readOnly: false, lock: lock)
+        try workspace.recover()
+        var report = SyncReport()
+        _ = try workspace.recordLocalChanges(write: true, report: &report)
+        return (workspace, report)
+    }
+
+    // MARK: verify
+
+    /// Checks the tree, the journal, the state and the remote. Returns every problem
+    /// found (empty: all good).
+    public func verify(includeRemote: Bool = true) -> [String] {
+        var problems: [String] = []
+        var scratch = SyncReport()
+        if let local = try? recordLocalChanges(write: false, report: &scratch) {
+            problems += local.problems.map { "tree: \($0)" }
+            _ = local
+        }
+        do {
+            let entries = try Journal(path: layout.journal).read(from: 0, repair: false)
+            var last = 0
+            for e in entries {
+                if e.seq <= last { problems.append("journal: entry \(e.seq) is out of order (after \(last))") }
+                last = e.seq
+            }
+        } catch {
+            problems.append("journal: \(error.localizedDescription)")
+        }
+        for version in state.base.values.sorted(by: { $0.path < $1.path }) where (try? objects.get(version.hash)) == nil {
+            problems.append("state: base version of \(version.path) (\(version.changesetId)) is missing from .docsync/objects")
+        }
+        for action in state.pending {
+            if let v = action.resultingVersion, !objects.contains(v.hash) {
+                problems.append("journal: pending \(action.kind.rawValue) of \(v.path) refers to missing object \(v.hash)")
+            }
+        }
+        var paths: [String: String] = [:]
+        for v in state.tracked.values {
+            if let other = paths[v.path] { problems.append("state: \(v.path) is claimed by both \(other) and \(v.refId)") }
+            paths[v.path] = v.refId
+        }
+        if includeRemote, config["remote.url"] != nil, let remote = try? makeRemote() {
+            problems += remote.verify()
+        }
+        return problems
+    }
+
+    // MARK: config
+
+    public func setConfig(_ key: String, _ value: String?) throws {
+        var updated = config
+        if let value { try updated.set(key, value) } else { try updated.unset(key) }
+        try updated.save(to: layout.config)
+        config = updated
+    }
+}

@@ -1,0 +1,251 @@
+import Foundation
+
+public struct SyncOptions: Sendable {
+    public var dryRun = false
+    /// Allow a push that deletes more than `push.maxDeleteShare` of the remote.
+    public var force = false
+    public init(dryRun: Bool = false, force: Bool = false) {
+        self.dryRun = dryRun
+        self.force = force
+    }
+}
+
+extension Workspace {
+    public enum Direction: Sendable { case pull, push, both }
+
+    /// `pull`, `push` and `sync`: record local changes, then talk to the remote. A push
+    /// that finds the remote moved pulls and reconciles first, then retries: it never
+    /// overwrites a remote version it has not seen.
+    public func run(_ direction: Direction, options: SyncOptions = SyncOptions()) throws -> SyncReport {
+        var report = SyncReport()
+        report.dryRun = options.dryRun
+        report.warnings += warnings
+        let local = try recordLocalChanges(write: !options.dryRun, report: &report)
+        let remote = try makeRemote()
+        do {
+            if direction != .push || options.dryRun {
+                try pull(from: remote, unreadable: local.unreadablePaths, dryRun: options.dryRun, report: &report)
+            }
+            if direction != .pull {
+                try push(to: remote, unreadable: local.unreadablePaths, options: options, report: &report)
+            }
+            if !options.dryRun { setLastSync() }
+        } catch let error as RemoteError {
+            if case .unreachable = error {
+                report.remoteUnreachable = error.localizedDescription
+            } else {
+                throw error
+            }
+        }
+        report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
+        return report
+    }
+
+    // MARK: Pull
+
+    func pull(from remote: Remote, unreadable: Set<String>, dryRun: Bool, report: inout SyncReport) throws {
+        let changes = try remote.changes(since: state.cursor)
+        if changes.entries.isEmpty {
+            if changes.cursor != state.cursor && !dryRun {
+                try append([JournalEntry(kind: .cursor, cursor: changes.cursor)])
+                try checkpoint()
+            }
+            return
+        }
+        let tracked = state.tracked
+        let trackedByPath = Dictionary(tracked.values.map { ($0.path, $0.refId) }, uniquingKeysWith: { a, _ in a })
+        var entries: [JournalEntry] = []
+        var fileOps: [JournalEntry] = []
+        var claimedPaths = Set<String>()
+        var vacated = Set<String>()
+        var decisions: [(RemoteEntry, Reconciler.Decision)] = []
+
+        for change in changes.entries {
+            clock.observe(change.changesetId)
+            let base = state.base[change.refId]
+            let local = tracked[change.refId]
+            guard let decision = Reconciler.decide(base: base, local: local, remote: change.version) else { continue }
+            decisions.append((change, decision))
+            if let from = local?.path, decision.result?.path != from { vacated.insert(from) }
+        }
+
+        for (change, initial) in decisions {
+            var decision = initial
+            let refId = change.refId
+            let local = tracked[refId]
+            let remoteVersion = change.version
+            // The local file is not valid JSON right now: never overwrite it. Keep the
+            // remote version aside; the user's fix will be pushed over it.
+            if let local, unreadable.contains(local.path) {
+                if let remoteVersion, !dryRun {
+                    let bytes = try remote.read(change)
+                    let record = try conflictStore.keep(bytes, version: remoteVersion, side: .remote, winner: local.changesetId)
+                    entries.append(JournalEntry(kind: .conflict, refId: refId, changesetId: remoteVersion.changesetId, path: remoteVersion.path, reason: "local file invalid"))
+                    report.conflicts.append(ConflictSummary(refId: refId, path: local.path, kept: "local", keptChangesetId: local.changesetId,
+                                                            stored: "remote", storedChangesetId: remoteVersion.changesetId, file: record.file))
+                }
+                report.notices.append("\(local.path): not valid JSON here, so the remote version was not applied (kept in the conflict store)")
+                entries.append(JournalEntry(kind: .seen, refId: refId, changesetId: remoteVersion?.changesetId ?? change.changesetId, hash: remoteVersion?.hash,
+                                            path: remoteVersion?.path, deleted: remoteVersion == nil))
+                continue
+            }
+            // Never write over a file that is not this document's own.
+            if var result = decision.result, result.path != local?.path {
+                let isFree: (String) -> Bool = { path in
+                    !claimedPaths.contains(path) && (vacated.contains(path) || (trackedByPath[path] == nil && !FileSystem.exists(self.layout.absolute(path))))
+                }
+                if !isFree(result.path) {
+                    let original = result.path
+                    result.path = DocumentPath.sibling(of: original, tag: String(refId.prefix(8)), isFree: isFree)
+                    decision.result = result
+                    report.notices.append("\(original): both sides have a different document at this path; the incoming one is kept as \(result.path)")
+                }
+            }
+            if let result = decision.result { claimedPaths.insert(result.path) }
+            if let notice = decision.notice { report.notices.append("\(decision.result?.path ?? local?.path ?? refId): \(notice)") }
+
+            // Fetch what is needed before anything is journaled.
+            if !dryRun, let remoteVersion, decision.contentFrom == .remote || decision.loser?.side == .remote {
+                try objects.put(try remote.read(change), hash: remoteVersion.hash)
+            }
+            if let loser = decision.loser {
+                if !dryRun {
+                    let record = try conflictStore.keep(try objects.get(loser.version.hash), version: loser.version, side: loser.side,
+                                                        winner: decision.result?.changesetId ?? "")
+                    report.conflicts.append(ConflictSummary(refId: refId, path: decision.result?.path ?? loser.version.path,
+                                                            kept: decision.contentFrom.rawValue, keptChangesetId: decision.result?.changesetId ?? "",
+                                                            stored: loser.side.rawValue, storedChangesetId: loser.version.changesetId, file: record.file))
+                    entries.append(JournalEntry(kind: .conflict, refId: refId, changesetId: loser.version.changesetId, path: loser.version.path, reason: loser.side.rawValue))
+                } else {
+                    report.conflicts.append(ConflictSummary(refId: refId, path: loser.version.path, kept: decision.contentFrom.rawValue,
+                                                            keptChangesetId: decision.result?.changesetId ?? "", stored: loser.side.rawValue,
+                                                            storedChangesetId: loser.version.changesetId, file: nil))
+                }
+            }
+
+            let result = decision.result
+            let pendingSeqs = state.pending.filter { $0.refId == refId }.map(\.seq)
+            // Pending actions describe the old local state: finished if the outcome is
+            // what the remote has, replaced if the outcome is not what they describe.
+            if !pendingSeqs.isEmpty && (result != local || result == remoteVersion) {
+                entries.append(JournalEntry(kind: .done, refId: refId, seqs: pendingSeqs, reason: "superseded"))
+            }
+            entries.append(JournalEntry(kind: .seen, refId: refId, changesetId: change.changesetId, hash: remoteVersion?.hash,
+                                        path: remoteVersion?.path ?? change.path, deleted: remoteVersion == nil))
+            if result != local {
+                let op = JournalEntry(kind: .apply, refId: refId, changesetId: result?.changesetId ?? change.changesetId, hash: result?.hash,
+                                      path: result?.path, fromPath: local?.path, fromHash: local?.hash, deleted: result == nil)
+                entries.append(op)
+                fileOps.append(op)
+                report.pulled.append(ChangeSummary(kind: result == nil ? "delete" : (local == nil ? "create" : (local?.hash == result?.hash ? "rename" : "update")),
+                                                   path: result?.path ?? local?.path ?? "", refId: refId, changesetId: result?.changesetId,
+                                                   fromPath: local?.path != result?.path ? local?.path : nil))
+            }
+            // The outcome differs from what the remote has: that difference is a local
+            // change to push (a path kept apart, a local edit that won).
+            if let result, result != remoteVersion, result != local {
+                let kind: JournalEntry.Kind = remoteVersion == nil ? .create : (result.hash == remoteVersion?.hash ? .rename : .update)
+                entries.append(JournalEntry(kind: kind, refId: refId, changesetId: result.changesetId, hash: result.hash, path: result.path,
+                                            fromPath: remoteVersion?.path != result.path ? remoteVersion?.path : nil))
+            }
+        }
+        if dryRun { return }
+
+        objects.flush()
+        try append(entries)
+        // Removals first, so a document can move onto a path another one just left.
+        let io = SafeTreeIO(root: layout.root)
+        var incomplete = false
+        for op in fileOps {
+            guard let from = op.fromPath, op.resultingVersion?.path != from else { continue }
+            if let current = try? io.readIfPresent(from), ContentHash.of(current) != op.fromHash {
+                report.warnings.append("\(from): changed while syncing; left in place")
+                incomplete = true
+                continue
+            }
+            try io.remove(from)
+            index.remove(path: from)
+        }
+        for op in fileOps {
+            guard let target = op.resultingVersion else { continue }
+            if target.path == op.fromPath, let current = try? io.readIfPresent(target.path), ContentHash.of(current) != op.fromHash {
+                report.warnings.append("\(target.path): changed while syncing; left in place")
+                incomplete = true
+                continue
+            }
+            do {
+                try io.write(target.path, try objects.get(target.hash))
+            } catch let refused as SafeTreeIO.Refused {
+                report.problems.append("refused to write \(refused.description)")
+                incomplete = true
+                continue
+            }
+            if let st = try? FileSystem.linkStatus(layout.absolute(target.path)) {
+                index.record(path: target.path, stat: st, hash: target.hash, refId: target.refId, changesetId: target.changesetId,
+                             readAtNanos: FileSystem.currentTimeNanos)
+            }
+        }
+        if !incomplete {
+            try append([JournalEntry(kind: .cursor, cursor: changes.cursor)])
+            try? remote.noteReplica(replicaInfo, seen: changes.cursor)
+        }
+        try clock.persist()
+        try checkpoint()
+    }
+
+    // MARK: Push
+
+    func push(to remote: Remote, unreadable: Set<String>, options: SyncOptions, report: inout SyncReport) throws {
+        var attempts = 0
+        while true {
+            attempts += 1
+            let tracked = state.tracked
+            var seen = Set<String>()
+            var writes: [RemoteWrite] = []
+            var seqs: [Int] = []
+            for action in state.pending {
+                seqs.append(action.seq)
+                guard let refId = action.refId, seen.insert(refId).inserted else { continue }
+                let final = tracked[refId]
+                let previous = state.base[refId]
+                if final == previous { continue }
+                let content = try final.map { try objects.get($0.hash) }
+                writes.append(RemoteWrite(refId: refId, new: final, previous: previous, content: content,
+                                          deletedChangesetId: final == nil ? (previous?.changesetId ?? action.changesetId) : nil))
+            }
+            if seqs.isEmpty { return }
+            let deletes = writes.filter { $0.new == nil && $0.previous != nil }.count
+            let total = state.base.count
+            let share = config.number("push.maxDeleteShare")
+            if !options.force, deletes > 1, Double(deletes) > share * Double(total) {
+                throw Failure.tooManyDeletes(count: deletes, total: total, share: share)
+            }
+            let summaries = writes.map { w in
+                ChangeSummary(kind: w.new == nil ? "delete" : (w.previous == nil ? "create" : (w.previous?.hash == w.new?.hash ? "rename" : "update")),
+                              path: w.new?.path ?? w.previous?.path ?? "", refId: w.refId, changesetId: w.new?.changesetId,
+                              fromPath: w.previous?.path != w.new?.path && w.new != nil ? w.previous?.path : nil)
+            }
+            if options.dryRun {
+                report.pushed += summaries
+                return
+            }
+            if writes.isEmpty {
+                try append([JournalEntry(kind: .done, seqs: seqs, reason: "pushed")])
+                try checkpoint()
+                return
+            }
+            do {
+                let cursor = try remote.commit(writes, expecting: state.cursor, replica: replicaInfo)
+                try append([JournalEntry(kind: .done, seqs: seqs, reason: "pushed"), JournalEntry(kind: .cursor, cursor: cursor)])
+                try checkpoint()
+                report.pushed += summaries
+                return
+            } catch RemoteError.moved {
+                guard attempts < 5 else { throw Failure.gaveUp("the remote kept changing during 5 push attempts; try again") }
+                try pull(from: remote, unreadable: unreadable, dryRun: false, report: &report)
+            } catch RemoteError.locked(let url, let holder) {
+                guard attempts < 5 else { throw RemoteError.locked(url: url, holder: holder) }
+            }
+        }
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+
+/// A working tree and everything docsync keeps about it. The engine's entry point:
+/// the command line only parses arguments and prints what these methods return.
+public final class Workspace {
+    public let layout: TreeLayout
+    public internal(set) var config: Config
+    var state: SyncState
+    let journal: Journal
+    var index: StatCache
+    let objects: ObjectStore
+    let clock: HybridLogicalClock
+    let conflictStore: ConflictStore
+    private var lock: TreeLock?
+    let readOnly: Bool
+    public internal(set) var warnings: [String] = []
+
+    public enum Failure: Error, LocalizedError {
+        case notATree(String)
+        case alreadyATree(String)
+        case notEmpty(String)
+        case noRemote
+        case busy(String)
+        case tooManyDeletes(count: Int, total: Int, share: Double)
+        case notTracked(String)
+        case gaveUp(String)
+
+        public var errorDescription: String? {
+            switch self {
+            case let .notATree(dir): return "not a docsync tree (or any parent up to /): \(dir). Run `docsync init` or `docsync clone URL DIR`"
+            case let .alreadyATree(dir): return "\(dir) is already a docsync tree"
+            case let .notEmpty(dir): return "\(dir) exists and is not empty"
+            case .noRemote: return "no remote configured; set one with `docsync config remote.url PATH`"
+            case let .busy(holder): return "another docsync run is working on this tree (\(holder.isEmpty ? "lock held" : holder)); try again later"
+            case let .tooManyDeletes(count, total, share):
+                return "this push would delete \(count) of the remote's \(total) documents (more than \(Int(share * 100))%, push.maxDeleteShare); nothing was sent. Check the tree, then run again with --force if this is intended"
+            case let .notTracked(path): return "\(path): not a tracked document"
+            case let .gaveUp(reason): return reason
+            }
+        }
+    }
+
+    init(layout: TreeLayout, config: Config, state: SyncState, readOnly: Bool, lock: TreeLock?) {
+        self.layout = layout
+        self.config = config
+        self.state = state
+        self.readOnly = readOnly
+        self.lock = lock
+        journal = Journal(path: layout.journal)
+        index = StatCache.load(from: layout.index)
+        objects = ObjectStore(root: layout.objects)
+        clock = HybridLogicalClock(replica: config.replicaId, persistedAt: layout.clock)
+        conflictStore = ConflictStore(root: layout.conflicts)
+    }
+
+    // MARK: Creating and opening
+
+    /// Makes `directory` a working tree. A remote URL that names a missing or empty
+    /// folder becomes a new remote.
+    @discardableResult
+    public static func initialize(at directory: String, remoteURL: String?, replicaName: String? = nil) throws -> (Workspace, createdRemote: Bool) {
+        let root = FileSystem.absolute(directory)
+        let layout = TreeLayout(root: root)
+        if FileSystem.exists(layout.config) { throw Failure.alreadyATree(root) }
+        var createdRemote = false
+        var config = Config()
+        try config.set("core.replicaId", ReplicaID.generate(), allowReadOnly: true)
+        try config.set("core.replicaName", replicaName ?? ProcessInfo.processInfo.hostName)
+        if let remoteURL {
+            let absoluteURL = FileSystem.absolute(remoteURL.hasPrefix("file://") ? String(remoteURL.dropFirst(7)) : remoteURL)
+            if !DirectoryRemote.isRemote(absoluteURL) {
+                try DirectoryRemote.create(at: absoluteURL)
+                createdRemote = true
+            }
+            try config.set("remote.url", absoluteURL)
+        }
+        try FileSystem.createDirectories(layout.objects)
+        try FileSystem.createDirectories(layout.conflicts)
+        try config.save(to: layout.config)
+        try SyncState().save(to: layout.state)
+        try FileSystem.writeAtomically(layout.journal, [])
+        return (try open(at: root, readOnly: false), createdRemote)
+    }
+
+    /// Opens the tree containing `directory`, takes its lock (unless read-only) and
+    /// finishes whatever an interrupted run left in the journal.
+    public static func open(at directory: String, readOnly: Bool) throws -> Workspace {
+        guard let layout = TreeLayout.find(from: directory) else { throw Failure.notATree(FileSystem.absolute(directory)) }
+        let config = try Config.load(from: layout.config)
+        var lock: TreeLock? = nil
+        if !readOnly {
+            do { lock = try TreeLock(path: layout.lock, waitSeconds: config.number("lock.waitSeconds")) } catch let busy as TreeLock.Busy {
+                throw Failure.busy(busy.holder)
+            }
+        }
+        let state = try SyncState.load(from: layout.state)
+        let workspace = Workspace(layout: layout, config: config, state: state, readOnly: readOnly, lock: lock)
+        try workspace.recover()
+        return workspace
+    }
+
+    /// Folds journal entries written after the last checkpoint into the state and redoes
+    /// file operations a crash may have cut short.
+    func recover() throws {
+        let entries = try journal.read(from: state.journalOffset, lastKnownSeq: state.journalSeq, repair: !readOnly)
+        warnings += journal.warnings
+        let unfolded = entries.filter { $0.seq > state.journalSeq }
+        for entry in unfolded {
+            state.fold(entry)
+            if entry.kind == .apply, !readOnly { redo(entry) }
+        }
+        if !unfolded.isEmpty || journal.length != state.journalOffset {
+            state.journalOffset = journal.length
+            if !readOnly { try checkpoint() }
+        }
+    }
+
+    /// Redoes one logged file operation if it did not happen, and only if the file is
+    /// still what it was before (never over a newer user edit).
+    private func redo(_ entry: JournalEntry) {
+        let io = SafeTreeIO(root: layout.root)
+        let target = entry.resultingVersion
+        if let target, let current = try? io.readIfPresent(target.path), ContentHash.of(current) == target.hash { return }
+        if let fromPath = entry.fromPath, let current = try? io.readIfPresent(fromPath), ContentHash.of(current) != entry.fromHash {
+            warnings.append("\(fromPath): changed after an interrupted pull; left as it is (it will be recorded as a local edit)")
+            return
+        }
+        do {
+            if let target {
+                try io.write(target.path, try objects.get(target.hash))
+                if let fromPath = entry.fromPath, fromPath != target.path { try io.remove(fromPath) }
+            } else if let fromPath = entry.fromPath {
+                try io.remove(fromPath)
+            }
+            warnings.append("finished an interrupted pull of \(target?.path ?? entry.fromPath ?? entry.refId ?? "?")")
+        } catch {
+            warnings.append("could not finish an interrupted pull: \(error.localizedDescription)")
+        }
+    }
+
+    /// Journals entries (fsynced) and folds them into the state.
+    @discardableResult
+    func append(_ entries: [JournalEntry]) throws -> [JournalEntry] {
+        let numbered = try journal.append(entries)
+        for entry in numbered { state.fold(entry) }
+        return numbered
+    }
+
+    /// Writes the state checkpoint (and the stat cache) atomically.
+    func checkpoint() throws {
+        state.journalOffset = journal.length
+        try state.save(to: layout.state)
+        try saveIndexIfNeeded()
+    }
+
+    func saveIndexIfNeeded() throws {
+        if index.isDirty && !readOnly { try index.save(to: layout.index) }
+    }
+
+    public func close() {
+        try? saveIndexIfNeeded()
+        lock?.release()
+        lock = nil
+    }
+
+    deinit { close() }
+
+    // MARK: Pieces shared by the commands
+
+    var replicaInfo: ReplicaInfo {
+        ReplicaInfo(replicaId: config.replicaId, name: config["core.replicaName"] ?? config.replicaId)
+    }
+
+    public func makeRemote() throws -> Remote {
+        guard let url = config["remote.url"] else { throw Failure.noRemote }
+        return DirectoryRemote(url: url, lockStaleSeconds: config.number("remote.lockStaleSeconds"))
+    }
+
+    /// Scans the tree and journals what changed. With `write` false nothing is touched.
+    func recordLocalChanges(write: Bool, report: inout SyncReport) throws -> ChangeRecorder.Result {
+        let recorder = ChangeRecorder(layout: layout, tracked: state.tracked, index: index, clock: clock, objects: objects)
+        let result = try recorder.detect(write: write)
+        report.problems += result.problems.map(\.description)
+        report.warnings += result.skipped.map { "\($0.path): skipped, \($0.reason)" }
+        report.recorded += result.actions.map(ChangeSummary.init)
+        guard write else { return result }
+        index = recorder.index
+        if !result.actions.isEmpty {
+            objects.flush()
+            try append(result.actions)
+            try clock.persist()
+            try checkpoint()
+        } else {
+            try saveIndexIfNeeded()
+        }
+        return result
+    }
+
+    func setLastSync() {
+        try? FileSystem.writeAtomically(layout.metadata + "/last-sync", Array("\(FileSystem.currentTimeNanos / 1_000_000)\n".utf8), durable: false)
+    }
+
+    var lastSync: Int64? {
+        (try? FileSystem.readFile(layout.metadata + "/last-sync")).flatMap { Int64(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+}

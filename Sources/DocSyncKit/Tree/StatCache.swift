@@ -1,0 +1,80 @@
+/// The index: what each file looked like (stat data) when it was last read, and what
+/// it held (hash, refId, changesetId). A file whose stat data still matches is not read
+/// again. It is only a cache: if it is lost, every file is read once more.
+///
+/// Racy entries (git's term): a file modified in the same clock tick as we read it can
+/// change again without its mtime or size moving. An entry whose mtime is within
+/// `racyWindowNanos` of the moment it was read is marked racy and re-read next time.
+public struct StatCache {
+    public struct Entry: Sendable, Equatable {
+        public var inode: UInt64
+        public var size: Int64
+        public var mtimeNanos: Int64
+        public var ctimeNanos: Int64
+        public var hash: String
+        public var refId: String
+        public var changesetId: String
+        public var racy: Bool
+
+        public func matches(_ stat: FileStat) -> Bool {
+            !racy && inode == stat.inode && size == stat.size && mtimeNanos == stat.mtimeNanos && ctimeNanos == stat.ctimeNanos
+        }
+    }
+
+    public static let racyWindowNanos: Int64 = 2_000_000_000
+    public private(set) var entries: [String: Entry] = [:]
+    public private(set) var isDirty = false
+
+    public init() {}
+
+    public subscript(path: String) -> Entry? { entries[path] }
+
+    public mutating func record(path: String, stat: FileStat, hash: String, refId: String, changesetId: String, readAtNanos: Int64) {
+        let entry = Entry(inode: stat.inode, size: stat.size, mtimeNanos: stat.mtimeNanos, ctimeNanos: stat.ctimeNanos,
+                          hash: hash, refId: refId, changesetId: changesetId,
+                          racy: stat.mtimeNanos + Self.racyWindowNanos > readAtNanos || stat.ctimeNanos + Self.racyWindowNanos > readAtNanos)
+        if entries[path] != entry {
+            entries[path] = entry
+            isDirty = true
+        }
+    }
+
+    public mutating func remove(path: String) {
+        if entries.removeValue(forKey: path) != nil { isDirty = true }
+    }
+
+    /// Drops entries for paths not in `present`.
+    public mutating func retain(paths present: Set<String>) {
+        for path in entries.keys where !present.contains(path) {
+            entries.removeValue(forKey: path)
+            isDirty = true
+        }
+    }
+
+    static let header = "docsync-index 1"
+
+    public static func load(from path: String) -> StatCache {
+        var cache = StatCache()
+        guard let bytes = try? FileSystem.readFile(path) else { return cache }
+        let parsed = ChecksummedLines.parse(bytes[...])
+        guard parsed.lines.first?.payload == header, parsed.corruptLine == nil, !parsed.tornTail else { return cache }
+        for line in parsed.lines.dropFirst() {
+            let f = FieldEscaping.split(Substring(line.payload))
+            guard f.count == 9, let ino = UInt64(f[1]), let size = Int64(f[2]), let m = Int64(f[3]), let c = Int64(f[4]) else { return StatCache() }
+            cache.entries[FieldEscaping.unescape(f[0])] = Entry(inode: ino, size: size, mtimeNanos: m, ctimeNanos: c, hash: String(f[5]),
+                                                              refId: FieldEscaping.unescape(f[6]), changesetId: FieldEscaping.unescape(f[7]), racy: f[8] == "r")
+        }
+        return cache
+    }
+
+    public mutating func save(to path: String) throws {
+        var out = ChecksummedLines.encode(Self.header)
+        out.reserveCapacity(entries.count * 200)
+        for (p, e) in entries.sorted(by: { $0.key < $1.key }) {
+            out += ChecksummedLines.encode([FieldEscaping.escape(p), String(e.inode), String(e.size), String(e.mtimeNanos), String(e.ctimeNanos),
+                                            e.hash, FieldEscaping.escape(e.refId), FieldEscaping.escape(e.changesetId), e.racy ? "r" : "-"].joined(separator: "\t"))
+        }
+        try FileSystem.writeAtomically(path, Array(out.utf8), durable: false)
+        isDirty = false
+    }
+}

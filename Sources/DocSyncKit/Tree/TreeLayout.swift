@@ -1,0 +1,33 @@
+/// Where everything lives inside a working tree's `.docsync/` folder.
+public struct TreeLayout: Sendable {
+    public let root: String
+
+    public init(root: String) { self.root = root }
+
+    public var metadata: String { root + "/.docsync" }
+    public var config: String { metadata + "/config" }
+    public var state: String { metadata + "/state" }
+    public var index: String { metadata + "/index" }
+    public var journal: String { metadata + "/journal" }
+    public var clock: String { metadata + "/clock" }
+    public var lock: String { metadata + "/lock" }
+    public var objects: String { metadata + "/objects" }
+    public var conflicts: String { metadata + "/conflicts" }
+    public var ignoreFile: String { root + "/.docsyncignore" }
+
+    public func absolute(_ relativePath: String) -> String { root + "/" + relativePath }
+
+    /// Finds the tree containing `directory`, walking up like git does.
+    public static func find(from directory: String) -> TreeLayout? {
+        var current = FileSystem.absolute(directory)
+        while true {
+            if FileSystem.isDirectory(current + "/.docsync"), FileSystem.exists(current + "/.docsync/config") {
+                return TreeLayout(root: current)
+            }
+            if current == "/" || current.isEmpty { return nil }
+            current = (current as NSString).deletingLastPathComponent
+        }
+    }
+}
+
+import Foundation

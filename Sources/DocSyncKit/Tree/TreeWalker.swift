@@ -1,0 +1,66 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Lists the `*.json` files of a working tree with their stat data, using readdir and
+/// lstat directly: this runs on every sync over up to 100,000 files.
+public struct TreeWalker {
+    public struct Entry: Sendable {
+        public var path: String        // relative to the tree root
+        public var stat: FileStat
+    }
+
+    public struct Skipped: Sendable {
+        public var path: String
+        public var reason: String
+    }
+
+    public let root: String
+    public let ignore: IgnoreRules
+
+    public init(root: String, ignore: IgnoreRules) {
+        self.root = root
+        self.ignore = ignore
+    }
+
+    /// Files found, sorted by path, plus what was passed over and why (symlinks,
+    /// unreadable folders). Ignored paths are not reported.
+    public func walk() -> (files: [Entry], skipped: [Skipped]) {
+        var files: [Entry] = []
+        var skipped: [Skipped] = []
+        var pending: [String] = [""]
+        while let relative = pending.popLast() {
+            let absolute = relative.isEmpty ? root : root + "/" + relative
+            guard let dir = opendir(absolute) else {
+                skipped.append(Skipped(path: relative.isEmpty ? "." : relative, reason: "cannot open folder: \(String(cString: strerror(errno)))"))
+                continue
+            }
+            let fd = dirfd(dir)
+            while let entry = readdir(dir) {
+                let name = withUnsafePointer(to: entry.pointee.d_name) {
+                    $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+                }
+                if name == "." || name == ".." { continue }
+                if relative.isEmpty && (name == ".docsync" || name == ".git") { continue }
+                if name.hasPrefix(".docsync-tmp-") { continue }
+                let path = relative.isEmpty ? name : relative + "/" + name
+                var st = stat()
+                guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+                let info = FileStat(st)
+                if info.isDirectory {
+                    if !ignore.isIgnored(path, isDirectory: true) { pending.append(path) }
+                } else if name.hasSuffix(".json") {
+                    if ignore.isIgnored(path, isDirectory: false) { continue }
+                    if info.isRegularFile {
+                        files.append(Entry(path: path, stat: info))
+                    } else if info.isSymbolicLink {
+                        skipped.append(Skipped(path: path, reason: "symbolic link (not followed)"))
+                    }
+                }
+            }
+            closedir(dir)
+        }
+        files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+        return (files, skipped)
+    }
+}

@@ -1,0 +1,83 @@
+import ArgumentParser
+import DocSyncKit
+
+extension DocSync {
+    struct Init: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a folder a docsync working tree.",
+            discussion: "Creates .docsync/ in DIR (default: the current folder). With --remote, a missing or empty folder is made a new remote; an existing remote is joined, and the first sync merges both sides."
+        )
+
+        @OptionGroup var global: GlobalOptions
+
+        @Option(help: ArgumentHelp("The remote: a folder path or file:// URL.", valueName: "URL"))
+        var remote: String?
+
+        @Option(help: ArgumentHelp("A readable name for this replica (default: the host name).", valueName: "NAME"))
+        var name: String?
+
+        @Argument(help: "The folder to make a working tree (created if missing).")
+        var directory: String?
+
+        func run() throws {
+            Output.configure(global)
+            let target = FileSystem.join(global.workingDirectory, directory ?? "")
+            let path = directory.map { $0.hasPrefix("/") ? $0 : target } ?? global.workingDirectory
+            try FileSystem.createDirectories(FileSystem.absolute(path))
+            let (workspace, createdRemote) = try Workspace.initialize(at: path, remoteURL: remote.map { FileSystem.absolute($0.hasPrefix("/") || $0.hasPrefix("file://") ? $0 : FileSystem.join(global.workingDirectory, $0)) }, replicaName: name)
+            defer { workspace.close() }
+            if global.json {
+                try Output.json(["root": workspace.layout.root, "replicaId": workspace.config.replicaId, "remote": workspace.config["remote.url"] ?? ""])
+                return
+            }
+            Output.line("Initialized docsync tree in \(workspace.layout.root) (replica \(workspace.config.replicaId))")
+            if let url = workspace.config["remote.url"] {
+                Output.line(createdRemote ? "Created new remote at \(url)" : "Using remote \(url)")
+            }
+        }
+    }
+
+    struct Clone: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Make a new working tree from a remote.",
+            discussion: "DIR must not exist or be empty. Every document on the remote is pulled."
+        )
+
+        @OptionGroup var global: GlobalOptions
+
+        @Option(help: ArgumentHelp("A readable name for this replica (default: the host name).", valueName: "NAME"))
+        var name: String?
+
+        @Argument(help: "The remote: a folder path or file:// URL.")
+        var url: String
+
+        @Argument(help: "The folder to create.")
+        var directory: String
+
+        func run() throws {
+            Output.configure(global)
+            let base = global.workingDirectory
+            let resolvedURL = url.hasPrefix("/") || url.hasPrefix("file://") ? url : FileSystem.join(base, url)
+            let (workspace, report) = try Workspace.clone(url: resolvedURL, into: directory.hasPrefix("/") ? directory : FileSystem.join(base, directory), replicaName: name)
+            defer { workspace.close() }
+            try SyncPrinter(global: global).finish(report, verb: "Cloned", extraLine: "into \(workspace.layout.root)")
+        }
+    }
+
+    struct ResetBase: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "reset-base",
+            abstract: "Recover from a lost or damaged sync state.",
+            discussion: "Moves .docsync/state aside and starts from an empty base: every document in the tree is recorded as it is. The next sync adds what exists on one side only, takes identical versions as synced and keeps both versions where they differ (one in the conflict store). Nothing is deleted on either side."
+        )
+
+        @OptionGroup var global: GlobalOptions
+
+        func run() throws {
+            Output.configure(global)
+            let (workspace, report) = try Workspace.resetBase(at: global.workingDirectory)
+            defer { workspace.close() }
+            try SyncPrinter(global: global).finish(report, verb: "Reset the base;", extraLine: "run `docsync sync` to reconcile with the remote")
+        }
+    }
+}

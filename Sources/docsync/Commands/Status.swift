@@ -1,0 +1,145 @@
+import ArgumentParser
+import DocSyncKit
+
+extension DocSync {
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show pending, unrecorded and conflicting changes, and the last sync.",
+            discussion: "Changes nothing. \"Pending\" actions are recorded but not yet on the remote; \"unrecorded\" changes are on disk and will be recorded by the next push, pull or sync."
+        )
+        @OptionGroup var global: GlobalOptions
+
+        func run() throws {
+            Output.configure(global)
+            let workspace = try Workspace.open(at: global.workingDirectory, readOnly: true)
+            defer { workspace.close() }
+            let status = try workspace.status()
+            for problem in status.problems { Output.problem(problem) }
+            for warning in status.warnings { Output.warning(warning) }
+            if global.json { try Output.json(status); return }
+            Output.line("Tree:      \(status.root) (replica \(status.replicaId))")
+            Output.line("Remote:    \(status.remote ?? "none (set one with `docsync config remote.url PATH`)")")
+            Output.line("Last sync: \(Output.time(status.lastSync))")
+            section("Pending (recorded, not yet on the remote)", status.pending.map { "\($0.kind.padding(6))  \($0.path)" })
+            section("Unrecorded changes on disk", status.unrecorded.map { "\($0.kind.padding(6))  \($0.path)" })
+            section("Conflicts (losing versions kept in .docsync/conflicts/)",
+                    status.conflicts.map { "\($0.path)  \($0.side) version \($0.changesetId) lost to \($0.winner)" })
+            if status.pending.isEmpty && status.unrecorded.isEmpty && status.conflicts.isEmpty && status.problems.isEmpty {
+                Output.line("Nothing to sync.")
+            }
+            if !status.problems.isEmpty {
+                throw CommandFailure(message: "\(status.problems.count) file(s) are not valid documents", code: .failure)
+            }
+        }
+
+        private func section(_ title: String, _ lines: [String]) {
+            guard !lines.isEmpty else { return }
+            Output.line("\n\(title): \(lines.count)")
+            for line in lines { Output.line("  " + line) }
+        }
+    }
+
+    struct Log: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show the action journal: what was recorded, pushed, pulled and kept aside.",
+            discussion: "Local actions are marked pending until they reach the remote."
+        )
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(name: .long, help: "Show only local actions still pending.")
+        var pending = false
+
+        func run() throws {
+            Output.configure(global)
+            let workspace = try Workspace.open(at: global.workingDirectory, readOnly: true)
+            defer { workspace.close() }
+            var entries = try workspace.log()
+            if pending { entries = entries.filter(\.pending) }
+            if global.json { try Output.json(entries); return }
+            for item in entries {
+                let e = item.entry
+                var text = "\(String(e.seq).padding(5)) \(Output.time(e.time))  \(e.kind.rawValue.padding(8))"
+                if let path = e.path { text += " \(path)" }
+                if let from = e.fromPath, from != e.path { text += " (from \(from))" }
+                if let cs = e.changesetId, e.kind != .cursor { text += "  \(cs)" }
+                if let seqs = e.seqs { text += " \(e.reason ?? "") #" + seqs.map(String.init).joined(separator: ",#") }
+                if e.isLocalAction { text += item.pending ? "  [pending]" : "  [done]" }
+                Output.line(text)
+            }
+        }
+    }
+
+    struct Verify: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Check the tree, the journal, the sync state and the remote.",
+            discussion: "Prints every problem found and exits 1 if there is any; changes nothing."
+        )
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(name: .long, help: "Do not check the remote.")
+        var localOnly = false
+
+        func run() throws {
+            Output.configure(global)
+            let workspace = try Workspace.open(at: global.workingDirectory, readOnly: true)
+            defer { workspace.close() }
+            let problems = workspace.verify(includeRemote: !localOnly)
+            if global.json { try Output.json(["problems": problems]) } else {
+                for p in problems { Output.problem(p) }
+                if problems.isEmpty { Output.line("OK: tree, journal, state" + (localOnly ? "" : " and remote") + " verified") }
+            }
+            if !problems.isEmpty { throw CommandFailure(message: "\(problems.count) problem(s) found", code: .failure) }
+        }
+    }
+
+    struct ConfigCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "config",
+            abstract: "Read or set a setting: docsync config KEY [VALUE].",
+            discussion: "Keys:\n" + Config.keys.map { "  \($0.name)  \($0.help)" + ($0.defaultValue.map { " (default \($0))" } ?? "") }.joined(separator: "\n")
+        )
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(name: .shortAndLong, help: "List every key with its value.")
+        var list = false
+
+        @Flag(name: .long, help: "Remove KEY's value (back to its default).")
+        var unset = false
+
+        @Argument(help: "The setting, e.g. remote.url.")
+        var key: String?
+
+        @Argument(help: "The new value.")
+        var value: String?
+
+        func validate() throws {
+            if !list && key == nil { throw ValidationError("Give a KEY, or --list.") }
+            if unset && value != nil { throw ValidationError("--unset takes a KEY only.") }
+        }
+
+        func run() throws {
+            Output.configure(global)
+            let writes = value != nil || unset
+            let workspace = try Workspace.open(at: global.workingDirectory, readOnly: !writes)
+            defer { workspace.close() }
+            if list {
+                let rows = Config.keys.compactMap { k in workspace.config[k.name].map { (k.name, $0) } }
+                if global.json { try Output.json(Dictionary(uniqueKeysWithValues: rows)); return }
+                for (k, v) in rows { print("\(k)=\(v)") }
+                return
+            }
+            guard let key else { return }
+            if unset {
+                try workspace.setConfig(key, nil)
+            } else if let value {
+                try workspace.setConfig(key, value)
+            } else {
+                guard Config.key(named: key) != nil else {
+                    throw CommandFailure(message: "unknown config key '\(key)'; see `docsync config --help`", code: .failure)
+                }
+                guard let current = workspace.config[key] else { throw ExitCode(1) }
+                print(current)
+            }
+        }
+    }
+}

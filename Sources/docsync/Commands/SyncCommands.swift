@@ -1,0 +1,127 @@
+import ArgumentParser
+import DocSyncKit
+
+/// Options of the commands that talk to the remote.
+struct SyncFlags: ParsableArguments {
+    @Flag(name: .long, help: "Show what would happen; change nothing, locally or on the remote.")
+    var dryRun = false
+
+    @Flag(name: .long, help: "Allow a push that deletes more than push.maxDeleteShare of the remote's documents.")
+    var force = false
+
+    var options: SyncOptions { SyncOptions(dryRun: dryRun, force: force) }
+}
+
+protocol RemoteCommand: ParsableCommand {
+    var global: GlobalOptions { get }
+    var flags: SyncFlags { get }
+    static var direction: Workspace.Direction { get }
+    static var verb: String { get }
+}
+
+extension RemoteCommand {
+    func run() throws {
+        Output.configure(global)
+        let workspace = try Workspace.open(at: global.workingDirectory, readOnly: flags.dryRun)
+        defer { workspace.close() }
+        let report = try workspace.run(Self.direction, options: flags.options)
+        try SyncPrinter(global: global).finish(report, verb: Self.verb)
+    }
+}
+
+extension DocSync {
+    struct Push: RemoteCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Record local changes and send them to the remote.",
+            discussion: "If the remote changed since the last sync, its changes are pulled and reconciled first: a push never overwrites a version it has not seen."
+        )
+        static let direction = Workspace.Direction.push
+        static let verb = "Pushed"
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var flags: SyncFlags
+    }
+
+    struct Pull: RemoteCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Record local changes and bring in the remote's changes.",
+            discussion: "Local edits are journaled first, so a conflicting remote version never overwrites them: the losing version is kept under .docsync/conflicts/."
+        )
+        static let direction = Workspace.Direction.pull
+        static let verb = "Pulled"
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var flags: SyncFlags
+    }
+
+    struct SyncCommand: RemoteCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "sync",
+            abstract: "Pull, reconcile and push: what cron runs.",
+            discussion: "Exits 75 (try again later) when the remote is unreachable or busy; local changes stay recorded and are sent next time."
+        )
+        static let direction = Workspace.Direction.both
+        static let verb = "Synced"
+        @OptionGroup var global: GlobalOptions
+        @OptionGroup var flags: SyncFlags
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "rm",
+            abstract: "Delete documents and record the deletions.",
+            discussion: "The deletions travel as tombstones on the next push. Deleting a file with plain rm is recorded the same way on the next run."
+        )
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(name: .long, help: "Show what would be deleted; delete nothing.")
+        var dryRun = false
+
+        @Argument(help: "Documents to delete.")
+        var paths: [String]
+
+        func run() throws {
+            Output.configure(global)
+            let workspace = try Workspace.open(at: global.workingDirectory, readOnly: dryRun)
+            defer { workspace.close() }
+            let report = try workspace.remove(paths: paths, relativeTo: global.workingDirectory, dryRun: dryRun)
+            try SyncPrinter(global: global).finish(report, verb: "Removed")
+        }
+    }
+}
+
+/// Prints a SyncReport and turns it into the exit code.
+struct SyncPrinter {
+    var global: GlobalOptions
+
+    func finish(_ report: SyncReport, verb: String, extraLine: String? = nil) throws {
+        for problem in report.problems { Output.problem(problem) }
+        for warning in report.warnings { Output.warning(warning) }
+        if global.json {
+            try Output.json(report)
+        } else {
+            let tag = report.dryRun ? "would " : ""
+            for c in report.recorded { Output.detail("\(tag)record  \(c.kind.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")) }
+            for c in report.pulled { Output.line("\(tag)pull    \(c.kind.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")) }
+            for c in report.pushed { Output.line("\(tag)push    \(c.kind.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")) }
+            for c in report.conflicts {
+                Output.line("conflict        \(c.path): kept \(c.kept) \(c.keptChangesetId), \(c.stored) version \(c.storedChangesetId) stored" + (c.file.map { " in \($0)" } ?? ""))
+            }
+            for n in report.notices { Output.line("note            \(n)") }
+            var parts = ["\(report.recorded.count) recorded", "\(report.pulled.count) pulled", "\(report.pushed.count) pushed"]
+            if !report.conflicts.isEmpty { parts.append("\(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s")") }
+            if !report.problems.isEmpty { parts.append("\(report.problems.count) file\(report.problems.count == 1 ? "" : "s") skipped") }
+            if report.pendingAfter > 0 { parts.append("\(report.pendingAfter) pending") }
+            Output.line((report.dryRun ? "Dry run: " : "") + "\(verb): " + parts.joined(separator: ", ") + (extraLine.map { " " + $0 } ?? ""))
+        }
+        if let unreachable = report.remoteUnreachable {
+            throw CommandFailure(message: unreachable, code: ExitStatus.tempFail)
+        }
+        if !report.problems.isEmpty {
+            throw CommandFailure(message: "\(report.problems.count) file\(report.problems.count == 1 ? " was" : "s were") not valid documents and \(report.problems.count == 1 ? "was" : "were") left untouched; everything else was processed", code: .failure)
+        }
+        if !report.conflicts.isEmpty && !report.dryRun { throw ExitStatus.conflicts }
+    }
+}
+
+extension String {
+    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+}

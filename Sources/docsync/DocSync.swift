@@ -1,0 +1,107 @@
+import ArgumentParser
+import DocSyncKit
+import Foundation
+
+struct DocSync: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "docsync",
+        abstract: "Keep a folder of JSON documents in sync across machines.",
+        discussion: """
+            Each document is a *.json file whose top level is an object. docsync gives it a \
+            "refId" (identity) and a "changesetId" (version), records every local change in an \
+            append-only journal, and reconciles the tree three-way against a remote folder.
+
+            Exit codes: 0 success; 1 error (including files that are not valid JSON); \
+            2 usage; 3 conflicts were recorded; 75 the remote is unreachable or another run \
+            holds the tree or the remote (try again later).
+            """,
+        version: DocSyncVersion.string,
+        subcommands: [
+            Init.self, Clone.self, Status.self, Push.self, Pull.self, SyncCommand.self,
+            Remove.self, Log.self, Verify.self, ConfigCommand.self, ResetBase.self,
+        ]
+    )
+}
+
+enum DocSyncVersion {
+    static let string = "0.1.0"
+}
+
+/// Options every command takes. They may also be written before the command name
+/// (`docsync -C DIR status`), like git's.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .customShort("C"), help: ArgumentHelp("Run as if started in DIR.", valueName: "DIR"))
+    var directory: String?
+
+    @Flag(name: [.short, .long], help: "Print only errors.")
+    var quiet = false
+
+    @Flag(name: [.short, .long], help: "Print every document touched and every warning.")
+    var verbose = false
+
+    @Flag(name: .long, help: "Print machine-readable JSON on stdout.")
+    var json = false
+
+    var workingDirectory: String {
+        guard let directory else { return FileManager.default.currentDirectoryPath }
+        return FileSystem.absolute(directory)
+    }
+
+    func validate() throws {
+        if quiet && verbose { throw ValidationError("--quiet and --verbose cannot be used together.") }
+        if let directory, !FileSystem.isDirectory(FileSystem.absolute(directory)) {
+            throw ValidationError("-C \(directory): no such folder.")
+        }
+    }
+}
+
+/// Exit codes with docsync's meanings (documented in the man page).
+enum ExitStatus {
+    static let conflicts = ExitCode(3)
+    static let tempFail = ExitCode(75)
+    static let usage = ExitCode(2)
+}
+
+@main
+enum Main {
+    static func main() {
+        let arguments = hoistGlobalOptions(Array(CommandLine.arguments.dropFirst()))
+        do {
+            var command = try DocSync.parseAsRoot(arguments)
+            try command.run()
+        } catch {
+            if DocSync.exitCode(for: error) == .validationFailure {
+                FileHandle.standardError.write(Data((DocSync.fullMessage(for: error) + "\n").utf8))
+                Foundation.exit(ExitStatus.usage.rawValue)
+            }
+            if let failure = error as? CommandFailure {
+                Output.error(failure.message)
+                Foundation.exit(failure.code.rawValue)
+            }
+            if DocSync.exitCode(for: error) != .success, !(error is ExitCode), !(error is CleanExit), !isParserError(error) {
+                Output.error(describe(error))
+                Foundation.exit(exitCode(for: error).rawValue)
+            }
+            DocSync.exit(withError: error)
+        }
+    }
+
+    static func isParserError(_ error: Error) -> Bool {
+        String(reflecting: type(of: error)).contains("ArgumentParser")
+    }
+
+    /// Moves `-C DIR`, `-q`, `-v`, `--json` written before the command name to after it,
+    /// so `docsync -C DIR status` works like git.
+    static func hoistGlobalOptions(_ args: [String]) -> [String] {
+        var globals: [String] = []
+        var i = 0
+        while i < args.count {
+            let a = args[i]
+            if a == "-C", i + 1 < args.count { globals += [a, args[i + 1]]; i += 2; continue }
+            if ["-q", "--quiet", "-v", "--verbose", "--json"].contains(a) { globals.append(a); i += 1; continue }
+            break
+        }
+        guard !globals.isEmpty, i < args.count else { return args }
+        return [args[i]] + globals + Array(args[(i + 1)...])
+    }
+}

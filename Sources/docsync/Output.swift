@@ -1,0 +1,81 @@
+import ArgumentParser
+import DocSyncKit
+import Foundation
+
+/// An error the command has already described, with the exit code it means.
+struct CommandFailure: Error {
+    var message: String
+    var code: ExitCode
+}
+
+func describe(_ error: Error) -> String {
+    (error as? LocalizedError)?.errorDescription ?? String(describing: error)
+}
+
+/// Maps engine errors to docsync's exit codes: 75 for "try again later", 1 otherwise.
+func exitCode(for error: Error) -> ExitCode {
+    switch error {
+    case RemoteError.unreachable, RemoteError.locked: return ExitStatus.tempFail
+    case Workspace.Failure.busy: return ExitStatus.tempFail
+    default: return .failure
+    }
+}
+
+/// Everything the commands print goes through here, so --quiet, --verbose and --json
+/// behave the same everywhere. Results go to stdout, diagnostics to stderr.
+enum Output {
+    nonisolated(unsafe) static var quiet = false
+    nonisolated(unsafe) static var verbose = false
+    static let isTerminal = isatty(STDERR_FILENO) != 0
+
+    static func configure(_ options: GlobalOptions) {
+        quiet = options.quiet || options.json
+        verbose = options.verbose
+    }
+
+    static func line(_ text: String) {
+        guard !quiet else { return }
+        print(text)
+    }
+
+    static func detail(_ text: String) {
+        guard verbose && !quiet else { return }
+        print(text)
+    }
+
+    static func error(_ text: String) {
+        let prefix = isTerminal ? "\u{1B}[31merror:\u{1B}[0m " : "error: "
+        FileHandle.standardError.write(Data(("docsync: " + prefix + text + "\n").utf8))
+    }
+
+    static func warning(_ text: String) {
+        guard !quiet || verbose else { return }
+        FileHandle.standardError.write(Data(("docsync: warning: " + text + "\n").utf8))
+    }
+
+    /// A document problem in compiler style: `path:line:col: error: reason`.
+    static func problem(_ text: String) {
+        FileHandle.standardError.write(Data((text.replacingFirstColonGroup() + "\n").utf8))
+    }
+
+    static func json<T: Encodable>(_ value: T) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+    }
+
+    static func time(_ millis: Int64?) -> String {
+        guard let millis else { return "never" }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: Date(timeIntervalSince1970: Double(millis) / 1000))
+    }
+}
+
+extension String {
+    /// "a.json:3:7: reason" → "a.json:3:7: error: reason".
+    func replacingFirstColonGroup() -> String {
+        guard let range = range(of: ": ") else { return "error: " + self }
+        return String(self[..<range.lowerBound]) + ": error: " + String(self[range.upperBound...])
+    }
+}

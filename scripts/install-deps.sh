@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs what building and testing docsync needs on a fresh Debian machine (as root).
+# Swift itself is expected at /opt/swift or on PATH.
+set -euo pipefail
+need=()
+command -v git >/dev/null || need+=(git)
+dpkg -s pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+dpkg -s libgit2-dev >/dev/null 2>&1 || need+=(libgit2-dev)
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "install-deps: missing ${need[*]}; run as root or install them with apt-get" >&2
+    exit 1
+  fi
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+if ! command -v swift >/dev/null; then
+  if [ -x /opt/swift/usr/bin/swift ]; then
+    echo "install-deps: add /opt/swift/usr/bin to PATH" >&2
+  else
+    echo "install-deps: Swift 6 is required (https://www.swift.org/install/linux/)" >&2
+    exit 1
+  fi
+fi
