@@ -108,7 +108,7 @@ public enum IdentityStamper {
             // file's own member separator.
             let gap = members.count >= 2
                 ? Array(bytes[members[0].valueRange.upperBound ..< members[1].keyRange.lowerBound])
-                : Array(", ".utf8)
+                : defaultComma(separator: separator, lead: lead)
             var out: [UInt8] = []
             for (key, value) in new {
                 out += member(key, separator, value)
@@ -129,7 +129,7 @@ public enum IdentityStamper {
             } else if let lineBreak = lastLineBreak(in: scanned.openBrace + 1 ..< anchor.keyRange.lowerBound) {
                 gap = [UInt8(ascii: ",")] + bytes[lineBreak ..< anchor.keyRange.lowerBound]
             } else {
-                gap = Array(", ".utf8)
+                gap = defaultComma(separator: separator, lead: scanned.openBrace + 1 ..< anchor.keyRange.lowerBound)
             }
             let end = anchor.valueRange.upperBound
             return Edit(range: end ..< end, bytes: gap + member(key, separator[...], value))
@@ -163,6 +163,12 @@ public enum IdentityStamper {
             // `{ }`: mirror the space before the '}' after the new members.
             out += bytes[inner]
             return Edit(range: close ..< close, bytes: out)
+        }
+
+        /// With a single member there is no ',' to copy: a minified member (`{"a":1}`)
+        /// gets ",", anything else ", ".
+        private func defaultComma(separator: ArraySlice<UInt8>, lead: Range<Int>) -> [UInt8] {
+            separator.elementsEqual([UInt8(ascii: ":")]) && lead.isEmpty ? [UInt8(ascii: ",")] : Array(", ".utf8)
         }
 
         private func member(_ key: String, _ separator: ArraySlice<UInt8>, _ value: String) -> [UInt8] {

@@ -6,6 +6,7 @@ import Foundation
 ///     format          identity of this remote (a random id) and the layout version
 ///     generation      "<generation> <feed length>": the commit point of every push
 ///     feed            one checksummed line per document change, appended by pushes
+///     objects/        every pushed version by content hash (immutable)
 ///     tombstones/     one file per deleted document
 ///     replicas/       one file per replica: what it has seen, for tombstone gc
 ///     lock            held while a push writes
@@ -17,6 +18,8 @@ public final class DirectoryRemote: Remote {
     public let root: String
     public let displayURL: String
     let meta: String
+    /// Every pushed version, content-addressed and immutable: what readers fall back to.
+    let objects: ObjectStore
     let lockStaleSeconds: Double
     let lockWaitSeconds: Double
 
@@ -24,6 +27,7 @@ public final class DirectoryRemote: Remote {
         displayURL = url
         root = FileSystem.absolute(url.hasPrefix("file://") ? String(url.dropFirst("file://".count)) : url)
         meta = root + "/.docsync"
+        objects = ObjectStore(root: meta + "/objects")
         self.lockStaleSeconds = lockStaleSeconds
         self.lockWaitSeconds = lockWaitSeconds
     }
@@ -151,19 +155,17 @@ public final class DirectoryRemote: Remote {
         guard let path = entry.path, let hash = entry.hash else {
             throw RemoteError.damaged(url: displayURL, reason: "entry for \(entry.refId) has no content")
         }
-        let bytes: [UInt8]
+        // The readable copy at the document's path is tried first; if a push is under
+        // way (or died) it may hold a newer, uncommitted version, so the immutable copy
+        // in objects/ is the fallback.
         do {
-            bytes = try SafeTreeIO(root: root).read(path)
+            if let bytes = try SafeTreeIO(root: root).readIfPresent(path), ContentHash.of(bytes) == hash { return bytes }
         } catch let error as SafeTreeIO.Refused {
             throw RemoteError.unsafe(url: displayURL, reason: error.description)
-        } catch let error as FileSystemError where error.isNotFound {
-            if !FileSystem.isDirectory(root) { throw RemoteError.unreachable(url: displayURL, reason: "folder disappeared") }
-            throw RemoteError.damaged(url: displayURL, reason: "\(path) is missing (expected version \(entry.changesetId))")
         }
-        guard ContentHash.of(bytes) == hash else {
-            throw RemoteError.damaged(url: displayURL, reason: "\(path) does not hold version \(entry.changesetId) (changed outside docsync?)")
-        }
-        return bytes
+        if let bytes = try? FileSystem.readFile(objects.path(for: hash)), ContentHash.of(bytes) == hash { return bytes }
+        if !FileSystem.isDirectory(root) { throw RemoteError.unreachable(url: displayURL, reason: "folder disappeared") }
+        throw RemoteError.damaged(url: displayURL, reason: "version \(entry.changesetId) of \(path) is missing from the remote")
     }
 
     // MARK: Writing
@@ -193,7 +195,11 @@ public final class DirectoryRemote: Remote {
         }
         for write in writes {
             if let new = write.new, let content = write.content {
-                do { try io.write(new.path, content) } catch let error as SafeTreeIO.Refused {
+                if !objects.contains(new.hash) {
+                    try FileSystem.createDirectories(objects.root + "/" + new.hash.prefix(2))
+                    try FileSystem.writeAtomically(objects.path(for: new.hash), content, mode: 0o444, durable: false)
+                }
+                do { try io.write(new.path, content, durable: false) } catch let error as SafeTreeIO.Refused {
                     throw RemoteError.unsafe(url: displayURL, reason: error.description)
                 }
                 try FileSystem.removeFile(tombstonePath(write.refId))
@@ -207,8 +213,12 @@ public final class DirectoryRemote: Remote {
                 feed += try feedLine(tombstone)
             }
         }
+        // One flush for all documents and objects, before the feed makes them visible.
+        FileSystem.syncFilesystem(containing: meta)
+        try CrashPoint.hit("remote.after-documents")
         let feedData = Array(feed.utf8)
         try FileSystem.append(meta + "/feed", feedData)
+        try CrashPoint.hit("remote.after-feed")
         let next = Position(generation: now.generation + 1, length: now.length + feedData.count)
         try FileSystem.writeAtomically(meta + "/generation", Array("\(next.generation) \(next.length)\n".utf8))
         let cursor = Cursor(remoteId: id, position: next).text
@@ -284,6 +294,9 @@ public final class DirectoryRemote: Remote {
                     paths[path] = e.refId
                 }
                 do { _ = try read(e) } catch { problems.append("remote: " + error.localizedDescription) }
+                if let path = e.path, let hash = e.hash, let bytes = try? SafeTreeIO(root: root).readIfPresent(path), ContentHash.of(bytes) != hash {
+                    problems.append("remote: \(path) does not hold its latest version \(e.changesetId) (a push was interrupted, or the file was edited in the remote folder)")
+                }
             }
         } catch {
             problems.append(error.localizedDescription)

@@ -50,8 +50,8 @@ public struct SafeTreeIO: Sendable {
         do { return try read(relative) } catch let error as FileSystemError where error.isNotFound { return nil }
     }
 
-    public func write(_ relative: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws {
-        try FileSystem.writeAtomically(try resolve(relative, createFolders: true), bytes, mode: mode)
+    public func write(_ relative: String, _ bytes: [UInt8], mode: mode_t = 0o644, durable: Bool = true) throws {
+        try FileSystem.writeAtomically(try resolve(relative, createFolders: true), bytes, mode: mode, durable: durable)
     }
 
     /// Removes a document file and then any folders it leaves empty.

@@ -10,9 +10,10 @@ public struct JournalEntry: Codable, Sendable, Equatable {
         /// Marks local actions finished: `pushed` (now on the remote) or `superseded`
         /// (replaced by the outcome of a reconciliation).
         case done
-        /// A remote version written into the working tree (or a remote deletion applied).
+        /// A file operation of a pull: the working tree's copy of `refId` becomes this
+        /// version (or is removed). Logged before it is done, redone after a crash.
         case apply
-        /// A remote version now known as the base while the local version is kept.
+        /// The remote's version of a document, which becomes its base.
         case seen
         /// A losing version kept in the conflict store.
         case conflict

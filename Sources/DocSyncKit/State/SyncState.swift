@@ -38,15 +38,16 @@ public struct SyncState: Sendable {
                 for action in pending where finished.contains(action.seq) { Self.applyLocal(action, to: &base) }
             }
             pending.removeAll { finished.contains($0.seq) }
-        case .apply, .seen:
+        case .apply, .conflict:
+            // A file operation (redone on recovery) and a note: no state of their own.
+            break
+        case .seen:
             if let refId = entry.refId {
                 if let version = entry.resultingVersion { base[refId] = version } else { base.removeValue(forKey: refId) }
             }
         case .cursor:
             cursor = entry.cursor
             lastSync = entry.time
-        case .conflict:
-            break
         }
         journalSeq = max(journalSeq, entry.seq)
     }

@@ -43,6 +43,7 @@ final class ChangeRecorder {
     ///   stored, and new ids in the result are placeholders.
     func detect(write: Bool) throws -> Result {
         var result = Result()
+        let previousIndex = index
         let ignore = IgnoreRules.load(from: layout.ignoreFile)
         let walk = TreeWalker(root: layout.root, ignore: ignore).walk()
         result.skipped = walk.skipped
@@ -87,13 +88,16 @@ final class ChangeRecorder {
         index.retain(paths: Set(walk.files.map(\.path)))
 
         // Who keeps a refId that several files carry: the file at the tracked path, else
-        // the one with the tracked content, else the first by path. The rest are copies.
+        // the file that was there before (same inode: moved, not copied), else the one
+        // with the tracked content, else the first by path. The rest are copies.
         var byRef: [String: [Int]] = [:]
         for (i, f) in files.enumerated() { if let r = f.refId { byRef[r, default: []].append(i) } }
         var keeperOf: [String: Int] = [:]
         for (ref, idxs) in byRef {
             let t = tracked[ref]
-            keeperOf[ref] = idxs.first { files[$0].path == t?.path } ?? idxs.first { files[$0].hash == t?.hash } ?? idxs[0]
+            let oldInode = t.flatMap { previousIndex[$0.path]?.inode }
+            keeperOf[ref] = idxs.first { files[$0].path == t?.path } ?? idxs.first { files[$0].stat.inode == oldInode }
+                ?? idxs.first { files[$0].hash == t?.hash } ?? idxs[0]
         }
 
         var claimed = Set<String>()
@@ -137,10 +141,14 @@ final class ChangeRecorder {
                         problems: inout [DocumentProblem]) throws -> JournalEntry? {
         // A file new to this tree that already carries a well-formed changesetId (copied
         // from another replica, restored from a backup) keeps that version's id.
-        if kind == .create, !newRefId, let existing = f.changesetId, ChangesetID(existing) != nil {
+        // Likewise a tracked file replaced by a later version of itself (copied from
+        // another replica): its changesetId already names that content.
+        let tracked = self.tracked[refId]
+        let carriesItsOwnVersion = kind == .create || (tracked.map { changesetOrder($0.changesetId, f.changesetId ?? "") } ?? false)
+        if carriesItsOwnVersion, !newRefId, let existing = f.changesetId, ChangesetID(existing) != nil {
             clock.observe(existing)
             if write { try objects.put(try f.bytes ?? FileSystem.readFile(layout.absolute(f.path)), hash: f.hash) }
-            return JournalEntry(kind: .create, refId: refId, changesetId: existing, hash: f.hash, path: f.path)
+            return JournalEntry(kind: kind, refId: refId, changesetId: existing, hash: f.hash, path: f.path, fromPath: fromPath)
         }
         guard write else {
             return JournalEntry(kind: kind, refId: refId, changesetId: "(new)", hash: f.hash, path: f.path, fromPath: fromPath)
@@ -158,6 +166,7 @@ final class ChangeRecorder {
         }
         let hash = try objects.put(stamped)
         try FileSystem.writeAtomically(absolute, stamped, mode: mode_t(f.stat.mode & 0o7777))
+        try CrashPoint.hit("record.after-stamp")
         if let after = try? FileSystem.linkStatus(absolute) {
             index.record(path: f.path, stat: after, hash: hash, refId: refId, changesetId: changesetId, readAtNanos: FileSystem.currentTimeNanos)
         }

@@ -153,6 +153,7 @@ extension Workspace {
 
         objects.flush()
         try append(entries)
+        try CrashPoint.hit("pull.after-journal")
         // Removals first, so a document can move onto a path another one just left.
         let io = SafeTreeIO(root: layout.root)
         var incomplete = false
@@ -185,6 +186,7 @@ extension Workspace {
                              readAtNanos: FileSystem.currentTimeNanos)
             }
         }
+        try CrashPoint.hit("pull.after-files")
         if !incomplete {
             try append([JournalEntry(kind: .cursor, cursor: changes.cursor)])
             try? remote.noteReplica(replicaInfo, seen: changes.cursor)
@@ -236,6 +238,7 @@ extension Workspace {
             }
             do {
                 let cursor = try remote.commit(writes, expecting: state.cursor, replica: replicaInfo)
+                try CrashPoint.hit("push.after-remote-commit")
                 try append([JournalEntry(kind: .done, seqs: seqs, reason: "pushed"), JournalEntry(kind: .cursor, cursor: cursor)])
                 try checkpoint()
                 report.pushed += summaries

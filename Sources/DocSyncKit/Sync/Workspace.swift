@@ -188,6 +188,7 @@ public final class Workspace {
         if !result.actions.isEmpty {
             objects.flush()
             try append(result.actions)
+            try CrashPoint.hit("record.after-journal")
             try clock.persist()
             try checkpoint()
         } else {

@@ -32,7 +32,7 @@ public struct StatCache {
     public mutating func record(path: String, stat: FileStat, hash: String, refId: String, changesetId: String, readAtNanos: Int64) {
         let entry = Entry(inode: stat.inode, size: stat.size, mtimeNanos: stat.mtimeNanos, ctimeNanos: stat.ctimeNanos,
                           hash: hash, refId: refId, changesetId: changesetId,
-                          racy: stat.mtimeNanos + Self.racyWindowNanos > readAtNanos || stat.ctimeNanos + Self.racyWindowNanos > readAtNanos)
+                          racy: stat.mtimeNanos + Self.racyWindowNanos > readAtNanos)
         if entries[path] != entry {
             entries[path] = entry
             isDirty = true

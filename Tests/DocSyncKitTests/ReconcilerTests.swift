@@ -1,0 +1,151 @@
+import Testing
+@testable import DocSyncKit
+
+@Suite struct ReconcilerTests {
+    static let early = "000000000001-0000-aaaa"
+    static let mid = "000000000002-0000-bbbb"
+    static let late = "000000000003-0000-cccc"
+
+    static func v(_ cs: String, _ hash: String, _ path: String = "a.json") -> DocVersion {
+        DocVersion(refId: "r", changesetId: cs, hash: hash, path: path)
+    }
+
+    static let base = v(early, "h0")
+
+    struct Case: CustomTestStringConvertible, Sendable {
+        var name: String
+        var base: DocVersion?
+        var local: DocVersion?
+        var remote: DocVersion?
+        var expected: DocVersion??      // .none: no decision
+        var contentFrom: Reconciler.Side? = nil
+        var loser: Reconciler.Side? = nil
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = [
+        Case(name: "unchanged on both sides", base: base, local: base, remote: base, expected: .none),
+        Case(name: "local-only edit: remote brings nothing", base: base, local: v(mid, "h1"), remote: base, expected: .none),
+        Case(name: "remote-only edit is taken", base: base, local: base, remote: v(mid, "h2"), expected: .some(v(mid, "h2")), contentFrom: .remote),
+        Case(name: "both made the same edit", base: base, local: v(mid, "h1"), remote: v(mid, "h1"), expected: .some(v(mid, "h1")), contentFrom: .remote),
+        Case(name: "same content, different changesetIds: not a conflict", base: base, local: v(late, "h1"), remote: v(mid, "h1"),
+             expected: .some(v(mid, "h1")), contentFrom: .remote),
+        Case(name: "both edited differently: later local wins", base: base, local: v(late, "h1"), remote: v(mid, "h2"),
+             expected: .some(v(late, "h1")), contentFrom: .local, loser: .remote),
+        Case(name: "both edited differently: later remote wins", base: base, local: v(mid, "h1"), remote: v(late, "h2"),
+             expected: .some(v(late, "h2")), contentFrom: .remote, loser: .local),
+        Case(name: "remote deleted, local unchanged: delete", base: base, local: base, remote: nil, expected: .some(nil), contentFrom: .remote),
+        Case(name: "remote deleted, local edited: edit wins", base: base, local: v(mid, "h1"), remote: nil, expected: .some(v(mid, "h1")), contentFrom: .local),
+        Case(name: "local deleted, remote edited: edit wins", base: base, local: nil, remote: v(mid, "h2"), expected: .some(v(mid, "h2")), contentFrom: .remote),
+        Case(name: "deleted on both sides", base: base, local: nil, remote: nil, expected: .some(nil), contentFrom: .remote),
+        Case(name: "local delete, remote unchanged: remote brings nothing", base: base, local: nil, remote: base, expected: .none),
+        Case(name: "remote rename, local unchanged", base: base, local: base, remote: v(early, "h0", "b.json"), expected: .some(v(early, "h0", "b.json")), contentFrom: .remote),
+        Case(name: "local rename + remote edit: both apply", base: base, local: v(early, "h0", "moved.json"), remote: v(mid, "h2"),
+             expected: .some(v(mid, "h2", "moved.json")), contentFrom: .remote),
+        Case(name: "remote rename + local edit: both apply", base: base, local: v(mid, "h1"), remote: v(early, "h0", "moved.json"),
+             expected: .some(v(mid, "h1", "moved.json")), contentFrom: .local),
+        Case(name: "rename on both sides: later wins", base: base, local: v(late, "h0", "l.json"), remote: v(mid, "h0", "r.json"),
+             expected: .some(v(mid, "h0", "l.json")), contentFrom: .remote),
+        Case(name: "created on both sides (no base), same content", base: nil, local: v(mid, "h1"), remote: v(mid, "h1"), expected: .some(v(mid, "h1")), contentFrom: .remote),
+        Case(name: "created on both sides (no base), different: later wins", base: nil, local: v(mid, "h1"), remote: v(late, "h2"),
+             expected: .some(v(late, "h2")), contentFrom: .remote, loser: .local),
+        Case(name: "new on the remote only", base: nil, local: nil, remote: v(mid, "h2"), expected: .some(v(mid, "h2")), contentFrom: .remote),
+    ]
+
+    @Test(arguments: cases)
+    func decides(_ c: Case) {
+        let decision = Reconciler.decide(base: c.base, local: c.local, remote: c.remote)
+        switch c.expected {
+        case .none:
+            #expect(decision == nil)
+        case .some(let expected):
+            #expect(decision?.result == expected)
+            if let from = c.contentFrom { #expect(decision?.contentFrom == from) }
+            #expect(decision?.loser?.side == c.loser)
+            if let loser = decision?.loser {
+                // The loser is exactly the version that did not win.
+                #expect(loser.version == (loser.side == .local ? c.local : c.remote))
+            }
+        }
+    }
+}
+
+@Suite struct IdentityTests {
+    @Test func changesetIdsSortAsClocks() throws {
+        let a = ChangesetID(wallMillis: 0xabc, counter: 2, replica: "aaaa")
+        let b = ChangesetID(wallMillis: 0xabc, counter: 10, replica: "aaaa")
+        let c = ChangesetID(wallMillis: 0xabd, counter: 0, replica: "0000")
+        #expect(a < b && b < c)
+        #expect(a.description == "000000000abc-0002-aaaa")
+        // String order is clock order, which is what makes the format sortable.
+        #expect(a.description < b.description && b.description < c.description)
+        #expect(ChangesetID(a.description) == a)
+        #expect(ChangesetID("nonsense") == nil)
+        #expect(changesetOrder("hand-edited", a.description))
+    }
+
+    @Test func clockNeverGoesBackwardsAndPersists() throws {
+        let dir = TempFolder()
+        nonisolated(unsafe) var wall: UInt64 = 1000
+        let clock = HybridLogicalClock(replica: "aaaa", persistedAt: dir.sub("clock"), now: { wall })
+        let first = clock.next()
+        wall = 500   // the wall clock steps back
+        let second = clock.next()
+        #expect(first < second)
+        clock.observe(ChangesetID(wallMillis: 9000, counter: 3, replica: "bbbb").description)
+        let third = clock.next()
+        #expect(third.wallMillis == 9000 && third.counter == 4)
+        try clock.persist()
+        let reloaded = HybridLogicalClock(replica: "aaaa", persistedAt: dir.sub("clock"), now: { 100 })
+        #expect(reloaded.next() > third)
+    }
+
+    @Test func refIdsAreUniqueUUIDs() {
+        let ids = Set((0..<1000).map { _ in RefID.generate() })
+        #expect(ids.count == 1000)
+        #expect(ids.allSatisfy { $0.count == 36 })
+    }
+
+    @Test(arguments: ["../x.json", "/etc/passwd.json", "a/../../x.json", "a//b.json", ".docsync/state.json", "a\u{0}.json", "a.txt", "", "./a.json"])
+    func unsafePathsAreRefused(_ path: String) {
+        #expect(DocumentPath.problem(path) != nil)
+    }
+
+    @Test(arguments: ["a.json", "deep/er/ü ñ.json", ".hidden/x.json", "a..b.json"])
+    func ordinaryPathsAreAccepted(_ path: String) {
+        #expect(DocumentPath.problem(path) == nil)
+    }
+
+    @Test func refIdFileNamesCannotEscape() {
+        #expect(DocumentPath.fileName(forRefId: "../../etc/passwd") == "%2E.%2F..%2Fetc%2Fpasswd")
+        #expect(DocumentPath.fileName(forRefId: "..") == "%2E.")
+        #expect(DocumentPath.fileName(forRefId: "plain-id_1.2") == "plain-id_1.2")
+        #expect(!DocumentPath.fileName(forRefId: String(repeating: "/", count: 500)).contains("/"))
+        #expect(DocumentPath.fileName(forRefId: String(repeating: "x", count: 500)).utf8.count < 255)
+    }
+}
+
+@Suite struct IgnoreRulesTests {
+    @Test func gitignoreSyntax() {
+        let rules = IgnoreRules(text: """
+            # comment
+            *.tmp.json
+            build/
+            /top.json
+            docs/**/draft.json
+            secret*.json
+            !secret-ok.json
+            """)
+        #expect(rules.isIgnored("a.tmp.json", isDirectory: false))
+        #expect(rules.isIgnored("x/y/a.tmp.json", isDirectory: false))
+        #expect(rules.isIgnored("build", isDirectory: true))
+        #expect(!rules.isIgnored("build", isDirectory: false))
+        #expect(rules.isIgnored("top.json", isDirectory: false))
+        #expect(!rules.isIgnored("sub/top.json", isDirectory: false))
+        #expect(rules.isIgnored("docs/a/b/draft.json", isDirectory: false))
+        #expect(rules.isIgnored("docs/draft.json", isDirectory: false))
+        #expect(rules.isIgnored("secret1.json", isDirectory: false))
+        #expect(!rules.isIgnored("secret-ok.json", isDirectory: false))
+        #expect(!rules.isIgnored("notes.json", isDirectory: false))
+    }
+}

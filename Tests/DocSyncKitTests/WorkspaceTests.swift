@@ -1,0 +1,305 @@
+import Foundation
+import Testing
+@testable import DocSyncKit
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The engine driven through its API (no CLI), on real folders and a real directory
+/// remote.
+@Suite struct WorkspaceTests {
+    @Test func stampsIdsWithoutReformatting() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        let original = "{\n    \"name\" :  \"Ann\",\n\n    \"n\": 1.50e3\n}\n"
+        set.write(a, "ann.json", original)
+        try set.sync(a)
+        let stamped = set.read(a, "ann.json")!
+        let refId = field(stamped, "refId")!
+        let changesetId = field(stamped, "changesetId")!
+        #expect(ChangesetID(changesetId) != nil)
+        // Exactly the two members were inserted after '{'; every other byte is the user's.
+        let inserted = "\n    \"refId\" :  \"\(refId)\",\n    \"changesetId\" :  \"\(changesetId)\","
+        #expect(stamped == "{" + inserted + original.dropFirst())
+    }
+
+    @Test func editGetsNewChangesetIdAndKeepsRefId() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        set.write(a, "x.json", "{\"v\": 1}")
+        try set.sync(a)
+        let first = set.read(a, "x.json")!
+        set.write(a, "x.json", first.replacingOccurrences(of: "\"v\": 1", with: "\"v\": 2"))
+        let report = try set.sync(a)
+        let second = set.read(a, "x.json")!
+        #expect(report.recorded.map(\.kind) == ["update"])
+        #expect(field(second, "refId") == field(first, "refId"))
+        #expect(changesetOrder(field(first, "changesetId")!, field(second, "changesetId")!))
+    }
+
+    /// git's racy-index case: an edit of equal size in the same clock tick, with the
+    /// mtime forced back to what the cache saw, must still be detected.
+    @Test func sameSizeEditWithUnchangedMtimeIsDetected() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        set.write(a, "r.json", "{\"v\": \"aaaa\"}")
+        try set.sync(a)
+        let path = a + "/r.json"
+        let before = try FileSystem.linkStatus(path)
+        let edited = set.read(a, "r.json")!.replacingOccurrences(of: "aaaa", with: "bbbb")
+        // Rewrite in place (same inode, same size), then put the old mtime back.
+        let fd = open(path, O_WRONLY | O_TRUNC)
+        _ = Array(edited.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        close(fd)
+        var times = [timespec(tv_sec: Int(before.mtimeNanos / 1_000_000_000), tv_nsec: Int(before.mtimeNanos % 1_000_000_000)),
+                     timespec(tv_sec: Int(before.mtimeNanos / 1_000_000_000), tv_nsec: Int(before.mtimeNanos % 1_000_000_000))]
+        utimensat(AT_FDCWD, path, &times, 0)
+        let after = try FileSystem.linkStatus(path)
+        #expect(after.size == before.size && after.mtimeNanos == before.mtimeNanos && after.inode == before.inode)
+        let report = try set.sync(a)
+        #expect(report.recorded.map(\.kind) == ["update"])
+        #expect(field(set.read(set.remote, "r.json"), "v") == "bbbb")
+    }
+
+    @Test func unchangedFilesAreNotReadAgain() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        set.write(a, "old.json", "{\"v\": 1}")
+        // An mtime well in the past makes the cache entry trustworthy (not racy).
+        try set.sync(a)
+        var old = [timespec(tv_sec: 1_000_000_000, tv_nsec: 0), timespec(tv_sec: 1_000_000_000, tv_nsec: 0)]
+        utimensat(AT_FDCWD, a + "/old.json", &old, 0)
+        try set.sync(a)
+        let cache = StatCache.load(from: a + "/.docsync/index")
+        #expect(cache["old.json"]?.racy == false)
+        // Make the file unreadable: a sync that re-read it would report a problem.
+        chmod(a + "/old.json", 0)
+        defer { chmod(a + "/old.json", 0o644) }
+        if getuid() != 0 {
+            let report = try set.sync(a)
+            #expect(report.problems.isEmpty)
+        }
+        #expect(cache["old.json"]?.matches(try FileSystem.linkStatus(a + "/old.json")) == false || cache["old.json"]?.racy == false)
+    }
+
+    @Test func copyGetsNewRefIdAndMoveKeepsIt() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        let b = try set.make("b")
+        set.write(a, "orig.json", "{\"v\": 1}")
+        try set.sync(a)
+        let refId = field(set.read(a, "orig.json"), "refId")!
+        try FileManager.default.copyItem(atPath: a + "/orig.json", toPath: a + "/copy.json")
+        try FileManager.default.createDirectory(atPath: a + "/sub", withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: a + "/orig.json", toPath: a + "/sub/moved.json")
+        let report = try set.sync(a)
+        #expect(Set(report.recorded.map(\.kind)) == ["create", "rename"])
+        #expect(field(set.read(a, "sub/moved.json"), "refId") == refId)
+        let copyId = field(set.read(a, "copy.json"), "refId")!
+        #expect(copyId != refId)
+        try set.sync(b)
+        #expect(set.snapshot(a) == set.snapshot(b))
+        #expect(field(set.read(b, "sub/moved.json"), "refId") == refId)
+        #expect(!FileManager.default.fileExists(atPath: b + "/orig.json"))
+    }
+
+    @Test func deletionTravelsAsTombstone() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        set.write(a, "gone.json", "{\"v\": 1}")
+        try set.sync(a)
+        let b = try set.make("b")
+        let refId = field(set.read(a, "gone.json"), "refId")!
+        try FileManager.default.removeItem(atPath: a + "/gone.json")
+        try set.sync(a)
+        #expect(FileManager.default.fileExists(atPath: set.remote + "/.docsync/tombstones/\(refId).json"))
+        #expect(!FileManager.default.fileExists(atPath: set.remote + "/gone.json"))
+        try set.sync(b)
+        #expect(!FileManager.default.fileExists(atPath: b + "/gone.json"))
+    }
+
+    @Test func editBeatsDeleteInBothDirections() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        set.write(a, "d1.json", "{\"v\": 1}")
+        set.write(a, "d2.json", "{\"v\": 1}")
+        try set.sync(a)
+        let b = try set.make("b")
+        // d1: deleted on a, edited on b. d2: edited on a, deleted on b.
+        try FileManager.default.removeItem(atPath: a + "/d1.json")
+        set.write(a, "d2.json", set.read(a, "d2.json")!.replacingOccurrences(of: "1}", with: "2}"))
+        set.write(b, "d1.json", set.read(b, "d1.json")!.replacingOccurrences(of: "1}", with: "3}"))
+        try FileManager.default.removeItem(atPath: b + "/d2.json")
+        try set.sync(a)
+        let report = try set.sync(b)
+        try set.sync(a)
+        #expect(report.notices.count == 2)
+        #expect(field(set.read(a, "d1.json"), "v") == "3")
+        #expect(field(set.read(b, "d2.json"), "v") == "2")
+        #expect(set.snapshot(a) == set.snapshot(b))
+    }
+
+    @Test func conflictKeepsTheLoserAndConverges() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        set.write(a, "c.json", "{\"v\": 0}")
+        try set.sync(a)
+        let b = try set.make("b")
+        set.write(a, "c.json", set.read(a, "c.json")!.replacingOccurrences(of: "0}", with: "1}"))
+        try set.sync(a)   // a's version reaches the remote first…
+        set.write(b, "c.json", set.read(b, "c.json")!.replacingOccurrences(of: "0}", with: "2}"))
+        let report = try set.sync(b)   // …b's is later, so b's wins and a's is kept aside
+        #expect(report.conflicts.count == 1)
+        let conflict = try #require(report.conflicts.first)
+        #expect(conflict.stored == "remote")
+        let kept = try #require(conflict.file)
+        #expect(field(set.read(b, kept), "v") == "1")
+        try set.sync(a)
+        #expect(field(set.read(a, "c.json"), "v") == "2")
+        #expect(set.snapshot(a) == set.snapshot(b))
+        let ws = try Workspace.open(at: b, readOnly: true)
+        #expect(try ws.status().conflicts.count == 1)
+    }
+
+    @Test func identicalChangesAreNotAConflict() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        set.write(a, "same.json", "{\"v\": 0}")
+        try set.sync(a)
+        let b = try set.make("b")
+        let edited = set.read(a, "same.json")!
+        set.write(a, "same.json", edited.replacingOccurrences(of: "0}", with: "9}"))
+        try set.sync(a)
+        // b ends up with the very same bytes (say, copied over by hand).
+        set.write(b, "same.json", set.read(a, "same.json")!)
+        let report = try set.sync(b)
+        #expect(report.conflicts.isEmpty)
+        #expect(set.snapshot(a) == set.snapshot(b))
+    }
+
+    @Test func differentDocumentsCreatedAtTheSamePathAreBothKept() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        let b = try set.make("b")
+        set.write(a, "todo.json", "{\"who\": \"a\"}")
+        set.write(b, "todo.json", "{\"who\": \"b\"}")
+        try set.sync(a)
+        let report = try set.sync(b)
+        try set.sync(a)
+        #expect(report.notices.contains { $0.contains("both sides have a different document") })
+        let docs = set.snapshot(b)
+        #expect(docs.count == 2)
+        #expect(Set(docs.values.compactMap { field($0, "who") }) == ["a", "b"])
+        #expect(field(docs["todo.json"], "who") == "b")
+        #expect(set.snapshot(a) == docs)
+    }
+
+    @Test func invalidFileIsReportedLeftAloneAndNotDeleted() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        set.write(a, "ok.json", "{\"v\": 1}")
+        set.write(a, "doc.json", "{\"v\": 1}")
+        try set.sync(a)
+        let b = try set.make("b")
+        let broken = "{\n  \"v\": 1,\n  oops\n}"
+        set.write(a, "doc.json", broken)
+        set.write(a, "new.json", "{\"v\": 1}")
+        let report = try set.sync(a)
+        #expect(report.problems == ["doc.json:3:3: expected a string key"] || report.problems.first?.hasPrefix("doc.json:3:3:") == true)
+        #expect(set.read(a, "doc.json") == broken)
+        #expect(set.read(set.remote, "doc.json") != nil)
+        #expect(report.pushed.map(\.path) == ["new.json"])
+        // A remote edit to the broken document is kept aside, never written over it.
+        set.write(b, "doc.json", set.read(b, "doc.json")!.replacingOccurrences(of: "1}", with: "5}"))
+        try set.sync(b)
+        let second = try set.sync(a)
+        #expect(set.read(a, "doc.json") == broken)
+        #expect(second.conflicts.count == 1)
+    }
+
+    @Test func missingStateIsRefusedAndResetBaseRecoversWithoutDeleting() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        set.write(a, "one.json", "{\"v\": 1}")
+        set.write(a, "two.json", "{\"v\": 2}")
+        try set.sync(a)
+        let b = try set.make("b")
+        set.write(b, "three.json", "{\"v\": 3}")
+        try set.sync(b)
+        try FileManager.default.removeItem(atPath: a + "/.docsync/state")
+        #expect(throws: SyncState.Damaged.self) { try Workspace.open(at: a, readOnly: false) }
+        let (ws, _) = try Workspace.resetBase(at: a)
+        let report = try ws.run(.both)
+        ws.close()
+        #expect(report.conflicts.isEmpty)
+        #expect(Set(set.snapshot(a).keys) == ["one.json", "two.json", "three.json"])
+        try set.sync(b)
+        #expect(set.snapshot(a) == set.snapshot(b))
+    }
+
+    @Test func unreachableRemoteKeepsActionsPendingAndReplaysThem() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        let b = try set.make("b")
+        try FileManager.default.moveItem(atPath: set.remote, toPath: set.remote + ".away")
+        set.write(a, "offline.json", "{\"v\": 1}")
+        let report = try set.sync(a)
+        #expect(report.remoteUnreachable != nil)
+        #expect(report.pendingAfter == 1)
+        // An empty folder where the remote was (an unmounted share) is not "everything deleted".
+        try FileManager.default.createDirectory(atPath: set.remote, withIntermediateDirectories: true)
+        #expect(try set.sync(b).remoteUnreachable != nil)
+        try FileManager.default.removeItem(atPath: set.remote)
+        try FileManager.default.moveItem(atPath: set.remote + ".away", toPath: set.remote)
+        #expect(try set.sync(a).pushed.count == 1)
+        try set.sync(b)
+        #expect(set.read(b, "offline.json") == set.read(a, "offline.json"))
+    }
+
+    @Test func pushRefusesMassDeletionWithoutForce() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        for i in 0..<6 { set.write(a, "d\(i).json", "{\"i\": \(i)}") }
+        try set.sync(a)
+        for i in 0..<4 { try FileManager.default.removeItem(atPath: a + "/d\(i).json") }
+        #expect(throws: Workspace.Failure.self) { try set.sync(a) }
+        #expect(FileManager.default.fileExists(atPath: set.remote + "/d0.json"))
+        try set.sync(a, force: true)
+        #expect(!FileManager.default.fileExists(atPath: set.remote + "/d0.json"))
+    }
+
+    @Test func repeatedSyncsChangeNothing() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        set.write(a, "s.json", "{\"v\": 1}")
+        try set.sync(a)
+        let b = try set.make("b")
+        try set.sync(a)
+        try set.sync(b)
+        func fingerprint() -> [String: Int64] {
+            var result: [String: Int64] = [:]
+            for dir in [a, b, set.remote] {
+                let e = FileManager.default.enumerator(atPath: dir)!
+                while let p = e.nextObject() as? String {
+                    if p.hasSuffix("last-sync") || p.hasSuffix("/lock") || p == ".docsync/lock" { continue }
+                    if let st = try? FileSystem.linkStatus(dir + "/" + p), !st.isDirectory { result[dir + "/" + p] = st.mtimeNanos ^ Int64(st.inode) }
+                }
+            }
+            return result
+        }
+        let before = fingerprint()
+        for _ in 0..<2 { try set.sync(a); try set.sync(b) }
+        #expect(fingerprint() == before)
+    }
+
+    @Test func secondRunOnTheSameTreeIsRefused() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        let ws = try Workspace.open(at: a, readOnly: false)
+        defer { ws.close() }
+        var config = try Config.load(from: a + "/.docsync/config")
+        try config.set("lock.waitSeconds", "0")
+        try config.save(to: a + "/.docsync/config")
+        #expect(throws: Workspace.Failure.self) { try Workspace.open(at: a, readOnly: false) }
+    }
+}
