@@ -23,11 +23,12 @@ public final class Journal {
     /// Reads entries from byte `offset` on. Also establishes `nextSeq` and `length`, and
     /// repairs a torn tail when `repair` is set (the caller holds the tree lock).
     public func read(from offset: Int = 0, lastKnownSeq: Int = 0, repair: Bool) throws -> [JournalEntry] {
-        let bytes = try FileSystem.readFileIfPresent(path) ?? []
-        guard offset <= bytes.count else {
+        let size = (try? FileSystem.linkStatus(path).size).map(Int.init) ?? 0
+        guard offset <= size else {
             throw Damaged(path: path, line: 0)
         }
-        let parsed = ChecksummedLines.parse(bytes[offset...], baseOffset: offset)
+        let bytes = size > offset ? try FileSystem.readFile(path, from: offset) : []
+        let parsed = ChecksummedLines.parse(bytes[...], baseOffset: offset)
         if let bad = parsed.corruptLine { throw Damaged(path: path, line: bad) }
         var entries: [JournalEntry] = []
         entries.reserveCapacity(parsed.lines.count)

@@ -68,14 +68,12 @@ public struct SyncState: Sendable {
         guard let bytes = try FileSystem.readFileIfPresent(path) else {
             throw Damaged(path: path, reason: "missing")
         }
-        let parsed = ChecksummedLines.parse(bytes[...])
-        guard parsed.corruptLine == nil, !parsed.tornTail, parsed.lines.first?.payload == header else {
-            throw Damaged(path: path, reason: "damaged (checksum or header mismatch)")
-        }
+        guard let lines = SealedFile.open(bytes) else { throw Damaged(path: path, reason: "damaged (checksum mismatch: torn or corrupted)") }
+        guard lines.first?.joined(separator: "\t") == header else { throw Damaged(path: path, reason: "not a state file this version understands") }
         var state = SyncState()
+        state.base.reserveCapacity(lines.count)
         var sawEnd = false
-        for line in parsed.lines.dropFirst() {
-            let f = FieldEscaping.split(Substring(line.payload))
+        for f in lines.dropFirst() {
             switch f.first {
             case "journal" where f.count == 3:
                 state.journalSeq = Int(f[1]) ?? 0
@@ -102,17 +100,18 @@ public struct SyncState: Sendable {
     }
 
     public func save(to path: String) throws {
-        var out = ChecksummedLines.encode(Self.header)
-        out += ChecksummedLines.encode("journal\t\(journalSeq)\t\(journalOffset)")
-        out += ChecksummedLines.encode("cursor\t" + FieldEscaping.escape(cursor ?? ""))
-        if let lastSync { out += ChecksummedLines.encode("lastsync\t\(lastSync)") }
+        var out = Self.header + "\n"
+        out.reserveCapacity(base.count * 160)
+        out += "journal\t\(journalSeq)\t\(journalOffset)\n"
+        out += "cursor\t" + FieldEscaping.escape(cursor ?? "") + "\n"
+        if let lastSync { out += "lastsync\t\(lastSync)\n" }
         for v in base.values.sorted(by: { $0.refId < $1.refId }) {
-            out += ChecksummedLines.encode(["base", FieldEscaping.escape(v.refId), FieldEscaping.escape(v.changesetId), v.hash, FieldEscaping.escape(v.path)].joined(separator: "\t"))
+            out += ["base", FieldEscaping.escape(v.refId), FieldEscaping.escape(v.changesetId), v.hash, FieldEscaping.escape(v.path)].joined(separator: "\t") + "\n"
         }
         for p in pending {
-            out += ChecksummedLines.encode("pending\t" + FieldEscaping.escape(try p.encodedLine()))
+            out += "pending\t" + FieldEscaping.escape(try p.encodedLine()) + "\n"
         }
-        out += ChecksummedLines.encode("end\t\(base.count)\t\(pending.count)")
-        try FileSystem.writeAtomically(path, Array(out.utf8))
+        out += "end\t\(base.count)\t\(pending.count)\n"
+        try FileSystem.writeAtomically(path, SealedFile.seal(out))
     }
 }

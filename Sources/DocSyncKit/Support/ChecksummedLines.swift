@@ -38,15 +38,17 @@ public enum ChecksummedLines {
                 return ParseResult(lines: lines, validLength: baseOffset + (start - bytes.startIndex), tornTail: true, corruptLine: nil)
             }
             lineNumber += 1
-            let text = String(decoding: bytes[start..<newline], as: UTF8.self)
-            guard let marker = text.range(of: "\t#", options: .backwards),
-                  checksum(String(text[..<marker.lowerBound])) == String(text[marker.upperBound...])
+            let line = bytes[start..<newline]
+            let tab = line.lastIndex(of: 9)
+            let payload = tab.map { String(decoding: line[line.startIndex..<$0], as: UTF8.self) } ?? ""
+            guard let tab, line.index(after: tab) < line.endIndex, line[line.index(after: tab)] == UInt8(ascii: "#"),
+                  checksum(payload) == String(decoding: line[(tab + 2)...], as: UTF8.self)
             else {
                 let isLast = newline + 1 == bytes.endIndex
                 return ParseResult(lines: lines, validLength: baseOffset + (start - bytes.startIndex),
                                    tornTail: isLast, corruptLine: isLast ? nil : lineNumber)
             }
-            lines.append(Line(payload: String(text[..<marker.lowerBound]), endOffset: baseOffset + (newline + 1 - bytes.startIndex)))
+            lines.append(Line(payload: payload, endOffset: baseOffset + (newline + 1 - bytes.startIndex)))
             start = newline + 1
         }
         return ParseResult(lines: lines, validLength: baseOffset + bytes.count, tornTail: false, corruptLine: nil)

@@ -17,7 +17,7 @@ enum FieldEscaping {
     }
 
     static func unescape<S: StringProtocol>(_ s: S) -> String {
-        guard s.contains("\\") else { return String(s) }
+        guard s.utf8.contains(92) else { return String(s) }
         var out = ""
         var escaping = false
         for ch in s.unicodeScalars {

@@ -71,14 +71,16 @@ public enum FileSystem {
         (try? status(path).isDirectory) ?? false
     }
 
-    public static func readFile(_ path: String) throws(FileSystemError) -> [UInt8] {
+    /// The bytes of `path` from `offset` on (a symlink is not followed).
+    public static func readFile(_ path: String, from offset: Int = 0) throws(FileSystemError) -> [UInt8] {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
         guard fd >= 0 else { throw FileSystemError(path: path, operation: "open", code: errno) }
         defer { close(fd) }
         var st = Glibc.stat()
         guard fstat(fd, &st) == 0 else { throw FileSystemError(path: path, operation: "fstat", code: errno) }
+        if offset > 0, lseek(fd, off_t(offset), SEEK_SET) < 0 { throw FileSystemError(path: path, operation: "lseek", code: errno) }
         var result = [UInt8]()
-        result.reserveCapacity(Int(st.st_size))
+        result.reserveCapacity(max(0, Int(st.st_size) - offset))
         var chunk = [UInt8](repeating: 0, count: max(4096, min(Int(st.st_size) + 1, 1 << 20)))
         while true {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }

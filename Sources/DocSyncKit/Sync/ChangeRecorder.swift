@@ -128,7 +128,7 @@ final class ChangeRecorder {
             }
         }
 
-        for (ref, t) in tracked.sorted(by: { $0.value.path < $1.value.path }) where !claimed.contains(ref) {
+        for (ref, t) in tracked.filter({ !claimed.contains($0.key) }).sorted(by: { $0.value.path < $1.value.path }) {
             if result.unreadablePaths.contains(t.path) || ignore.isIgnored(t.path, isDirectory: false) { continue }
             result.actions.append(JournalEntry(kind: .delete, refId: ref, changesetId: t.changesetId, hash: t.hash, path: t.path))
         }
@@ -165,7 +165,8 @@ final class ChangeRecorder {
             return nil
         }
         let hash = try objects.put(stamped)
-        try FileSystem.writeAtomically(absolute, stamped, mode: mode_t(f.stat.mode & 0o7777))
+        // Not fsynced one by one: the caller flushes the filesystem before journaling.
+        try FileSystem.writeAtomically(absolute, stamped, mode: mode_t(f.stat.mode & 0o7777), durable: false)
         try CrashPoint.hit("record.after-stamp")
         if let after = try? FileSystem.linkStatus(absolute) {
             index.record(path: f.path, stat: after, hash: hash, refId: refId, changesetId: changesetId, readAtNanos: FileSystem.currentTimeNanos)

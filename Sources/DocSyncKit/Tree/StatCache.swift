@@ -55,11 +55,10 @@ public struct StatCache {
 
     public static func load(from path: String) -> StatCache {
         var cache = StatCache()
-        guard let bytes = try? FileSystem.readFile(path) else { return cache }
-        let parsed = ChecksummedLines.parse(bytes[...])
-        guard parsed.lines.first?.payload == header, parsed.corruptLine == nil, !parsed.tornTail else { return cache }
-        for line in parsed.lines.dropFirst() {
-            let f = FieldEscaping.split(Substring(line.payload))
+        guard let bytes = try? FileSystem.readFile(path), let lines = SealedFile.open(bytes),
+              lines.first?.joined(separator: "\t") == header else { return cache }
+        cache.entries.reserveCapacity(lines.count)
+        for f in lines.dropFirst() {
             guard f.count == 9, let ino = UInt64(f[1]), let size = Int64(f[2]), let m = Int64(f[3]), let c = Int64(f[4]) else { return StatCache() }
             cache.entries[FieldEscaping.unescape(f[0])] = Entry(inode: ino, size: size, mtimeNanos: m, ctimeNanos: c, hash: String(f[5]),
                                                               refId: FieldEscaping.unescape(f[6]), changesetId: FieldEscaping.unescape(f[7]), racy: f[8] == "r")
@@ -68,13 +67,13 @@ public struct StatCache {
     }
 
     public mutating func save(to path: String) throws {
-        var out = ChecksummedLines.encode(Self.header)
+        var out = Self.header + "\n"
         out.reserveCapacity(entries.count * 200)
         for (p, e) in entries.sorted(by: { $0.key < $1.key }) {
-            out += ChecksummedLines.encode([FieldEscaping.escape(p), String(e.inode), String(e.size), String(e.mtimeNanos), String(e.ctimeNanos),
-                                            e.hash, FieldEscaping.escape(e.refId), FieldEscaping.escape(e.changesetId), e.racy ? "r" : "-"].joined(separator: "\t"))
+            out += [FieldEscaping.escape(p), String(e.inode), String(e.size), String(e.mtimeNanos), String(e.ctimeNanos),
+                    e.hash, FieldEscaping.escape(e.refId), FieldEscaping.escape(e.changesetId), e.racy ? "r" : "-"].joined(separator: "\t") + "\n"
         }
-        try FileSystem.writeAtomically(path, Array(out.utf8), durable: false)
+        try FileSystem.writeAtomically(path, SealedFile.seal(out), durable: false)
         isDirty = false
     }
 }
