@@ -14,10 +14,20 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
+        // libgit2 from Debian's libgit2-dev, found through pkg-config.
+        .systemLibrary(
+            name: "CLibGit2",
+            pkgConfig: "libgit2",
+            providers: [.apt(["libgit2-dev"])]
+        ),
+        // Fixed-signature wrappers for libgit2's variadic git_libgit2_opts.
+        .target(name: "GitShim", dependencies: ["CLibGit2"]),
         // The sync engine: documents, scanning, journal, state, reconciliation, remotes.
         .target(
             name: "DocSyncKit",
             dependencies: [
+                "CLibGit2",
+                "GitShim",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Collections", package: "swift-collections"),
             ]

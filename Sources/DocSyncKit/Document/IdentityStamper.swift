@@ -184,3 +184,18 @@ public enum IdentityStamper {
 }
 
 private let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
+
+/// Content compared without the changesetId's value: two replicas that made the same
+/// edit stamp different ids, and that alone must not make a conflict.
+public enum ContentIdentity {
+    public static func sameApartFromChangesetId(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        if a == b { return true }
+        guard let x = try? JSONScanner.scanDocument(a), let y = try? JSONScanner.scanDocument(b) else { return false }
+        return blanked(a, x) == blanked(b, y)
+    }
+
+    static func blanked(_ bytes: [UInt8], _ scanned: ScannedDocument) -> ArraySlice<UInt8> {
+        guard let range = scanned.member(named: "changesetId")?.valueRange else { return bytes[...] }
+        return bytes[..<range.lowerBound] + bytes[range.upperBound...]
+    }
+}

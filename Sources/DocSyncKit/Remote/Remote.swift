@@ -10,6 +10,10 @@ public struct RemoteEntry: Codable, Sendable, Equatable {
     public var deleted: Bool
     public var replica: String
     public var time: Int64
+    /// Set when the remote holds this version without docsync's ids (written with plain
+    /// git): the hash of the bytes as they are there. The pulling replica publishes the
+    /// stamped version back.
+    public var publishedHash: String? = nil
 
     public var version: DocVersion? {
         guard !deleted, let hash, let path else { return nil }
@@ -22,6 +26,8 @@ public struct RemoteEntry: Codable, Sendable, Equatable {
 public struct RemoteChanges: Sendable {
     public var entries: [RemoteEntry]
     public var cursor: String
+    /// Remote files that could not be taken as documents (plain-git edits gone wrong).
+    public var warnings: [String] = []
 }
 
 /// One document change to send: `new` nil means delete. `previous` is the version the
@@ -58,6 +64,9 @@ public enum RemoteError: Error, LocalizedError, Sendable {
     case damaged(url: String, reason: String)
     /// A path or id from the remote that would escape the tree.
     case unsafe(url: String, reason: String)
+    /// The remote answered but refused us: authentication, trust, no such repository or
+    /// branch. Trying again will not help until the user fixes something.
+    case rejected(url: String, reason: String)
 
     public var errorDescription: String? {
         switch self {
@@ -66,6 +75,7 @@ public enum RemoteError: Error, LocalizedError, Sendable {
         case .moved: return "the remote changed during the push"
         case let .damaged(url, reason): return "remote \(url): \(reason)"
         case let .unsafe(url, reason): return "remote \(url): refused \(reason)"
+        case let .rejected(url, reason): return "remote \(url): \(reason)"
         }
     }
 }

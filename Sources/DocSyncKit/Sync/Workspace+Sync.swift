@@ -21,6 +21,14 @@ extension Workspace {
         report.dryRun = options.dryRun
         report.warnings += warnings
         let local = try recordLocalChanges(write: !options.dryRun, report: &report)
+        if options.dryRun {
+            // Nothing is journaled in a dry run; plan as if it had been (read-only: the
+            // state is never saved).
+            for (i, var action) in local.actions.enumerated() {
+                action.seq = journal.nextSeq + i
+                state.fold(action)
+            }
+        }
         let remote = try makeRemote()
         do {
             if direction != .push || options.dryRun {
@@ -74,6 +82,7 @@ extension Workspace {
             let refId = change.refId
             let local = tracked[refId]
             let remoteVersion = change.version
+            let publishedVersion = change.publishedHash.map { hash in remoteVersion.map { DocVersion(refId: $0.refId, changesetId: "", hash: hash, path: $0.path) } } ?? remoteVersion
             // The local file is not valid JSON right now: never overwrite it. Keep the
             // remote version aside; the user's fix will be pushed over it.
             if let local, unreadable.contains(local.path) {
@@ -102,12 +111,23 @@ extension Workspace {
                 }
             }
             if let result = decision.result { claimedPaths.insert(result.path) }
-            if let notice = decision.notice { report.notices.append("\(decision.result?.path ?? local?.path ?? refId): \(notice)") }
 
             // Fetch what is needed before anything is journaled.
-            if !dryRun, let remoteVersion, decision.contentFrom == .remote || decision.loser?.side == .remote {
-                try objects.put(try remote.read(change), hash: remoteVersion.hash)
+            if let remoteVersion, decision.contentFrom == .remote || decision.loser != nil {
+                let bytes = try remote.read(change)
+                if !dryRun { try objects.put(bytes, hash: remoteVersion.hash) }
+                // The same edit made on both sides differs only in the stamped
+                // changesetId: take the remote's, no conflict.
+                if decision.loser != nil, let local, let localBytes = try? objects.get(local.hash),
+                   ContentIdentity.sameApartFromChangesetId(localBytes, bytes) {
+                    decision.loser = nil
+                    decision.contentFrom = .remote
+                    decision.notice = nil
+                    decision.result = DocVersion(refId: refId, changesetId: remoteVersion.changesetId, hash: remoteVersion.hash,
+                                                 path: decision.result?.path ?? remoteVersion.path)
+                }
             }
+            if let notice = decision.notice { report.notices.append("\(decision.result?.path ?? local?.path ?? refId): \(notice)") }
             if let loser = decision.loser {
                 if !dryRun {
                     let record = try conflictStore.keep(try objects.get(loser.version.hash), version: loser.version, side: loser.side,
@@ -127,11 +147,11 @@ extension Workspace {
             let pendingSeqs = state.pending.filter { $0.refId == refId }.map(\.seq)
             // Pending actions describe the old local state: finished if the outcome is
             // what the remote has, replaced if the outcome is not what they describe.
-            if !pendingSeqs.isEmpty && (result != local || result == remoteVersion) {
+            if !pendingSeqs.isEmpty && (result != local || result == publishedVersion) {
                 entries.append(JournalEntry(kind: .done, refId: refId, seqs: pendingSeqs, reason: "superseded"))
             }
-            entries.append(JournalEntry(kind: .seen, refId: refId, changesetId: change.changesetId, hash: remoteVersion?.hash,
-                                        path: remoteVersion?.path ?? change.path, deleted: remoteVersion == nil))
+            entries.append(JournalEntry(kind: .seen, refId: refId, changesetId: publishedVersion?.changesetId ?? change.changesetId, hash: publishedVersion?.hash,
+                                        path: publishedVersion?.path ?? change.path, deleted: publishedVersion == nil))
             if result != local {
                 let op = JournalEntry(kind: .apply, refId: refId, changesetId: result?.changesetId ?? change.changesetId, hash: result?.hash,
                                       path: result?.path, fromPath: local?.path, fromHash: local?.hash, deleted: result == nil)
@@ -143,10 +163,10 @@ extension Workspace {
             }
             // The outcome differs from what the remote has: that difference is a local
             // change to push (a path kept apart, a local edit that won).
-            if let result, result != remoteVersion, result != local {
-                let kind: JournalEntry.Kind = remoteVersion == nil ? .create : (result.hash == remoteVersion?.hash ? .rename : .update)
+            if let result, result != publishedVersion, result != local || pendingSeqs.isEmpty {
+                let kind: JournalEntry.Kind = publishedVersion == nil ? .create : (result.hash == publishedVersion?.hash ? .rename : .update)
                 entries.append(JournalEntry(kind: kind, refId: refId, changesetId: result.changesetId, hash: result.hash, path: result.path,
-                                            fromPath: remoteVersion?.path != result.path ? remoteVersion?.path : nil))
+                                            fromPath: publishedVersion?.path != result.path ? publishedVersion?.path : nil))
             }
         }
         if dryRun { return }
@@ -211,11 +231,15 @@ extension Workspace {
                 let final = tracked[refId]
                 let previous = state.base[refId]
                 if final == previous { continue }
-                let content = try final.map { try objects.get($0.hash) }
+                let content = options.dryRun ? nil : try final.map { try objects.get($0.hash) }
                 writes.append(RemoteWrite(refId: refId, new: final, previous: previous, content: content,
                                           deletedChangesetId: final == nil ? (previous?.changesetId ?? action.changesetId) : nil))
             }
-            if seqs.isEmpty { return }
+            if seqs.isEmpty {
+                // Nothing to send, but say so only if the remote is there.
+                if attempts == 1 { _ = try remote.changes(since: state.cursor) }
+                return
+            }
             let deletes = writes.filter { $0.new == nil && $0.previous != nil }.count
             let total = state.base.count
             let share = config.number("push.maxDeleteShare")

@@ -110,7 +110,11 @@ struct SyncPrinter {
             if !report.conflicts.isEmpty { parts.append("\(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s")") }
             if !report.problems.isEmpty { parts.append("\(report.problems.count) file\(report.problems.count == 1 ? "" : "s") skipped") }
             if report.pendingAfter > 0 { parts.append("\(report.pendingAfter) pending") }
-            Output.line((report.dryRun ? "Dry run: " : "") + "\(verb): " + parts.joined(separator: ", ") + (extraLine.map { " " + $0 } ?? ""))
+            if report.remoteUnreachable != nil {
+                Output.line("Remote unreachable: \(report.recorded.count) change(s) recorded, \(report.pendingAfter) document(s) pending; they will be sent on the next run")
+            } else {
+                Output.line((report.dryRun ? "Dry run: " : "") + "\(verb): " + parts.joined(separator: ", ") + (extraLine.map { " " + $0 } ?? ""))
+            }
         }
         if let unreachable = report.remoteUnreachable {
             throw CommandFailure(message: unreachable, code: ExitStatus.tempFail)

@@ -1,0 +1,314 @@
+import CLibGit2
+import Foundation
+
+/// A git repository as the remote: documents at their paths in the branch's tree,
+/// tombstones under `.docsync/tombstones/`, one commit per push. The fetched history is
+/// cached in a bare repository inside the working tree's `.docsync/git`. The cursor is
+/// the commit the base reflects, so a pull diffs two trees and reads only what changed.
+///
+/// Commits made with plain git are first-class: a changed blob is a change even if its
+/// changesetId was not updated, and a file without ids is adopted. Ids derived for such
+/// files are deterministic (every replica derives the same), and the stamped version is
+/// published back by the next push.
+public final class GitRemote: Remote {
+    public let url: GitURL
+    public let branch: String
+    public var displayURL: String { url.display }
+    let repo: GitRepository
+    let context: TransportContext
+    let effectiveURL: String
+
+    /// Content of versions docsync derived (stamped) during `changes`, by refId.
+    private var derivedContent: [String: [UInt8]] = [:]
+    /// Blob of each version `changes` returned, by refId.
+    private var blobOf: [String: GitOID] = [:]
+
+    static let gitReplica = "git0"
+    static let tombstoneFolder = ".docsync/tombstones/"
+
+    public init(url text: String, branch: String, cachePath: String, settings: GitTransportSettings) throws {
+        guard let url = GitURL(text) else { throw RemoteError.rejected(url: text, reason: "not a URL docsync understands") }
+        self.url = url
+        self.branch = branch
+        let resolved = url.resolved(with: SSHConfig(path: settings.home + "/.ssh/config"))
+        effectiveURL = resolved.url
+        context = TransportContext(settings: settings, url: GitURL(resolved.url) ?? url, identityFile: resolved.identityFile)
+        GitTransport.configureTrust(settings)
+        repo = try GitRepository.openOrCreateBare(at: cachePath)
+    }
+
+    var trackingRef: String { "refs/remotes/origin/\(branch)" }
+
+    // MARK: Errors
+
+    /// Turns a libgit2 failure into what the user should hear: try later (75), or fix
+    /// something (credentials, trust, URL, branch).
+    func translate(_ error: GitError, during action: String) -> RemoteError {
+        if error.code == GitError.certificate || context.trustProblem != nil {
+            return .rejected(url: displayURL, reason: context.trustProblem ?? "certificate refused: \(error.message)")
+        }
+        if error.code == GitError.auth || error.code == GitError.user || error.message.lowercased().contains("authentication") {
+            let tried = context.lastCredentialKind.isEmpty ? "no usable credentials found" : "tried \(context.lastCredentialKind)"
+            let fix = url.scheme == .ssh
+                ? "load a key into ssh-agent or set `docsync config remote.sshKey ~/.ssh/id_ed25519`"
+                : "set DOCSYNC_GIT_TOKEN or configure a git credential helper"
+            return .rejected(url: displayURL, reason: "authentication failed (\(tried)); \(fix)")
+        }
+        let lower = error.message.lowercased()
+        if lower.contains("could not find repository") || lower.contains("not found") && url.scheme != .file || lower.contains("does not appear to be a git repository")
+            || lower.contains("repository not found") || lower.contains("404") {
+            return .rejected(url: displayURL, reason: "no git repository there (\(error.message)); check the URL, or create one with `git init --bare`")
+        }
+        if error.isNetwork || lower.contains("connect") || lower.contains("early eof") || lower.contains("unexpected") && lower.contains("socket") {
+            return .unreachable(url: displayURL, reason: error.message)
+        }
+        return .damaged(url: displayURL, reason: "\(action) failed: \(error.message)")
+    }
+
+    /// Fetches the branch; nil when the repository has no such branch yet (a new,
+    /// empty repository is a valid remote).
+    func fetchHead() throws -> GitOID? {
+        let branches: [String]
+        do {
+            context.trustProblem = nil
+            context.credentialAttempts = 0
+            branches = try GitTransport.fetch(repo, url: effectiveURL, branch: branch, context: context)
+        } catch let error as GitError {
+            throw translate(error, during: "fetch")
+        }
+        let head = try repo.referenceTarget(trackingRef)
+        if head == nil, !branches.isEmpty {
+            throw RemoteError.rejected(url: displayURL, reason: "branch '\(branch)' does not exist there (branches: \(branches.sorted().joined(separator: ", "))); set `docsync config remote.branch NAME`")
+        }
+        return head
+    }
+
+    static let cursorPrefix = "git:"
+
+    func commitOf(cursor: String?) throws -> GitOID? {
+        guard let cursor else { return nil }
+        guard cursor.hasPrefix(Self.cursorPrefix) else {
+            throw RemoteError.damaged(url: displayURL, reason: "this tree last synced with a different kind of remote (cursor \(cursor))")
+        }
+        let id = String(cursor.dropFirst(Self.cursorPrefix.count))
+        return id.isEmpty ? nil : id
+    }
+
+    // MARK: Reading
+
+    public func changes(since cursor: String?) throws -> RemoteChanges {
+        let from = try commitOf(cursor: cursor)
+        let head = try fetchHead()
+        if head == from { return RemoteChanges(entries: [], cursor: Self.cursorPrefix + (head ?? "")) }
+        guard let head else {
+            throw RemoteError.damaged(url: displayURL, reason: "branch '\(branch)' disappeared from the remote; docsync will not read that as \"everything was deleted\"")
+        }
+        let headCommit = try repo.commit(head)
+        let fromTree: GitOID?
+        do { fromTree = try from.map { try repo.commit($0).tree } } catch {
+            throw RemoteError.damaged(url: displayURL, reason: "this tree's last synced commit \(from ?? "") is no longer in the fetched history (history rewritten?)")
+        }
+        var warnings: [String] = []
+        var puts: [String: (Int, RemoteEntry)] = [:]
+        var deletes: [String: (Int, RemoteEntry)] = [:]
+        var order = 0
+        for change in try repo.diff(from: fromTree, to: headCommit.tree) {
+            order += 1
+            if let path = change.newPath, let blob = change.newBlob {
+                if path.hasPrefix(Self.tombstoneFolder) {
+                    if let entry = tombstone(blob) { deletes[entry.refId] = (order, entry) }
+                } else if Self.isDocumentPath(path) {
+                    let oldBytes = try change.oldBlob.map { try repo.blob($0) }
+                    switch try entry(path: path, blob: blob, previous: oldBytes, commitTime: headCommit.time) {
+                    case .success(let entry): puts[entry.refId] = (order, entry)
+                    case .failure(let problem): warnings.append(problem.message)
+                    }
+                }
+            }
+            if let path = change.oldPath, let blob = change.oldBlob, Self.isDocumentPath(path), change.newPath != path {
+                // Removed here (deleted, or moved: the put of the same refId wins).
+                let bytes = try repo.blob(blob)
+                if let scanned = try? JSONScanner.scanDocument(bytes), let refId = scanned.member(named: "refId")?.stringValue, deletes[refId] == nil {
+                    let cs = scanned.member(named: "changesetId")?.stringValue ?? ""
+                    deletes[refId] = (order, RemoteEntry(refId: refId, changesetId: cs, hash: ContentHash.of(bytes), path: path, deleted: true,
+                                                         replica: Self.gitReplica, time: headCommit.time * 1000))
+                }
+            }
+        }
+        var combined = puts
+        for (refId, value) in deletes where combined[refId] == nil { combined[refId] = value }
+        let entries = combined.values.sorted { $0.0 < $1.0 }.map(\.1)
+        return RemoteChanges(entries: entries, cursor: Self.cursorPrefix + head, warnings: warnings)
+    }
+
+    static func isDocumentPath(_ path: String) -> Bool {
+        path.hasSuffix(".json") && !path.hasPrefix(".docsync/") && DocumentPath.problem(path) == nil
+    }
+
+    private func tombstone(_ blob: GitOID) -> RemoteEntry? {
+        guard let bytes = try? repo.blob(blob) else { return nil }
+        return try? JSONDecoder().decode(RemoteEntry.self, from: Data(bytes))
+    }
+
+    /// The remote version in a blob, with ids derived and stamped in if plain git left
+    /// them out or left the changesetId unchanged across an edit.
+    struct Unreadable: Error { var message: String }
+
+    private func entry(path: String, blob: GitOID, previous: [UInt8]?, commitTime: Int64) throws -> Result<RemoteEntry, Unreadable> {
+        let bytes = try repo.blob(blob)
+        let scanned: ScannedDocument
+        do { scanned = try JSONScanner.scanDocument(bytes) } catch {
+            return .failure(Unreadable(message: "\(displayURL): \(path):\(error.line):\(error.column): \(error.reason); not pulled until fixed on the remote"))
+        }
+        var refId = scanned.member(named: "refId")?.stringValue
+        var changesetId = scanned.member(named: "changesetId")?.stringValue
+        let previousId = previous.flatMap { try? JSONScanner.scanDocument($0) }?.member(named: "changesetId")?.stringValue
+        var needsStamp = false
+        if refId.map(RefID.isAcceptable) != true {
+            // Deterministic: every replica adopting this file derives the same id.
+            let digest = ContentHash.of(path + "\n" + blob)
+            let h = Array(digest)
+            refId = "git-" + String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-" + String(h[16..<20]) + "-" + String(h[20..<32])
+            needsStamp = true
+        }
+        if changesetId.flatMap(ChangesetID.init) == nil || (previous != nil && changesetId == previousId) {
+            let floor = previousId.flatMap(ChangesetID.init).map { $0.wallMillis + 1 } ?? 0
+            let counter = UInt16(blob.prefix(4), radix: 16) ?? 0
+            changesetId = ChangesetID(wallMillis: max(UInt64(max(commitTime, 0)) * 1000, floor), counter: counter, replica: Self.gitReplica).description
+            needsStamp = true
+        }
+        var content = bytes
+        if needsStamp {
+            content = IdentityStamper.stamp(bytes, scanned: scanned, refId: refId, changesetId: changesetId)
+            derivedContent[refId!] = content
+        } else {
+            derivedContent.removeValue(forKey: refId!)
+        }
+        blobOf[refId!] = blob
+        return .success(RemoteEntry(refId: refId!, changesetId: changesetId!, hash: ContentHash.of(content), path: path, deleted: false,
+                                    replica: Self.gitReplica, time: commitTime * 1000, publishedHash: needsStamp ? ContentHash.of(bytes) : nil))
+    }
+
+    public func read(_ entry: RemoteEntry) throws -> [UInt8] {
+        if let derived = derivedContent[entry.refId], ContentHash.of(derived) == entry.hash { return derived }
+        guard let blob = blobOf[entry.refId] else {
+            throw RemoteError.damaged(url: displayURL, reason: "no content known for \(entry.path ?? entry.refId)")
+        }
+        let bytes = try repo.blob(blob)
+        guard ContentHash.of(bytes) == entry.hash else {
+            throw RemoteError.damaged(url: displayURL, reason: "\(entry.path ?? entry.refId) changed while reading")
+        }
+        return bytes
+    }
+
+    // MARK: Writing
+
+    public func commit(_ writes: [RemoteWrite], expecting cursor: String?, replica: ReplicaInfo) throws -> String {
+        let parent = try commitOf(cursor: cursor)
+        let baseTree = try parent.map { try repo.commit($0).tree }
+        var changes: [(path: String, content: [UInt8]?)] = []
+        var lines: [String] = []
+        var counts: [String: Int] = [:]
+        let time = FileSystem.currentTimeNanos / 1_000_000
+        for write in writes {
+            let tombstonePath = Self.tombstoneFolder + DocumentPath.fileName(forRefId: write.refId) + ".json"
+            if let previous = write.previous, previous.path != write.new?.path { changes.append((previous.path, nil)) }
+            if let new = write.new, let content = write.content {
+                guard DocumentPath.isSafe(new.path) else { throw RemoteError.unsafe(url: displayURL, reason: "path \(new.path)") }
+                changes.append((new.path, content))
+                changes.append((tombstonePath, nil))
+                let kind = write.previous == nil ? "create" : (write.previous?.path != new.path ? (write.previous?.hash == new.hash ? "rename" : "move+update") : "update")
+                counts[kind, default: 0] += 1
+                lines.append("\(kind) \(new.path)" + (write.previous.map { $0.path != new.path ? " (from \($0.path))" : "" } ?? ""))
+            } else {
+                let tombstone = RemoteEntry(refId: write.refId, changesetId: write.deletedChangesetId ?? write.previous?.changesetId ?? "",
+                                            hash: write.previous?.hash, path: write.previous?.path, deleted: true, replica: replica.replicaId, time: time)
+                changes.append((tombstonePath, Array(try DirectoryRemote.json(tombstone).utf8) + [10]))
+                counts["delete", default: 0] += 1
+                lines.append("delete \(write.previous?.path ?? write.refId)")
+            }
+        }
+        let summary = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
+        let message = "docsync: \(summary) from \(replica.name)\n\n" + lines.joined(separator: "\n") + "\n\nReplica: \(replica.replicaId)\n"
+        let commit: GitOID
+        do {
+            commit = try repo.makeCommit(baseTree: baseTree, changes: changes, parent: parent, message: message,
+                                         author: "docsync (\(replica.name))", email: "\(replica.replicaId)@docsync.invalid")
+            let outgoing = "refs/docsync/outgoing"
+            try repo.setReference(outgoing, to: commit, message: "docsync push")
+            context.trustProblem = nil
+            context.credentialAttempts = 0
+            try GitTransport.push(repo, url: effectiveURL, localRef: outgoing, branch: branch, context: context)
+        } catch let error as GitError {
+            if error.code == GitError.nonFastForward || error.message.contains("rejected") || error.message.contains("non-fast-forward")
+                || error.message.contains("fetch first") {
+                throw RemoteError.moved
+            }
+            throw translate(error, during: "push")
+        }
+        try CrashPoint.hit("remote.after-feed")
+        try repo.setReference(trackingRef, to: commit, message: "docsync push")
+        return Self.cursorPrefix + commit
+    }
+
+    public func noteReplica(_ replica: ReplicaInfo, seen cursor: String) throws {
+        // Recorded in commit messages; a no-op sync must not create commits.
+    }
+
+    public func verify() -> [String] {
+        var problems: [String] = []
+        do {
+            guard let head = try fetchHead() else { return [] }
+            var seen: [String: String] = [:]
+            for file in try repo.files(inTree: try repo.commit(head).tree) where Self.isDocumentPath(file.path) {
+                let bytes = try repo.blob(file.blob)
+                guard let scanned = try? JSONScanner.scanDocument(bytes) else {
+                    problems.append("remote: \(file.path) is not valid JSON")
+                    continue
+                }
+                guard let refId = scanned.member(named: "refId")?.stringValue else { continue }
+                if let other = seen[refId] { problems.append("remote: \(file.path) and \(other) share refId \(refId)") }
+                seen[refId] = file.path
+            }
+        } catch {
+            problems.append((error as? LocalizedError)?.errorDescription ?? "\(error)")
+        }
+        return problems
+    }
+
+    /// Every version of the document `refId` in the branch's history, newest first.
+    public func history(of refId: String, at path: String, limit: Int = 200) throws -> [(commit: GitOID, time: Int64, author: String, version: DocVersion)] {
+        guard var current = try repo.referenceTarget(trackingRef) ?? (try fetchHead()) else { return [] }
+        var result: [(GitOID, Int64, String, DocVersion)] = []
+        var lastBlob: GitOID? = nil
+        var trackedPath = path
+        for _ in 0..<limit {
+            let info = try repo.commit(current)
+            let files = try repo.files(inTree: info.tree)
+            var match = files.first { $0.path == trackedPath }
+            if match == nil || (try? JSONScanner.scanDocument(try repo.blob(match!.blob)))?.member(named: "refId")?.stringValue != refId {
+                // The document may have lived at another path in this commit.
+                match = files.first { f in
+                    Self.isDocumentPath(f.path) && ((try? JSONScanner.scanDocument(try repo.blob(f.blob)))?.member(named: "refId")?.stringValue == refId)
+                }
+            }
+            if let match, match.blob != lastBlob {
+                let bytes = try repo.blob(match.blob)
+                let cs = (try? JSONScanner.scanDocument(bytes))?.member(named: "changesetId")?.stringValue ?? ""
+                result.append((current, info.time, info.author, DocVersion(refId: refId, changesetId: cs, hash: ContentHash.of(bytes), path: match.path)))
+                lastBlob = match.blob
+                trackedPath = match.path
+            }
+            guard let parent = info.parents.first else { break }
+            current = parent
+        }
+        return result
+    }
+
+    /// The bytes of a version found by `history`.
+    public func content(of refId: String, at commit: GitOID, path: String) throws -> [UInt8]? {
+        let files = try repo.files(inTree: try repo.commit(commit).tree)
+        guard let file = files.first(where: { $0.path == path }) else { return nil }
+        return try repo.blob(file.blob)
+    }
+}

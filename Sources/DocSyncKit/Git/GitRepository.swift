@@ -1,0 +1,222 @@
+import CLibGit2
+import Foundation
+
+/// A git object id as 40 hex digits.
+public typealias GitOID = String
+
+extension git_oid {
+    var hex: GitOID {
+        var copy = self
+        return String(cString: git_oid_tostr_s(&copy))
+    }
+
+    init(hex: GitOID) throws {
+        self.init()
+        try GitError.check(git_oid_fromstr(&self, hex), "git_oid_fromstr")
+    }
+}
+
+/// A repository opened through libgit2, owning its pointer. Not thread-safe: docsync
+/// uses each repository from one thread.
+final class GitRepository {
+    let pointer: OpaquePointer
+    let path: String
+
+    private init(pointer: OpaquePointer, path: String) {
+        self.pointer = pointer
+        self.path = path
+    }
+
+    deinit { git_repository_free(pointer) }
+
+    /// Opens the bare repository at `path`, creating it if missing.
+    /// The corresponding libgit2 functions are `git_repository_open_bare` and `git_repository_init`.
+    static func openOrCreateBare(at path: String) throws -> GitRepository {
+        _ = GitLibrary.initialised
+        var repo: OpaquePointer?
+        if git_repository_open_bare(&repo, path) == 0, let repo { return GitRepository(pointer: repo, path: path) }
+        try GitError.check(git_repository_init(&repo, path, 1), "git_repository_init")
+        return GitRepository(pointer: repo!, path: path)
+    }
+
+    // MARK: References
+
+    func referenceTarget(_ name: String) throws -> GitOID? {
+        var oid = git_oid()
+        let result = git_reference_name_to_id(&oid, pointer, name)
+        if result == GIT_ENOTFOUND.rawValue { return nil }
+        try GitError.check(result, "git_reference_name_to_id")
+        return oid.hex
+    }
+
+    func setReference(_ name: String, to target: GitOID, message: String) throws {
+        var oid = try git_oid(hex: target)
+        var ref: OpaquePointer?
+        try GitError.check(git_reference_create(&ref, pointer, name, &oid, 1, message), "git_reference_create")
+        git_reference_free(ref)
+    }
+
+    func deleteReference(_ name: String) {
+        var ref: OpaquePointer?
+        if git_reference_lookup(&ref, pointer, name) == 0 {
+            git_reference_delete(ref)
+            git_reference_free(ref)
+        }
+    }
+
+    // MARK: Commits
+
+    struct CommitInfo {
+        var id: GitOID
+        var tree: GitOID
+        var parents: [GitOID]
+        var time: Int64
+        var author: String
+        var message: String
+    }
+
+    func commit(_ id: GitOID) throws -> CommitInfo {
+        var oid = try git_oid(hex: id)
+        var commit: OpaquePointer?
+        try GitError.check(git_commit_lookup(&commit, pointer, &oid), "git_commit_lookup")
+        defer { git_commit_free(commit) }
+        let tree = git_commit_tree_id(commit)!.pointee.hex
+        var parents: [GitOID] = []
+        for i in 0..<git_commit_parentcount(commit) { parents.append(git_commit_parent_id(commit, i)!.pointee.hex) }
+        let author = git_commit_author(commit)!.pointee
+        let name = String(cString: author.name)
+        let message = String(cString: git_commit_message(commit))
+        return CommitInfo(id: id, tree: tree, parents: parents, time: Int64(git_commit_time(commit)), author: name, message: message)
+    }
+
+    // MARK: Trees and blobs
+
+    struct TreeFile {
+        var path: String
+        var blob: GitOID
+        var mode: UInt32
+    }
+
+    /// Every file in a tree, recursively, with its full path.
+    /// The corresponding libgit2 function is `git_tree_walk`.
+    func files(inTree treeId: GitOID) throws -> [TreeFile] {
+        var oid = try git_oid(hex: treeId)
+        var tree: OpaquePointer?
+        try GitError.check(git_tree_lookup(&tree, pointer, &oid), "git_tree_lookup")
+        defer { git_tree_free(tree) }
+        final class Collector { var files: [TreeFile] = [] }
+        let collector = Collector()
+        let payload = Unmanaged.passUnretained(collector).toOpaque()
+        try GitError.check(git_tree_walk(tree, GIT_TREEWALK_PRE, { root, entry, payload in
+            guard let entry, let root, let payload else { return 0 }
+            if git_tree_entry_type(entry) == GIT_OBJECT_BLOB {
+                let collector = Unmanaged<Collector>.fromOpaque(payload).takeUnretainedValue()
+                let path = String(cString: root) + String(cString: git_tree_entry_name(entry))
+                collector.files.append(TreeFile(path: path, blob: git_tree_entry_id(entry)!.pointee.hex,
+                                                mode: UInt32(git_tree_entry_filemode(entry).rawValue)))
+            }
+            return 0
+        }, payload), "git_tree_walk")
+        return collector.files
+    }
+
+    func blob(_ id: GitOID) throws -> [UInt8] {
+        var oid = try git_oid(hex: id)
+        var blob: OpaquePointer?
+        try GitError.check(git_blob_lookup(&blob, pointer, &oid), "git_blob_lookup")
+        defer { git_blob_free(blob) }
+        let size = Int(git_blob_rawsize(blob))
+        guard size > 0, let raw = git_blob_rawcontent(blob) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: raw, count: size))
+    }
+
+    struct FileChange {
+        var oldPath: String?
+        var newPath: String?
+        var oldBlob: GitOID?
+        var newBlob: GitOID?
+    }
+
+    /// What changed between two trees (nil: the empty tree), file by file.
+    /// The corresponding libgit2 function is `git_diff_tree_to_tree`.
+    func diff(from oldTreeId: GitOID?, to newTreeId: GitOID) throws -> [FileChange] {
+        func lookup(_ id: GitOID?) throws -> OpaquePointer? {
+            guard let id else { return nil }
+            var oid = try git_oid(hex: id)
+            var tree: OpaquePointer?
+            try GitError.check(git_tree_lookup(&tree, pointer, &oid), "git_tree_lookup")
+            return tree
+        }
+        let oldTree = try lookup(oldTreeId)
+        let newTree = try lookup(newTreeId)
+        defer { git_tree_free(oldTree); git_tree_free(newTree) }
+        var options = git_diff_options()
+        git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION))
+        var diff: OpaquePointer?
+        try GitError.check(git_diff_tree_to_tree(&diff, pointer, oldTree, newTree, &options), "git_diff_tree_to_tree")
+        defer { git_diff_free(diff) }
+        var changes: [FileChange] = []
+        for i in 0..<git_diff_num_deltas(diff) {
+            guard let delta = git_diff_get_delta(diff, i)?.pointee else { continue }
+            let old = delta.status == GIT_DELTA_ADDED ? nil : delta.old_file
+            let new = delta.status == GIT_DELTA_DELETED ? nil : delta.new_file
+            changes.append(FileChange(oldPath: old.map { String(cString: $0.path) }, newPath: new.map { String(cString: $0.path) },
+                                      oldBlob: old.map { $0.id.hex }, newBlob: new.map { $0.id.hex }))
+        }
+        return changes
+    }
+
+    /// A new commit: `base` tree with `changes` applied (content nil: remove the path).
+    /// Does not move any reference. The corresponding libgit2 functions are
+    /// `git_index_add_from_buffer`, `git_index_write_tree_to` and `git_commit_create`.
+    func makeCommit(baseTree: GitOID?, changes: [(path: String, content: [UInt8]?)], parent: GitOID?, message: String,
+                    author: String, email: String) throws -> GitOID {
+        var index: OpaquePointer?
+        try GitError.check(git_index_new(&index), "git_index_new")
+        defer { git_index_free(index) }
+        if let baseTree {
+            var oid = try git_oid(hex: baseTree)
+            var tree: OpaquePointer?
+            try GitError.check(git_tree_lookup(&tree, pointer, &oid), "git_tree_lookup")
+            defer { git_tree_free(tree) }
+            try GitError.check(git_index_read_tree(index, tree), "git_index_read_tree")
+        }
+        for change in changes {
+            if let content = change.content {
+                var entry = git_index_entry()
+                entry.mode = UInt32(GIT_FILEMODE_BLOB.rawValue)
+                let now = UInt32(Date().timeIntervalSince1970)
+                entry.ctime.seconds = Int32(bitPattern: now)
+                entry.mtime.seconds = Int32(bitPattern: now)
+                try change.path.withCString { path in
+                    entry.path = path
+                    try content.withUnsafeBytes { bytes in
+                        try GitError.check(git_index_add_from_buffer(index, &entry, bytes.baseAddress, bytes.count), "git_index_add_from_buffer")
+                    }
+                }
+            } else {
+                let result = git_index_remove_bypath(index, change.path)
+                if result != GIT_ENOTFOUND.rawValue { try GitError.check(result, "git_index_remove_bypath") }
+            }
+        }
+        var treeOid = git_oid()
+        try GitError.check(git_index_write_tree_to(&treeOid, index, pointer), "git_index_write_tree_to")
+        var tree: OpaquePointer?
+        try GitError.check(git_tree_lookup(&tree, pointer, &treeOid), "git_tree_lookup")
+        defer { git_tree_free(tree) }
+        var signature: UnsafeMutablePointer<git_signature>?
+        try GitError.check(git_signature_now(&signature, author, email), "git_signature_now")
+        defer { git_signature_free(signature) }
+        var parentCommit: OpaquePointer?
+        if let parent {
+            var oid = try git_oid(hex: parent)
+            try GitError.check(git_commit_lookup(&parentCommit, pointer, &oid), "git_commit_lookup")
+        }
+        defer { git_commit_free(parentCommit) }
+        var commitOid = git_oid()
+        var parents: [OpaquePointer?] = parentCommit.map { [$0] } ?? []
+        try GitError.check(git_commit_create(&commitOid, pointer, nil, signature, signature, "UTF-8", message, tree, parents.count, &parents),
+                           "git_commit_create")
+        return commitOid.hex
+    }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+
+@Suite("Conflicts and concurrent changes")
+struct ConflictTests {
+    static let doc = "{\n  \"title\": \"original\",\n  \"n\": 1\n}\n"
+
+    static func pair(_ box: Sandbox) -> (Replica, Replica) {
+        let a = box.initReplica("A", files: ["doc.json": doc, "other.json": "{\"o\": 1}\n"])
+        a.sync()
+        let b = box.clone("B")
+        return (a, b)
+    }
+
+    @Test("both sides edit differently: the second syncer exits 3, keeps the loser under .docsync/conflicts/, and both converge")
+    func differentEdits() {
+        let box = Sandbox()
+        let (a, b) = Self.pair(box)
+        let ref = a.refId("doc.json")
+        a.write("doc.json", a.read("doc.json")!.replacing("original", with: "from A"))
+        b.write("doc.json", b.read("doc.json")!.replacing("original", with: "from B"))
+
+        a.sync()
+        let aVersion = a.bytes("doc.json")!
+        let second = b.run("sync")
+        #expect(second.exit == 3, second.comment)
+        #expect(second.stdout.contains("conflict") && second.stdout.contains("doc.json"), second.comment)
+
+        // Nothing is lost: one version in the tree, the other in the conflict store.
+        let copies = b.conflictCopies()
+        #expect(copies.count == 1, "expected one conflict copy, found \(copies.keys.sorted())")
+        let finalB = b.json("doc.json")
+        let winner = finalB?["changesetId"] as? String ?? ""
+        #expect(finalB?["refId"] as? String == ref)
+        if let loserBytes = copies.values.first, let loser = JSONHelp.object(loserBytes) {
+            let titles: Set<String> = [finalB?["title"] as? String ?? "?", loser["title"] as? String ?? "?"]
+            #expect(titles == ["from A", "from B"], "both versions must survive, found \(titles)")
+            #expect((loser["changesetId"] as? String ?? "") < winner, "the later changesetId wins (winner \(winner), loser \(loser["changesetId"] ?? "?"))")
+            if loser["title"] as? String == "from A" {
+                #expect(loserBytes == aVersion, "the conflict copy must be A's version byte for byte")
+            }
+        } else {
+            Issue.record("no readable conflict copy under B/.docsync/conflicts/")
+        }
+
+        let status = b.run("status")
+        #expect(status.exit == 0, status.comment)
+        #expect(status.stdout.contains("Conflicts") && status.stdout.contains("doc.json"), status.comment)
+        let statusJSON = JSONHelp.parse(b.run("status", "--json").stdout) as? [String: Any]
+        let conflicts = statusJSON?["conflicts"] as? [[String: Any]] ?? []
+        #expect(conflicts.count == 1)
+        #expect(conflicts.first?["path"] as? String == "doc.json")
+        #expect(conflicts.first?["refId"] as? String == ref)
+
+        let converge = a.run("sync")
+        #expect(converge.exit == 0, converge.comment)
+        #expect(a.bytes("doc.json") == b.bytes("doc.json"))
+        #expect(a.documents() == b.documents())
+        #expect(Files.bytes(box.remote + "/doc.json") == b.bytes("doc.json"))
+        // Syncing again is calm: no new conflict.
+        #expect(b.run("sync").exit == 0)
+        #expect(b.conflictCopies().count == 1)
+    }
+
+    @Test("identical edits on both sides are not a conflict")
+    func identicalEdits() {
+        let box = Sandbox()
+        let (a, b) = Self.pair(box)
+        a.write("doc.json", a.read("doc.json")!.replacing("original", with: "same change"))
+        b.write("doc.json", b.read("doc.json")!.replacing("original", with: "same change"))
+        a.sync()
+        let second = b.run("sync")
+        #expect(second.exit == 0, second.comment)
+        #expect(!second.stdout.contains("conflict"), second.comment)
+        #expect(b.conflictCopies().isEmpty)
+        a.sync()
+        #expect(a.conflictCopies().isEmpty)
+        #expect(a.json("doc.json")?["title"] as? String == "same change")
+        #expect(a.documents() == b.documents())
+        let status = JSONHelp.parse(b.run("status", "--json").stdout) as? [String: Any]
+        #expect((status?["conflicts"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test("deleted here, edited there (delete synced first): the edit wins on both replicas")
+    func deleteThenEdit() {
+        let box = Sandbox()
+        let (a, b) = Self.pair(box)
+        let ref = a.refId("doc.json")
+        a.ok("rm", "doc.json")
+        a.sync()
+        #expect(!FileManager.default.fileExists(atPath: box.remote + "/doc.json"))
+
+        b.write("doc.json", b.read("doc.json")!.replacing("original", with: "edited by B"))
+        let edit = b.run("sync")
+        #expect(edit.exit == 0 || edit.exit == 3, edit.comment)
+        #expect(b.json("doc.json")?["title"] as? String == "edited by B", "B's edit must not be lost: \(edit)")
+        #expect((edit.stdout + edit.stderr).contains("doc.json"), "the resurrection should be reported: \(edit)")
+        let remote = Files.bytes(box.remote + "/doc.json").flatMap(JSONHelp.object)
+        #expect(remote?["title"] as? String == "edited by B", "the edit must reach the remote")
+
+        let back = a.run("sync")
+        #expect(back.exit == 0, back.comment)
+        #expect(a.json("doc.json")?["title"] as? String == "edited by B")
+        #expect(a.refId("doc.json") == ref)
+        #expect(a.documents() == b.documents())
+        #expect(Files.tree(box.remote + "/.docsync/tombstones", skipMetadata: false).isEmpty, "the resurrected doc must not keep a tombstone")
+    }
+
+    @Test("edited here, deleted there (edit synced first): the edit wins on both replicas")
+    func editThenDelete() {
+        let box = Sandbox()
+        let (a, b) = Self.pair(box)
+        a.write("doc.json", a.read("doc.json")!.replacing("original", with: "edited by A"))
+        a.sync()
+        b.remove("doc.json")
+        let del = b.run("sync")
+        #expect(del.exit == 0 || del.exit == 3, del.comment)
+        #expect(b.json("doc.json")?["title"] as? String == "edited by A", "A's edit must come back to B: \(del)")
+        #expect((del.stdout + del.stderr).contains("doc.json"), "the resurrection should be reported: \(del)")
+        let remote = Files.bytes(box.remote + "/doc.json").flatMap(JSONHelp.object)
+        #expect(remote?["title"] as? String == "edited by A", "the remote must keep the edit")
+        #expect(Files.tree(box.remote + "/.docsync/tombstones", skipMetadata: false).isEmpty)
+
+        let again = a.run("sync")
+        #expect(again.exit == 0, again.comment)
+        #expect(a.json("doc.json")?["title"] as? String == "edited by A")
+        #expect(a.documents() == b.documents())
+    }
+
+    @Test("renamed on one side, edited on the other: both apply")
+    func renameAndEdit() {
+        let box = Sandbox()
+        let (a, b) = Self.pair(box)
+        let ref = a.refId("doc.json")
+        try! FileManager.default.createDirectory(atPath: a.path("sub"), withIntermediateDirectories: true)
+        #expect(rename(a.path("doc.json"), a.path("sub/renamed.json")) == 0)
+        b.write("doc.json", b.read("doc.json")!.replacing("original", with: "edited by B"))
+        a.sync()
+        let second = b.run("sync")
+        #expect(second.exit == 0, second.comment)
+        #expect(!b.exists("doc.json"), "the rename must reach B")
+        #expect(b.json("sub/renamed.json")?["title"] as? String == "edited by B", "B's edit must survive the rename")
+        #expect(b.refId("sub/renamed.json") == ref)
+        a.sync()
+        #expect(a.json("sub/renamed.json")?["title"] as? String == "edited by B")
+        #expect(a.documents() == b.documents())
+        #expect(a.conflictCopies().isEmpty && b.conflictCopies().isEmpty)
+    }
+
+    @Test("both sides create different documents at the same path: both are kept")
+    func samePathCreates() {
+        let box = Sandbox()
+        let (a, b) = Self.pair(box)
+        a.write("new.json", "{\"from\": \"A\"}\n")
+        b.write("new.json", "{\"from\": \"B\"}\n")
+        a.sync()
+        let second = b.run("sync")
+        #expect(second.exit == 0 || second.exit == 3, second.comment)
+        a.sync()
+        #expect(a.documents() == b.documents())
+        let docs = b.documents().keys.compactMap { path -> String? in
+            (b.json(path)?["from"] as? String).map { _ in path }
+        }
+        let origins = Set(docs.compactMap { b.json($0)?["from"] as? String })
+        #expect(docs.count == 2 && origins == ["A", "B"], "both new documents must exist, found \(docs)")
+        #expect(Set(docs.compactMap { b.refId($0) }).count == 2, "and keep distinct identities")
+        #expect(Files.tree(box.remote, skipMetadata: true) == a.documents())
+    }
+}
