@@ -55,6 +55,9 @@ public final class GitRemote: Remote {
             return .rejected(url: displayURL, reason: "authentication failed (\(tried)); \(fix)")
         }
         let lower = error.message.lowercased()
+        if url.scheme == .file, !FileSystem.exists(FileSystem.absolute(url.path)) {
+            return .rejected(url: displayURL, reason: "no git repository there (the path does not exist); check the URL, or create one with `git init --bare \(url.path)`")
+        }
         if lower.contains("could not find repository") || lower.contains("not found") && url.scheme != .file || lower.contains("does not appear to be a git repository")
             || lower.contains("repository not found") || lower.contains("404") {
             return .rejected(url: displayURL, reason: "no git repository there (\(error.message)); check the URL, or create one with `git init --bare`")

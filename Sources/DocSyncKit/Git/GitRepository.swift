@@ -168,7 +168,7 @@ final class GitRepository {
 
     /// A new commit: `base` tree with `changes` applied (content nil: remove the path).
     /// Does not move any reference. The corresponding libgit2 functions are
-    /// `git_index_add_from_buffer`, `git_index_write_tree_to` and `git_commit_create`.
+    /// `git_blob_create_from_buffer`, `git_index_add`, `git_index_write_tree_to` and `git_commit_create`.
     func makeCommit(baseTree: GitOID?, changes: [(path: String, content: [UInt8]?)], parent: GitOID?, message: String,
                     author: String, email: String) throws -> GitOID {
         var index: OpaquePointer?
@@ -188,11 +188,15 @@ final class GitRepository {
                 let now = UInt32(Date().timeIntervalSince1970)
                 entry.ctime.seconds = Int32(bitPattern: now)
                 entry.mtime.seconds = Int32(bitPattern: now)
+                // An in-memory index has no repository of its own: write the blob first,
+                // then add an entry that points at it.
+                try content.withUnsafeBytes { bytes in
+                    try GitError.check(git_blob_create_from_buffer(&entry.id, pointer, bytes.baseAddress, bytes.count), "git_blob_create_from_buffer")
+                }
+                entry.file_size = UInt32(truncatingIfNeeded: content.count)
                 try change.path.withCString { path in
                     entry.path = path
-                    try content.withUnsafeBytes { bytes in
-                        try GitError.check(git_index_add_from_buffer(index, &entry, bytes.baseAddress, bytes.count), "git_index_add_from_buffer")
-                    }
+                    try GitError.check(git_index_add(index, &entry), "git_index_add")
                 }
             } else {
                 let result = git_index_remove_bypath(index, change.path)

@@ -5,16 +5,27 @@ extension Workspace {
 
     /// Makes `directory` (new or empty) a working tree of the remote at `url` and pulls
     /// every document.
-    public static func clone(url: String, into directory: String, replicaName: String? = nil) throws -> (Workspace, SyncReport) {
+    public static func clone(url: String, into directory: String, kind: RemoteKind? = nil, branch: String? = nil,
+                             replicaName: String? = nil) throws -> (Workspace, SyncReport) {
         let root = FileSystem.absolute(directory)
-        if FileSystem.exists(root), !(try FileSystem.listDirectory(root)).isEmpty { throw Failure.notEmpty(root) }
-        let absoluteURL = FileSystem.absolute(url.hasPrefix("file://") ? String(url.dropFirst(7)) : url)
-        // Reachability first, so a typo does not leave a half-made tree behind.
-        _ = try DirectoryRemote(url: absoluteURL).identity()
+        let existed = FileSystem.exists(root)
+        if existed, !(try FileSystem.listDirectory(root)).isEmpty { throw Failure.notEmpty(root) }
+        let kind = kind ?? RemoteKind.detect(url)
+        if kind == .dir {
+            // Reachability first: a missing folder must not become a new remote here.
+            _ = try DirectoryRemote(url: FileSystem.absolute(url.hasPrefix("file://") ? String(url.dropFirst(7)) : url)).identity()
+        }
         try FileSystem.createDirectories(root)
-        let (workspace, _) = try initialize(at: root, remoteURL: absoluteURL, replicaName: replicaName)
-        let report = try workspace.run(.pull)
-        return (workspace, report)
+        do {
+            let (workspace, _) = try initialize(at: root, remoteURL: url, kind: kind, branch: branch, replicaName: replicaName)
+            let report = try workspace.run(.pull)
+            if let unreachable = report.remoteUnreachable { throw Failure.unreachable(unreachable) }
+            return (workspace, report)
+        } catch {
+            // Leave nothing half-made behind.
+            if existed { try? FileManager.default.removeItem(atPath: root + "/.docsync") } else { try? FileManager.default.removeItem(atPath: root) }
+            throw error
+        }
     }
 
     // MARK: status

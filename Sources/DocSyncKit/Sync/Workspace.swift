@@ -1,5 +1,15 @@
 import Foundation
 
+/// The two kinds of remote.
+public enum RemoteKind: String, Sendable, CaseIterable {
+    case dir, git
+
+    /// git for anything that looks like a git URL or repository, else a folder.
+    public static func detect(_ url: String) -> RemoteKind {
+        GitURL.looksLikeGit(url) ? .git : .dir
+    }
+}
+
 /// A working tree and everything docsync keeps about it. The engine's entry point:
 /// the command line only parses arguments and prints what these methods return.
 public final class Workspace {
@@ -24,6 +34,8 @@ public final class Workspace {
         case tooManyDeletes(count: Int, total: Int, share: Double)
         case notTracked(String)
         case gaveUp(String)
+        /// The remote could not be reached (the message says why): try again later.
+        case unreachable(String)
 
         public var errorDescription: String? {
             switch self {
@@ -36,6 +48,7 @@ public final class Workspace {
                 return "this push would delete \(count) of the remote's \(total) documents (more than \(Int(share * 100))%, push.maxDeleteShare); nothing was sent. Check the tree, then run again with --force if this is intended"
             case let .notTracked(path): return "\(path): not a tracked document"
             case let .gaveUp(reason): return reason
+            case let .unreachable(message): return message
             }
         }
     }
@@ -58,7 +71,8 @@ public final class Workspace {
     /// Makes `directory` a working tree. A remote URL that names a missing or empty
     /// folder becomes a new remote.
     @discardableResult
-    public static func initialize(at directory: String, remoteURL: String?, replicaName: String? = nil) throws -> (Workspace, createdRemote: Bool) {
+    public static func initialize(at directory: String, remoteURL: String?, kind: RemoteKind? = nil, branch: String? = nil,
+                                  replicaName: String? = nil) throws -> (Workspace, createdRemote: Bool) {
         let root = FileSystem.absolute(directory)
         let layout = TreeLayout(root: root)
         if FileSystem.exists(layout.config) { throw Failure.alreadyATree(root) }
@@ -67,12 +81,23 @@ public final class Workspace {
         try config.set("core.replicaId", ReplicaID.generate(), allowReadOnly: true)
         try config.set("core.replicaName", replicaName ?? ProcessInfo.processInfo.hostName)
         if let remoteURL {
-            let absoluteURL = FileSystem.absolute(remoteURL.hasPrefix("file://") ? String(remoteURL.dropFirst(7)) : remoteURL)
-            if !DirectoryRemote.isRemote(absoluteURL) {
-                try DirectoryRemote.create(at: absoluteURL)
-                createdRemote = true
+            let kind = kind ?? RemoteKind.detect(remoteURL)
+            if kind == .git {
+                // Any git URL; an empty repository is a valid new remote. Local paths are
+                // stored absolute so the tree works from any folder.
+                let url = GitURL(remoteURL)
+                try config.set("remote.url", url?.scheme == .file && !remoteURL.hasPrefix("file://") ? FileSystem.absolute(remoteURL) : remoteURL)
+                try config.set("remote.kind", "git")
+                if let branch { try config.set("remote.branch", branch) }
+            } else {
+                let absoluteURL = FileSystem.absolute(remoteURL.hasPrefix("file://") ? String(remoteURL.dropFirst(7)) : remoteURL)
+                if !DirectoryRemote.isRemote(absoluteURL) {
+                    try DirectoryRemote.create(at: absoluteURL)
+                    createdRemote = true
+                }
+                try config.set("remote.url", absoluteURL)
+                try config.set("remote.kind", "dir")
             }
-            try config.set("remote.url", absoluteURL)
         }
         try FileSystem.createDirectories(layout.objects)
         try FileSystem.createDirectories(layout.conflicts)
@@ -173,7 +198,13 @@ public final class Workspace {
 
     public func makeRemote() throws -> Remote {
         guard let url = config["remote.url"] else { throw Failure.noRemote }
-        return DirectoryRemote(url: url, lockStaleSeconds: config.number("remote.lockStaleSeconds"))
+        switch config["remote.kind"] ?? RemoteKind.detect(url).rawValue {
+        case RemoteKind.git.rawValue:
+            let settings = GitTransportSettings(sshKey: config["remote.sshKey"], knownHosts: config["remote.knownHosts"], caFile: config["remote.caFile"])
+            return try GitRemote(url: url, branch: config["remote.branch"] ?? "main", cachePath: layout.metadata + "/git", settings: settings)
+        default:
+            return DirectoryRemote(url: url, lockStaleSeconds: config.number("remote.lockStaleSeconds"))
+        }
     }
 
     /// Scans the tree and journals what changed. With `write` false nothing is touched.

@@ -1,6 +1,24 @@
 import ArgumentParser
 import DocSyncKit
 
+extension RemoteKind: ExpressibleByArgument {}
+
+/// How to reach a remote, shared by init and clone.
+struct RemoteOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("The remote kind, dir or git; picked from the URL when omitted.", valueName: "KIND"))
+    var kind: RemoteKind?
+
+    @Option(help: ArgumentHelp("For git remotes: the branch holding the documents (default main).", valueName: "BRANCH"))
+    var branch: String?
+
+    /// Relative folder paths are taken from the working folder; URLs are kept as given.
+    func resolve(_ url: String, from base: String) -> String {
+        if url.contains("://") || url.hasPrefix("/") { return url }
+        if let git = GitURL(url), git.scheme == .ssh { return url }
+        return FileSystem.join(base, url)
+    }
+}
+
 extension DocSync {
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -10,8 +28,10 @@ extension DocSync {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: ArgumentHelp("The remote: a folder path or file:// URL.", valueName: "URL"))
+        @Option(help: ArgumentHelp("The remote: a folder, or a git URL (bare repository path, file://, git://, ssh://, user@host:path, https://).", valueName: "URL"))
         var remote: String?
+
+        @OptionGroup var remoteOptions: RemoteOptions
 
         @Option(help: ArgumentHelp("A readable name for this replica (default: the host name).", valueName: "NAME"))
         var name: String?
@@ -24,7 +44,8 @@ extension DocSync {
             let target = FileSystem.join(global.workingDirectory, directory ?? "")
             let path = directory.map { $0.hasPrefix("/") ? $0 : target } ?? global.workingDirectory
             try FileSystem.createDirectories(FileSystem.absolute(path))
-            let (workspace, createdRemote) = try Workspace.initialize(at: path, remoteURL: remote.map { FileSystem.absolute($0.hasPrefix("/") || $0.hasPrefix("file://") ? $0 : FileSystem.join(global.workingDirectory, $0)) }, replicaName: name)
+            let (workspace, createdRemote) = try Workspace.initialize(at: path, remoteURL: remote.map { remoteOptions.resolve($0, from: global.workingDirectory) },
+                                                                      kind: remoteOptions.kind, branch: remoteOptions.branch, replicaName: name)
             defer { workspace.close() }
             if global.json {
                 try Output.json(["root": workspace.layout.root, "replicaId": workspace.config.replicaId, "remote": workspace.config["remote.url"] ?? ""])
@@ -48,8 +69,10 @@ extension DocSync {
         @Option(help: ArgumentHelp("A readable name for this replica (default: the host name).", valueName: "NAME"))
         var name: String?
 
-        @Argument(help: "The remote: a folder path or file:// URL.")
+        @Argument(help: "The remote: a folder, or a git URL (bare repository path, file://, git://, ssh://, user@host:path, https://).")
         var url: String
+
+        @OptionGroup var remoteOptions: RemoteOptions
 
         @Argument(help: "The folder to create.")
         var directory: String
@@ -57,8 +80,8 @@ extension DocSync {
         func run() throws {
             Output.configure(global)
             let base = global.workingDirectory
-            let resolvedURL = url.hasPrefix("/") || url.hasPrefix("file://") ? url : FileSystem.join(base, url)
-            let (workspace, report) = try Workspace.clone(url: resolvedURL, into: directory.hasPrefix("/") ? directory : FileSystem.join(base, directory), replicaName: name)
+            let (workspace, report) = try Workspace.clone(url: remoteOptions.resolve(url, from: base), into: directory.hasPrefix("/") ? directory : FileSystem.join(base, directory),
+                                                          kind: remoteOptions.kind, branch: remoteOptions.branch, replicaName: name)
             defer { workspace.close() }
             try SyncPrinter(global: global).finish(report, verb: "Cloned", extraLine: "into \(workspace.layout.root)")
         }
