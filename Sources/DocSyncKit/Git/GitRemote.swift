@@ -279,39 +279,47 @@ public final class GitRemote: Remote {
         return problems
     }
 
-    /// Every version of the document `refId` in the branch's history, newest first.
-    public func history(of refId: String, at path: String, limit: Int = 200) throws -> [(commit: GitOID, time: Int64, author: String, version: DocVersion)] {
-        guard var current = try repo.referenceTarget(trackingRef) ?? (try fetchHead()) else { return [] }
-        var result: [(GitOID, Int64, String, DocVersion)] = []
-        var lastBlob: GitOID? = nil
-        var trackedPath = path
-        for _ in 0..<limit {
+    /// Every version of the document `refId` in the branch's history (first-parent),
+    /// newest first: the commits that changed its content or path, or deleted it.
+    public func history(of refId: String, path: String?) throws -> [RemoteVersionInfo] {
+        _ = try? fetchHead()
+        guard var current = try repo.referenceTarget(trackingRef) else { return [] }
+        // The document's file in each commit, newest first.
+        var states: [(commit: GitRepository.CommitInfo, file: GitRepository.TreeFile?)] = []
+        var lastPath = path
+        for _ in 0..<1000 {
             let info = try repo.commit(current)
-            let files = try repo.files(inTree: info.tree)
-            var match = files.first { $0.path == trackedPath }
-            if match == nil || (try? JSONScanner.scanDocument(try repo.blob(match!.blob)))?.member(named: "refId")?.stringValue != refId {
-                // The document may have lived at another path in this commit.
-                match = files.first { f in
-                    Self.isDocumentPath(f.path) && ((try? JSONScanner.scanDocument(try repo.blob(f.blob)))?.member(named: "refId")?.stringValue == refId)
-                }
+            let files = try repo.files(inTree: info.tree).filter { Self.isDocumentPath($0.path) }
+            func holds(_ f: GitRepository.TreeFile) -> Bool {
+                (try? JSONScanner.scanDocument(try repo.blob(f.blob)))?.member(named: "refId")?.stringValue == refId
             }
-            if let match, match.blob != lastBlob {
-                let bytes = try repo.blob(match.blob)
-                let cs = (try? JSONScanner.scanDocument(bytes))?.member(named: "changesetId")?.stringValue ?? ""
-                result.append((current, info.time, info.author, DocVersion(refId: refId, changesetId: cs, hash: ContentHash.of(bytes), path: match.path)))
-                lastBlob = match.blob
-                trackedPath = match.path
-            }
+            let file = files.first { $0.path == lastPath && holds($0) } ?? files.first(where: holds)
+            if let file { lastPath = file.path }
+            states.append((info, file))
             guard let parent = info.parents.first else { break }
             current = parent
         }
-        return result
+        var versions: [RemoteVersionInfo] = []
+        for (i, state) in states.enumerated() {
+            let older = i + 1 < states.count ? states[i + 1].file : nil
+            guard state.file?.blob != older?.blob || state.file?.path != older?.path else { continue }
+            if let file = state.file {
+                let bytes = try repo.blob(file.blob)
+                let cs = (try? JSONScanner.scanDocument(bytes))?.member(named: "changesetId")?.stringValue ?? ""
+                versions.append(RemoteVersionInfo(id: state.commit.id, changesetId: cs, time: state.commit.time * 1000, author: state.commit.author,
+                                                  path: file.path, hash: ContentHash.of(bytes), deleted: false))
+            } else if older != nil {
+                versions.append(RemoteVersionInfo(id: state.commit.id, changesetId: "", time: state.commit.time * 1000, author: state.commit.author,
+                                                  path: older?.path, hash: nil, deleted: true))
+            }
+        }
+        return versions
     }
 
-    /// The bytes of a version found by `history`.
-    public func content(of refId: String, at commit: GitOID, path: String) throws -> [UInt8]? {
-        let files = try repo.files(inTree: try repo.commit(commit).tree)
-        guard let file = files.first(where: { $0.path == path }) else { return nil }
+    public func content(of version: RemoteVersionInfo, refId: String) throws -> [UInt8] {
+        guard !version.deleted, let path = version.path else { throw RemoteError.damaged(url: displayURL, reason: "version \(version.id) is a deletion") }
+        let files = try repo.files(inTree: try repo.commit(version.id).tree)
+        guard let file = files.first(where: { $0.path == path }) else { throw RemoteError.damaged(url: displayURL, reason: "\(path) is not in commit \(version.id)") }
         return try repo.blob(file.blob)
     }
 }

@@ -273,6 +273,31 @@ public final class DirectoryRemote: Remote {
         try writeReplicaRecord(replica, seen: cursor)
     }
 
+    // MARK: History
+
+    public func history(of refId: String, path: String?) throws -> [RemoteVersionInfo] {
+        _ = try identity()
+        let now = try position()
+        let bytes = try FileSystem.readFile(meta + "/feed")
+        guard bytes.count >= now.length else { throw RemoteError.damaged(url: displayURL, reason: "\(meta)/feed is shorter than its recorded length") }
+        let parsed = ChecksummedLines.parse(bytes[0..<now.length])
+        var versions: [RemoteVersionInfo] = []
+        for line in parsed.lines {
+            guard let e = try? JSONDecoder().decode(RemoteEntry.self, from: Data(line.payload.utf8)), e.refId == refId else { continue }
+            versions.append(RemoteVersionInfo(id: "@\(line.endOffset)", changesetId: e.changesetId, time: e.time, author: e.replica,
+                                              path: e.path, hash: e.hash, deleted: e.deleted))
+        }
+        return versions.reversed()
+    }
+
+    public func content(of version: RemoteVersionInfo, refId: String) throws -> [UInt8] {
+        guard let hash = version.hash, !version.deleted else { throw RemoteError.damaged(url: displayURL, reason: "version \(version.changesetId) is a deletion") }
+        guard let bytes = try? FileSystem.readFile(objects.path(for: hash)), ContentHash.of(bytes) == hash else {
+            throw RemoteError.damaged(url: displayURL, reason: "version \(version.changesetId) of \(refId) is no longer kept on the remote")
+        }
+        return bytes
+    }
+
     // MARK: Verify
 
     public func verify() -> [String] {

@@ -80,6 +80,18 @@ public enum RemoteError: Error, LocalizedError, Sendable {
     }
 }
 
+/// One version of a document in the remote's history.
+public struct RemoteVersionInfo: Codable, Sendable, Equatable {
+    /// Where it is in the remote's history: a commit id (git) or a generation (dir).
+    public var id: String
+    public var changesetId: String
+    public var time: Int64
+    public var author: String
+    public var path: String?
+    public var hash: String?
+    public var deleted: Bool
+}
+
 /// The operations the sync engine needs from a remote. Both remote kinds implement it;
 /// nothing kind-specific leaks into the engine.
 public protocol Remote: AnyObject {
@@ -96,4 +108,8 @@ public protocol Remote: AnyObject {
     func noteReplica(_ replica: ReplicaInfo, seen cursor: String) throws
     /// Problems with the remote's integrity, for `docsync verify`.
     func verify() -> [String]
+    /// The versions of one document the remote has kept, newest first.
+    func history(of refId: String, path: String?) throws -> [RemoteVersionInfo]
+    /// The bytes of a version `history` returned.
+    func content(of version: RemoteVersionInfo, refId: String) throws -> [UInt8]
 }

@@ -157,3 +157,97 @@ extension Workspace {
         config = updated
     }
 }
+
+// MARK: - History and restore
+
+public struct DocumentHistory: Codable, Sendable {
+    public var refId: String
+    public var path: String?
+    /// This replica's journal entries about the document, oldest first.
+    public var local: [LogEntry]
+    /// The remote's versions, newest first.
+    public var remote: [RemoteVersionInfo]
+    /// Why the remote's history could not be read, if it could not.
+    public var remoteError: String?
+}
+
+extension Workspace {
+    /// Finds a document by path (relative to `cwd`), refId, or a path it had before.
+    func resolveDocument(_ doc: String, relativeTo cwd: String) throws -> (refId: String, path: String?) {
+        let tracked = state.tracked
+        let absolute = FileSystem.absolute(doc.hasPrefix("/") ? doc : FileSystem.join(cwd, doc))
+        if absolute.hasPrefix(layout.root + "/") {
+            let relative = String(absolute.dropFirst(layout.root.count + 1))
+            if let v = tracked.values.first(where: { $0.path == relative }) { return (v.refId, v.path) }
+            if let bytes = try? FileSystem.readFile(absolute), let ref = (try? JSONScanner.scanDocument(bytes))?.member(named: "refId")?.stringValue {
+                return (ref, relative)
+            }
+            if let entry = try log().last(where: { $0.entry.path == relative && $0.entry.refId != nil }) { return (entry.entry.refId!, relative) }
+        }
+        if let v = tracked[doc] { return (v.refId, v.path) }
+        if let entry = try log().last(where: { $0.entry.refId == doc }) { return (doc, entry.entry.path) }
+        throw Failure.notTracked(doc)
+    }
+
+    public func history(of doc: String, relativeTo cwd: String) throws -> DocumentHistory {
+        let (refId, path) = try resolveDocument(doc, relativeTo: cwd)
+        let local = try log().filter { $0.entry.refId == refId }
+        var remoteVersions: [RemoteVersionInfo] = []
+        var remoteError: String? = nil
+        do {
+            remoteVersions = try makeRemote().history(of: refId, path: path)
+        } catch {
+            remoteError = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+        }
+        return DocumentHistory(refId: refId, path: path, local: local, remote: remoteVersions, remoteError: remoteError)
+    }
+
+    /// Brings back an old version of a document as a new local change: journaled like
+    /// any edit (with a new changesetId), pushed by the next push. `at` is a changesetId,
+    /// a commit (git) or history id, or a prefix of one; nil means the last synced
+    /// version. Unrecorded edits are recorded first, so they stay in the journal.
+    public func restore(_ doc: String, relativeTo cwd: String, at: String?, dryRun: Bool) throws -> SyncReport {
+        var report = SyncReport()
+        report.dryRun = dryRun
+        if !dryRun { _ = try recordLocalChanges(write: true, report: &report) }
+        let (refId, currentPath) = try resolveDocument(doc, relativeTo: cwd)
+        var bytes: [UInt8]? = nil
+        var path = currentPath
+        if let at {
+            let local = try log().compactMap(\.entry).filter { $0.refId == refId && $0.changesetId?.hasPrefix(at) == true && $0.hash != nil }
+            if let hash = local.last?.hash, let found = try? objects.get(hash) {
+                bytes = found
+                path = path ?? local.last?.path
+            } else {
+                let remote = try makeRemote()
+                let versions = try remote.history(of: refId, path: currentPath)
+                guard let version = versions.first(where: { !$0.deleted && ($0.changesetId.hasPrefix(at) || $0.id.hasPrefix(at)) }) else {
+                    throw Failure.gaveUp("no version '\(at)' of \(doc) in this replica's journal or the remote's history; see `docsync log \(doc)`")
+                }
+                bytes = try remote.content(of: version, refId: refId)
+                path = path ?? version.path
+            }
+        } else if let base = state.base[refId] {
+            bytes = try objects.get(base.hash)
+            path = path ?? base.path
+        }
+        guard let content = bytes, let target = path else {
+            throw Failure.gaveUp("\(doc) has no synced version to restore; give one with --at (see `docsync log \(doc)`)")
+        }
+        let scanned: ScannedDocument
+        do { scanned = try JSONScanner.scanDocument(content) } catch {
+            throw Failure.gaveUp("that version of \(doc) is not valid JSON (\(error.description))")
+        }
+        report.recorded.append(ChangeSummary(kind: "restore", path: target, refId: refId, changesetId: scanned.member(named: "changesetId")?.stringValue))
+        if dryRun { return report }
+        // A fresh changesetId: restoring is a new edit, later than everything before it.
+        let stamped = IdentityStamper.stamp(content, scanned: scanned, refId: refId, changesetId: clock.next().description)
+        try SafeTreeIO(root: layout.root).write(target, stamped)
+        try clock.persist()
+        var recorded = SyncReport()
+        _ = try recordLocalChanges(write: true, report: &recorded)
+        report.recorded += recorded.recorded
+        report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
+        return report
+    }
+}

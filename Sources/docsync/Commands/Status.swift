@@ -41,18 +41,38 @@ extension DocSync {
 
     struct Log: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show the action journal: what was recorded, pushed, pulled and kept aside.",
-            discussion: "Local actions are marked pending until they reach the remote."
+            abstract: "Show the action journal, or one document's history.",
+            discussion: "Without DOC: every journal entry; local actions are marked pending until they reach the remote. With DOC (a path or refId): this replica's journal entries for it and the versions the remote kept (commits on a git remote), each with its changesetId, time and author; `docsync restore DOC --at ID` brings one back."
         )
         @OptionGroup var global: GlobalOptions
 
         @Flag(name: .long, help: "Show only local actions still pending.")
         var pending = false
 
+        @Argument(help: "A document (path or refId) whose history to show.")
+        var document: String?
+
         func run() throws {
             Output.configure(global)
             let workspace = try Workspace.open(at: global.workingDirectory, readOnly: true)
             defer { workspace.close() }
+            if let document {
+                let history = try workspace.history(of: document, relativeTo: global.workingDirectory)
+                if global.json { try Output.json(history); return }
+                Output.line("Document \(history.refId)" + (history.path.map { " (\($0))" } ?? ""))
+                Output.line("\nRemote versions, newest first:")
+                if let error = history.remoteError { Output.line("  (unavailable: \(error))") }
+                for v in history.remote {
+                    let id = v.id.count == 40 ? String(v.id.prefix(12)) : v.id
+                    Output.line("  \(id.padding(13)) \(Output.time(v.time))  \(v.deleted ? "deleted".padding(30) : v.changesetId.padding(30))  \(v.author)  \(v.path ?? "")")
+                }
+                Output.line("\nThis replica's journal:")
+                for item in history.local {
+                    let e = item.entry
+                    Output.line("  #\(e.seq) \(Output.time(e.time))  \(e.kind.rawValue.padding(8)) \(e.changesetId ?? "")  \(e.path ?? "")" + (e.isLocalAction ? (item.pending ? "  [pending]" : "  [done]") : ""))
+                }
+                return
+            }
             var entries = try workspace.log()
             if pending { entries = entries.filter(\.pending) }
             if global.json { try Output.json(entries); return }

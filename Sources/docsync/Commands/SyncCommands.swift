@@ -64,6 +64,31 @@ extension DocSync {
         @OptionGroup var flags: SyncFlags
     }
 
+    struct Restore: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Bring back an earlier version of a document as a new local change.",
+            discussion: "The version is found by changesetId (or, on a git remote, commit id), or a prefix of either, in this replica's journal or the remote's history (see `docsync log DOC`). Without --at, the last synced version comes back, undoing local edits. Whatever is on disk is recorded first, so nothing is lost; the restored version gets a new changesetId and is pushed by the next push or sync."
+        )
+        @OptionGroup var global: GlobalOptions
+
+        @Option(help: ArgumentHelp("The version: a changesetId, a commit id, or a prefix.", valueName: "ID"))
+        var at: String?
+
+        @Flag(name: .long, help: "Show what would be restored; change nothing.")
+        var dryRun = false
+
+        @Argument(help: "The document: a path or refId.")
+        var document: String
+
+        func run() throws {
+            Output.configure(global)
+            let workspace = try Workspace.open(at: global.workingDirectory, readOnly: dryRun)
+            defer { workspace.close() }
+            let report = try workspace.restore(document, relativeTo: global.workingDirectory, at: at, dryRun: dryRun)
+            try SyncPrinter(global: global).finish(report, verb: "Restored")
+        }
+    }
+
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "rm",
