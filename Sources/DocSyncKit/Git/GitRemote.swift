@@ -209,17 +209,20 @@ public final class GitRemote: Remote {
     public func commit(_ writes: [RemoteWrite], expecting cursor: String?, replica: ReplicaInfo) throws -> String {
         let parent = try commitOf(cursor: cursor)
         let baseTree = try parent.map { try repo.commit($0).tree }
+        // Removals first: a document may take over a path another one leaves in the same
+        // push (deleted here, or moved away).
+        var removals: [(path: String, content: [UInt8]?)] = []
         var changes: [(path: String, content: [UInt8]?)] = []
         var lines: [String] = []
         var counts: [String: Int] = [:]
         let time = FileSystem.currentTimeNanos / 1_000_000
         for write in writes {
             let tombstonePath = Self.tombstoneFolder + DocumentPath.fileName(forRefId: write.refId) + ".json"
-            if let previous = write.previous, previous.path != write.new?.path { changes.append((previous.path, nil)) }
+            if let previous = write.previous, previous.path != write.new?.path { removals.append((previous.path, nil)) }
             if let new = write.new, let content = write.content {
                 guard DocumentPath.isSafe(new.path) else { throw RemoteError.unsafe(url: displayURL, reason: "path \(new.path)") }
                 changes.append((new.path, content))
-                changes.append((tombstonePath, nil))
+                removals.append((tombstonePath, nil))
                 let kind = write.previous == nil ? "create" : (write.previous?.path != new.path ? (write.previous?.hash == new.hash ? "rename" : "move+update") : "update")
                 counts[kind, default: 0] += 1
                 lines.append("\(kind) \(new.path)" + (write.previous.map { $0.path != new.path ? " (from \($0.path))" : "" } ?? ""))
@@ -235,7 +238,7 @@ public final class GitRemote: Remote {
         let message = "docsync: \(summary) from \(replica.name)\n\n" + lines.joined(separator: "\n") + "\n\nReplica: \(replica.replicaId)\n"
         let commit: GitOID
         do {
-            commit = try repo.makeCommit(baseTree: baseTree, changes: changes, parent: parent, message: message,
+            commit = try repo.makeCommit(baseTree: baseTree, changes: removals + changes, parent: parent, message: message,
                                          author: "docsync (\(replica.name))", email: "\(replica.replicaId)@docsync.invalid")
             let outgoing = "refs/docsync/outgoing"
             try repo.setReference(outgoing, to: commit, message: "docsync push")

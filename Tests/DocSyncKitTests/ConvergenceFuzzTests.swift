@@ -1,0 +1,165 @@
+import Foundation
+import Testing
+@testable import DocSyncKit
+
+/// A seeded, randomised multi-replica run checked against a model (after Joplin's sync
+/// fuzzer): random creates, edits, renames, moves, deletes, copies, invalid saves and
+/// fixes, syncs in random order, replicas offline for stretches. At every quiescent
+/// point all replicas must be identical and every version a user saved must be live or
+/// in a conflict store, unless that user later replaced or deleted it themselves.
+///
+/// Short mode runs in CI. Long mode: `DOCSYNC_FUZZ_OPS=10000 DOCSYNC_FUZZ_SEEDS=5`;
+/// replay one failure with `DOCSYNC_FUZZ_SEED=<seed>`.
+@Suite struct ConvergenceFuzzTests {
+    struct Rng {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E3779B97F4A7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
+            z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
+            return z ^ (z >> 31)
+        }
+        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
+        mutating func chance(_ percent: Int) -> Bool { below(100) < percent }
+    }
+
+    enum RemoteKind: String, Sendable, CaseIterable { case dir, git }
+
+    static var seeds: [UInt64] {
+        let env = ProcessInfo.processInfo.environment
+        if let one = env["DOCSYNC_FUZZ_SEED"].flatMap(UInt64.init) { return [one] }
+        let count = env["DOCSYNC_FUZZ_SEEDS"].flatMap(Int.init) ?? 2
+        return (0..<UInt64(count)).map { 0xD0C5 &+ $0 &* 7919 }
+    }
+
+    static var operations: Int { ProcessInfo.processInfo.environment["DOCSYNC_FUZZ_OPS"].flatMap(Int.init) ?? 150 }
+
+    @Test(arguments: RemoteKind.allCases)
+    func replicasConvergeAndNothingIsLost(_ kind: RemoteKind) throws {
+        for seed in Self.seeds {
+            try run(seed: seed, kind: kind, operations: Self.operations)
+        }
+    }
+
+    func run(seed: UInt64, kind: RemoteKind, operations: Int) throws {
+        var rng = Rng(state: seed)
+        let files = ReplicaSet()
+        let gitSet = kind == .git ? try GitReplicaSet() : nil
+        let names = ["r0", "r1", "r2"]
+        var dirs: [String] = []
+        for name in names { dirs.append(try gitSet?.make(name) ?? files.make(name)) }
+        func sync(_ dir: String) throws {
+            let ws = try Workspace.open(at: dir, readOnly: false)
+            defer { ws.close() }
+            _ = try ws.run(.both, options: SyncOptions(force: true))
+        }
+        var offline = Set<Int>()
+        var broken: [Int: [String: String]] = [:]   // replica → path → valid text to restore
+        var required = Set<String>()                 // tokens saved at a record point
+        var superseded = Set<String>()               // tokens their own user replaced or deleted
+        var counter = 0
+        let context = "seed \(seed) (\(kind.rawValue) remote); replay with DOCSYNC_FUZZ_SEED=\(seed)"
+
+        func token() -> String { counter += 1; return "t\(counter)" }
+        let trace = ProcessInfo.processInfo.environment["DOCSYNC_FUZZ_TRACE"] != nil
+        func note(_ s: @autoclosure () -> String) { if trace { print("FUZZ \(kind.rawValue) \(s())") } }
+        func docs(_ i: Int) -> [String] { files.snapshot(dirs[i]).keys.sorted() }
+        func value(_ i: Int, _ path: String) -> String? { field(files.read(dirs[i], path), "v") }
+        func recordPoint(_ i: Int) {
+            for text in files.snapshot(dirs[i]).values { if let v = field(text, "v") { required.insert(v) } }
+        }
+
+        for step in 0..<operations {
+            let i = rng.below(dirs.count)
+            let dir = dirs[i]
+            let existing = docs(i).filter { broken[i]?[$0] == nil }
+            switch rng.below(100) {
+            case 0..<18:
+                let folder = ["", "a/", "b/c/"][rng.below(3)]
+                let path = "\(folder)d\(rng.below(12)).json"
+                let t = token()
+                note("\(step) r\(i) write \(path) \(t) (was \(value(i, path) ?? "-"))")
+                if let old = value(i, path) { superseded.insert(old) }
+                files.write(dir, path, "{\"v\": \"\(t)\", \"n\": \(rng.below(5))}")
+            case 18..<45 where !existing.isEmpty:
+                let path = existing[rng.below(existing.count)]
+                if let old = value(i, path) { superseded.insert(old) }
+                let text = files.read(dir, path)!
+                let t = token()
+                note("\(step) r\(i) edit \(path) \(value(i, path) ?? "-") -> \(t)")
+                files.write(dir, path, text.replacing(#/"v": "[^"]*"/#, with: "\"v\": \"\(t)\""))
+            case 45..<53 where !existing.isEmpty:
+                let path = existing[rng.below(existing.count)]
+                let target = ["", "a/", "b/c/"][rng.below(3)] + "m\(rng.below(12)).json"
+                if !FileManager.default.fileExists(atPath: dir + "/" + target) {
+                    note("\(step) r\(i) mv \(path) \(target) (\(value(i, path) ?? "-"))")
+                    try FileManager.default.createDirectory(atPath: ((dir + "/" + target) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                    try FileManager.default.moveItem(atPath: dir + "/" + path, toPath: dir + "/" + target)
+                }
+            case 53..<60 where !existing.isEmpty:
+                let path = existing[rng.below(existing.count)]
+                if let old = value(i, path) { superseded.insert(old) }
+                note("\(step) r\(i) rm \(path) (\(value(i, path) ?? "-"))")
+                try FileManager.default.removeItem(atPath: dir + "/" + path)
+            case 60..<65 where !existing.isEmpty:
+                let path = existing[rng.below(existing.count)]
+                let copy = String(path.dropLast(5)) + "-copy\(rng.below(3)).json"
+                if !FileManager.default.fileExists(atPath: dir + "/" + copy) {
+                    note("\(step) r\(i) cp \(path) \(copy) (\(value(i, path) ?? "-"))")
+                    try FileManager.default.copyItem(atPath: dir + "/" + path, toPath: dir + "/" + copy)
+                }
+            case 65..<69 where !existing.isEmpty && broken[i] == nil:
+                let path = existing[rng.below(existing.count)]
+                broken[i] = [path: files.read(dir, path)!]
+                note("\(step) r\(i) break \(path) (\(value(i, path) ?? "-"))")
+                files.write(dir, path, "{\"v\": \"broken")
+            case 69..<74:
+                if offline.contains(i) { offline.remove(i) } else if offline.count < 2 { offline.insert(i) }
+                note("\(step) r\(i) offline=\(offline.contains(i))")
+            default:
+                if let fixes = broken[i], rng.chance(30) {
+                    for (path, text) in fixes { files.write(dir, path, text); note("\(step) r\(i) fix \(path)") }
+                    broken[i] = nil
+                }
+                if !offline.contains(i) {
+                    recordPoint(i)
+                    note("\(step) r\(i) sync")
+                    try sync(dir)
+                }
+            }
+            // A quiescent point now and then, and at the end.
+            if step == operations - 1 || rng.chance(4) {
+                offline.removeAll()
+                for (r, fixes) in broken { for (path, text) in fixes { files.write(dirs[r], path, text) } }
+                broken.removeAll()
+                note("\(step) quiesce")
+                for _ in 0..<2 { for (r, d) in dirs.enumerated() { recordPoint(r); try sync(d) } }
+                let first = files.snapshot(dirs[0])
+                for d in dirs.dropFirst() {
+                    let other = files.snapshot(d)
+                    let differing = Set(first.keys).union(other.keys).filter { first[$0] != other[$0] }.sorted()
+                    #expect(differing.isEmpty, "replicas differ at step \(step) in \(differing.map { "\($0): \(first[$0] ?? "-") vs \(other[$0] ?? "-")" }), \(context)")
+                }
+                var kept = Set<String>()
+                for d in dirs {
+                    for text in files.snapshot(d).values { if let v = field(text, "v") { kept.insert(v) } }
+                    if let e = FileManager.default.enumerator(atPath: d + "/.docsync/conflicts") {
+                        for case let p as String in e where p.hasSuffix(".json") && !p.hasSuffix(".meta.json") {
+                            if let v = field(files.read(d + "/.docsync/conflicts", p), "v") { kept.insert(v) }
+                        }
+                    }
+                }
+                let lost = required.subtracting(superseded).subtracting(kept)
+                #expect(lost.isEmpty, "lost versions \(lost.sorted()) at step \(step), \(context)")
+                if !lost.isEmpty { return }
+                for d in dirs {
+                    let ws = try Workspace.open(at: d, readOnly: true)
+                    let problems = ws.verify()
+                    ws.close()
+                    #expect(problems.isEmpty, "verify at step \(step), \(context): \(problems)")
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,216 @@
+#!/usr/bin/env bash
+# Regenerates man/docsync.1 so that it never drifts from the code:
+#   - NAME, SYNOPSIS, DESCRIPTION and every command and option come from the
+#     argument-parser definitions, through swift-argument-parser's generate-manual plugin;
+#   - CONFIGURATION is built from `docsync config --help`, which prints Config.keys;
+#   - EXIT STATUS, ENVIRONMENT, FILES, EXAMPLES and SEE ALSO are written below, in mdoc.
+# Usage: scripts/generate-man.sh            (or `make man`)
+#        MAN_DATE=2026-01-31 scripts/generate-man.sh   to pin the .Dd date
+# Check the result with: man -l man/docsync.1
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="/opt/swift/usr/bin:$PATH"
+
+out=man/docsync.1
+date=${MAN_DATE:-$(git log -1 --format=%cs 2>/dev/null || date -u +%F)}
+
+# The plugin builds docsync (debug, like `swift build`) and runs it with
+# --experimental-dump-help.
+swift package generate-manual --configuration debug --date "$date" --section 1 >&2
+generated=.build/plugins/GenerateManual/outputs/docsync/docsync.1
+docsync="$(swift build --show-bin-path)/docsync"
+[[ -s $generated && -x $docsync ]] || { echo "generate-man: plugin output or binary missing" >&2; exit 1; }
+
+# mdoc-safe text: backslashes escaped, no line starting with '.' or "'".
+mdoc_text() { sed -e 's/\\/\\e/g' -e "s/^\([.']\)/\\\\\&\1/"; }
+
+config_keys() {
+  # Lines of the form "  <key>  <help>[ (default <value>)]" under "Keys:".
+  COLUMNS=1000 "$docsync" config --help | sed -n '/^Keys:$/,/^$/p' | sed -n 's/^  \([a-zA-Z][a-zA-Z0-9.]*\)  \(.*\)$/\1\t\2/p' |
+    while IFS=$'\t' read -r key help; do
+      default=""
+      if [[ $help =~ ^(.*)\ \(default\ ([^\)]*)\)$ ]]; then
+        help=${BASH_REMATCH[1]}
+        default=${BASH_REMATCH[2]}
+      fi
+      printf '.It Cm %s\n' "$key"
+      printf '%s\n' "${help^}." | mdoc_text
+      if [[ -n $default ]]; then
+        printf 'Default:\n.Ql %s .\n' "$default"
+      fi
+    done
+}
+
+keys=$(config_keys)
+[[ -n $keys ]] || { echo "generate-man: found no configuration keys in 'docsync config --help'" >&2; exit 1; }
+
+tmp=$(mktemp "$out.XXXXXX")
+trap 'rm -f "$tmp"' EXIT
+{
+  # Everything the plugin wrote, up to its generic EXIT STATUS section; the blank lines
+  # it leaves between paragraphs become .Pp (mdoc warns about empty lines).
+  sed -e '/^\.Sh "EXIT STATUS"/,$d' -e 's/^$/.Pp/' "$generated"
+
+  cat <<'EOF'
+.Ss Global options
+Every command accepts
+.Fl C Ar DIR ,
+.Fl q ,
+.Fl v
+and
+.Fl -json ,
+also before the command name, as in
+.Ql docsync -C ~/records status .
+Commands find the working tree by walking up from the current folder (or
+.Ar DIR ) ,
+like git.
+.Sh CONFIGURATION
+Settings live in
+.Pa .docsync/config
+of each working tree and are read and written with
+.Nm Cm config Ar KEY Op Ar VALUE ,
+.Nm Cm config Fl -unset Ar KEY
+and
+.Nm Cm config Fl -list .
+The keys are:
+.Bl -tag -width Ds
+EOF
+  printf '%s\n' "$keys"
+  cat <<'EOF'
+.El
+.Pp
+A relative folder path in
+.Cm remote.url
+is resolved from the folder
+.Nm
+runs in; give an absolute path.
+.Sh ENVIRONMENT
+.Bl -tag -width Ds
+.It Ev COLUMNS
+Width used to wrap
+.Fl -help
+output.
+.It Ev DOCSYNC_GIT_TOKEN , Ev DOCSYNC_GIT_USER
+Git remotes over https: the token (password) and user name to send.
+Without a token,
+.Ql git credential fill
+is asked (git's credential helpers), never a terminal prompt.
+.It Ev SSH_AUTH_SOCK
+Git remotes over ssh: the ssh-agent to ask for a key first; then
+.Cm remote.sshKey ,
+the
+.Cm IdentityFile
+of
+.Pa ~/.ssh/config ,
+and
+.Pa ~/.ssh/id_ed25519 .
+.It Ev HOME
+Where
+.Pa ~/.ssh/config ,
+.Pa ~/.ssh/known_hosts
+and the default key are looked up.
+.It Ev DOCSYNC_CRASH_AT
+For tests only: the name of a point in push, pull or sync where
+.Nm
+kills itself with SIGKILL, to prove that a crash there loses nothing.
+.El
+.Sh FILES
+.Bl -tag -width Ds
+.It Pa .docsyncignore
+Paths to exclude, in gitignore syntax, at the root of the tree.
+.It Pa .docsync/config
+Settings (JSON).
+.It Pa .docsync/state
+The checkpoint: last-synced version of every document (the base), pending actions and
+the remote cursor.
+If it is missing or damaged every command stops; see
+.Cm reset-base .
+.It Pa .docsync/journal
+The append-only action journal, one checksummed line per entry.
+.It Pa .docsync/index
+The stat cache; safe to delete.
+.It Pa .docsync/objects/
+Every recorded or fetched version, by SHA-256.
+.It Pa .docsync/conflicts/ Ns Ar refId Ns Pa / Ns Ar changesetId Ns Pa .json
+A version that lost a conflict, with a
+.Pa .meta.json
+next to it.
+.It Pa .docsync/clock
+The last changesetId issued or seen.
+.It Pa .docsync/lock
+Locked while a command writes to the tree.
+.It Pa .docsync/last-sync
+Time of the last successful push, pull or sync.
+.It Pa .docsync/git
+Git remotes: a bare repository caching the fetched history.
+.It Ar remote Ns Pa /.docsync/
+A directory remote's metadata:
+.Pa format ,
+.Pa generation ,
+.Pa feed ,
+.Pa objects/ ,
+.Pa tombstones/ ,
+.Pa replicas/
+and, during a push,
+.Pa lock .
+.El
+.Pp
+The formats are described in
+.Pa docs/FORMATS.md
+and
+.Pa docs/REMOTE-LAYOUT.md
+of the source distribution.
+.Sh EXIT STATUS
+.Bl -tag -width Ds
+.It 0
+Success.
+.It 1
+An error.
+Includes files that are not valid JSON documents (each reported as
+.Ql path:line:col: error: reason ;
+everything else was processed), a push stopped by
+.Cm push.maxDeleteShare ,
+and a damaged state or journal.
+.It 2
+Wrong usage: an unknown option, a missing argument.
+.It 3
+The run completed and conflicts were recorded: each losing version is kept in
+.Pa .docsync/conflicts/ .
+.It 75
+Try again later
+.Pq Dv EX_TEMPFAIL :
+the remote is unreachable (folder missing, share not mounted), another
+.Nm
+run holds this tree, or another machine holds the remote's lock.
+Local changes stay recorded and are sent by the next run.
+.El
+.Sh EXAMPLES
+Start a tree whose remote is a shared folder, and clone it on another machine:
+.Bd -literal -offset indent
+docsync init --remote /mnt/share/records ~/records
+docsync clone /mnt/share/records ~/records
+.Ed
+.Pp
+Sync every ten minutes from cron, treating
+.Dq try again later
+as success:
+.Bd -literal -offset indent
+*/10 * * * * docsync -C ~/records sync --quiet || [ $? -eq 75 ]
+.Ed
+.Sh SEE ALSO
+.Xr cron 8 ,
+.Xr git 1 ,
+.Xr rsync 1 ,
+.Xr unison 1
+.Pp
+.Pa README.md
+and
+.Pa docs/
+in the source distribution: SYNC.md (how reconciliation decides), FORMATS.md,
+REMOTE-LAYOUT.md, RECOVERY.md.
+EOF
+} > "$tmp"
+
+mv "$tmp" "$out"
+trap - EXIT
+echo "generate-man: wrote $out" >&2
