@@ -102,6 +102,12 @@ enum Main {
             break
         }
         guard !globals.isEmpty, i < args.count else { return args }
+        let commands = DocSync.configuration.subcommands.map { $0._commandName }
+        guard commands.contains(args[i]) || args[i].hasPrefix("-") else {
+            FileHandle.standardError.write(Data("Error: unknown command '\(args[i])'\nUsage: docsync <subcommand>\n  See 'docsync --help' for the commands.\n".utf8))
+            Foundation.exit(ExitStatus.usage.rawValue)
+        }
+        guard commands.contains(args[i]) else { return args }
         return [args[i]] + globals + Array(args[(i + 1)...])
     }
 }

@@ -302,4 +302,61 @@ import Glibc
         try config.save(to: a + "/.docsync/config")
         #expect(throws: Workspace.Failure.self) { try Workspace.open(at: a, readOnly: false) }
     }
+
+    /// A pull that cannot write a document (edited on disk meanwhile, or tracked but
+    /// ignored) must not move its base: the local edit later meets the remote one as a
+    /// conflict instead of silently replacing it.
+    @Test func skippedPullKeepsTheOldBaseSoNothingIsOverwritten() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        set.write(a, "k.json", "{\"v\": \"base\"}")
+        try set.sync(a)
+        let b = try set.make("b")
+        set.write(b, "k.json", set.read(b, "k.json")!.replacingOccurrences(of: "base", with: "from-b"))
+        try set.sync(b)
+        set.write(a, ".docsyncignore", "k.json\n")
+        set.write(a, "k.json", set.read(a, "k.json")!.replacingOccurrences(of: "base", with: "from-a"))
+        let first = try set.sync(a)
+        #expect(first.warnings.contains { $0.contains("k.json") })
+        #expect(field(set.read(a, "k.json"), "v") == "from-a")
+        try FileManager.default.removeItem(atPath: a + "/.docsyncignore")
+        try set.sync(a)
+        try set.sync(b)
+        try set.sync(a)
+        #expect(set.snapshot(a) == set.snapshot(b))
+        var values = Set(set.snapshot(a).values.compactMap { field($0, "v") })
+        for dir in [a, b] {
+            for record in ConflictStore(root: dir + "/.docsync/conflicts").list() {
+                values.insert(field(set.read(dir, record.file!), "v") ?? "")
+            }
+        }
+        #expect(values.isSuperset(of: ["from-a", "from-b"]))
+    }
+
+    @Test func pointingTheTreeAtANewRemoteMergesWithoutDeleting() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        set.write(a, "one.json", "{\"v\": 1}")
+        try set.sync(a)
+        let ws = try Workspace.open(at: a, readOnly: false)
+        #expect(try ws.setConfig("remote.url", set.folder.sub("second-remote")))
+        let report = try ws.run(.both)
+        ws.close()
+        #expect(report.pushed.map(\.path) == ["one.json"])
+        #expect(set.read(set.folder.sub("second-remote"), "one.json") == set.read(a, "one.json"))
+        #expect(report.conflicts.isEmpty)
+    }
+
+    @Test func handEditsInTheRemoteFolderAreKeptAsideNotOverwritten() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        set.write(a, "h.json", "{\"v\": 1}")
+        try set.sync(a)
+        set.write(set.remote, "h.json", "{\"v\": \"typed in the share\"}")
+        set.write(a, "h.json", set.read(a, "h.json")!.replacingOccurrences(of: "1}", with: "2}"))
+        try set.sync(a)
+        let displaced = try FileManager.default.contentsOfDirectory(atPath: set.remote + "/.docsync/displaced")
+        #expect(displaced.count == 1)
+        #expect(field(set.read(set.remote + "/.docsync/displaced", displaced[0]), "v") == "typed in the share")
+    }
 }

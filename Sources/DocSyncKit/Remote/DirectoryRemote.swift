@@ -131,11 +131,12 @@ public final class DirectoryRemote: Remote {
     }
 
     func readFeed(from start: Int, to end: Int) throws -> [RemoteEntry] {
-        let bytes = try FileSystem.readFile(meta + "/feed")
-        guard bytes.count >= end else {
-            throw RemoteError.damaged(url: displayURL, reason: "\(meta)/feed is shorter than its recorded length (\(bytes.count) < \(end))")
+        // Only the part after the cursor: a pull reads what it has not seen.
+        let bytes = try FileSystem.readFile(meta + "/feed", from: start)
+        guard start + bytes.count >= end else {
+            throw RemoteError.damaged(url: displayURL, reason: "\(meta)/feed is shorter than its recorded length (\(start + bytes.count) < \(end))")
         }
-        let parsed = ChecksummedLines.parse(bytes[start..<end], baseOffset: start)
+        let parsed = ChecksummedLines.parse(bytes[0..<(end - start)], baseOffset: start)
         guard parsed.validLength == end else {
             throw RemoteError.damaged(url: displayURL, reason: "\(meta)/feed is damaged near byte \(parsed.validLength)")
         }
@@ -188,16 +189,28 @@ public final class DirectoryRemote: Remote {
         let io = SafeTreeIO(root: root)
         let time = FileSystem.currentTimeNanos / 1_000_000
         var feed = ""
+        var lastRefresh = FileSystem.currentTimeNanos
+        func heartbeat() {
+            if FileSystem.currentTimeNanos - lastRefresh > 5_000_000_000 {
+                lock.refresh()
+                lastRefresh = FileSystem.currentTimeNanos
+            }
+        }
         // Removals first, so a document may move onto a path another one just left.
         for write in writes {
             guard let previous = write.previous, write.new?.path != previous.path else { continue }
             try removeDocument(previous, io: io)
         }
         for write in writes {
+            heartbeat()
             if let new = write.new, let content = write.content {
                 if !objects.contains(new.hash) {
                     try FileSystem.createDirectories(objects.root + "/" + new.hash.prefix(2))
                     try FileSystem.writeAtomically(objects.path(for: new.hash), content, mode: 0o444, durable: false)
+                }
+                if let previous = write.previous, previous.path == new.path, let existing = try? io.readIfPresent(new.path),
+                   ContentHash.of(existing) != previous.hash, ContentHash.of(existing) != new.hash {
+                    try keepDisplaced(existing, refId: write.refId)
                 }
                 do { try io.write(new.path, content, durable: false) } catch let error as SafeTreeIO.Refused {
                     throw RemoteError.unsafe(url: displayURL, reason: error.description)
@@ -216,6 +229,9 @@ public final class DirectoryRemote: Remote {
         // One flush for all documents and objects, before the feed makes them visible.
         FileSystem.syncFilesystem(containing: meta)
         try CrashPoint.hit("remote.after-documents")
+        // The commit point is only ours if the lock still is and nobody committed since.
+        guard lock.stillHeld else { throw RemoteError.locked(url: displayURL, holder: "our lock was broken as stale during a long push") }
+        guard try position() == now else { throw RemoteError.moved }
         let feedData = Array(feed.utf8)
         try FileSystem.append(meta + "/feed", feedData)
         try CrashPoint.hit("remote.after-feed")
@@ -230,12 +246,16 @@ public final class DirectoryRemote: Remote {
     /// we expect (someone edited the remote folder directly): nothing is lost.
     private func removeDocument(_ previous: DocVersion, io: SafeTreeIO) throws {
         guard let bytes = try? io.readIfPresent(previous.path) else { return }
-        if ContentHash.of(bytes) != previous.hash {
-            let aside = meta + "/displaced"
-            try FileSystem.createDirectories(aside)
-            try FileSystem.writeAtomically(aside + "/\(FileSystem.currentTimeNanos)-" + DocumentPath.fileName(forRefId: previous.refId) + ".json", bytes)
-        }
+        if ContentHash.of(bytes) != previous.hash { try keepDisplaced(bytes, refId: previous.refId) }
         try io.remove(previous.path)
+    }
+
+    /// A file in the remote folder that docsync did not write (edited there by hand) is
+    /// kept under `.docsync/displaced/` before anything replaces it.
+    private func keepDisplaced(_ bytes: [UInt8], refId: String) throws {
+        let aside = meta + "/displaced"
+        try FileSystem.createDirectories(aside)
+        try FileSystem.writeAtomically(aside + "/\(FileSystem.currentTimeNanos)-" + DocumentPath.fileName(forRefId: refId) + ".json", bytes)
     }
 
     func tombstonePath(_ refId: String) -> String {

@@ -32,9 +32,14 @@ final class RemoteLock {
                 return nil
             }
             let holder = describeHolder()
-            if isStale(staleSeconds: staleSeconds) {
+            if let staleInode = staleLockInode(staleSeconds: staleSeconds) {
+                // Rename, not unlink: only one breaker can win. If what we renamed is not
+                // the lock we judged stale, someone took the lock meanwhile: put it back.
                 let away = lockPath + ".stale.\(UInt32.random(in: 0...UInt32.max))"
-                if rename(lockPath, away) == 0 { unlink(away) }
+                if rename(lockPath, away) == 0 {
+                    if (try? FileSystem.linkStatus(away))?.inode != staleInode { _ = link(away, lockPath) }
+                    unlink(away)
+                }
                 continue
             }
             if FileSystem.currentTimeNanos >= deadline { return holder }
@@ -58,14 +63,27 @@ final class RemoteLock {
         return "host \(info["host"] ?? "?"), pid \(info["pid"] ?? "?")"
     }
 
-    private func isStale(staleSeconds: Double) -> Bool {
-        guard let st = try? FileSystem.status(lockPath) else { return false }
+    /// The inode of the current lock if it is stale: older than `staleSeconds` since
+    /// its holder last refreshed it, or held by a dead process on this host.
+    private func staleLockInode(staleSeconds: Double) -> UInt64? {
+        guard let st = try? FileSystem.linkStatus(lockPath) else { return nil }
         let ageSeconds = Double(FileSystem.currentTimeNanos - st.mtimeNanos) / 1e9
-        if ageSeconds > staleSeconds { return true }
+        if ageSeconds > staleSeconds { return st.inode }
         if let info = holderInfo(), info["host"] as? String == ProcessInfo.processInfo.hostName,
            let pid = info["pid"] as? Int, pid != Int(getpid()), kill(pid_t(pid), 0) != 0, errno == ESRCH {
-            return true
+            return st.inode
         }
-        return false
+        return nil
+    }
+
+    /// Whether we still hold the lock (nobody judged it stale and broke it).
+    var stillHeld: Bool {
+        held && (try? FileSystem.readFile(lockPath)) == ownContent
+    }
+
+    /// Touches the lock so a long push is not taken for an abandoned one.
+    func refresh() {
+        guard held else { return }
+        utimensat(AT_FDCWD, lockPath, nil, 0)
     }
 }

@@ -90,12 +90,13 @@ extension Workspace {
         do { lock = try TreeLock(path: layout.lock, waitSeconds: config.number("lock.waitSeconds")) } catch let busy as TreeLock.Busy {
             throw Failure.busy(busy.holder)
         }
+        // Read the journal first: if it is damaged too, stop before changing anything.
+        let journal = Journal(path: layout.journal)
+        let entries = try journal.read(from: 0, repair: true)
         if FileSystem.exists(layout.state) {
             try FileSystem.rename(layout.state, layout.state + ".damaged-\(FileSystem.currentTimeNanos / 1_000_000_000)")
         }
         try FileSystem.removeFile(layout.index)
-        let journal = Journal(path: layout.journal)
-        let entries = (try? journal.read(from: 0, repair: true)) ?? []
         var fresh = SyncState()
         fresh.journalSeq = entries.map(\.seq).max() ?? 0
         fresh.journalOffset = journal.length
@@ -150,11 +151,39 @@ extension Workspace {
 
     // MARK: config
 
-    public func setConfig(_ key: String, _ value: String?) throws {
+    /// Sets or unsets a key. Pointing the tree at another remote (url, kind or branch)
+    /// starts from an empty base, as `reset-base` does: the next sync merges the tree
+    /// with whatever the new remote holds and deletes nothing. A folder that is missing
+    /// or empty becomes a new remote, as with `init --remote`.
+    @discardableResult
+    public func setConfig(_ key: String, _ value: String?, relativeTo cwd: String? = nil) throws -> Bool {
         var updated = config
+        var value = value
+        if key == "remote.url", let v = value, let cwd, !v.contains("://"), !v.hasPrefix("/"), GitURL(v)?.scheme != .ssh {
+            value = FileSystem.absolute(FileSystem.join(cwd, v))
+        }
         if let value { try updated.set(key, value) } else { try updated.unset(key) }
+        let remoteKeys: Set = ["remote.url", "remote.kind", "remote.branch"]
+        let remoteChanged = remoteKeys.contains(key) && updated[key] != config[key] && state.cursor != nil
+        if key == "remote.url", let url = updated["remote.url"], (updated["remote.kind"] ?? RemoteKind.detect(url).rawValue) == "dir",
+           !DirectoryRemote.isRemote(url) {
+            try DirectoryRemote.create(at: url)
+        }
         try updated.save(to: layout.config)
         config = updated
+        if remoteChanged {
+            var fresh = SyncState()
+            fresh.journalSeq = state.journalSeq
+            fresh.journalOffset = journal.length
+            fresh.pending = []
+            state = fresh
+            try checkpoint()
+            try? FileSystem.removeFile(layout.metadata + "/last-sync")
+            var report = SyncReport()
+            index = StatCache()
+            _ = try recordLocalChanges(write: true, report: &report)
+        }
+        return remoteChanged
     }
 }
 

@@ -159,7 +159,7 @@ extension Workspace {
                 fileOps.append(op)
                 report.pulled.append(ChangeSummary(kind: result == nil ? "delete" : (local == nil ? "create" : (local?.hash == result?.hash ? "rename" : "update")),
                                                    path: result?.path ?? local?.path ?? "", refId: refId, changesetId: result?.changesetId,
-                                                   fromPath: local?.path != result?.path ? local?.path : nil))
+                                                   fromPath: result != nil && local?.path != result?.path ? local?.path : nil))
             }
             // The outcome differs from what the remote has: that difference is a local
             // change to push (a path kept apart, a local edit that won).
@@ -171,34 +171,37 @@ extension Workspace {
         }
         if dryRun { return }
 
+        let baseBefore = Dictionary(uniqueKeysWithValues: fileOps.compactMap(\.refId).map { ($0, state.base[$0]) })
         objects.flush()
         try append(entries)
         try CrashPoint.hit("pull.after-journal")
         // Removals first, so a document can move onto a path another one just left.
         let io = SafeTreeIO(root: layout.root)
-        var incomplete = false
+        var skipped = Set<String>()
+        func skip(_ op: JournalEntry, _ message: String) {
+            report.warnings.append(message)
+            if let refId = op.refId { skipped.insert(refId) }
+        }
         for op in fileOps {
             guard let from = op.fromPath, op.resultingVersion?.path != from else { continue }
             if let current = try? io.readIfPresent(from), ContentHash.of(current) != op.fromHash {
-                report.warnings.append("\(from): changed while syncing; left in place")
-                incomplete = true
+                skip(op, "\(from): changed on disk while syncing (or tracked but in .docsyncignore); left in place, the remote version waits for the next sync")
                 continue
             }
             try io.remove(from)
             index.remove(path: from)
         }
         for op in fileOps {
-            guard let target = op.resultingVersion else { continue }
+            guard let target = op.resultingVersion, !skipped.contains(op.refId ?? "") else { continue }
             if target.path == op.fromPath, let current = try? io.readIfPresent(target.path), ContentHash.of(current) != op.fromHash {
-                report.warnings.append("\(target.path): changed while syncing; left in place")
-                incomplete = true
+                skip(op, "\(target.path): changed on disk while syncing (or tracked but in .docsyncignore); left in place, the remote version waits for the next sync")
                 continue
             }
             do {
                 try io.write(target.path, try objects.get(target.hash))
             } catch let refused as SafeTreeIO.Refused {
                 report.problems.append("refused to write \(refused.description)")
-                incomplete = true
+                skipped.insert(op.refId ?? "")
                 continue
             }
             if let st = try? FileSystem.linkStatus(layout.absolute(target.path)) {
@@ -206,8 +209,16 @@ extension Workspace {
                              readAtNanos: FileSystem.currentTimeNanos)
             }
         }
+        // A skipped document keeps its old base, so the local file is compared with what
+        // it really came from next time (and conflicts are kept, not overwritten).
+        let reverts = skipped.sorted().map { refId -> JournalEntry in
+            let old = baseBefore[refId] ?? nil
+            return JournalEntry(kind: .seen, refId: refId, changesetId: old?.changesetId ?? "", hash: old?.hash, path: old?.path,
+                                deleted: old == nil, reason: "not applied")
+        }
+        if !reverts.isEmpty { try append(reverts) }
         try CrashPoint.hit("pull.after-files")
-        if !incomplete {
+        if skipped.isEmpty {
             try append([JournalEntry(kind: .cursor, cursor: changes.cursor)])
             try? remote.noteReplica(replicaInfo, seen: changes.cursor)
         }

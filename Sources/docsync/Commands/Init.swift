@@ -100,7 +100,7 @@ extension DocSync {
             Output.configure(global)
             let (workspace, report) = try Workspace.resetBase(at: global.workingDirectory)
             defer { workspace.close() }
-            try SyncPrinter(global: global).finish(report, verb: "Reset the base;", extraLine: "run `docsync sync` to reconcile with the remote")
+            try SyncPrinter(global: global).finish(report, verb: "Reset the base", extraLine: "(run `docsync sync` to reconcile with the remote)")
         }
     }
 }

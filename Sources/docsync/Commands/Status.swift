@@ -83,6 +83,7 @@ extension DocSync {
                 if let from = e.fromPath, from != e.path { text += " (from \(from))" }
                 if let cs = e.changesetId, e.kind != .cursor { text += "  \(cs)" }
                 if let seqs = e.seqs { text += " \(e.reason ?? "") #" + seqs.map(String.init).joined(separator: ",#") }
+                if e.kind == .cursor, let cursor = e.cursor { text += " remote at \(cursor)" }
                 if e.isLocalAction { text += item.pending ? "  [pending]" : "  [done]" }
                 Output.line(text)
             }
@@ -150,9 +151,13 @@ extension DocSync {
             }
             guard let key else { return }
             if unset {
-                try workspace.setConfig(key, nil)
+                if try workspace.setConfig(key, nil, relativeTo: global.workingDirectory) {
+                    Output.line("The remote changed: the next sync merges this tree with it (nothing is deleted on either side).")
+                }
             } else if let value {
-                try workspace.setConfig(key, value)
+                if try workspace.setConfig(key, value, relativeTo: global.workingDirectory) {
+                    Output.line("The remote changed: the next sync merges this tree with it (nothing is deleted on either side).")
+                }
             } else {
                 guard Config.key(named: key) != nil else {
                     throw CommandFailure(message: "unknown config key '\(key)'; see `docsync config --help`", code: .failure)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DocSyncKit
+import Foundation
 
 /// Options of the commands that talk to the remote.
 struct SyncFlags: ParsableArguments {
@@ -141,11 +142,19 @@ struct SyncPrinter {
                 Output.line((report.dryRun ? "Dry run: " : "") + "\(verb): " + parts.joined(separator: ", ") + (extraLine.map { " " + $0 } ?? ""))
             }
         }
+        if !report.conflicts.isEmpty && global.quiet {
+            // Even a quiet cron run says this, so the mail shows it.
+            FileHandle.standardError.write(Data("docsync: \(report.conflicts.count) conflict(s) recorded; see `docsync status`\n".utf8))
+        }
         if let unreachable = report.remoteUnreachable {
+            // Under --quiet (cron) the exit code alone says "try again later".
+            if global.quiet { throw ExitStatus.tempFail }
             throw CommandFailure(message: unreachable, code: ExitStatus.tempFail)
         }
         if !report.problems.isEmpty {
-            throw CommandFailure(message: "\(report.problems.count) file\(report.problems.count == 1 ? " was" : "s were") not valid documents and \(report.problems.count == 1 ? "was" : "were") left untouched; everything else was processed", code: .failure)
+            let n = report.problems.count
+            throw CommandFailure(message: n == 1 ? "1 file is not a valid document and was left untouched; everything else was processed"
+                                                 : "\(n) files are not valid documents and were left untouched; everything else was processed", code: .failure)
         }
         if !report.conflicts.isEmpty && !report.dryRun { throw ExitStatus.conflicts }
     }
