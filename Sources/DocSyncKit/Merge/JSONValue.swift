@@ -36,6 +36,14 @@ public enum JSONValue: Sendable {
     case bool(Bool)
     case null
 
+    /// An object of these members, in order; a repeated key keeps its first position and
+    /// its last value (as the parser does with duplicate keys).
+    public init(members: some Sequence<(String, JSONValue)>) {
+        var object = OrderedDictionary<String, JSONValue>()
+        for (key, value) in members { object[key] = value }
+        self = .object(object)
+    }
+
     public var kind: JSONValueKind {
         switch self {
         case .object: .object
@@ -147,8 +155,6 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
     public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
     /// Keys in the order written; a repeated key keeps its first position and last value.
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
-        var members = OrderedDictionary<String, JSONValue>()
-        for (key, value) in elements { members[key] = value }
-        self = .object(members)
+        self.init(members: elements)
     }
 }
