@@ -5,6 +5,7 @@ export PATH := /opt/swift/usr/bin:$(PATH)
 
 deps:
 	./scripts/install-deps.sh
+	./scripts/install-test-servers.sh
 
 build: deps
 	swift build

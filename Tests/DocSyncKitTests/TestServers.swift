@@ -97,8 +97,8 @@ struct ToolResult {
 func runTool(_ executable: String, _ args: [String], in dir: String, home: String, env extra: [String: String] = [:],
              timeoutSeconds: Double = 30) throws -> ToolResult {
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("docsync-tool-\(UUID().uuidString)").path
-    FileManager.default.createFile(atPath: scratch + ".out", contents: nil)
-    FileManager.default.createFile(atPath: scratch + ".err", contents: nil)
+    _ = FileManager.default.createFile(atPath: scratch + ".out", contents: nil)
+    _ = FileManager.default.createFile(atPath: scratch + ".err", contents: nil)
     defer {
         try? FileManager.default.removeItem(atPath: scratch + ".out")
         try? FileManager.default.removeItem(atPath: scratch + ".err")
@@ -223,7 +223,7 @@ final class ServerProcess: @unchecked Sendable {
         self.logPath = logPath
         let watchdog = workDir + "/watchdog.py"
         if !FileManager.default.fileExists(atPath: watchdog) { try writeFile(watchdog, watchdogScript) }
-        FileManager.default.createFile(atPath: logPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
         process.arguments = ["-u", watchdog] + command
         process.currentDirectoryURL = URL(fileURLWithPath: workDir)

@@ -49,9 +49,33 @@ struct KnownHosts {
             let mac = HMAC<Insecure.SHA1>.authenticationCode(for: Array(name.utf8), using: SymmetricKey(data: hashed.salt))
             return Array(mac) == hashed.hash
         }
-        return entry.hostPatterns.contains { pattern in
-            !pattern.hasPrefix("!") && Glob.match(Array(pattern.utf8), Array(name.utf8))
+        // As OpenSSH: the line matches if a pattern matches and no negated one does.
+        let negated = entry.hostPatterns.filter { $0.hasPrefix("!") }.map { String($0.dropFirst()) }
+        let positive = entry.hostPatterns.filter { !$0.hasPrefix("!") }
+        return positive.contains { Self.hostPatternMatches($0, name) } && !negated.contains { Self.hostPatternMatches($0, name) }
+    }
+
+    /// OpenSSH's host pattern matching (match.c): only `*` and `?` are special, case is
+    /// ignored. Not a path glob: `[127.0.0.1]:2222` is literal, not a character class.
+    static func hostPatternMatches(_ pattern: String, _ name: String) -> Bool {
+        func match(_ p: ArraySlice<UInt8>, _ t: ArraySlice<UInt8>) -> Bool {
+            guard let c = p.first else { return t.isEmpty }
+            switch c {
+            case UInt8(ascii: "*"):
+                let rest = p.dropFirst()
+                var i = t.startIndex
+                while true {
+                    if match(rest, t[i...]) { return true }
+                    if i == t.endIndex { return false }
+                    i += 1
+                }
+            case UInt8(ascii: "?"):
+                return !t.isEmpty && match(p.dropFirst(), t.dropFirst())
+            default:
+                return t.first == c && match(p.dropFirst(), t.dropFirst())
+            }
         }
+        return match(Array(pattern.lowercased().utf8)[...], Array(name.lowercased().utf8)[...])
     }
 
     enum Verdict: Equatable {
