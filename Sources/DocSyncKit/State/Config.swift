@@ -34,9 +34,39 @@ public struct Config: Sendable {
             validate: { (Double($0).map { $0 >= 0 && $0 <= 1 } ?? false) ? nil : "must be a number from 0 to 1" }),
         Key(name: "lock.waitSeconds", help: "how long a run waits for another run on the same tree before exiting 75", defaultValue: "5",
             validate: { (Double($0) ?? -1) >= 0 ? nil : "must be a number of seconds" }),
+        Key(name: "merge.policy", help: "how a document changed on both sides is settled: merge (field by field, field collisions to the later changesetId), lww (whole document, later changesetId), local, remote, manual", defaultValue: "merge",
+            validate: validPolicy),
+        Key(name: "merge.policyFor.<glob>", help: "the policy for documents whose path matches <glob> (gitignore-style: * within a folder, ** across folders), e.g. merge.policyFor.contacts/** lww; the last matching key in --list order wins over merge.policy", defaultValue: nil,
+            validate: validPolicy),
+        Key(name: "merge.counters", help: "comma-separated dotted paths of numeric fields merged by adding both sides' changes, e.g. stats.plays,visits", defaultValue: nil,
+            validate: { $0.split(separator: ",").allSatisfy { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ? nil : "must be comma-separated field paths" }),
     ]
 
-    public static func key(named name: String) -> Key? { keys.first { $0.name == name } }
+    public static let policies = ["merge", "lww", "local", "remote", "manual"]
+    static let validPolicy: @Sendable (String) -> String? = { policies.contains($0) ? nil : "must be one of " + policies.joined(separator: ", ") }
+
+    /// The declared key, or for pattern keys (`merge.policyFor.<glob>`) its template.
+    public static func key(named name: String) -> Key? {
+        if let exact = keys.first(where: { $0.name == name }) { return exact }
+        if name.hasPrefix("merge.policyFor."), name.count > "merge.policyFor.".count {
+            return keys.first { $0.name == "merge.policyFor.<glob>" }
+        }
+        return nil
+    }
+
+    /// The merge policy for a document path.
+    public func policy(for path: String) -> String {
+        var result = self["merge.policy"] ?? "merge"
+        for (name, value) in values.sorted(by: { $0.key < $1.key }) where name.hasPrefix("merge.policyFor.") {
+            let glob = String(name.dropFirst("merge.policyFor.".count))
+            if Glob.match(Array(glob.utf8), Array(path.utf8)) { result = value }
+        }
+        return result
+    }
+
+    public var counters: Set<String> {
+        Set((self["merge.counters"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+    }
 
     public private(set) var values: [String: String]
 
@@ -69,6 +99,7 @@ public struct Config: Sendable {
 
     public mutating func unset(_ name: String) throws {
         guard let key = Self.key(named: name) else { throw Problem(message: "unknown config key '\(name)'") }
+        if key.name.contains("<"), values[name] == nil { throw Problem(message: "config key '\(name)' is not set") }
         if key.readOnly { throw Problem(message: "config key '\(name)' is read-only") }
         values.removeValue(forKey: name)
     }

@@ -19,6 +19,9 @@ public struct JournalEntry: Codable, Sendable, Equatable {
         case conflict
         /// The remote position the base now reflects.
         case cursor
+        /// A conflict settled by `docsync resolve` (the content change, if any, is an
+        /// ordinary update next to it).
+        case resolve
     }
 
     public var seq: Int

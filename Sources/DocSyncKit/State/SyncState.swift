@@ -38,7 +38,7 @@ public struct SyncState: Sendable {
                 for action in pending where finished.contains(action.seq) { Self.applyLocal(action, to: &base) }
             }
             pending.removeAll { finished.contains($0.seq) }
-        case .apply, .conflict:
+        case .apply, .conflict, .resolve:
             // A file operation (redone on recovery) and a note: no state of their own.
             break
         case .seen:

@@ -31,6 +31,8 @@ public struct ConflictSummary: Codable, Sendable, Equatable {
     public var stored: String
     public var storedChangesetId: String
     public var file: String?
+    /// Fields changed differently on both sides, when the document was merged.
+    public var fields: [String]? = nil
 }
 
 /// What a push, pull or sync did (or, with --dry-run, would do).

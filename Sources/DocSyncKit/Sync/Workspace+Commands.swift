@@ -35,7 +35,7 @@ extension Workspace {
         let local = try recordLocalChanges(write: false, report: &scratch)
         return StatusReport(root: layout.root, replicaId: config.replicaId, remote: config["remote.url"], lastSync: lastSync ?? state.lastSync,
                             pending: state.pending.map(ChangeSummary.init), unrecorded: local.actions.map(ChangeSummary.init),
-                            conflicts: conflictStore.list(), problems: scratch.problems, warnings: warnings + scratch.warnings)
+                            conflicts: conflictStore.list().filter(\.isOpen), problems: scratch.problems, warnings: warnings + scratch.warnings)
     }
 
     // MARK: log
@@ -276,6 +276,58 @@ extension Workspace {
         var recorded = SyncReport()
         _ = try recordLocalChanges(write: true, report: &recorded)
         report.recorded += recorded.recorded
+        report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
+        return report
+    }
+}
+
+// MARK: - Conflicts
+
+extension Workspace {
+    /// Conflict records, newest last; open ones only unless `all`.
+    public func conflicts(all: Bool = false) -> [ConflictStore.Record] {
+        conflictStore.list().filter { all || $0.isOpen }
+    }
+
+    /// Settles the open conflicts of a document. `take`: `local` or `remote` makes that
+    /// side's version the document (brought back from the conflict store if it lost),
+    /// a changesetId (or prefix) brings back that stored version, nil accepts the file as
+    /// it is now (edited by hand). The result is journaled and pushed like any edit.
+    public func resolve(_ doc: String, relativeTo cwd: String, take: String?, dryRun: Bool) throws -> SyncReport {
+        var report = SyncReport()
+        report.dryRun = dryRun
+        if !dryRun { _ = try recordLocalChanges(write: true, report: &report) }
+        let (refId, currentPath) = try resolveDocument(doc, relativeTo: cwd)
+        let open = conflictStore.list().filter { $0.refId == refId && $0.isOpen }
+        guard !open.isEmpty else { throw Failure.gaveUp("\(doc) has no open conflict (see `docsync conflicts`)") }
+        var chosen: ConflictStore.Record? = nil
+        switch take {
+        case nil:
+            break
+        case "local", "remote":
+            chosen = open.last { $0.side == take }
+        case let id?:
+            chosen = open.last { $0.changesetId.hasPrefix(id) }
+            if chosen == nil { throw Failure.gaveUp("no stored version '\(id)' in the open conflicts of \(doc); see `docsync conflicts`") }
+        }
+        report.recorded.append(ChangeSummary(kind: "resolve", path: currentPath ?? open.last!.path, refId: refId, changesetId: chosen?.changesetId))
+        if dryRun { return report }
+        if let chosen {
+            let bytes = try conflictStore.bytes(of: chosen)
+            let scanned: ScannedDocument
+            do { scanned = try JSONScanner.scanDocument(bytes) } catch {
+                throw Failure.gaveUp("the stored version \(chosen.changesetId) is not valid JSON (\(error.description))")
+            }
+            let stamped = IdentityStamper.stamp(bytes, scanned: scanned, refId: refId, changesetId: clock.next().description)
+            try SafeTreeIO(root: layout.root).write(currentPath ?? chosen.path, stamped)
+            try clock.persist()
+            var recorded = SyncReport()
+            _ = try recordLocalChanges(write: true, report: &recorded)
+            report.recorded += recorded.recorded
+        }
+        try append([JournalEntry(kind: .resolve, refId: refId, changesetId: chosen?.changesetId, path: currentPath, reason: take ?? "as is")])
+        try checkpoint()
+        _ = try conflictStore.markResolved(refId)
         report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
         return report
     }

@@ -112,6 +112,7 @@ extension Workspace {
             }
             if let result = decision.result { claimedPaths.insert(result.path) }
 
+            var settled: (policy: String, fields: [String], merged: Bool)? = nil
             // Fetch what is needed before anything is journaled.
             if let remoteVersion, decision.contentFrom == .remote || decision.loser != nil {
                 let bytes = try remote.read(change)
@@ -126,15 +127,32 @@ extension Workspace {
                     decision.result = DocVersion(refId: refId, changesetId: remoteVersion.changesetId, hash: remoteVersion.hash,
                                                  path: decision.result?.path ?? remoteVersion.path)
                 }
+                // Content changed differently on both sides: the policy for this path
+                // settles it (field merge by default).
+                if decision.loser != nil, let local, let localBytes = try? objects.get(local.hash), let target = decision.result?.path {
+                    let policy = config.policy(for: target)
+                    let outcome = ContentPolicy(policy: policy, counters: config.counters).settle(
+                        base: state.base[refId].flatMap { try? objects.get($0.hash) }, local: local, localBytes: localBytes,
+                        remote: remoteVersion, remoteBytes: bytes, path: target, newChangesetId: { clock.next().description })
+                    if let merged = outcome.mergedBytes, !dryRun { try objects.put(merged, hash: outcome.result.hash) }
+                    decision.result = outcome.result
+                    decision.contentFrom = outcome.contentFrom ?? .local
+                    decision.loser = outcome.loser
+                    decision.notice = outcome.notice
+                    settled = (policy, outcome.fields, outcome.mergedBytes != nil)
+                }
             }
             if let notice = decision.notice { report.notices.append("\(decision.result?.path ?? local?.path ?? refId): \(notice)") }
             if let loser = decision.loser {
                 if !dryRun {
                     let record = try conflictStore.keep(try objects.get(loser.version.hash), version: loser.version, side: loser.side,
-                                                        winner: decision.result?.changesetId ?? "")
+                                                        winner: decision.result?.changesetId ?? "", policy: settled?.policy ?? "lww",
+                                                        fields: settled?.fields)
                     report.conflicts.append(ConflictSummary(refId: refId, path: decision.result?.path ?? loser.version.path,
-                                                            kept: decision.contentFrom.rawValue, keptChangesetId: decision.result?.changesetId ?? "",
-                                                            stored: loser.side.rawValue, storedChangesetId: loser.version.changesetId, file: record.file))
+                                                            kept: settled?.merged == true ? "merged" : decision.contentFrom.rawValue,
+                                                            keptChangesetId: decision.result?.changesetId ?? "",
+                                                            stored: loser.side.rawValue, storedChangesetId: loser.version.changesetId, file: record.file,
+                                                            fields: settled?.fields))
                     entries.append(JournalEntry(kind: .conflict, refId: refId, changesetId: loser.version.changesetId, path: loser.version.path, reason: loser.side.rawValue))
                 } else {
                     report.conflicts.append(ConflictSummary(refId: refId, path: loser.version.path, kept: decision.contentFrom.rawValue,

@@ -22,8 +22,8 @@ extension DocSync {
             Output.line("Last sync: \(Output.time(status.lastSync))")
             section("Pending (recorded, not yet on the remote)", status.pending.map { "\($0.kind.padding(6))  \($0.path)" })
             section("Unrecorded changes on disk", status.unrecorded.map { "\($0.kind.padding(6))  \($0.path)" })
-            section("Conflicts (losing versions kept in .docsync/conflicts/)",
-                    status.conflicts.map { "\($0.path)  \($0.side) version \($0.changesetId) lost to \($0.winner)" })
+            section("Conflicts, open (losing versions kept in .docsync/conflicts/; see `docsync conflicts`, settle with `docsync resolve DOC`)",
+                    status.conflicts.map { "\($0.path)  \($0.side) version \($0.changesetId) lost to \($0.winner)" + ($0.fields.map { $0.isEmpty ? "" : " (fields: \($0.joined(separator: ", ")))" } ?? "") })
             if status.pending.isEmpty && status.unrecorded.isEmpty && status.conflicts.isEmpty && status.problems.isEmpty {
                 Output.line("Nothing to sync.")
             }
@@ -144,7 +144,9 @@ extension DocSync {
             let workspace = try Workspace.open(at: global.workingDirectory, readOnly: !writes)
             defer { workspace.close() }
             if list {
-                let rows = Config.keys.compactMap { k in workspace.config[k.name].map { (k.name, $0) } }
+                let fixed = Config.keys.filter { !$0.name.contains("<") }.compactMap { k in workspace.config[k.name].map { (k.name, $0) } }
+                let patterned = workspace.config.values.filter { Config.key(named: $0.key)?.name.contains("<") == true }.sorted { $0.key < $1.key }
+                let rows = fixed + patterned.map { ($0.key, $0.value) }
                 if global.json { try Output.json(Dictionary(uniqueKeysWithValues: rows)); return }
                 for (k, v) in rows { print("\(k)=\(v)") }
                 return

@@ -129,7 +129,8 @@ struct SyncPrinter {
             for c in report.pulled { Output.line("\(tag)pull    \(c.kind.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")) }
             for c in report.pushed { Output.line("\(tag)push    \(c.kind.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")) }
             for c in report.conflicts {
-                Output.line("conflict        \(c.path): kept \(c.kept) \(c.keptChangesetId), \(c.stored) version \(c.storedChangesetId) stored" + (c.file.map { " in \($0)" } ?? ""))
+                let fields = c.fields.map { $0.isEmpty ? "" : " (fields \($0.joined(separator: ", ")))" } ?? ""
+                Output.line("conflict        \(c.path)\(fields): kept \(c.kept) \(c.keptChangesetId), \(c.stored) version \(c.storedChangesetId) stored" + (c.file.map { " in \($0)" } ?? ""))
             }
             for n in report.notices { Output.line("note            \(n)") }
             var parts = ["\(report.recorded.count) recorded", "\(report.pulled.count) pulled", "\(report.pushed.count) pushed"]

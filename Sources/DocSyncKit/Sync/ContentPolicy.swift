@@ -1,0 +1,82 @@
+import Collections
+
+/// Settles a document whose content changed differently on both sides, by the policy
+/// configured for its path (`merge.policy`, `merge.policyFor.<glob>`):
+///
+/// - `merge` (default): field by field against the base; a field changed differently on
+///   both sides goes to the later changesetId, and that side's loser is kept whole;
+/// - `lww`: the whole document with the later changesetId;
+/// - `local` / `remote`: that side's whole document;
+/// - `manual`: the remote version in place, the local one aside, until `docsync resolve`.
+///
+/// Whatever the policy, the version that did not win is kept in the conflict store.
+struct ContentPolicy {
+    struct Outcome {
+        /// The document's new content: one side's version, or merged bytes.
+        var result: DocVersion
+        var mergedBytes: [UInt8]?
+        var contentFrom: Reconciler.Side?
+        var loser: (side: Reconciler.Side, version: DocVersion)?
+        var fields: [String] = []
+        var notice: String?
+    }
+
+    let policy: String
+    let counters: Set<String>
+
+    /// - Parameters: `path` is where the document ends up (the path decision is separate).
+    func settle(base: [UInt8]?, local: DocVersion, localBytes: [UInt8], remote: DocVersion, remoteBytes: [UInt8], path: String,
+                newChangesetId: () -> String) -> Outcome {
+        let localIsLater = changesetOrder(remote.changesetId, local.changesetId)
+        func whole(_ side: Reconciler.Side, _ why: String) -> Outcome {
+            var winner = side == .local ? local : remote
+            winner.path = path
+            let loser = side == .local ? remote : local
+            return Outcome(result: winner, contentFrom: side, loser: (side == .local ? .remote : .local, loser),
+                           notice: "changed on both sides: kept the \(side.rawValue) version (\(why)); the \(side == .local ? "remote" : "local") one is in the conflict store")
+        }
+        switch policy {
+        case "local": return whole(.local, "policy local")
+        case "remote": return whole(.remote, "policy remote")
+        case "manual": return whole(.remote, "policy manual: run `docsync resolve` to settle")
+        case "lww": return whole(localIsLater ? .local : .remote, "later changesetId")
+        default: break
+        }
+        guard let l = try? JSONValueParser.parse(localBytes), let r = try? JSONValueParser.parse(remoteBytes) else {
+            return whole(localIsLater ? .local : .remote, "later changesetId; too deep to merge field by field")
+        }
+        let b = base.flatMap { try? JSONValueParser.parse($0) }
+        let merge = FieldMerge.merge(base: b, local: l, remote: r, collisions: localIsLater ? .local : .remote, counters: counters)
+        let fields = merge.conflicts.map(\.path)
+        let collisionLoser: Reconciler.Side = localIsLater ? .remote : .local
+        let loser = fields.isEmpty ? nil : (collisionLoser, collisionLoser == .local ? local : remote)
+        let note = fields.isEmpty
+            ? "changed on both sides: merged field by field"
+            : "changed on both sides: merged field by field; \(fields.joined(separator: ", ")) changed on both, kept the \(collisionLoser == .local ? "remote" : "local") value (later changesetId), the \(collisionLoser.rawValue) version is in the conflict store"
+        // The merge may come out as exactly one side's document: keep that version as is.
+        for (side, value, version) in [(Reconciler.Side.local, l, local), (.remote, r, remote)] where Self.sameIgnoringIds(merge.merged, value) {
+            var result = version
+            result.path = path
+            return Outcome(result: result, contentFrom: side, loser: loser, fields: fields, notice: note)
+        }
+        let changesetId = newChangesetId()
+        var merged = merge.merged
+        if case .object(var members) = merged {
+            members["changesetId"] = .string(changesetId)
+            if members["refId"] == nil {
+                members.updateValue(.string(local.refId), forKey: "refId", insertingAt: 0)
+            }
+            merged = .object(members)
+        }
+        let bytes = JSONValueWriter.write(merged, indent: JSONValueWriter.detectIndent(of: localBytes))
+        let version = DocVersion(refId: local.refId, changesetId: changesetId, hash: ContentHash.of(bytes), path: path)
+        return Outcome(result: version, mergedBytes: bytes, contentFrom: nil, loser: loser, fields: fields, notice: note)
+    }
+
+    static func sameIgnoringIds(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        guard case .object(var x) = a, case .object(var y) = b else { return a == b }
+        x.removeValue(forKey: "changesetId"); y.removeValue(forKey: "changesetId")
+        x.removeValue(forKey: "refId"); y.removeValue(forKey: "refId")
+        return JSONValue.object(x) == JSONValue.object(y)
+    }
+}
