@@ -637,7 +637,7 @@ extension GitTransportTests {
 
         /// remote.caFile is per tree: a tree without it must not trust a CA another tree in
         /// the same process configured.
-        @Test(.disabled("BUG: GitTransport.configureTrust sets remote.caFile with git_libgit2_opts(GIT_OPT_SET_SSL_CERT_LOCATIONS), which is process-wide and never undone: after one remote with a caFile, every later https remote in the process trusts that CA (and, with Debian's mbedTLS libgit2, no longer trusts the system CA bundle, which the caFile replaces rather than extends)"))
+        @Test
         func caFileOfOneTreeDoesNotLeakToAnother() throws {
             let server = try HTTPSGitServer()
             defer { server.stop() }
@@ -652,6 +652,35 @@ extension GitTransportTests {
                 let failure = plain.syncError(b)
                 #expect(failure?.message.contains("TLS certificate") == true,
                         "a tree without remote.caFile trusted the CA of another tree: \(failure?.message ?? "no error")")
+            }
+        }
+
+        /// remote.caFile adds to the system's CAs (public hosts stay trusted); a caFile that
+        /// cannot be read or holds no certificate is a clear error naming it, before any
+        /// connection is made.
+        @Test
+        func caFileExtendsTheSystemBundleAndABadOneIsNamed() throws {
+            let server = try HTTPSGitServer()
+            defer { server.stop() }
+            let scratch = TempFolder("trust")
+            let url = try #require(GitURL(server.url("docs")))
+            let settings = GitTransportSettings(caFile: server.caFile)
+            try TrustStore.with(settings, url: url, scratch: scratch.path) {}
+            let combined = try String(contentsOfFile: scratch.path + "/trusted-ca.pem", encoding: .utf8)
+            let ours = try String(contentsOfFile: server.caFile, encoding: .utf8)
+            #expect(combined.hasSuffix(ours))
+            if let system = TrustStore.systemBundle {
+                let systemText = try String(contentsOfFile: system, encoding: .utf8)
+                #expect(combined.hasPrefix(systemText), "the system CAs must stay trusted next to remote.caFile")
+            }
+            for bad in [scratch.path + "/missing.pem", scratch.path + "/trusted-ca.txt"] {
+                if bad.hasSuffix(".txt") { try "not a certificate\n".write(toFile: bad, atomically: true, encoding: .utf8) }
+                let message: String
+                do {
+                    try TrustStore.with(GitTransportSettings(caFile: bad), url: url, scratch: scratch.path) {}
+                    message = "no error"
+                } catch { message = "\(error.localizedDescription)" }
+                #expect(message.contains(bad) && message.contains("remote.caFile"), "\(message)")
             }
         }
     }

@@ -33,7 +33,6 @@ public final class GitRemote: Remote {
         let resolved = url.resolved(with: SSHConfig(path: settings.home + "/.ssh/config"))
         effectiveURL = resolved.url
         context = TransportContext(settings: settings, url: GitURL(resolved.url) ?? url, identityFile: resolved.identityFile)
-        GitTransport.configureTrust(settings)
         repo = try GitRepository.openOrCreateBare(at: cachePath)
     }
 
@@ -75,7 +74,9 @@ public final class GitRemote: Remote {
         do {
             context.trustProblem = nil
             context.credentialAttempts = 0
-            branches = try GitTransport.fetch(repo, url: effectiveURL, branch: branch, context: context)
+            branches = try TrustStore.with(context.settings, url: context.url, scratch: repo.path) {
+                try GitTransport.fetch(repo, url: effectiveURL, branch: branch, context: context)
+            }
         } catch let error as GitError {
             throw translate(error, during: "fetch")
         }
@@ -244,7 +245,9 @@ public final class GitRemote: Remote {
             try repo.setReference(outgoing, to: commit, message: "docsync push")
             context.trustProblem = nil
             context.credentialAttempts = 0
-            try GitTransport.push(repo, url: effectiveURL, localRef: outgoing, branch: branch, context: context)
+            try TrustStore.with(context.settings, url: context.url, scratch: repo.path) {
+                try GitTransport.push(repo, url: effectiveURL, localRef: outgoing, branch: branch, context: context)
+            }
         } catch let error as GitError {
             if error.code == GitError.nonFastForward || error.message.contains("rejected") || error.message.contains("non-fast-forward")
                 || error.message.contains("fetch first") {

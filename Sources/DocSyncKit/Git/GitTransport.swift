@@ -84,10 +84,6 @@ final class TransportContext {
 /// Fetch and push over any transport libgit2 has, with docsync's credential and
 /// trust rules wired into the callbacks.
 enum GitTransport {
-    static func configureTrust(_ settings: GitTransportSettings) {
-        if let ca = settings.caFile { _ = docsync_git_set_ssl_cert_locations(ca, nil) }
-    }
-
     static func callbacks(_ context: TransportContext) -> git_remote_callbacks {
         var callbacks = git_remote_callbacks()
         git_remote_init_callbacks(&callbacks, UInt32(GIT_REMOTE_CALLBACKS_VERSION))
