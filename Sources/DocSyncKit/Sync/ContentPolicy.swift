@@ -48,11 +48,21 @@ struct ContentPolicy {
         let b = base.flatMap { try? JSONValueParser.parse($0) }
         let merge = FieldMerge.merge(base: b, local: l, remote: r, collisions: localIsLater ? .local : .remote, counters: counters)
         let fields = merge.conflicts.map(\.path)
-        let collisionLoser: Reconciler.Side = localIsLater ? .remote : .local
-        let loser = fields.isEmpty ? nil : (collisionLoser, collisionLoser == .local ? local : remote)
-        let note = fields.isEmpty
-            ? "changed on both sides: merged field by field"
-            : "changed on both sides: merged field by field; \(fields.joined(separator: ", ")) changed on both, kept the \(collisionLoser == .local ? "remote" : "local") value (later changesetId), the \(collisionLoser.rawValue) version is in the conflict store"
+        // A side lost if the merge dropped any of its values: a collision it lost, or a
+        // removal the other side's edit beat. When both lost something, keep the local
+        // version: the remote one stays in the remote's history, the local one may exist
+        // nowhere else.
+        let lostSides = Set(merge.conflicts.map { $0.taken == "local" ? Reconciler.Side.remote : .local })
+        let loserSide: Reconciler.Side? = lostSides.contains(.local) ? .local : lostSides.first
+        let loser = loserSide.map { ($0, $0 == .local ? local : remote) }
+        let note: String
+        if let loserSide {
+            let described = merge.conflicts.map { "\($0.path.isEmpty ? "(root)" : $0.path) (kept \($0.taken))" }
+            note = "changed on both sides: merged field by field; changed on both: \(described.joined(separator: ", ")) "
+                + "(collisions go to the later changesetId, an edit beats a removal); the \(loserSide.rawValue) version is in the conflict store"
+        } else {
+            note = "changed on both sides: merged field by field"
+        }
         // The merge may come out as exactly one side's document: keep that version as is.
         for (side, value, version) in [(Reconciler.Side.local, l, local), (.remote, r, remote)] where Self.sameIgnoringIds(merge.merged, value) {
             var result = version

@@ -22,8 +22,9 @@ extension DocSync {
             Output.line("Last sync: \(Output.time(status.lastSync))")
             section("Pending (recorded, not yet on the remote)", status.pending.map { "\($0.kind.padding(6))  \($0.path)" })
             section("Unrecorded changes on disk", status.unrecorded.map { "\($0.kind.padding(6))  \($0.path)" })
-            section("Conflicts, open (losing versions kept in .docsync/conflicts/; see `docsync conflicts`, settle with `docsync resolve DOC`)",
-                    status.conflicts.map { "\($0.path)  \($0.side) version \($0.changesetId) lost to \($0.winner)" + ($0.fields.map { $0.isEmpty ? "" : " (fields: \($0.joined(separator: ", ")))" } ?? "") })
+            section("Conflicts, open",
+                    status.conflicts.map { "\($0.path)  \($0.side) version \($0.changesetId) lost to \($0.winner)" + ($0.fields.map { $0.isEmpty ? "" : " (fields: \($0.joined(separator: ", ")))" } ?? "") },
+                    hint: "the losing versions are kept in .docsync/conflicts/; `docsync conflicts` lists them, `docsync resolve DOC` settles one")
             if status.pending.isEmpty && status.unrecorded.isEmpty && status.conflicts.isEmpty && status.problems.isEmpty {
                 Output.line("Nothing to sync.")
             }
@@ -32,10 +33,11 @@ extension DocSync {
             }
         }
 
-        private func section(_ title: String, _ lines: [String]) {
+        private func section(_ title: String, _ lines: [String], hint: String? = nil) {
             guard !lines.isEmpty else { return }
             Output.line("\n\(title): \(lines.count)")
             for line in lines { Output.line("  " + line) }
+            if let hint { Output.line("  (\(hint))") }
         }
     }
 
