@@ -26,7 +26,7 @@ mdoc_text() { sed -e 's/\\/\\e/g' -e "s/^\([.']\)/\\\\\&\1/"; }
 
 config_keys() {
   # Lines of the form "  <key>  <help>[ (default <value>)]" under "Keys:".
-  COLUMNS=1000 "$docsync" config --help | sed -n '/^Keys:$/,/^$/p' | sed -n 's/^  \([a-zA-Z][a-zA-Z0-9.]*\)  \(.*\)$/\1\t\2/p' |
+  COLUMNS=1000 "$docsync" config --help | sed -n '/^Keys:$/,/^$/p' | sed -n 's/^  \([a-zA-Z][a-zA-Z0-9.<>]*\)  \(.*\)$/\1\t\2/p' |
     while IFS=$'\t' read -r key help; do
       default=""
       if [[ $help =~ ^(.*)\ \(default\ ([^\)]*)\)$ ]]; then
@@ -84,6 +84,66 @@ A relative folder path in
 is resolved from the folder
 .Nm
 runs in; give an absolute path.
+.Sh MERGING
+When both sides changed a document, the policy for its path decides
+.Po
+.Cm merge.policy ,
+or the last matching
+.Cm merge.policyFor. Ns Ar glob
+.Pc :
+.Bl -tag -width Ds
+.It Cm merge
+(the default) Merge field by field against the last synced version: a field changed on
+one side only is taken; an object changed on both sides is merged key by key; a field
+changed differently on both sides gets the value with the later changesetId; an edit
+beats a removal.
+Arrays and scalars are single values.
+.It Cm lww
+The whole version with the later changesetId.
+.It Cm local , Cm remote
+That side's whole version.
+.It Cm manual
+The remote version stays in place, the local one is stored; settle it with
+.Nm Cm resolve .
+.El
+.Pp
+For example, with the base
+.Ql {"name": "Ann", "city": "Oslo"} :
+local
+.Ql "name": "Anna"
+and remote
+.Ql "city": "Bergen"
+merge to
+.Ql {"name": "Anna", "city": "Bergen"}
+with no conflict (exit 0); local
+.Ql "city": "Paris"
+and a later remote
+.Ql "city": "Rome"
+give
+.Ql "city": "Rome" ,
+report the field
+.Ql city
+as a conflict (exit 3) and store the local version.
+Under
+.Cm lww
+the same two edits keep only the later document whole and store the other.
+.Pp
+Fields listed in
+.Cm merge.counters
+(dotted paths, such as
+.Ql stats.plays )
+add both sides' changes: base 1, local 11, remote 6 give 16.
+.Pp
+Every version that lost, whole or in one field, is kept in
+.Pa .docsync/conflicts/ ,
+counted by
+.Nm Cm status ,
+listed by
+.Nm Cm conflicts
+and brought back or settled with
+.Nm Cm resolve Ar DOC Op Fl -take Ar local|remote|ID .
+The configuration is per replica; keep it the same on every replica (see
+.Pa examples/team-settings.sh ) .
 .Sh ENVIRONMENT
 .Bl -tag -width Ds
 .It Ev COLUMNS
@@ -104,6 +164,11 @@ of
 .Pa ~/.ssh/config ,
 and
 .Pa ~/.ssh/id_ed25519 .
+.It Ev SSL_CERT_FILE
+Git remotes over https: the system CA bundle to trust (default
+.Pa /etc/ssl/certs/ca-certificates.crt ) ;
+.Cm remote.caFile
+adds to it.
 .It Ev HOME
 Where
 .Pa ~/.ssh/config ,
@@ -174,8 +239,15 @@ and a damaged state or journal.
 .It 2
 Wrong usage: an unknown option, a missing argument.
 .It 3
-The run completed and conflicts were recorded: each losing version is kept in
-.Pa .docsync/conflicts/ .
+.Cm sync
+or
+.Cm pull
+completed and conflicts were recorded (a field merge with colliding fields, or a whole
+version that lost): each losing version is kept in
+.Pa .docsync/conflicts/ ;
+see
+.Nm Cm conflicts .
+A merge without colliding fields is not a conflict.
 .It 75
 Try again later
 .Pq Dv EX_TEMPFAIL :
