@@ -333,7 +333,7 @@ private struct Scanner {
         case UInt8(ascii: "u"):
             for i in 2 ..< 6 {
                 guard pos + i < end else { throw error("unterminated string", at: stringStart) }
-                guard hexValue(buf[pos + i]) != nil else { throw error("invalid \\u escape, expected 4 hex digits", at: start) }
+                guard JSONStringDecoding.hexValue(buf[pos + i]) != nil else { throw error("invalid \\u escape, expected 4 hex digits", at: start) }
             }
             pos += 6
         case 0x21 ... 0x7E:
@@ -406,49 +406,7 @@ private struct Scanner {
     // MARK: Decoding (only for top-level keys and string values; the text is already valid)
 
     private func decodeString(_ range: Range<Int>, escaped: Bool) -> String {
-        if !escaped { return String(decoding: UnsafeBufferPointer(rebasing: buf[range]), as: UTF8.self) }
-        var out: [UInt8] = []
-        out.reserveCapacity(range.count)
-        var i = range.lowerBound
-        while i < range.upperBound {
-            let byte = buf[i]
-            guard byte == backslash else {
-                out.append(byte)
-                i += 1
-                continue
-            }
-            let kind = buf[i + 1]
-            i += 2
-            switch kind {
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "f"): out.append(0x0C)
-            case UInt8(ascii: "n"): out.append(0x0A)
-            case UInt8(ascii: "r"): out.append(0x0D)
-            case UInt8(ascii: "t"): out.append(0x09)
-            case UInt8(ascii: "u"):
-                var unit = hex4(at: i)
-                i += 4
-                // A high surrogate followed by an escaped low one makes a pair; any other
-                // surrogate is lone and decodes as U+FFFD.
-                if (0xD800 ... 0xDBFF).contains(unit), i + 6 <= range.upperBound,
-                   buf[i] == backslash, buf[i + 1] == UInt8(ascii: "u") {
-                    let low = hex4(at: i + 2)
-                    if (0xDC00 ... 0xDFFF).contains(low) {
-                        unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
-                        i += 6
-                    }
-                }
-                UTF8.encode(Unicode.Scalar(unit) ?? "\u{FFFD}") { out.append($0) }
-            default: out.append(kind) // '"', '\\', '/'
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    private func hex4(at i: Int) -> UInt32 {
-        var value: UInt32 = 0
-        for j in i ..< i + 4 { value = value << 4 | UInt32(hexValue(buf[j]) ?? 0) }
-        return value
+        escaped ? JSONStringDecoding.decode(buf, range) : String(decoding: UnsafeBufferPointer(rebasing: buf[range]), as: UTF8.self)
     }
 
     // MARK: Errors
@@ -500,14 +458,6 @@ private struct Scanner {
 
 @inline(__always) private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
-@inline(__always) private func hexValue(_ byte: UInt8) -> UInt8? {
-    switch byte {
-    case UInt8(ascii: "0") ... UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-    case UInt8(ascii: "a") ... UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A") ... UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-    default: nil
-    }
-}
 
 private func describe(_ byte: UInt8) -> String {
     let hex = String(byte, radix: 16, uppercase: true)

@@ -175,60 +175,7 @@ private struct Builder {
         }
         let range = start ..< pos
         pos += 1
-        return escaped ? decodeEscaped(range) : String(decoding: UnsafeBufferPointer(rebasing: buf[range]), as: UTF8.self)
-    }
-
-    private func decodeEscaped(_ range: Range<Int>) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(range.count)
-        var i = range.lowerBound
-        while i < range.upperBound {
-            let byte = buf[i]
-            guard byte == backslash else {
-                out.append(byte)
-                i += 1
-                continue
-            }
-            let kind = buf[i + 1]
-            i += 2
-            switch kind {
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "f"): out.append(0x0C)
-            case UInt8(ascii: "n"): out.append(0x0A)
-            case UInt8(ascii: "r"): out.append(0x0D)
-            case UInt8(ascii: "t"): out.append(0x09)
-            case UInt8(ascii: "u"):
-                var unit = hex4(at: i)
-                i += 4
-                // A high surrogate followed by an escaped low one makes a pair; any other
-                // surrogate is lone and decodes as U+FFFD.
-                if (0xD800 ... 0xDBFF).contains(unit), i + 6 <= range.upperBound,
-                   buf[i] == backslash, buf[i + 1] == UInt8(ascii: "u") {
-                    let low = hex4(at: i + 2)
-                    if (0xDC00 ... 0xDFFF).contains(low) {
-                        unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
-                        i += 6
-                    }
-                }
-                UTF8.encode(Unicode.Scalar(unit) ?? "\u{FFFD}") { out.append($0) }
-            default: out.append(kind) // '"', '\\', '/'
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    private func hex4(at i: Int) -> UInt32 {
-        var value: UInt32 = 0
-        for j in i ..< i + 4 {
-            let byte = buf[j]
-            let digit: UInt8 = switch byte {
-            case UInt8(ascii: "0") ... UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a") ... UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-            default: byte - UInt8(ascii: "A") + 10
-            }
-            value = value << 4 | UInt32(digit)
-        }
-        return value
+        return escaped ? JSONStringDecoding.decode(buf, range) : String(decoding: UnsafeBufferPointer(rebasing: buf[range]), as: UTF8.self)
     }
 }
 
