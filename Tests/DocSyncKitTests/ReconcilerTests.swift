@@ -68,6 +68,20 @@ import Testing
             }
         }
     }
+
+    /// Renamed differently on both sides: the later rename wins and the other path is
+    /// named in the report, so nobody wonders where their rename went.
+    @Test func renameOnBothSidesNamesTheRenameThatLost() throws {
+        let decision = try #require(Reconciler.decide(base: Self.base, local: Self.v(Self.mid, "h0", "mine.json"),
+                                                      remote: Self.v(Self.late, "h0", "theirs.json")))
+        #expect(decision.result?.path == "theirs.json")
+        #expect(decision.loser == nil, "a rename alone loses no content")
+        let notice = try #require(decision.pathNotice)
+        #expect(notice.contains("theirs.json") && notice.contains("local rename to mine.json"), "\(notice)")
+        // One side renamed, or both to the same path: nothing to say.
+        #expect(Reconciler.decide(base: Self.base, local: Self.v(Self.mid, "h0", "x.json"), remote: Self.v(Self.late, "h0", "x.json"))?.pathNotice == nil)
+        #expect(Reconciler.decide(base: Self.base, local: Self.v(Self.mid, "h1"), remote: Self.v(Self.late, "h0", "x.json"))?.pathNotice == nil)
+    }
 }
 
 @Suite struct IdentityTests {

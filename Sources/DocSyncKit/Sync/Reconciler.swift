@@ -20,10 +20,14 @@ public enum Reconciler {
         public var contentFrom: Side
         /// A version that lost and must be kept aside.
         public var loser: (side: Side, version: DocVersion)?
+        /// What to tell the user about the content decision.
         public var notice: String?
+        /// What to tell the user about the path decision (a rename that was not applied).
+        public var pathNotice: String?
 
         public static func == (a: Decision, b: Decision) -> Bool {
-            a.result == b.result && a.contentFrom == b.contentFrom && a.loser?.side == b.loser?.side && a.loser?.version == b.loser?.version && a.notice == b.notice
+            a.result == b.result && a.contentFrom == b.contentFrom && a.loser?.side == b.loser?.side && a.loser?.version == b.loser?.version
+                && a.notice == b.notice && a.pathNotice == b.pathNotice
         }
     }
 
@@ -59,14 +63,23 @@ public enum Reconciler {
             loser = localIsLater ? (.remote, remote) : (.local, local)
         }
         let path: String
+        var pathNotice: String? = nil
         if !localMoved { path = remote.path }
         else if !remoteMoved { path = local.path }
-        else { path = localIsLater ? local.path : remote.path }
+        else {
+            path = localIsLater ? local.path : remote.path
+            // The rename that lost is said, so the user can tell where the other one went.
+            if local.path != remote.path {
+                let other = localIsLater ? remote.path : local.path
+                pathNotice = "renamed on both sides: kept \(path) (later changesetId); the \(localIsLater ? "remote" : "local") rename to \(other) was not applied"
+            }
+        }
 
         let winner = contentFrom == .local ? local : remote
         var result = winner
         result.path = path
         return Decision(result: result, contentFrom: contentFrom, loser: loser,
-                        notice: loser == nil ? nil : "changed on both sides: kept the \(contentFrom.rawValue) version (later changesetId), the \(loser!.0.rawValue) one is in the conflict store")
+                        notice: loser.map { "changed on both sides: kept the \(contentFrom.rawValue) version (later changesetId), the \($0.0.rawValue) one is in the conflict store" },
+                        pathNotice: pathNotice)
     }
 }

@@ -142,7 +142,9 @@ extension Workspace {
                     settled = (policy, outcome.fields, outcome.mergedBytes != nil)
                 }
             }
-            if let notice = decision.notice { report.notices.append("\(decision.result?.path ?? local?.path ?? refId): \(notice)") }
+            for notice in [decision.pathNotice, decision.notice].compactMap({ $0 }) {
+                report.notices.append("\(decision.result?.path ?? local?.path ?? refId): \(notice)")
+            }
             if let loser = decision.loser {
                 if !dryRun {
                     let record = try conflictStore.keep(try objects.get(loser.version.hash), version: loser.version, side: loser.side,
