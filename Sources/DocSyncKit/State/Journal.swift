@@ -12,11 +12,16 @@ public final class Journal {
 
     public init(path: String) { self.path = path }
 
+    /// The largest `seq` an entry read back may carry; far beyond any real journal, and
+    /// low enough that numbering on from it cannot overflow.
+    static let maxSeq = 1 << 53
+
     public struct Damaged: Error, LocalizedError {
         public var path: String
         public var line: Int
+        public var reason = "checksum mismatch"
         public var errorDescription: String? {
-            "\(path): journal line \(line) is damaged (checksum mismatch); entries after it cannot be trusted. Run `docsync verify` and see docs/RECOVERY.md"
+            "\(path): journal line \(line) is damaged (\(reason)); entries after it cannot be trusted. Run `docsync verify` and see docs/RECOVERY.md"
         }
     }
 
@@ -24,8 +29,22 @@ public final class Journal {
     /// repairs a torn tail when `repair` is set (the caller holds the tree lock).
     public func read(from offset: Int = 0, lastKnownSeq: Int = 0, repair: Bool) throws -> [JournalEntry] {
         let size = (try? FileSystem.linkStatus(path).size).map(Int.init) ?? 0
-        guard offset <= size else {
-            throw Damaged(path: path, line: 0)
+        if offset > size {
+            // Shorter than the checkpoint (truncated, deleted, or an older copy put back).
+            // Why not refuse: every entry before `offset` is already folded into the
+            // sealed state, so nothing the sync needs is missing; only history is. The
+            // remains are moved aside and a new journal is started (it used to fail with
+            // "line 0 is damaged (checksum mismatch)", which pointed at the wrong fix).
+            let aside = path + ".damaged-\(FileSystem.currentTimeNanos / 1_000_000_000)"
+            warnings.append("\(path): the journal is shorter than the last checkpoint in .docsync/state (\(size) of \(offset) bytes: truncated or replaced); "
+                + "the sync state is intact, so nothing is lost but the journal's history" + (repair ? "; moved what is left to \(aside) and started a new journal" : ""))
+            if repair {
+                if FileSystem.exists(path) { try FileSystem.rename(path, aside) }
+                try FileSystem.writeAtomically(path, [])
+            }
+            nextSeq = lastKnownSeq + 1
+            length = repair ? 0 : size
+            return []
         }
         let bytes = size > offset ? try FileSystem.readFile(path, from: offset) : []
         let parsed = ChecksummedLines.parse(bytes[...], baseOffset: offset)
@@ -33,8 +52,14 @@ public final class Journal {
         var entries: [JournalEntry] = []
         entries.reserveCapacity(parsed.lines.count)
         var seq = lastKnownSeq
-        for line in parsed.lines {
-            let entry = try JournalEntry.decode(line.payload)
+        for (i, line) in parsed.lines.enumerated() {
+            // Why: a line whose checksum matches but which is no entry this version knows
+            // (a hand edit) failed with a bare DecodingError that named no file.
+            // A seq no journal can reach (the fuzzer's Int.max) would overflow the numbering
+            // below and trap: refuse it like any other entry that makes no sense.
+            guard let entry = try? JournalEntry.decode(line.payload), entry.seq <= Journal.maxSeq else {
+                throw Damaged(path: path, line: i + 1, reason: "not a journal entry this version understands")
+            }
             entries.append(entry)
             seq = max(seq, entry.seq)
         }

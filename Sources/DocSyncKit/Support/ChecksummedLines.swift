@@ -4,7 +4,7 @@
 /// change feed safe to append to without a rewrite.
 public enum ChecksummedLines {
     public static func encode(_ payload: String) -> String {
-        precondition(!payload.contains("\n"), "payload must be a single line")
+        precondition(!payload.utf8.contains(0x0A), "payload must be a single line") // utf8: "\r\n" is one Character
         return payload + "\t#" + checksum(payload) + "\n"
     }
 

@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+@testable import DocSyncKit
+
+/// Inputs the libFuzzer targets in Fuzz/ found to break the engine, kept as ordinary
+/// tests (see Fuzz/RESULTS.md). Each file in Fuzz/regressions/ is used by a test here.
+@Suite struct FuzzRegressionTests {
+    static let regressions = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fuzz/regressions")
+
+    static func input(_ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: regressions.appendingPathComponent(name)))
+    }
+
+    /// A journal line with a valid checksum and `"seq": Int.max` (a hand edit) made
+    /// `Journal.read` trap on `seq + 1`. It is now refused as damage, like any other line
+    /// that is no entry this version understands, and the lines before it still count.
+    @Test func journalSeqOverflowIsRefusedNotATrap() throws {
+        let bytes = try Self.input("journal-seq-overflow.journal")
+        let dir = TempFolder()
+        let path = dir.sub("journal")
+        try FileSystem.writeAtomically(path, bytes, durable: false)
+        #expect(throws: Journal.Damaged.self) { try Journal(path: path).read(repair: true) }
+        #expect(try FileSystem.readFile(path) == bytes, "refusing must not modify the journal")
+
+        // The first line alone is a good journal.
+        let firstLine = Array(bytes[...bytes.firstIndex(of: 10)!])
+        try FileSystem.writeAtomically(path, firstLine, durable: false)
+        let journal = Journal(path: path)
+        #expect(try journal.read(repair: false).map(\.seq) == [1])
+        #expect(journal.nextSeq == 2)
+
+        // The largest seq still accepted leaves room to number on.
+        let line = ChecksummedLines.encode("{\"seq\":\(Journal.maxSeq),\"kind\":\"update\",\"time\":1}")
+        try FileSystem.writeAtomically(path, Array(line.utf8), durable: false)
+        let big = Journal(path: path)
+        #expect(try big.read(repair: false).map(\.seq) == [Journal.maxSeq])
+        #expect(try big.append([JournalEntry(kind: .update)]).map(\.seq) == [Journal.maxSeq + 1])
+    }
+}
