@@ -253,7 +253,8 @@ Try again later
 .Pq Dv EX_TEMPFAIL :
 the remote is unreachable (folder missing, share not mounted), another
 .Nm
-run holds this tree, or another machine holds the remote's lock.
+run holds this tree, another machine holds the remote's lock, or other replicas kept
+pushing during five attempts.
 Local changes stay recorded and are sent by the next run.
 .El
 .Sh EXAMPLES

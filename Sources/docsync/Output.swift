@@ -16,7 +16,7 @@ func describe(_ error: Error) -> String {
 func exitCode(for error: Error) -> ExitCode {
     switch error {
     case RemoteError.unreachable, RemoteError.locked: return ExitStatus.tempFail
-    case Workspace.Failure.busy, Workspace.Failure.unreachable: return ExitStatus.tempFail
+    case Workspace.Failure.busy, Workspace.Failure.unreachable, Workspace.Failure.contended: return ExitStatus.tempFail
     default: return .failure
     }
 }

@@ -49,7 +49,9 @@ import Testing
         let names = ["r0", "r1", "r2"]
         var dirs: [String] = []
         for name in names { dirs.append(try gitSet?.make(name) ?? files.make(name)) }
+        var syncs = 0, quiescentPoints = 0
         func sync(_ dir: String) throws {
+            syncs += 1
             let ws = try Workspace.open(at: dir, readOnly: false)
             defer { ws.close() }
             _ = try ws.run(.both, options: SyncOptions(force: true))
@@ -159,7 +161,10 @@ import Testing
                     ws.close()
                     #expect(problems.isEmpty, "verify at step \(step), \(context): \(problems)")
                 }
+                quiescentPoints += 1
             }
         }
+        // Figures for scripts/reliability.sh.
+        print("RELIABILITY fuzz kind=\(kind.rawValue) seed=\(seed) ops=\(operations) syncs=\(syncs) quiescent_checks=\(quiescentPoints) saved_versions=\(required.count)")
     }
 }

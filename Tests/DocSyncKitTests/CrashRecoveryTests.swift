@@ -68,6 +68,7 @@ import Testing
         // No temp file is left where a scan could take it for a document.
         let leftovers = FileManager.default.enumerator(atPath: a)!.compactMap { $0 as? String }.filter { $0.contains(".docsync-tmp-") && !$0.hasPrefix(".docsync/") }
         #expect(leftovers.isEmpty)
+        print("RELIABILITY crash-point kind=engine point=\(point) killed=1")
     }
 }
 

@@ -62,5 +62,6 @@ import Testing
             let verify = r.run("verify")
             #expect(verify.exit == 0, verify.comment)
         }
+        Reliability.figure("crash-point kind=\(c.kind.rawValue) point=\(c.point) killed=\(killed.exit == 137 ? 1 : 0)")
     }
 }

@@ -57,8 +57,16 @@ public final class GitRemote: Remote {
         if url.scheme == .file, !FileSystem.exists(FileSystem.absolute(url.path)) {
             return .rejected(url: displayURL, reason: "no git repository there (the path does not exist); check the URL, or create one with `git init --bare \(url.path)`")
         }
+        // Why: libgit2 reports ENOSPC as an OS-class error, which counted as "network":
+        // a full disk exited 75, and cron stays silent on 75 while the disk stays full.
+        // Checked first: the message names a path, which may contain any of the words below.
+        if lower.contains("no space left on device") || lower.contains("disk quota exceeded") {
+            return .damaged(url: displayURL, reason: "\(action) failed: \(error.message) (the disk is full: free some space and run again; local changes stay recorded)")
+        }
+        // The HTTP status only as libgit2 words it. Why: a bare "404" matched a path that
+        // merely contained those digits (a temporary folder's UUID) and blamed the URL.
         if lower.contains("could not find repository") || lower.contains("not found") && url.scheme != .file || lower.contains("does not appear to be a git repository")
-            || lower.contains("repository not found") || lower.contains("404") {
+            || lower.contains("repository not found") || lower.contains("status code: 404") || lower.contains("404 not found") {
             return .rejected(url: displayURL, reason: "no git repository there (\(error.message)); check the URL, or create one with `git init --bare`")
         }
         if error.isNetwork || lower.contains("connect") || lower.contains("early eof") || lower.contains("unexpected") && lower.contains("socket") {

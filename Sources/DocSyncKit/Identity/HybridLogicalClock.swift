@@ -7,6 +7,8 @@ public final class HybridLogicalClock {
     private var lastCounter: UInt16
     private let path: String?
     private let now: () -> UInt64
+    /// Whether the persisted clock was read (false: missing or damaged).
+    public private(set) var loaded = false
 
     public init(replica: String, persistedAt path: String?, now: @escaping () -> UInt64 = { UInt64(FileSystem.currentTimeNanos / 1_000_000) }) {
         self.replica = replica
@@ -18,6 +20,7 @@ public final class HybridLogicalClock {
            let id = ChangesetID(String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) {
             lastWall = id.wallMillis
             lastCounter = id.counter
+            loaded = true
         }
     }
 

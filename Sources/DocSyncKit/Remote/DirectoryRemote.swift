@@ -132,7 +132,7 @@ public final class DirectoryRemote: Remote {
 
     func readFeed(from start: Int, to end: Int) throws -> [RemoteEntry] {
         // Only the part after the cursor: a pull reads what it has not seen.
-        let bytes = try FileSystem.readFile(meta + "/feed", from: start)
+        let bytes = try readFeedFile(from: start)
         guard start + bytes.count >= end else {
             throw RemoteError.damaged(url: displayURL, reason: "\(meta)/feed is shorter than its recorded length (\(start + bytes.count) < \(end))")
         }
@@ -150,6 +150,15 @@ public final class DirectoryRemote: Remote {
             }
             return entry
         }
+    }
+
+    /// The feed's bytes from `start`. Why: a remote copied only partly (or damaged by
+    /// hand) without its feed failed with a bare "open failed", not saying it is the remote.
+    private func readFeedFile(from start: Int) throws -> [UInt8] {
+        guard FileSystem.exists(meta + "/feed") else {
+            throw RemoteError.damaged(url: displayURL, reason: "\(meta)/feed is missing: the remote is damaged or was only partly copied")
+        }
+        return try FileSystem.readFile(meta + "/feed", from: start)
     }
 
     public func read(_ entry: RemoteEntry) throws -> [UInt8] {
@@ -181,7 +190,12 @@ public final class DirectoryRemote: Remote {
         defer { lock.release() }
         let now = try position()
         guard now == (expected?.position ?? Position(generation: 0, length: 0)) else { throw RemoteError.moved }
-        let feedBytes = try FileSystem.readFile(meta + "/feed")
+        let feedBytes = try readFeedFile(from: 0)
+        // Why: appending to a feed cut below the committed length (damage, a partial copy)
+        // wrote lines at the wrong offsets and committed them, making it worse.
+        guard feedBytes.count >= now.length else {
+            throw RemoteError.damaged(url: displayURL, reason: "\(meta)/feed is shorter than its recorded length (\(feedBytes.count) < \(now.length))")
+        }
         if feedBytes.count > now.length {
             // A pusher died after appending but before committing: drop its torn tail.
             try FileSystem.truncate(meta + "/feed", to: now.length)
@@ -196,6 +210,7 @@ public final class DirectoryRemote: Remote {
                 lastRefresh = FileSystem.currentTimeNanos
             }
         }
+        removeLeftoverTemporaryFiles(in: Set(writes.compactMap { $0.new.map { ($0.path as NSString).deletingLastPathComponent } }))
         // Removals first, so a document may move onto a path another one just left.
         for write in writes {
             guard let previous = write.previous, write.new?.path != previous.path else { continue }
@@ -240,6 +255,21 @@ public final class DirectoryRemote: Remote {
         let cursor = Cursor(remoteId: id, position: next).text
         try? writeReplicaRecord(replica, seen: cursor)
         return cursor
+    }
+
+    /// Deletes docsync temporary files (`.docsync-tmp-…`) in the document folders this
+    /// push writes to. Only the lock holder writes documents, so any there now were left
+    /// by a pusher that died (or whose lock was broken; its rename then fails and it
+    /// retries). Why: killed pushes left them in the shared folder, visible to everyone,
+    /// for good. Only the folders a push touches are listed, so a push stays O(changes).
+    private func removeLeftoverTemporaryFiles(in folders: Set<String>) {
+        for folder in folders.sorted() {
+            // Never outside the remote: every folder on the way must be a real folder.
+            guard (try? SafeTreeIO(root: root).resolve(folder.isEmpty ? "x.json" : folder + "/x.json", createFolders: false)) != nil else { continue }
+            let absolute = folder.isEmpty ? root : root + "/" + folder
+            guard let names = try? FileSystem.listDirectory(absolute) else { continue }
+            for name in names where name.hasPrefix(".docsync-tmp-") { unlink(absolute + "/" + name) }
+        }
     }
 
     /// Removes the file a document occupied, keeping it aside if it is not the version
@@ -341,6 +371,11 @@ public final class DirectoryRemote: Remote {
                 do { _ = try read(e) } catch { problems.append("remote: " + error.localizedDescription) }
                 if let path = e.path, let hash = e.hash, let bytes = try? SafeTreeIO(root: root).readIfPresent(path), ContentHash.of(bytes) != hash {
                     problems.append("remote: \(path) does not hold its latest version \(e.changesetId) (a push was interrupted, or the file was edited in the remote folder)")
+                }
+                // Why: a readable copy deleted from the remote folder (by hand, or a partial
+                // copy of the share) went unnoticed; pulls still work from objects/.
+                if let path = e.path, !FileSystem.exists(root + "/" + path) {
+                    problems.append("remote: \(path) is missing from the remote folder (version \(e.changesetId) is still in .docsync/objects; the next push of that document writes it again)")
                 }
             }
         } catch {

@@ -29,6 +29,7 @@ final class RemoteLock {
         while true {
             if link(ownPath, lockPath) == 0 || ((try? FileSystem.status(ownPath))?.linkCount == 2) {
                 held = true
+                HeldHere.shared.insert(lockPath)
                 return nil
             }
             let holder = describeHolder()
@@ -51,6 +52,7 @@ final class RemoteLock {
         guard held else { return }
         if let current = try? FileSystem.readFile(lockPath), current == ownContent { unlink(lockPath) }
         held = false
+        HeldHere.shared.remove(lockPath)
     }
 
     private func holderInfo() -> [String: Any]? {
@@ -69,9 +71,14 @@ final class RemoteLock {
         guard let st = try? FileSystem.linkStatus(lockPath) else { return nil }
         let ageSeconds = Double(FileSystem.currentTimeNanos - st.mtimeNanos) / 1e9
         if ageSeconds > staleSeconds { return st.inode }
-        if let info = holderInfo(), info["host"] as? String == ProcessInfo.processInfo.hostName,
-           let pid = info["pid"] as? Int, pid != Int(getpid()), kill(pid_t(pid), 0) != 0, errno == ESRCH {
-            return st.inode
+        if let info = holderInfo(), info["host"] as? String == ProcessInfo.processInfo.hostName, let pid = info["pid"] as? Int {
+            // Our own pid in a lock we do not hold: an earlier process with this pid died
+            // holding it. Why: with pids reused (a fresh container per cron run starts at
+            // the same pid) such a lock counted as live and blocked pushes for
+            // remote.lockStaleSeconds.
+            // (Another thread of this process may hold it: the registry says.)
+            if pid == Int(getpid()) { return HeldHere.shared.contains(lockPath) ? nil : st.inode }
+            if kill(pid_t(pid), 0) != 0, errno == ESRCH { return st.inode }
         }
         return nil
     }
@@ -86,4 +93,23 @@ final class RemoteLock {
         guard held else { return }
         utimensat(AT_FDCWD, lockPath, nil, 0)
     }
+}
+
+/// The remote locks this process holds right now, so that a lock naming this pid can be
+/// told apart: held by another thread here (live), or left by an earlier process that had
+/// the same pid (stale).
+private final class HeldHere: @unchecked Sendable {
+    static let shared = HeldHere()
+    private let mutex = NSLock()
+    private var paths: [String: Int] = [:]
+
+    func insert(_ path: String) { mutex.lock(); paths[path, default: 0] += 1; mutex.unlock() }
+
+    func remove(_ path: String) {
+        mutex.lock()
+        if let n = paths[path] { paths[path] = n > 1 ? n - 1 : nil }
+        mutex.unlock()
+    }
+
+    func contains(_ path: String) -> Bool { mutex.lock(); defer { mutex.unlock() }; return paths[path] != nil }
 }

@@ -105,9 +105,22 @@ public struct Config: Sendable {
     }
 
     public static func load(from path: String) throws -> Config {
+        let recovery = "fix or restore it (see docs/RECOVERY.md#a-damaged-or-missing-config)"
+        guard FileSystem.exists(path) else { throw Problem(message: "\(path) is missing; \(recovery)") }
         let bytes = try FileSystem.readFile(path)
         guard let object = try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: String] else {
-            throw Problem(message: "\(path): not a valid docsync config (expected a JSON object of strings); fix or restore it")
+            throw Problem(message: "\(path): not a valid docsync config (expected a JSON object of strings); \(recovery)")
+        }
+        // Why: a config without a valid core.replicaId (hand edit, bad restore) made
+        // changesetIds like "…-0000-" or "…-0000-NOT VALID" and pushed them to the remote,
+        // where they sort before every real version. Known keys must hold valid values.
+        guard let replica = object["core.replicaId"] else {
+            throw Problem(message: "\(path): core.replicaId is missing; \(recovery)")
+        }
+        for (name, value) in object.sorted(by: { $0.key < $1.key }) {
+            if let problem = key(named: name)?.validate(value) {
+                throw Problem(message: "\(path): invalid value for \(name) ('\(name == "core.replicaId" ? replica : value)'): \(problem); \(recovery)")
+            }
         }
         return Config(values: object)
     }

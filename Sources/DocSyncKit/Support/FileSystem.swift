@@ -16,6 +16,7 @@ public struct FileSystemError: Error, LocalizedError, Sendable, Equatable {
 
     public var errorDescription: String? {
         "\(path): \(operation) failed: \(String(cString: strerror(code)))"
+            + (isDiskFull ? " (the disk is full: free some space and run again; what was already recorded is kept)" : "")
     }
 
     public var isNotFound: Bool { code == ENOENT || code == ENOTDIR }
@@ -106,7 +107,7 @@ public enum FileSystem {
         let base = (path as NSString).lastPathComponent
         let temp = (dir.isEmpty ? "" : dir + "/") + ".docsync-tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))-" + base.prefix(40)
         let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw FileSystemError(path: temp, operation: "create", code: errno) }
+        guard fd >= 0 else { throw FileSystemError(path: path, operation: "create (temporary file)", code: errno) }
         do throws(FileSystemError) {
             try writeAll(fd, bytes, path: temp)
             if fchmod(fd, mode) != 0 { throw FileSystemError(path: temp, operation: "chmod", code: errno) }
@@ -115,7 +116,9 @@ public enum FileSystem {
         } catch {
             close(fd)
             unlink(temp)
-            throw error
+            // Name the file being written, not the temporary one that is gone now. Why:
+            // a full disk was reported as ".docsync-tmp-123-456-x.json: write failed".
+            throw FileSystemError(path: path, operation: error.operation, code: error.code)
         }
         guard Glibc.rename(temp, path) == 0 else {
             let code = errno

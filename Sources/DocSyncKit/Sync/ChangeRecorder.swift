@@ -45,7 +45,7 @@ final class ChangeRecorder {
         var result = Result()
         let previousIndex = index
         let ignore = IgnoreRules.load(from: layout.ignoreFile)
-        let walk = TreeWalker(root: layout.root, ignore: ignore).walk()
+        let walk = TreeWalker(root: layout.root, ignore: ignore).walk(removingStaleTemporaryFiles: write)
         result.skipped = walk.skipped
 
         var files: [FileInfo] = []

@@ -78,9 +78,27 @@ struct ContentPolicy {
             }
             merged = .object(members)
         }
-        let bytes = JSONValueWriter.write(merged, indent: JSONValueWriter.detectIndent(of: localBytes))
+        let bytes = Self.keepingLineEndsAndBOM(of: localBytes, JSONValueWriter.write(merged, indent: JSONValueWriter.detectIndent(of: localBytes)))
         let version = DocVersion(refId: local.refId, changesetId: changesetId, hash: ContentHash.of(bytes), path: path)
         return Outcome(result: version, mergedBytes: bytes, contentFrom: nil, loser: loser, fields: fields, notice: note)
+    }
+
+    /// The merged text with the local file's CRLF line ends and byte order mark, if it
+    /// had them. Why: the writer's layout is LF without a BOM, so a merge silently turned
+    /// a Windows-style file into a Unix one. JSON strings hold no raw line breaks, so every
+    /// LF in the writer's output is a line end.
+    static func keepingLineEndsAndBOM(of original: [UInt8], _ written: [UInt8]) -> [UInt8] {
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        var out: [UInt8] = original.starts(with: bom) ? bom : []
+        let firstLF = original.firstIndex(of: 0x0A)
+        let crlf = firstLF.map { $0 > 0 && original[$0 - 1] == 0x0D } ?? false
+        guard crlf else { return out + written }
+        out.reserveCapacity(out.count + written.count + written.count / 16)
+        for byte in written {
+            if byte == 0x0A { out.append(0x0D) }
+            out.append(byte)
+        }
+        return out
     }
 
     static func sameIgnoringIds(_ a: JSONValue, _ b: JSONValue) -> Bool {

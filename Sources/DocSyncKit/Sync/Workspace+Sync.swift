@@ -53,6 +53,10 @@ extension Workspace {
 
     func pull(from remote: Remote, unreadable: Set<String>, dryRun: Bool, report: inout SyncReport) throws {
         let changes = try remote.changes(since: state.cursor)
+        // Remote files that are not valid documents (a plain-git commit of a broken or
+        // binary .json) are skipped by the remote; say which, as for a local one (exit 1).
+        // Why: they were dropped silently, so nobody learned a file was not pulled.
+        report.problems += changes.warnings
         if changes.entries.isEmpty {
             if changes.cursor != state.cursor && !dryRun {
                 try append([JournalEntry(kind: .cursor, cursor: changes.cursor)])
@@ -70,8 +74,19 @@ extension Workspace {
 
         for change in changes.entries {
             clock.observe(change.changesetId)
-            let base = state.base[change.refId]
+            var base = state.base[change.refId]
             let local = tracked[change.refId]
+            // The remote holds a version this tree pushed but never journaled as pushed (a
+            // crash between the remote's commit and `done`): our own version, the base of
+            // what was edited since, not a concurrent change. Why: taken as one, it was
+            // merged with the later edits, and an edit that undid it (a revert) was
+            // silently overwritten by it (found by the random-kill tests).
+            if let remoteVersion = change.version, remoteVersion != base,
+               let landed = state.pending.lastIndex(where: { $0.refId == change.refId && $0.resultingVersion == remoteVersion }) {
+                let seqs = state.pending[...landed].filter { $0.refId == change.refId }.map(\.seq)
+                entries.append(JournalEntry(kind: .done, refId: change.refId, seqs: seqs, reason: "pushed"))
+                base = remoteVersion
+            }
             guard let decision = Reconciler.decide(base: base, local: local, remote: change.version) else { continue }
             decisions.append((change, decision))
             if let from = local?.path, decision.result?.path != from { vacated.insert(from) }
@@ -299,7 +314,11 @@ extension Workspace {
                 report.pushed += summaries
                 return
             } catch RemoteError.moved {
-                guard attempts < 5 else { throw Failure.gaveUp("the remote kept changing during 5 push attempts; try again") }
+                // Why `contended`: this is "busy, try again later" (exit 75 for cron), not an
+                // error; it used to exit 1 when many replicas pushed at once.
+                guard attempts < 5 else {
+                    throw Failure.contended("the remote kept changing during 5 push attempts (other replicas are pushing); local changes stay recorded, try again shortly")
+                }
                 try pull(from: remote, unreadable: unreadable, dryRun: false, report: &report)
             } catch RemoteError.locked(let url, let holder) {
                 guard attempts < 5 else { throw RemoteError.locked(url: url, holder: holder) }

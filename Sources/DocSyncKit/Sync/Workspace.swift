@@ -36,6 +36,8 @@ public final class Workspace {
         case gaveUp(String)
         /// The remote could not be reached (the message says why): try again later.
         case unreachable(String)
+        /// Other replicas kept pushing while this one tried: try again later (exit 75).
+        case contended(String)
 
         public var errorDescription: String? {
             switch self {
@@ -49,6 +51,7 @@ public final class Workspace {
             case let .notTracked(path): return "\(path): not a tracked document"
             case let .gaveUp(reason): return reason
             case let .unreachable(message): return message
+            case let .contended(message): return message
             }
         }
     }
@@ -64,6 +67,17 @@ public final class Workspace {
         objects = ObjectStore(root: layout.objects)
         clock = HybridLogicalClock(replica: config.replicaId, persistedAt: layout.clock)
         conflictStore = ConflictStore(root: layout.conflicts)
+        if !clock.loaded && (!state.base.isEmpty || !state.pending.isEmpty) {
+            // Why: a lost or damaged clock file restarted the clock from the wall clock,
+            // so after seeing a version from a machine whose clock runs ahead, a new
+            // local edit could get an id *earlier* than the version it replaces (and lose
+            // to it). Every id this tree issued or saw is in its state: start past them.
+            for version in state.base.values { clock.observe(version.changesetId) }
+            for action in state.pending { if let id = action.changesetId { clock.observe(id) } }
+            if FileSystem.exists(layout.clock) {
+                warnings.append("\(layout.clock) was damaged; rebuilt it from the sync state")
+            }
+        }
     }
 
     // MARK: Creating and opening
@@ -75,7 +89,9 @@ public final class Workspace {
                                   replicaName: String? = nil) throws -> (Workspace, createdRemote: Bool) {
         let root = FileSystem.absolute(directory)
         let layout = TreeLayout(root: root)
-        if FileSystem.exists(layout.config) { throw Failure.alreadyATree(root) }
+        // A `.docsync/` that lost its config still holds the journal and state: never
+        // write over them (docs/RECOVERY.md says how to restore the config).
+        if FileSystem.exists(layout.config) || FileSystem.exists(layout.state) { throw Failure.alreadyATree(root) }
         var createdRemote = false
         var config = Config()
         try config.set("core.replicaId", ReplicaID.generate(), allowReadOnly: true)

@@ -24,6 +24,13 @@ public struct TreeLayout: Sendable {
             if FileSystem.isDirectory(current + "/.docsync"), FileSystem.exists(current + "/.docsync/config") {
                 return TreeLayout(root: current)
             }
+            // A tree whose config was lost still has its state: it is this tree (so
+            // loading the config says what is missing), not "not a docsync tree", and
+            // never a tree further up. Why: a deleted config made docsync look for (and
+            // possibly use) a parent tree.
+            if FileSystem.isDirectory(current + "/.docsync"), FileSystem.exists(current + "/.docsync/state") {
+                return TreeLayout(root: current)
+            }
             if current == "/" || current.isEmpty { return nil }
             current = (current as NSString).deletingLastPathComponent
         }

@@ -25,7 +25,11 @@ public struct TreeWalker {
 
     /// Files found, sorted by path, plus what was passed over and why (symlinks,
     /// unreadable folders). Ignored paths are not reported.
-    public func walk() -> (files: [Entry], skipped: [Skipped]) {
+    /// - Parameter removingStaleTemporaryFiles: delete docsync's own temporary files
+    ///   (`.docsync-tmp-<pid>-…`) whose process is gone. Only for a caller holding the
+    ///   tree lock. Why: a run killed while writing a document left them in the user's
+    ///   folders for good (found by the random-kill tests).
+    public func walk(removingStaleTemporaryFiles: Bool = false) -> (files: [Entry], skipped: [Skipped]) {
         var files: [Entry] = []
         var skipped: [Skipped] = []
         var pending: [String] = [""]
@@ -42,7 +46,10 @@ public struct TreeWalker {
                 }
                 if name == "." || name == ".." { continue }
                 if relative.isEmpty && (name == ".docsync" || name == ".git") { continue }
-                if name.hasPrefix(".docsync-tmp-") { continue }
+                if name.hasPrefix(".docsync-tmp-") {
+                    if removingStaleTemporaryFiles, Self.isStaleTemporary(name) { unlinkat(fd, name, 0) }
+                    continue
+                }
                 let path = relative.isEmpty ? name : relative + "/" + name
                 var st = stat()
                 guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
@@ -62,5 +69,12 @@ public struct TreeWalker {
         }
         files.sort { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
         return (files, skipped)
+    }
+
+    /// `.docsync-tmp-<pid>-…` of a process that no longer exists on this machine.
+    static func isStaleTemporary(_ name: String) -> Bool {
+        let rest = name.dropFirst(".docsync-tmp-".count)
+        guard let pid = Int32(rest.prefix { $0 != "-" }), pid > 0, pid != getpid() else { return false }
+        return kill(pid, 0) != 0 && errno == ESRCH
     }
 }

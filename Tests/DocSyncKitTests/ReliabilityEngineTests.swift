@@ -1,0 +1,53 @@
+// Engine-level pieces of the reliability suites that cannot be reached from the command
+// line (the CLI suites are in Tests/DocsyncCLITests/Reliability*.swift and friends).
+
+import Foundation
+import Testing
+@testable import DocSyncKit
+
+@Suite struct ReliabilityEngineTests {
+    @Test("a remote lock naming this host and this very pid, which this process does not hold, is stale (pid reused)")
+    func lockWithOurOwnPidIsStale() throws {
+        let folder = TempFolder("remote")
+        try DirectoryRemote.create(at: folder.sub("r"))
+        let mine = #"{"host":"\#(ProcessInfo.processInfo.hostName)","pid":\#(getpid()),"replica":"bbbb","time":0}"#
+        folder.write("r/.docsync/lock", mine + "\n")
+        let remote = DirectoryRemote(url: folder.sub("r"), lockStaleSeconds: 600, lockWaitSeconds: 0.2)
+        let cursor = try remote.changes(since: nil).cursor
+        let bytes = Array("{}".utf8)
+        let write = RemoteWrite(refId: "r1", new: DocVersion(refId: "r1", changesetId: "000000000001-0000-aaaa", hash: ContentHash.of(bytes), path: "a.json"),
+                                previous: nil, content: bytes)
+        _ = try remote.commit([write], expecting: cursor, replica: ReplicaInfo(replicaId: "aaaa", name: "test"))
+        #expect(!folder.exists("r/.docsync/lock"))
+    }
+
+    @Test("a remote lock held by this very process (another push in flight here) is not taken for a stale one")
+    func lockHeldInThisProcessIsLive() throws {
+        let folder = TempFolder("remote")
+        try DirectoryRemote.create(at: folder.sub("r"))
+        let holder = RemoteLock(folder: folder.sub("r/.docsync"), replica: "bbbb")
+        #expect(try holder.acquire(waitSeconds: 0, staleSeconds: 600) == nil)
+        defer { holder.release() }
+        let remote = DirectoryRemote(url: folder.sub("r"), lockStaleSeconds: 600, lockWaitSeconds: 0.2)
+        let cursor = try remote.changes(since: nil).cursor
+        let bytes = Array("{}".utf8)
+        let write = RemoteWrite(refId: "r1", new: DocVersion(refId: "r1", changesetId: "000000000001-0000-aaaa", hash: ContentHash.of(bytes), path: "a.json"),
+                                previous: nil, content: bytes)
+        #expect(throws: RemoteError.self) { try remote.commit([write], expecting: cursor, replica: ReplicaInfo(replicaId: "aaaa", name: "test")) }
+        #expect(holder.stillHeld)
+    }
+
+    @Test("a lost clock is rebuilt from the state, so ids keep increasing past every version seen")
+    func clockRebuiltFromState() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        let ahead = UInt64(Date().timeIntervalSince1970 * 1000) + 3_600_000
+        let future = ChangesetID(wallMillis: ahead, counter: 7, replica: "0a0b0c0d0e0f").description
+        set.write(a, "f.json", "{\"refId\": \"f\", \"changesetId\": \"\(future)\", \"v\": 1}")
+        try set.sync(a)
+        try FileManager.default.removeItem(atPath: a + "/.docsync/clock")
+        let ws = try Workspace.open(at: a, readOnly: true)
+        defer { ws.close() }
+        #expect(ws.clock.next().description > future)
+    }
+}

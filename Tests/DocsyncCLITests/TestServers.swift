@@ -1,0 +1,1 @@
+../DocSyncKitTests/TestServers.swift
