@@ -175,7 +175,7 @@ Where
 .Pa ~/.ssh/known_hosts
 and the default key are looked up.
 .It Ev DOCSYNC_CRASH_AT
-For tests only: the name of a point in push, pull or sync where
+For tests only: the name of a point in push, pull, sync or gc where
 .Nm
 kills itself with SIGKILL, to prove that a crash there loses nothing.
 .El
@@ -192,10 +192,15 @@ If it is missing or damaged every command stops; see
 .Cm reset-base .
 .It Pa .docsync/journal
 The append-only action journal, one checksummed line per entry.
+Only
+.Cm gc
+rewrites it, keeping the actions not yet on the remote.
 .It Pa .docsync/index
 The stat cache; safe to delete.
 .It Pa .docsync/objects/
-Every recorded or fetched version, by SHA-256.
+Every recorded or fetched version, by SHA-256;
+.Cm gc
+removes those nothing refers to.
 .It Pa .docsync/conflicts/ Ns Ar refId Ns Pa / Ns Ar changesetId Ns Pa .json
 A version that lost a conflict, with a
 .Pa .meta.json

@@ -18,7 +18,7 @@ struct DocSync: ParsableCommand {
         version: DocSyncVersion.string,
         subcommands: [
             Init.self, Clone.self, Status.self, Push.self, Pull.self, SyncCommand.self,
-            Remove.self, Log.self, Restore.self, Conflicts.self, Resolve.self, Verify.self, ConfigCommand.self, ResetBase.self,
+            Remove.self, Log.self, Restore.self, Conflicts.self, Resolve.self, Verify.self, GC.self, ConfigCommand.self, ResetBase.self,
         ]
     )
 }

@@ -3,7 +3,7 @@ import Glibc
 #endif
 import Foundation
 
-/// Named places in push, pull and sync where a test can make docsync stop dead, to
+/// Named places in push, pull, sync and gc where a test can make docsync stop dead, to
 /// prove a crash there loses nothing. `DOCSYNC_CRASH_AT=<name>` makes the process
 /// SIGKILL itself at that point (for tests of the binary); in-process tests set
 /// `CrashPoint.throwAt` instead. Costs one string compare when unused.
@@ -13,6 +13,11 @@ public enum CrashPoint {
         "pull.after-journal", "pull.after-files",
         "push.after-remote-commit",
         "remote.after-documents", "remote.after-feed",
+    ]
+
+    /// Steps of `docsync gc`: the journal swap (see JournalCompaction) and the object sweep.
+    public static let gc = [
+        "gc.after-state-reset", "gc.after-journal", "gc.after-state", "gc.after-objects",
     ]
 
     public struct Simulated: Error, CustomStringConvertible {

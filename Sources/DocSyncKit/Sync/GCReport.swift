@@ -1,0 +1,21 @@
+/// What `docsync gc` freed (or, with --dry-run, would free).
+public struct GCReport: Codable, Sendable {
+    public var dryRun = false
+    /// Journal entries dropped: already folded into `.docsync/state`, not pending.
+    public var journalEntriesDropped = 0
+    /// Local actions not yet on the remote: always kept, in the state and the journal.
+    public var pendingKept = 0
+    public var journalBytesBefore = 0
+    public var journalBytesAfter = 0
+    /// Objects in `.docsync/objects/` that nothing refers to any more.
+    public var objectsRemoved = 0
+    public var objectBytesFreed: Int64 = 0
+    /// `.docsync-tmp-…` files left by killed writes.
+    public var temporaryFilesRemoved = 0
+    public var warnings: [String] = []
+
+    public init() {}
+
+    /// Every byte freed locally.
+    public var bytesFreed: Int64 { Int64(journalBytesBefore - journalBytesAfter) + objectBytesFreed }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+extension Workspace {
+    /// `docsync gc`: compacts the journal down to the pending local actions and removes
+    /// objects nothing refers to. Explicit only; never drops an action that has not
+    /// reached the remote. With `dryRun` it reports and changes nothing (the workspace is
+    /// then opened read-only, without the tree lock, like every --dry-run).
+    public func collectGarbage(dryRun: Bool) throws -> GCReport {
+        var report = GCReport()
+        report.dryRun = dryRun
+        report.warnings += warnings
+        let compaction = JournalCompaction(journalPath: layout.journal, statePath: layout.state)
+        let plan = try compaction.plan(for: state)
+        report.journalBytesBefore = plan.bytesBefore
+        report.journalBytesAfter = plan.newBytes.count
+        report.pendingKept = plan.entriesKept
+        report.journalEntriesDropped = plan.isNoOp ? 0 : plan.entriesBefore - state.pending.count
+        if plan.isNoOp { report.journalBytesAfter = plan.bytesBefore }
+        if !dryRun {
+            try compaction.apply(plan, to: &state)
+            // The open Journal must number on from, and measure, the new file.
+            _ = try journal.read(from: state.journalOffset, lastKnownSeq: state.journalSeq, repair: true)
+        }
+        let swept = objects.sweep(keeping: referencedObjects(), dryRun: dryRun)
+        report.objectsRemoved = swept.removed
+        report.objectBytesFreed = swept.bytes
+        report.temporaryFilesRemoved = swept.temporaryFiles + removeLeftoverTemporaryFiles(dryRun: dryRun)
+        if !dryRun { try CrashPoint.hit("gc.after-objects") }
+        return report
+    }
+
+    /// Every object something may still read: the base (three-way merges, `restore`),
+    /// the pending actions (what a push sends, and the content a rename or move keeps),
+    /// and the conflict copies (stored whole under `conflicts/`, kept here too so a
+    /// version is never only in one place). Nothing else reads `.docsync/objects/`:
+    /// journal entries after compaction are the pending actions, and `apply` entries are
+    /// all redone when the workspace is opened.
+    func referencedObjects() -> Set<String> {
+        var keep = Set(state.base.values.map(\.hash))
+        for action in state.pending {
+            if let hash = action.hash { keep.insert(hash) }
+            if let hash = action.fromHash { keep.insert(hash) }
+        }
+        for record in conflictStore.list() {
+            if let bytes = try? conflictStore.bytes(of: record) { keep.insert(ContentHash.of(bytes)) }
+        }
+        return keep
+    }
+
+    /// `.docsync-tmp-…` files directly in `.docsync/` (a state, index or clock write that
+    /// was killed). The tree lock is held, so none belongs to a write under way.
+    private func removeLeftoverTemporaryFiles(dryRun: Bool) -> Int {
+        guard let names = try? FileSystem.listDirectory(layout.metadata) else { return 0 }
+        let leftovers = names.filter { $0.hasPrefix(".docsync-tmp-") }
+        if !dryRun { for name in leftovers { try? FileSystem.removeFile(layout.metadata + "/" + name) } }
+        return leftovers.count
+    }
+}
