@@ -217,7 +217,10 @@ Git remotes: a bare repository caching the fetched history.
 A directory remote's metadata:
 .Pa format ,
 .Pa generation ,
-.Pa feed ,
+.Pa feed
+(after
+.Cm gc :
+.Pa feed- Ns Ar epoch ) ,
 .Pa objects/ ,
 .Pa tombstones/ ,
 .Pa replicas/

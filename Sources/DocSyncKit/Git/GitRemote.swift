@@ -245,10 +245,19 @@ public final class GitRemote: Remote {
         }
         let summary = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         let message = "docsync: \(summary) from \(replica.name)\n\n" + lines.joined(separator: "\n") + "\n\nReplica: \(replica.replicaId)\n"
-        let commit: GitOID
+        let commit = try publish(baseTree: baseTree, changes: removals + changes, parent: parent, message: message, replica: replica)
+        try CrashPoint.hit("remote.after-feed")
+        try repo.setReference(trackingRef, to: commit, message: "docsync push")
+        return Self.cursorPrefix + commit
+    }
+
+    /// Makes one commit on `parent` and pushes it to the branch. A rejected
+    /// (non-fast-forward) push throws `RemoteError.moved`: the caller fetches and retries.
+    func publish(baseTree: GitOID?, changes: [(path: String, content: [UInt8]?)], parent: GitOID?, message: String,
+                 replica: ReplicaInfo) throws -> GitOID {
         do {
-            commit = try repo.makeCommit(baseTree: baseTree, changes: removals + changes, parent: parent, message: message,
-                                         author: "docsync (\(replica.name))", email: "\(replica.replicaId)@docsync.invalid")
+            let commit = try repo.makeCommit(baseTree: baseTree, changes: changes, parent: parent, message: message,
+                                             author: "docsync (\(replica.name))", email: "\(replica.replicaId)@docsync.invalid")
             let outgoing = "refs/docsync/outgoing"
             try repo.setReference(outgoing, to: commit, message: "docsync push")
             context.trustProblem = nil
@@ -256,6 +265,7 @@ public final class GitRemote: Remote {
             try TrustStore.with(context.settings, url: context.url, scratch: repo.path) {
                 try GitTransport.push(repo, url: effectiveURL, localRef: outgoing, branch: branch, context: context)
             }
+            return commit
         } catch let error as GitError {
             if error.code == GitError.nonFastForward || error.message.contains("rejected") || error.message.contains("non-fast-forward")
                 || error.message.contains("fetch first") {
@@ -263,9 +273,6 @@ public final class GitRemote: Remote {
             }
             throw translate(error, during: "push")
         }
-        try CrashPoint.hit("remote.after-feed")
-        try repo.setReference(trackingRef, to: commit, message: "docsync push")
-        return Self.cursorPrefix + commit
     }
 
     public func noteReplica(_ replica: ReplicaInfo, seen cursor: String) throws {

@@ -74,6 +74,14 @@ public final class DirectoryRemote: Remote {
     struct Position: Equatable {
         var generation: Int
         var length: Int
+        /// The generation at which `docsync gc` last compacted the feed (0: never). Feed
+        /// offsets are only comparable within one epoch, so a cursor from an earlier
+        /// generation reads the whole feed as a snapshot.
+        var epoch = 0
+
+        /// What `generation` holds: the third field only once the feed was compacted, so
+        /// a remote that never was keeps the original two-field format.
+        var text: String { epoch == 0 ? "\(generation) \(length)\n" : "\(generation) \(length) \(epoch)\n" }
     }
 
     func position() throws -> Position {
@@ -81,10 +89,18 @@ public final class DirectoryRemote: Remote {
             throw RemoteError.damaged(url: displayURL, reason: "\(meta)/generation is missing")
         }
         let parts = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
-        guard parts.count == 2, let g = Int(parts[0]), let l = Int(parts[1]) else {
+        guard parts.count == 2 || parts.count == 3, let g = Int(parts[0]), let l = Int(parts[1]),
+              let e = parts.count == 3 ? Int(parts[2]) : 0, e >= 0, e <= g else {
             throw RemoteError.damaged(url: displayURL, reason: "\(meta)/generation is damaged")
         }
-        return Position(generation: g, length: l)
+        return Position(generation: g, length: l, epoch: e)
+    }
+
+    /// The feed of an epoch: `feed` until the first compaction, then `feed-<epoch>`. A new
+    /// name per epoch, so a reader that read the old `generation` still finds the feed
+    /// its offsets belong to while a compaction commits.
+    func feedPath(epoch: Int) -> String {
+        epoch == 0 ? meta + "/feed" : meta + "/feed-\(epoch)"
     }
 
     struct Cursor {
@@ -95,6 +111,9 @@ public final class DirectoryRemote: Remote {
         init(remoteId: String, position: Position) {
             self.remoteId = remoteId
             self.position = position
+            // The epoch is not part of the cursor: a cursor's generation says which epoch
+            // it belongs to (every compaction is a generation of its own).
+            self.position.epoch = 0
         }
 
         init?(_ text: String) {
@@ -115,35 +134,51 @@ public final class DirectoryRemote: Remote {
     }
 
     public func changes(since cursorText: String?) throws -> RemoteChanges {
+        do { return try changesOnce(since: cursorText) } catch FeedGone.gone {
+            // A compaction committed between reading `generation` and opening its feed
+            // (and another one removed that feed): read the new generation.
+            do { return try changesOnce(since: cursorText) } catch FeedGone.gone {
+                throw RemoteError.damaged(url: displayURL, reason: "\(meta)/feed of the current generation is missing: the remote is damaged or was only partly copied")
+            }
+        }
+    }
+
+    private enum FeedGone: Error { case gone }
+
+    private func changesOnce(since cursorText: String?) throws -> RemoteChanges {
         let id = try identity()
         let from = try parseCursor(cursorText, remoteId: id)
         let now = try position()
-        if let from, from.position == now { return RemoteChanges(entries: [], cursor: from.text) }
-        let start = from?.position.length ?? 0
+        if let from, from.position.generation == now.generation, from.position.length == now.length { return RemoteChanges(entries: [], cursor: from.text) }
+        guard FileSystem.exists(feedPath(epoch: now.epoch)) || now.epoch == 0 else { throw FeedGone.gone }
+        // A cursor from before the last compaction: its offsets mean nothing in this
+        // feed. Read all of it; the engine compares it with the whole base.
+        let snapshot = from.map { $0.position.generation < now.epoch } ?? false
+        let start = snapshot ? 0 : from?.position.length ?? 0
         guard start <= now.length, (from?.position.generation ?? 0) <= now.generation else {
             throw RemoteError.damaged(url: displayURL, reason: "the remote's history is shorter than what this tree has seen (was it restored from an old backup?)")
         }
-        let entries = try readFeed(from: start, to: now.length)
+        let entries = try readFeed(from: start, to: now.length, epoch: now.epoch)
         var latest: [String: Int] = [:]
         for (i, e) in entries.enumerated() { latest[e.refId] = i }
         let kept = entries.enumerated().filter { latest[$0.element.refId] == $0.offset }.map(\.element)
-        return RemoteChanges(entries: kept, cursor: Cursor(remoteId: id, position: now).text)
+        return RemoteChanges(entries: kept, cursor: Cursor(remoteId: id, position: now).text, isSnapshot: snapshot)
     }
 
-    func readFeed(from start: Int, to end: Int) throws -> [RemoteEntry] {
+    func readFeed(from start: Int, to end: Int, epoch: Int) throws -> [RemoteEntry] {
         // Only the part after the cursor: a pull reads what it has not seen.
-        let bytes = try readFeedFile(from: start)
+        let bytes = try readFeedFile(from: start, epoch: epoch)
         guard start + bytes.count >= end else {
-            throw RemoteError.damaged(url: displayURL, reason: "\(meta)/feed is shorter than its recorded length (\(start + bytes.count) < \(end))")
+            throw RemoteError.damaged(url: displayURL, reason: "\(feedPath(epoch: epoch)) is shorter than its recorded length (\(start + bytes.count) < \(end))")
         }
         let parsed = ChecksummedLines.parse(bytes[0..<(end - start)], baseOffset: start)
         guard parsed.validLength == end else {
-            throw RemoteError.damaged(url: displayURL, reason: "\(meta)/feed is damaged near byte \(parsed.validLength)")
+            throw RemoteError.damaged(url: displayURL, reason: "\(feedPath(epoch: epoch)) is damaged near byte \(parsed.validLength)")
         }
         let decoder = JSONDecoder()
         return try parsed.lines.map { line in
             guard let entry = try? decoder.decode(RemoteEntry.self, from: Data(line.payload.utf8)) else {
-                throw RemoteError.damaged(url: displayURL, reason: "\(meta)/feed has an unreadable entry ending at byte \(line.endOffset)")
+                throw RemoteError.damaged(url: displayURL, reason: "\(feedPath(epoch: epoch)) has an unreadable entry ending at byte \(line.endOffset)")
             }
             if let path = entry.path, let problem = DocumentPath.problem(path) {
                 throw RemoteError.unsafe(url: displayURL, reason: "path '\(path)' of document \(entry.refId): \(problem)")
@@ -154,11 +189,12 @@ public final class DirectoryRemote: Remote {
 
     /// The feed's bytes from `start`. Why: a remote copied only partly (or damaged by
     /// hand) without its feed failed with a bare "open failed", not saying it is the remote.
-    private func readFeedFile(from start: Int) throws -> [UInt8] {
-        guard FileSystem.exists(meta + "/feed") else {
-            throw RemoteError.damaged(url: displayURL, reason: "\(meta)/feed is missing: the remote is damaged or was only partly copied")
+    func readFeedFile(from start: Int, epoch: Int) throws -> [UInt8] {
+        let path = feedPath(epoch: epoch)
+        guard FileSystem.exists(path) else {
+            throw RemoteError.damaged(url: displayURL, reason: "\(path) is missing: the remote is damaged or was only partly copied")
         }
-        return try FileSystem.readFile(meta + "/feed", from: start)
+        return try FileSystem.readFile(path, from: start)
     }
 
     public func read(_ entry: RemoteEntry) throws -> [UInt8] {
@@ -189,20 +225,21 @@ public final class DirectoryRemote: Remote {
         }
         defer { lock.release() }
         let now = try position()
-        guard now == (expected?.position ?? Position(generation: 0, length: 0)) else { throw RemoteError.moved }
-        let feedBytes = try readFeedFile(from: 0)
+        guard now.generation == expected?.position.generation ?? 0, now.length == expected?.position.length ?? 0 else { throw RemoteError.moved }
+        let feed = feedPath(epoch: now.epoch)
+        let feedBytes = try readFeedFile(from: 0, epoch: now.epoch)
         // Why: appending to a feed cut below the committed length (damage, a partial copy)
         // wrote lines at the wrong offsets and committed them, making it worse.
         guard feedBytes.count >= now.length else {
-            throw RemoteError.damaged(url: displayURL, reason: "\(meta)/feed is shorter than its recorded length (\(feedBytes.count) < \(now.length))")
+            throw RemoteError.damaged(url: displayURL, reason: "\(feed) is shorter than its recorded length (\(feedBytes.count) < \(now.length))")
         }
         if feedBytes.count > now.length {
             // A pusher died after appending but before committing: drop its torn tail.
-            try FileSystem.truncate(meta + "/feed", to: now.length)
+            try FileSystem.truncate(feed, to: now.length)
         }
         let io = SafeTreeIO(root: root)
         let time = FileSystem.currentTimeNanos / 1_000_000
-        var feed = ""
+        var lines = ""
         var lastRefresh = FileSystem.currentTimeNanos
         func heartbeat() {
             if FileSystem.currentTimeNanos - lastRefresh > 5_000_000_000 {
@@ -231,14 +268,14 @@ public final class DirectoryRemote: Remote {
                     throw RemoteError.unsafe(url: displayURL, reason: error.description)
                 }
                 try FileSystem.removeFile(tombstonePath(write.refId))
-                feed += try feedLine(RemoteEntry(refId: write.refId, changesetId: new.changesetId, hash: new.hash, path: new.path,
+                lines += try feedLine(RemoteEntry(refId: write.refId, changesetId: new.changesetId, hash: new.hash, path: new.path,
                                                  deleted: false, replica: replica.replicaId, time: time))
             } else {
                 let deletedId = write.deletedChangesetId ?? write.previous?.changesetId ?? ""
                 let tombstone = RemoteEntry(refId: write.refId, changesetId: deletedId, hash: write.previous?.hash, path: write.previous?.path,
                                             deleted: true, replica: replica.replicaId, time: time)
                 try FileSystem.writeAtomically(tombstonePath(write.refId), Array(try Self.json(tombstone).utf8) + [10])
-                feed += try feedLine(tombstone)
+                lines += try feedLine(tombstone)
             }
         }
         // One flush for all documents and objects, before the feed makes them visible.
@@ -247,11 +284,11 @@ public final class DirectoryRemote: Remote {
         // The commit point is only ours if the lock still is and nobody committed since.
         guard lock.stillHeld else { throw RemoteError.locked(url: displayURL, holder: "our lock was broken as stale during a long push") }
         guard try position() == now else { throw RemoteError.moved }
-        let feedData = Array(feed.utf8)
-        try FileSystem.append(meta + "/feed", feedData)
+        let feedData = Array(lines.utf8)
+        try FileSystem.append(feed, feedData)
         try CrashPoint.hit("remote.after-feed")
-        let next = Position(generation: now.generation + 1, length: now.length + feedData.count)
-        try FileSystem.writeAtomically(meta + "/generation", Array("\(next.generation) \(next.length)\n".utf8))
+        let next = Position(generation: now.generation + 1, length: now.length + feedData.count, epoch: now.epoch)
+        try FileSystem.writeAtomically(meta + "/generation", Array(next.text.utf8))
         let cursor = Cursor(remoteId: id, position: next).text
         try? writeReplicaRecord(replica, seen: cursor)
         return cursor
@@ -328,7 +365,7 @@ public final class DirectoryRemote: Remote {
     public func history(of refId: String, path: String?) throws -> [RemoteVersionInfo] {
         _ = try identity()
         let now = try position()
-        let bytes = try FileSystem.readFile(meta + "/feed")
+        let bytes = try readFeedFile(from: 0, epoch: now.epoch)
         guard bytes.count >= now.length else { throw RemoteError.damaged(url: displayURL, reason: "\(meta)/feed is shorter than its recorded length") }
         let parsed = ChecksummedLines.parse(bytes[0..<now.length])
         var versions: [RemoteVersionInfo] = []
@@ -355,7 +392,7 @@ public final class DirectoryRemote: Remote {
         do {
             _ = try identity()
             let now = try position()
-            let entries = try readFeed(from: 0, to: now.length)
+            let entries = try readFeed(from: 0, to: now.length, epoch: now.epoch)
             var latest: [String: RemoteEntry] = [:]
             for e in entries { latest[e.refId] = e }
             var paths: [String: String] = [:]

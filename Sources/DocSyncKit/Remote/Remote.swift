@@ -28,6 +28,10 @@ public struct RemoteChanges: Sendable {
     public var cursor: String
     /// Remote files that could not be taken as documents (plain-git edits gone wrong).
     public var warnings: [String] = []
+    /// The entries are the remote's whole state, not the changes since the cursor (the
+    /// cursor predates a feed compaction by `docsync gc`): a base document they do not
+    /// name was deleted and its tombstone purged.
+    public var isSnapshot = false
 }
 
 /// One document change to send: `new` nil means delete. `previous` is the version the
@@ -112,4 +116,7 @@ public protocol Remote: AnyObject {
     func history(of refId: String, path: String?) throws -> [RemoteVersionInfo]
     /// The bytes of a version `history` returned.
     func content(of version: RemoteVersionInfo, refId: String) throws -> [UInt8]
+    /// `docsync gc`: removes the tombstones every replica known to the remote has seen,
+    /// or older than the rule's age. With `dryRun`, only says which.
+    func purgeTombstones(_ rule: TombstoneRule, dryRun: Bool, replica: ReplicaInfo) throws -> TombstonePurge
 }

@@ -32,6 +32,8 @@ public struct Config: Sendable {
             validate: { (Double($0) ?? -1) > 0 ? nil : "must be a positive number of seconds" }),
         Key(name: "push.maxDeleteShare", help: "largest share (0-1) of the remote's documents one push may delete without --force", defaultValue: "0.5",
             validate: { (Double($0).map { $0 >= 0 && $0 <= 1 } ?? false) ? nil : "must be a number from 0 to 1" }),
+        Key(name: "gc.tombstoneMaxAgeDays", help: "docsync gc purges a remote tombstone once every replica known to the remote has seen it, or once it is older than this many days (a replica offline longer still ends up right: its unchanged copy is deleted, its edit is kept and pushed back)", defaultValue: "90",
+            validate: { (Double($0).map { $0 > 0 && $0.isFinite } ?? false) ? nil : "must be a positive number of days" }),
         Key(name: "lock.waitSeconds", help: "how long a run waits for another run on the same tree before exiting 75", defaultValue: "5",
             validate: { (Double($0) ?? -1) >= 0 ? nil : "must be a number of seconds" }),
         Key(name: "merge.policy", help: "how a document changed on both sides is settled: merge (field by field, field collisions to the later changesetId), lww (whole document, later changesetId), local, remote, manual", defaultValue: "merge",

@@ -13,6 +13,10 @@ public struct GCReport: Codable, Sendable {
     /// `.docsync-tmp-…` files left by killed writes.
     public var temporaryFilesRemoved = 0
     public var warnings: [String] = []
+    /// The remote's tombstone purge (nil with --local-only or without a remote).
+    public var remote: TombstonePurge? = nil
+    /// Set when the remote could not be reached: the local half was still done.
+    public var remoteUnreachable: String? = nil
 
     public init() {}
 

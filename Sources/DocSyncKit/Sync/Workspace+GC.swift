@@ -1,21 +1,21 @@
 import Foundation
 
 extension Workspace {
-    /// `docsync gc`: compacts the journal down to the pending local actions and removes
-    /// objects nothing refers to. Explicit only; never drops an action that has not
-    /// reached the remote. With `dryRun` it reports and changes nothing (the workspace is
-    /// then opened read-only, without the tree lock, like every --dry-run).
-    public func collectGarbage(dryRun: Bool) throws -> GCReport {
+    /// `docsync gc`: compacts the journal down to the pending local actions, removes
+    /// objects nothing refers to, then (unless `localOnly`) purges the remote's
+    /// tombstones. Explicit only; never drops an action that has not reached the remote.
+    /// With `dryRun` it reports and changes nothing (the workspace is then opened
+    /// read-only, without the tree lock, like every --dry-run).
+    public func collectGarbage(dryRun: Bool, localOnly: Bool = false) throws -> GCReport {
         var report = GCReport()
         report.dryRun = dryRun
         report.warnings += warnings
         let compaction = JournalCompaction(journalPath: layout.journal, statePath: layout.state)
         let plan = try compaction.plan(for: state)
         report.journalBytesBefore = plan.bytesBefore
-        report.journalBytesAfter = plan.newBytes.count
+        report.journalBytesAfter = plan.isNoOp ? plan.bytesBefore : plan.newBytes.count
         report.pendingKept = plan.entriesKept
         report.journalEntriesDropped = plan.isNoOp ? 0 : plan.entriesBefore - state.pending.count
-        if plan.isNoOp { report.journalBytesAfter = plan.bytesBefore }
         if !dryRun {
             try compaction.apply(plan, to: &state)
             // The open Journal must number on from, and measure, the new file.
@@ -26,6 +26,24 @@ extension Workspace {
         report.objectBytesFreed = swept.bytes
         report.temporaryFilesRemoved = swept.temporaryFiles + removeLeftoverTemporaryFiles(dryRun: dryRun)
         if !dryRun { try CrashPoint.hit("gc.after-objects") }
+
+        guard !localOnly, config["remote.url"] != nil else { return report }
+        do {
+            let remote = try makeRemote()
+            let rule = TombstoneRule(maxAgeDays: config.number("gc.tombstoneMaxAgeDays"))
+            let purge = try remote.purgeTombstones(rule, dryRun: dryRun, replica: replicaInfo)
+            report.remote = purge
+            if !dryRun, let before = purge.cursorBefore, let after = purge.cursorAfter, state.cursor == before {
+                // This tree had seen everything the compacted feed holds: carry on from
+                // the new position rather than reading the new feed whole next time.
+                try append([JournalEntry(kind: .cursor, cursor: after)])
+                try checkpoint()
+                try? remote.noteReplica(replicaInfo, seen: after)
+            }
+        } catch let error as RemoteError {
+            guard case .unreachable = error else { throw error }
+            report.remoteUnreachable = error.localizedDescription
+        }
         return report
     }
 

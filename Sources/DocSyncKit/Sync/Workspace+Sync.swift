@@ -52,7 +52,7 @@ extension Workspace {
     // MARK: Pull
 
     func pull(from remote: Remote, unreadable: Set<String>, dryRun: Bool, report: inout SyncReport) throws {
-        let changes = try remote.changes(since: state.cursor)
+        let changes = try remote.changes(since: state.cursor).addingPurgedDeletions(base: state.base)
         // Remote files that are not valid documents (a plain-git commit of a broken or
         // binary .json) are skipped by the remote; say which, as for a local one (exit 1).
         // Why: they were dropped silently, so nobody learned a file was not pulled.
@@ -61,6 +61,8 @@ extension Workspace {
             if changes.cursor != state.cursor && !dryRun {
                 try append([JournalEntry(kind: .cursor, cursor: changes.cursor)])
                 try checkpoint()
+                // Why: tombstone gc counts a replica as up to date only from its record.
+                try? remote.noteReplica(replicaInfo, seen: changes.cursor)
             }
             return
         }

@@ -6,26 +6,49 @@ extension DocSync {
     struct GC: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "gc",
-            abstract: "Compact the journal and remove objects nothing refers to.",
-            discussion: "Journal entries already folded into .docsync/state are dropped; local actions not yet on the remote are always kept. Objects in .docsync/objects/ that neither the base, a pending action nor a conflict copy refers to are removed. Nothing runs by itself: gc only happens when you ask."
+            abstract: "Compact the journal, remove unreferenced objects and purge old tombstones on the remote.",
+            discussion: "Journal entries already folded into .docsync/state are dropped; local actions not yet on the remote are always kept. Objects in .docsync/objects/ that neither the base, a pending action nor a conflict copy refers to are removed. On the remote, a tombstone is purged once every replica known to the remote has seen it, or once it is older than gc.tombstoneMaxAgeDays; a folder remote's change feed is compacted under its lock, a git remote gets one commit deleting the tombstone files. Nothing runs by itself: gc only happens when you ask. Exits 75 if the remote is unreachable (the local part is still done)."
         )
         @OptionGroup var global: GlobalOptions
 
-        @Flag(name: .long, help: "Show what would be freed; change nothing.")
+        @Flag(name: .long, help: "Show what would be freed and purged; change nothing, locally or on the remote.")
         var dryRun = false
+
+        @Flag(name: .long, help: "Compact this tree only; leave the remote's tombstones alone.")
+        var localOnly = false
 
         func run() throws {
             Output.configure(global)
             let workspace = try Workspace.open(at: global.workingDirectory, readOnly: dryRun)
             defer { workspace.close() }
-            let report = try workspace.collectGarbage(dryRun: dryRun)
+            let report = try workspace.collectGarbage(dryRun: dryRun, localOnly: localOnly)
             for warning in report.warnings { Output.warning(warning) }
-            if global.json { return try Output.json(report) }
+            if global.json {
+                try Output.json(report)
+            } else {
+                print(report)
+            }
+            if let unreachable = report.remoteUnreachable {
+                if global.quiet { throw ExitStatus.tempFail }
+                throw CommandFailure(message: unreachable, code: ExitStatus.tempFail)
+            }
+        }
+
+        private func print(_ report: GCReport) {
             let would = dryRun ? "would " : ""
             Output.line("\(would)gc  journal  \(report.journalEntriesDropped) entries dropped, \(report.pendingKept) pending kept (\(ByteCount.text(Int64(report.journalBytesBefore))) → \(ByteCount.text(Int64(report.journalBytesAfter))))")
             Output.line("\(would)gc  objects  \(report.objectsRemoved) unreferenced removed (\(ByteCount.text(report.objectBytesFreed)))"
                         + (report.temporaryFilesRemoved > 0 ? ", \(report.temporaryFilesRemoved) temporary file(s) left by killed runs" : ""))
-            Output.line((dryRun ? "Dry run: would free " : "Freed ") + ByteCount.text(report.bytesFreed))
+            if let remote = report.remote {
+                for p in remote.purged { Output.detail("\(would)purge   tombstone  \(p.path ?? p.refId)  (\(p.reason))") }
+                var line = "\(would)gc  remote   \(remote.purged.count) tombstone\(remote.purged.count == 1 ? "" : "s") purged, \(remote.kept) kept (\(remote.replicas.count) known replica\(remote.replicas.count == 1 ? "" : "s"))"
+                if let before = remote.feedBytesBefore, let after = remote.feedBytesAfter, before != after {
+                    line += "; feed \(ByteCount.text(Int64(before))) → \(ByteCount.text(Int64(after)))"
+                }
+                if let commit = remote.commit { line += "; commit \(commit.prefix(12))" }
+                Output.line(line)
+            }
+            Output.line((dryRun ? "Dry run: would free " : "Freed ") + ByteCount.text(report.bytesFreed) + " locally")
         }
     }
 }

@@ -1,0 +1,93 @@
+import Foundation
+
+extension GitRemote {
+    /// How far back gc reads the branch's first-parent history to learn the replicas
+    /// and when each tombstone appeared. Replicas whose last push is older are unknown to
+    /// it; tombstones older than that go by age only.
+    static let gcHistoryLimit = 20_000
+
+    /// Purges tombstones with one ordinary commit that deletes their files (message
+    /// `docsync: gc, N tombstones purged from NAME`), pushed like any push: a rejected
+    /// push fetches and tries again, up to 5 times.
+    ///
+    /// The replicas a git remote knows are those that pushed (the `Replica:` line of
+    /// docsync's commit messages). A replica has seen a tombstone when it pushed a commit
+    /// on top of the one that added it (it had fetched it), or made that commit. A
+    /// replica that only pulls is not known; that is safe, because a git pull diffs its
+    /// last synced commit against the new one and sees the document's file go whether a
+    /// tombstone is still there or not.
+    public func purgeTombstones(_ rule: TombstoneRule, dryRun: Bool, replica: ReplicaInfo) throws -> TombstonePurge {
+        var attempts = 0
+        while true {
+            attempts += 1
+            guard let head = try fetchHead() else { return TombstonePurge() }
+            let (report, paths) = try plan(head: head, rule: rule)
+            if dryRun || paths.isEmpty { return report }
+            let count = paths.count
+            var lines = report.purged.map { "purge \($0.path ?? $0.refId) (\($0.refId), deleted \($0.changesetId), \($0.reason))" }
+            lines.sort()
+            let message = "docsync: gc, \(count) tombstone\(count == 1 ? "" : "s") purged from \(replica.name)\n\n" + lines.joined(separator: "\n")
+                + "\n\nReplica: \(replica.replicaId)\n"
+            do {
+                let commit = try publish(baseTree: try repo.commit(head).tree, changes: paths.map { ($0, nil) }, parent: head, message: message, replica: replica)
+                try CrashPoint.hit("gc.after-remote-commit")
+                try repo.setReference(trackingRef, to: commit, message: "docsync gc")
+                var done = report
+                done.commit = commit
+                return done
+            } catch RemoteError.moved {
+                guard attempts < 5 else {
+                    throw Workspace.Failure.contended("the remote kept changing during 5 gc attempts (other replicas are pushing); try again shortly")
+                }
+            }
+        }
+    }
+
+    /// Which tombstones at `head` may go, and their files.
+    private func plan(head: GitOID, rule: TombstoneRule) throws -> (TombstonePurge, [String]) {
+        let tombstones = try repo.files(inTree: try repo.commit(head).tree).filter { $0.path.hasPrefix(Self.tombstoneFolder) }
+        var report = TombstonePurge()
+        guard !tombstones.isEmpty else { return (report, []) }
+        let blobAtHead = Dictionary(tombstones.map { ($0.path, $0.blob) }, uniquingKeysWith: { a, _ in a })
+        // Newest first: the index of each replica's latest commit, and of the commit that
+        // wrote each tombstone's current content.
+        var latestPush: [String: Int] = [:]
+        var introduced: [String: Int] = [:]
+        var current: GitOID? = head
+        var index = 0
+        while let id = current, index < Self.gcHistoryLimit {
+            let info = try repo.commit(id)
+            if let replicaId = Self.replicaId(inMessage: info.message), latestPush[replicaId] == nil { latestPush[replicaId] = index }
+            let parentTree = try info.parents.first.map { try repo.commit($0).tree }
+            for change in try repo.diff(from: parentTree, to: info.tree) {
+                guard let path = change.newPath, introduced[path] == nil, let blob = change.newBlob, blobAtHead[path] == blob else { continue }
+                introduced[path] = index
+            }
+            current = info.parents.first
+            index += 1
+        }
+        report.replicas = latestPush.keys.sorted()
+        var paths: [String] = []
+        for file in tombstones.sorted(by: { $0.path < $1.path }) {
+            guard let entry = try? JSONDecoder().decode(RemoteEntry.self, from: Data(try repo.blob(file.blob))) else { continue }
+            let seenByAll = introduced[file.path].map { at in !latestPush.isEmpty && latestPush.values.allSatisfy { $0 <= at } } ?? false
+            if let reason = rule.reason(deletedAt: entry.time, seenByAll: seenByAll) {
+                paths.append(file.path)
+                report.purged.append(TombstonePurge.Purged(refId: entry.refId, path: entry.path, changesetId: entry.changesetId,
+                                                           deletedBy: entry.replica, time: entry.time, reason: reason))
+            } else {
+                report.kept += 1
+            }
+        }
+        return (report, paths)
+    }
+
+    /// The replica named by the `Replica:` line docsync writes at the end of its commits.
+    static func replicaId(inMessage message: String) -> String? {
+        for line in message.split(separator: "\n").reversed() where line.hasPrefix("Replica: ") {
+            let id = line.dropFirst("Replica: ".count).trimmingCharacters(in: .whitespaces)
+            return id.isEmpty ? nil : id
+        }
+        return nil
+    }
+}

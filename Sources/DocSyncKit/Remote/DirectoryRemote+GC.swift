@@ -1,0 +1,113 @@
+import Foundation
+
+extension DirectoryRemote {
+    /// Purges tombstones by compacting the feed: the new feed holds the latest line of
+    /// every document except the purged tombstones, under a new name (`feed-<epoch>`),
+    /// and is committed like a push, by replacing `generation` under the remote lock.
+    /// A cursor from before that generation cannot be continued in the new feed, so such
+    /// a tree reads it whole as a snapshot (see `changes(since:)`).
+    ///
+    /// Order, each step safe to die after: write `feed-<epoch>` (invisible until the
+    /// commit); replace `generation` (the commit point); delete the purged tombstone files
+    /// (a leftover is removed by the next gc: no committed deletion names it); delete
+    /// feeds older than the previous one (a reader that read the old `generation` a
+    /// moment ago still finds its feed).
+    public func purgeTombstones(_ rule: TombstoneRule, dryRun: Bool, replica: ReplicaInfo) throws -> TombstonePurge {
+        let id = try identity()
+        let lock = RemoteLock(folder: meta, replica: replica.replicaId)
+        if !dryRun {
+            if let holder = try lock.acquire(waitSeconds: lockWaitSeconds, staleSeconds: lockStaleSeconds) {
+                throw RemoteError.locked(url: displayURL, holder: holder)
+            }
+        }
+        defer { if !dryRun { lock.release() } }
+        let now = try position()
+        let feedBytes = try readFeedFile(from: 0, epoch: now.epoch)
+        guard feedBytes.count >= now.length else {
+            throw RemoteError.damaged(url: displayURL, reason: "\(feedPath(epoch: now.epoch)) is shorter than its recorded length (\(feedBytes.count) < \(now.length))")
+        }
+        let parsed = ChecksummedLines.parse(feedBytes[0..<now.length])
+        guard parsed.validLength == now.length else {
+            throw RemoteError.damaged(url: displayURL, reason: "\(feedPath(epoch: now.epoch)) is damaged near byte \(parsed.validLength); gc leaves it alone")
+        }
+        let entries = try readFeed(from: 0, to: now.length, epoch: now.epoch)
+        var latest: [String: Int] = [:]
+        for (i, e) in entries.enumerated() { latest[e.refId] = i }
+
+        var report = TombstonePurge()
+        report.feedBytesBefore = now.length
+        let records = replicaRecords()
+        report.replicas = records.map(\.replicaId).sorted()
+        var purged = Set<String>()
+        for (i, entry) in entries.enumerated() where latest[entry.refId] == i && entry.deleted {
+            let end = parsed.lines[i].endOffset
+            // Seen: the replica's last recorded cursor is in this epoch and past the line.
+            let seenByAll = !records.isEmpty && records.allSatisfy { record in
+                guard let cursor = Cursor(record.seen), cursor.remoteId == id else { return false }
+                return cursor.position.generation >= now.epoch && cursor.position.length >= end
+            }
+            if let reason = rule.reason(deletedAt: entry.time, seenByAll: seenByAll) {
+                purged.insert(entry.refId)
+                report.purged.append(TombstonePurge.Purged(refId: entry.refId, path: entry.path, changesetId: entry.changesetId,
+                                                           deletedBy: entry.replica, time: entry.time, reason: reason))
+            } else {
+                report.kept += 1
+            }
+        }
+        if dryRun { return report }
+        if purged.isEmpty {
+            removeUncommittedTombstones(keeping: Set(entries.enumerated().filter { latest[$0.element.refId] == $0.offset && $0.element.deleted }.map(\.element.refId)))
+            report.feedBytesAfter = now.length
+            return report
+        }
+
+        var compacted = ""
+        for (i, entry) in entries.enumerated() where latest[entry.refId] == i && !purged.contains(entry.refId) {
+            compacted += ChecksummedLines.encode(parsed.lines[i].payload)
+        }
+        let bytes = Array(compacted.utf8)
+        let next = Position(generation: now.generation + 1, length: bytes.count, epoch: now.generation + 1)
+        try FileSystem.writeAtomically(feedPath(epoch: next.epoch), bytes)
+        try CrashPoint.hit("gc.after-remote-feed")
+        guard lock.stillHeld else { throw RemoteError.locked(url: displayURL, holder: "our lock was broken as stale during gc") }
+        guard try position() == now else { throw RemoteError.moved }
+        try FileSystem.writeAtomically(meta + "/generation", Array(next.text.utf8))
+        try CrashPoint.hit("gc.after-remote-commit")
+        report.feedBytesAfter = bytes.count
+        report.cursorBefore = Cursor(remoteId: id, position: now).text
+        report.cursorAfter = Cursor(remoteId: id, position: next).text
+        let stillTombstoned = Set(entries.enumerated().filter { latest[$0.element.refId] == $0.offset && $0.element.deleted && !purged.contains($0.element.refId) }.map(\.element.refId))
+        removeUncommittedTombstones(keeping: stillTombstoned)
+        removeFeeds(olderThan: now.epoch)
+        return report
+    }
+
+    /// The replica records in `replicas/` (unreadable ones are skipped: a replica whose
+    /// record cannot be read is one gc knows nothing about).
+    func replicaRecords() -> [ReplicaRecord] {
+        guard let names = try? FileSystem.listDirectory(meta + "/replicas") else { return [] }
+        return names.filter { $0.hasSuffix(".json") }.sorted().compactMap { name in
+            (try? FileSystem.readFile(meta + "/replicas/" + name)).flatMap { try? JSONDecoder().decode(ReplicaRecord.self, from: Data($0)) }
+        }
+    }
+
+    /// Deletes tombstone files that no committed deletion names: purged ones, and those a
+    /// push wrote before dying short of its commit. Only under the remote lock.
+    private func removeUncommittedTombstones(keeping refIds: Set<String>) {
+        let folder = meta + "/tombstones"
+        let expected = Set(refIds.map { DocumentPath.fileName(forRefId: $0) + ".json" })
+        guard let names = try? FileSystem.listDirectory(folder) else { return }
+        for name in names where !expected.contains(name) { try? FileSystem.removeFile(folder + "/" + name) }
+    }
+
+    /// Deletes the feeds of epochs before `previous` (and leftover temporary files next to
+    /// them). The feed of `previous` stays until the next compaction, for readers that
+    /// read `generation` just before this one committed.
+    private func removeFeeds(olderThan previous: Int) {
+        guard let names = try? FileSystem.listDirectory(meta) else { return }
+        for name in names {
+            let epoch: Int? = name == "feed" ? 0 : name.hasPrefix("feed-") ? Int(name.dropFirst(5)) : nil
+            if let epoch, epoch < previous { try? FileSystem.removeFile(meta + "/" + name) }
+        }
+    }
+}

@@ -1,0 +1,23 @@
+extension RemoteChanges {
+    /// A snapshot (see `isSnapshot`) names every document the remote still has, live or
+    /// tombstoned. A document in this tree's base that it does not name was deleted there
+    /// and its tombstone purged by `docsync gc`: that deletion is added, as the version the
+    /// base holds, so it goes through the ordinary three-way decision (unchanged here:
+    /// deleted here too; edited here: the edit wins and is pushed back, reported). Why
+    /// not just skip them: the document would stay here and never be deleted, or be
+    /// pushed back as if new.
+    func addingPurgedDeletions(base: [String: DocVersion]) -> RemoteChanges {
+        guard isSnapshot else { return self }
+        let named = Set(entries.map(\.refId))
+        var result = self
+        let time = FileSystem.currentTimeNanos / 1_000_000
+        for version in base.values.sorted(by: { $0.refId < $1.refId }) where !named.contains(version.refId) {
+            result.entries.append(RemoteEntry(refId: version.refId, changesetId: version.changesetId, hash: version.hash, path: version.path,
+                                              deleted: true, replica: Self.purgedReplica, time: time))
+        }
+        return result
+    }
+
+    /// The `replica` of a deletion whose tombstone was purged (who deleted it is gone too).
+    static let purgedReplica = "gc"
+}
