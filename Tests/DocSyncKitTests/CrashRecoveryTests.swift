@@ -171,3 +171,55 @@ import Testing
         #expect(!remote.verify().isEmpty)
     }
 }
+
+extension CrashRecoveryTests {
+    /// `docsync gc` stopped at each of its steps (folder remote), with a local action
+    /// pending and a tombstone old enough to purge: a second gc and the next syncs lose
+    /// nothing and converge.
+    @Test(arguments: CrashPoint.gc)
+    func gcStoppedAtEveryStepLosesNothing(_ point: String) throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        for name in ["keep", "gone", "pending"] { set.write(a, "\(name).json", "{\"v\": \"\(name)-0\"}") }
+        try set.sync(a)
+        let b = try set.make("b")
+        try FileManager.default.removeItem(atPath: a + "/gone.json")
+        try set.sync(a)
+        try set.sync(b)
+        set.write(a, "pending.json", set.read(a, "pending.json")!.replacing("pending-0", with: "pending-a"))
+        try set.sync(a, .pull)
+
+        func gc() throws -> GCReport {
+            let ws = try Workspace.open(at: a, readOnly: false)
+            defer { ws.close() }
+            _ = try ws.setConfig("gc.tombstoneMaxAgeDays", "0.000001")
+            return try ws.collectGarbage(dryRun: false)
+        }
+        Thread.sleep(forTimeInterval: 0.1)
+        CrashPoint.throwAt = point
+        defer { CrashPoint.throwAt = nil }
+        var stopped = false
+        do { _ = try gc() } catch is CrashPoint.Simulated { stopped = true }
+        CrashPoint.throwAt = nil
+        #expect(stopped, "gc reached \(point)")
+
+        let again = try gc()
+        #expect(again.pendingKept == 1)
+        let ws = try Workspace.open(at: a, readOnly: true)
+        #expect(ws.state.pending.map(\.path) == ["pending.json"])
+        ws.close()
+        try set.sync(a)
+        try set.sync(b)
+        try set.sync(a)
+        #expect(set.snapshot(a) == set.snapshot(b), "replicas converge after gc stopped at \(point)")
+        #expect(field(set.snapshot(b)["pending.json"], "v") == "pending-a")
+        #expect(set.snapshot(b)["gone.json"] == nil)
+        #expect(try FileSystem.listDirectory(set.remote + "/.docsync/tombstones").isEmpty)
+        for dir in [a, b] {
+            let check = try Workspace.open(at: dir, readOnly: true)
+            #expect(check.verify() == [], "verify after gc stopped at \(point)")
+            check.close()
+        }
+        print("RELIABILITY crash-point kind=engine point=\(point) killed=1")
+    }
+}

@@ -65,3 +65,89 @@ import Testing
         Reliability.figure("crash-point kind=\(c.kind.rawValue) point=\(c.point) killed=\(killed.exit == 137 ? 1 : 0)")
     }
 }
+
+// `docsync gc` SIGKILLs itself at each of its steps, with a local action pending and a
+// tombstone to purge, on both remote kinds. Running gc again and syncing must lose
+// nothing, converge, pass `verify`, and leave no temporary file behind.
+@Suite("gc killed at every step") struct GCCrashKillTests {
+    enum Kind: String, CaseIterable, Sendable { case dir, git }
+
+    struct Case: Sendable, CustomTestStringConvertible {
+        var point: String
+        var kind: Kind
+        var testDescription: String { "\(kind.rawValue) remote, gc killed at \(point)" }
+    }
+
+    // The compacted feed is a folder remote's only; git's purge is one commit.
+    static let cases: [Case] = [
+        "gc.after-state-reset", "gc.after-journal", "gc.after-state", "gc.after-objects", "gc.after-remote-feed", "gc.after-remote-commit",
+    ].flatMap { p in Kind.allCases.filter { p != "gc.after-remote-feed" || $0 == .dir }.map { Case(point: p, kind: $0) } }
+
+    func edit(_ r: Replica, _ file: String, _ value: String) {
+        r.write(file, r.read(file)!.replacing(#/"v": "[^"]*"/#, with: "\"v\": \"\(value)\""))
+    }
+
+    func temporaryFiles(_ dir: String) -> [String] {
+        Files.listing(dir).filter { $0.contains(".docsync-tmp-") }
+    }
+
+    @Test(arguments: cases)
+    func killedGCLosesNothing(_ c: Case) throws {
+        let box = Sandbox("gckill-\(c.point)-\(c.kind.rawValue)")
+        var remote = box.remote
+        if c.kind == .git {
+            remote = box.path("remote.git")
+            Reliability.makeBareRepo(remote)
+        }
+        let a = box.replica("a")
+        for name in ["keep", "both", "gone", "pending"] { a.write("\(name).json", "{\"v\": \"\(name)-0\"}") }
+        #expect(CLI.run(["init", "--remote", remote, "a"], in: box.root).exit == 0)
+        a.sync()
+        #expect(CLI.run(["clone", remote, "b"], in: box.root).exit == 0)
+        let b = box.replica("b")
+        for i in 1...3 { edit(a, "keep.json", "keep-\(i)"); a.sync() }
+        a.remove("gone.json")
+        a.sync()
+        b.sync()
+        edit(b, "both.json", "both-b")
+        b.sync()
+        // A local action that has not reached the remote (recorded by a pull), and an
+        // old enough tombstone to purge.
+        edit(a, "pending.json", "pending-a")
+        #expect([0, 3].contains(a.run("pull").exit))
+        a.ok("config", "gc.tombstoneMaxAgeDays", "0.000001")
+        Thread.sleep(forTimeInterval: 0.2)
+
+        let killed = a.run("gc", env: ["DOCSYNC_CRASH_AT": c.point])
+        #expect(killed.exit == 137, killed.comment)
+
+        // Recovery: gc again (a stale remote lock of the dead process is broken), then syncs.
+        let again = a.run("gc", "--json")
+        #expect(again.exit == 0, again.comment)
+        #expect(a.ok("log", "--pending").stdout.contains("pending.json"), "the pending action survived")
+        for r in [a, b, a] { #expect([0, 3].contains(r.run("sync").exit)) }
+        #expect(a.documents() == b.documents())
+        #expect(b.json("pending.json")?["v"] as? String == "pending-a")
+        #expect(b.json("both.json")?["v"] as? String == "both-b")
+        #expect(b.json("keep.json")?["v"] as? String == "keep-3")
+        #expect(!a.exists("gone.json") && !b.exists("gone.json"))
+        #expect(a.conflictCopies().isEmpty && b.conflictCopies().isEmpty)
+        if c.kind == .git {
+            Reliability.fsck(remote)
+            let tree = CLI.runTool("/usr/bin/git", ["--git-dir", remote, "ls-tree", "-r", "--name-only", "main"], in: "/", env: Reliability.gitEnv).stdout
+            #expect(!tree.contains(".docsync/tombstones/"), "\(tree)")
+        } else {
+            #expect(Files.list(remote + "/.docsync/tombstones", skipMetadata: false).isEmpty)
+            #expect(temporaryFiles(remote).isEmpty, "\(temporaryFiles(remote))")
+        }
+        for r in [a, b] {
+            let verify = r.run("verify")
+            #expect(verify.exit == 0, verify.comment)
+            #expect(temporaryFiles(r.root).isEmpty, "\(temporaryFiles(r.root))")
+        }
+        // A fresh replica sees the same.
+        #expect(CLI.run(["clone", remote, "c"], in: box.root).exit == 0)
+        #expect(box.replica("c").documents() == a.documents())
+        Reliability.figure("crash-point kind=\(c.kind.rawValue) point=\(c.point) killed=\(killed.exit == 137 ? 1 : 0)")
+    }
+}
