@@ -373,6 +373,37 @@ struct CorruptionTests {
         #expect(a.run("verify").exit == 0)
         Reliability.fsck(repo)
     }
+
+    @Test("lock files a killed run left in the git cache are removed by the next writing run, not taken for an unreachable remote")
+    func leftoverGitCacheLocks() throws {
+        let box = Sandbox()
+        let repo = box.path("remote.git")
+        Reliability.makeBareRepo(repo)
+        let a = box.replica("A")
+        a.write("a.json", "{\"v\": 1}\n")
+        #expect(CLI.run(["init", "--remote", repo, "A"], in: box.root).exit == 0)
+        a.sync()
+        // What libgit2 leaves when killed between writing a ref's lock and renaming it.
+        let cache = a.path(".docsync/git")
+        let locks = ["refs/docsync/outgoing.lock", "refs/remotes/origin/main.lock", "packed-refs.lock", "HEAD.lock"]
+        for lock in locks {
+            try FileManager.default.createDirectory(atPath: cache + "/" + (lock as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            #expect(FileManager.default.createFile(atPath: cache + "/" + lock, contents: Data("0000\n".utf8)))
+        }
+        // A read-only command holds no tree lock: it must leave them alone.
+        _ = a.run("status")
+        #expect(locks.allSatisfy { FileManager.default.fileExists(atPath: cache + "/" + $0) })
+
+        a.write("a.json", "{\"v\": 2}\n")
+        let r = a.run("sync")
+        #expect(r.exit == 0, r.comment)
+        #expect(r.stderr.contains("removed a lock file a killed run left behind"), r.comment)
+        #expect(locks.allSatisfy { !FileManager.default.fileExists(atPath: cache + "/" + $0) })
+        let b = box.replica("B")
+        #expect(CLI.run(["clone", repo, "B"], in: box.root).exit == 0)
+        #expect(b.json("a.json")?["v"] as? Int == 2)
+        Reliability.fsck(repo)
+    }
 }
 
 extension Reliability {

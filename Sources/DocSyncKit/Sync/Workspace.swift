@@ -137,7 +137,18 @@ public final class Workspace {
         let state = try SyncState.load(from: layout.state)
         let workspace = Workspace(layout: layout, config: config, state: state, readOnly: readOnly, lock: lock)
         try workspace.recover()
+        if lock != nil { workspace.removeLeftoverGitLocks() }
         return workspace
+    }
+
+    /// Lock files a killed run left in the git cache repository; with the tree lock held,
+    /// none belongs to a write under way (see GitCacheLocks).
+    func removeLeftoverGitLocks() {
+        let cache = layout.metadata + "/git"
+        guard FileSystem.isDirectory(cache) else { return }
+        for name in GitCacheLocks.removeLeftovers(in: cache) {
+            warnings.append("\(cache)/\(name): removed a lock file a killed run left behind")
+        }
     }
 
     /// Folds journal entries written after the last checkpoint into the state and redoes

@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Lock files (`*.lock`) that libgit2 left in the cache repository in `.docsync/git`.
+///
+/// libgit2 updates a ref, `packed-refs`, `HEAD` or `config` by writing `<name>.lock` and
+/// renaming it over the file. A run killed between the two leaves the lock behind, and
+/// every later fetch or push then fails with "failed to lock file … for writing". Why
+/// this matters: that error reads as a network failure (exit 75), so cron stayed silent
+/// while the tree never synced again (found by the random-kill tests, long mode).
+///
+/// Only a run holding the tree lock may call this: the cache repository is written by
+/// such runs only, so no lock found then belongs to a write under way.
+enum GitCacheLocks {
+    /// Deletes the leftover lock files and returns their paths relative to `repository`.
+    @discardableResult
+    static func removeLeftovers(in repository: String) -> [String] {
+        var removed: [String] = []
+        for name in ["HEAD.lock", "config.lock", "packed-refs.lock", "FETCH_HEAD.lock", "index.lock", "shallow.lock"]
+        where unlink(repository + "/" + name) == 0 {
+            removed.append(name)
+        }
+        removeLockFiles(under: "refs", in: repository, into: &removed)
+        return removed
+    }
+
+    /// Walks `relative` (a folder of refs) for `*.lock` files. Symlinks are not followed.
+    private static func removeLockFiles(under relative: String, in repository: String, into removed: inout [String]) {
+        guard let names = try? FileSystem.listDirectory(repository + "/" + relative) else { return }
+        for name in names where name != "." && name != ".." {
+            let path = relative + "/" + name
+            guard let status = try? FileSystem.linkStatus(repository + "/" + path) else { continue }
+            if status.isDirectory {
+                removeLockFiles(under: path, in: repository, into: &removed)
+            } else if name.hasSuffix(".lock"), unlink(repository + "/" + path) == 0 {
+                removed.append(path)
+            }
+        }
+    }
+}
