@@ -86,6 +86,11 @@ import Testing
         let reason = ((report["remote"] as? [String: Any])?["purged"] as? [[String: Any]])?.first?["reason"] as? String
         #expect(reason == "seen by every replica")
         #expect(tombstones(kind, url).isEmpty)
+        // Right after, a second gc finds nothing to do and rewrites nothing in the tree.
+        let journalAfter = a.bytes(".docsync/journal"), stateAfter = a.bytes(".docsync/state")
+        let second = gc(a)
+        #expect(purged(second).isEmpty && second["journalEntriesDropped"] as? Int == 0, "\(second)")
+        #expect(a.bytes(".docsync/journal") == journalAfter && a.bytes(".docsync/state") == stateAfter)
         if kind == .git {
             Reliability.fsck(url)
             let log = CLI.runTool("/usr/bin/git", ["--git-dir", url, "log", "-1", "--format=%s%n%b", "main"], in: "/", env: Reliability.gitEnv).stdout

@@ -15,11 +15,11 @@ public enum CrashPoint {
         "remote.after-documents", "remote.after-feed",
     ]
 
-    /// Steps of `docsync gc`: the journal swap (see JournalCompaction), the object sweep,
-    /// and the remote's tombstone purge (the compacted feed is a folder remote's only).
+    /// Steps of `docsync gc`, in order: the remote's tombstone purge (the compacted feed
+    /// is a folder remote's only), the journal swap (see JournalCompaction), the sweep.
     public static let gc = [
-        "gc.after-state-reset", "gc.after-journal", "gc.after-state", "gc.after-objects",
         "gc.after-remote-feed", "gc.after-remote-commit",
+        "gc.after-state-reset", "gc.after-journal", "gc.after-state", "gc.after-objects",
     ]
 
     public struct Simulated: Error, CustomStringConvertible {

@@ -1,15 +1,29 @@
 import Foundation
 
 extension Workspace {
-    /// `docsync gc`: compacts the journal down to the pending local actions, removes
-    /// objects nothing refers to, then (unless `localOnly`) purges the remote's
-    /// tombstones. Explicit only; never drops an action that has not reached the remote.
-    /// With `dryRun` it reports and changes nothing (the workspace is then opened
-    /// read-only, without the tree lock, like every --dry-run).
+    /// `docsync gc`: purges the remote's tombstones (unless `localOnly`), then compacts the
+    /// journal down to the pending local actions and removes objects nothing refers to.
+    /// Explicit only; never drops an action that has not reached the remote. With
+    /// `dryRun` it reports and changes nothing (the workspace is then opened read-only,
+    /// without the tree lock, like every --dry-run).
     public func collectGarbage(dryRun: Bool, localOnly: Bool = false) throws -> GCReport {
         var report = GCReport()
         report.dryRun = dryRun
         report.warnings += warnings
+        // The remote first: a cursor it moves is journaled, and then compacted with the
+        // rest, so a second gc right after has nothing left to rewrite.
+        if !localOnly, config["remote.url"] != nil {
+            do {
+                report.remote = try purgeRemoteTombstones(dryRun: dryRun)
+            } catch let error as RemoteError {
+                // Not now (unreachable, or another machine holds its lock): the local
+                // half is still worth doing, and the exit code says "try again later".
+                switch error {
+                case .unreachable, .locked: report.remoteUnreachable = error.localizedDescription
+                default: throw error
+                }
+            }
+        }
         let compaction = JournalCompaction(journalPath: layout.journal, statePath: layout.state)
         let plan = try compaction.plan(for: state)
         report.journalBytesBefore = plan.bytesBefore
@@ -26,25 +40,21 @@ extension Workspace {
         report.objectBytesFreed = swept.bytes
         report.temporaryFilesRemoved = swept.temporaryFiles + removeLeftoverTemporaryFiles(dryRun: dryRun)
         if !dryRun { try CrashPoint.hit("gc.after-objects") }
-
-        guard !localOnly, config["remote.url"] != nil else { return report }
-        do {
-            let remote = try makeRemote()
-            let rule = TombstoneRule(maxAgeDays: config.number("gc.tombstoneMaxAgeDays"))
-            let purge = try remote.purgeTombstones(rule, dryRun: dryRun, replica: replicaInfo)
-            report.remote = purge
-            if !dryRun, let before = purge.cursorBefore, let after = purge.cursorAfter, state.cursor == before {
-                // This tree had seen everything the compacted feed holds: carry on from
-                // the new position rather than reading the new feed whole next time.
-                try append([JournalEntry(kind: .cursor, cursor: after)])
-                try checkpoint()
-                try? remote.noteReplica(replicaInfo, seen: after)
-            }
-        } catch let error as RemoteError {
-            guard case .unreachable = error else { throw error }
-            report.remoteUnreachable = error.localizedDescription
-        }
         return report
+    }
+
+    private func purgeRemoteTombstones(dryRun: Bool) throws -> TombstonePurge {
+        let remote = try makeRemote()
+        let rule = TombstoneRule(maxAgeDays: config.number("gc.tombstoneMaxAgeDays"))
+        let purge = try remote.purgeTombstones(rule, dryRun: dryRun, replica: replicaInfo)
+        if !dryRun, let before = purge.cursorBefore, let after = purge.cursorAfter, state.cursor == before {
+            // This tree had seen everything the compacted feed holds: carry on from the
+            // new position rather than reading the new feed whole next time.
+            try append([JournalEntry(kind: .cursor, cursor: after)])
+            try checkpoint()
+            try? remote.noteReplica(replicaInfo, seen: after)
+        }
+        return purge
     }
 
     /// Every object something may still read: the base (three-way merges, `restore`),

@@ -36,9 +36,6 @@ extension DocSync {
 
         private func print(_ report: GCReport) {
             let would = dryRun ? "would " : ""
-            Output.line("\(would)gc  journal  \(report.journalEntriesDropped) entries dropped, \(report.pendingKept) pending kept (\(ByteCount.text(Int64(report.journalBytesBefore))) → \(ByteCount.text(Int64(report.journalBytesAfter))))")
-            Output.line("\(would)gc  objects  \(report.objectsRemoved) unreferenced removed (\(ByteCount.text(report.objectBytesFreed)))"
-                        + (report.temporaryFilesRemoved > 0 ? ", \(report.temporaryFilesRemoved) temporary file(s) left by killed runs" : ""))
             if let remote = report.remote {
                 for p in remote.purged { Output.detail("\(would)purge   tombstone  \(p.path ?? p.refId)  (\(p.reason))") }
                 var line = "\(would)gc  remote   \(remote.purged.count) tombstone\(remote.purged.count == 1 ? "" : "s") purged, \(remote.kept) kept (\(remote.replicas.count) known replica\(remote.replicas.count == 1 ? "" : "s"))"
@@ -48,6 +45,9 @@ extension DocSync {
                 if let commit = remote.commit { line += "; commit \(commit.prefix(12))" }
                 Output.line(line)
             }
+            Output.line("\(would)gc  journal  \(report.journalEntriesDropped) entries dropped, \(report.pendingKept) pending kept (\(ByteCount.text(Int64(report.journalBytesBefore))) → \(ByteCount.text(Int64(report.journalBytesAfter))))")
+            Output.line("\(would)gc  objects  \(report.objectsRemoved) unreferenced removed (\(ByteCount.text(report.objectBytesFreed)))"
+                        + (report.temporaryFilesRemoved > 0 ? ", \(report.temporaryFilesRemoved) temporary file(s) left by killed runs" : ""))
             Output.line((dryRun ? "Dry run: would free " : "Freed ") + ByteCount.text(report.bytesFreed) + " locally")
         }
     }
