@@ -154,6 +154,28 @@ import Testing
         if kind == .git { Reliability.fsck(url) }
     }
 
+    @Test(arguments: Kind.allCases)
+    func aPushFromBeforeTheCompactionPullsFirst(_ kind: Kind) throws {
+        let box = Sandbox("stalepush-\(kind.rawValue)")
+        let (url, a) = setUp(kind, box, files: ["x", "y", "z", "w"])
+        let b = clone(box, url, "b")
+        a.remove("x.json")
+        a.sync()
+        a.ok("config", "gc.tombstoneMaxAgeDays", "0.000001")
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(purged(gc(a)) == ["x.json"])
+        // b never pulled since: its push is refused, it pulls (a snapshot on a folder
+        // remote), deletes its unchanged x.json, and pushes its edit on top.
+        edit(b, "y.json", "y-b")
+        let pushed = b.run("push")
+        #expect(pushed.exit == 0, pushed.comment)
+        #expect(!b.exists("x.json"))
+        a.sync()
+        #expect(a.json("y.json")?["v"] as? String == "y-b")
+        #expect(a.documents() == b.documents())
+        for r in [a, b] { #expect(r.run("verify").exit == 0, r.run("verify").comment) }
+    }
+
     @Test func aFolderRemoteDryRunChangesNothing() throws {
         let box = Sandbox()
         let (url, a) = setUp(.dir, box, files: ["x", "y", "z"])
