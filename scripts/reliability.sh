@@ -4,11 +4,12 @@
 #
 #   scripts/reliability.sh           short mode (what the normal test suite runs)
 #   scripts/reliability.sh --long    long mode: 200 random kills per remote kind, fuzzer
-#                                    with 10,000 operations per seed, more rounds and
-#                                    fill levels, a field merge of a 50 MB document
+#                                    with 3 seeds x 3,400 = 10,200 operations per remote
+#                                    kind, more rounds and fill levels, a field merge of
+#                                    a 50 MB document
 #
 # Environment: DOCSYNC_SCRATCH (build folder, default .build-rel), DOCSYNC_FUZZ_SEEDS
-# (long mode, default 3), DOCSYNC_FUZZ_OPS (long mode, default 10000), DOCSYNC_KILLS,
+# (long mode, default 3), DOCSYNC_FUZZ_OPS (long mode, default 3400), DOCSYNC_KILLS,
 # DOCSYNC_KILL_SEED, DOCSYNC_FUZZ_SEED (replay one seed). See docs/RELIABILITY.md.
 set -u
 cd "$(dirname "$0")/.."
@@ -29,7 +30,7 @@ export DOCSYNC_BIN="$scratch/debug/docsync"
 
 if [ $long = 1 ]; then
     export DOCSYNC_RELIABILITY_LONG=1
-    export DOCSYNC_FUZZ_OPS=${DOCSYNC_FUZZ_OPS:-10000}
+    export DOCSYNC_FUZZ_OPS=${DOCSYNC_FUZZ_OPS:-3400}
     export DOCSYNC_FUZZ_SEEDS=${DOCSYNC_FUZZ_SEEDS:-3}
 fi
 
@@ -45,6 +46,7 @@ suites=(
     "fuzzer|ConvergenceFuzzTests"
     "concurrency|ConcurrencyTests"
     "hostile-input|HostileInputTests|InvalidJSONTests"
+    "gc|GCLocalTests|GCTombstoneTests|FeedCompactionTests"
     "corruption|CorruptionTests|FullDiskTests|ReliabilityEngineTests|StabilityAndRecoveryTests|JournalTests"
 )
 
