@@ -406,6 +406,34 @@ struct CorruptionTests {
     }
 }
 
+extension CorruptionTests {
+    @Test("a branch ref lock a killed push left in a local git remote is waited for while young, then removed; the push lands")
+    func leftoverRefLockInALocalGitRemote() throws {
+        let box = Sandbox()
+        let repo = box.path("remote.git")
+        Reliability.makeBareRepo(repo)
+        let a = box.replica("A")
+        a.write("a.json", "{\"v\": 1}\n")
+        #expect(CLI.run(["init", "--remote", repo, "A"], in: box.root).exit == 0)
+        a.sync()
+        let lock = repo + "/refs/heads/main.lock"
+        for (age, edit) in [(60.0, 2), (7.0, 3)] {
+            // git leaves this when killed between locking the ref and renaming the lock.
+            #expect(FileManager.default.createFile(atPath: lock, contents: Data()))
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -age)], ofItemAtPath: lock)
+            a.write("a.json", a.read("a.json")!.replacing("\"v\": \(edit - 1)", with: "\"v\": \(edit)"))
+            let started = Date()
+            let r = a.run("sync")
+            #expect(r.exit == 0, "lock \(Int(age)) s old: \(r.comment)")
+            #expect(!FileManager.default.fileExists(atPath: lock))
+            if age < 10 { #expect(Date().timeIntervalSince(started) >= 2, "a young lock is waited for, not broken at once") }
+            let plain = CLI.runTool("/usr/bin/git", ["--git-dir", repo, "show", "main:a.json"], in: "/", env: Reliability.gitEnv).stdout
+            #expect(plain.contains("\"v\": \(edit)"), "\(plain)")
+        }
+        Reliability.fsck(repo)
+    }
+}
+
 extension Reliability {
     /// The first 16 hex digits of the SHA-256 of `text` (a journal line's checksum).
     static func sha256Prefix(_ text: String) -> String {

@@ -126,21 +126,28 @@ public final class GitRemote: Remote {
         var order = 0
         for change in try repo.diff(from: fromTree, to: headCommit.tree) {
             order += 1
+            var refIdNowAtOldPath: String?
             if let path = change.newPath, let blob = change.newBlob {
                 if path.hasPrefix(Self.tombstoneFolder) {
                     if let entry = tombstone(blob) { deletes[entry.refId] = (order, entry) }
                 } else if Self.isDocumentPath(path) {
                     let oldBytes = try change.oldBlob.map { try repo.blob($0) }
                     switch try entry(path: path, blob: blob, previous: oldBytes, commitTime: headCommit.time) {
-                    case .success(let entry): puts[entry.refId] = (order, entry)
+                    case .success(let entry):
+                        puts[entry.refId] = (order, entry)
+                        if change.oldPath == path { refIdNowAtOldPath = entry.refId }
                     case .failure(let problem): warnings.append(problem.message)
                     }
                 }
             }
-            if let path = change.oldPath, let blob = change.oldBlob, Self.isDocumentPath(path), change.newPath != path {
-                // Removed here (deleted, or moved: the put of the same refId wins).
+            // Removed here (deleted, or moved: the put of the same refId wins), or replaced
+            // by another document at the same path: once gc purged its tombstone, nothing
+            // else says that one went.
+            if let path = change.oldPath, let blob = change.oldBlob, Self.isDocumentPath(path),
+               change.newPath != path || refIdNowAtOldPath != nil {
                 let bytes = try repo.blob(blob)
-                if let scanned = try? JSONScanner.scanDocument(bytes), let refId = scanned.member(named: "refId")?.stringValue, deletes[refId] == nil {
+                if let scanned = try? JSONScanner.scanDocument(bytes), let refId = scanned.member(named: "refId")?.stringValue, deletes[refId] == nil,
+                   refId != refIdNowAtOldPath {
                     let cs = scanned.member(named: "changesetId")?.stringValue ?? ""
                     deletes[refId] = (order, RemoteEntry(refId: refId, changesetId: cs, hash: ContentHash.of(bytes), path: path, deleted: true,
                                                          replica: Self.gitReplica, time: headCommit.time * 1000))
@@ -267,6 +274,7 @@ public final class GitRemote: Remote {
             }
             return commit
         } catch let error as GitError {
+            if error.code == GitError.nonFastForward, Self.isLockRejection(error.message) { try handleLockedRef(error.message) }
             if error.code == GitError.nonFastForward || error.message.contains("rejected") || error.message.contains("non-fast-forward")
                 || error.message.contains("fetch first") {
                 throw RemoteError.moved

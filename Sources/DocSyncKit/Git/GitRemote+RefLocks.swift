@@ -1,0 +1,53 @@
+import Foundation
+
+extension GitRemote {
+    /// How old a ref lock in a repository on this file system must be before it counts as
+    /// left by a killed process. Why so short: git holds such a lock only while it writes
+    /// one ref (it gives up after `core.filesRefLockTimeout`, 100 ms by default), so a lock
+    /// this old belongs to nobody alive.
+    static let staleRefLockSeconds: Double = 10
+
+    /// A push refused because the branch's ref is locked in the remote repository.
+    ///
+    /// For a repository reached by path or `file://`, libgit2 updates the ref in this
+    /// process, so a push killed at that moment leaves `refs/heads/<branch>.lock` behind,
+    /// and git never removes it: every later push was refused, read as "the remote kept
+    /// changing" and retried in vain, and cron (exit 75) never said why (found by the
+    /// random-kill tests). Such a lock is waited for while it is young and removed once it
+    /// is stale; then the caller retries. Over a network the server cleans up its own
+    /// locks, so only the refusal is reported there.
+    func handleLockedRef(_ rejection: String) throws -> Never {
+        guard url.scheme == .file, let lockPath = remoteRefLock() else {
+            throw RemoteError.locked(url: displayURL, holder: "the server refused to update the branch: \(rejection)")
+        }
+        let deadline = FileSystem.currentTimeNanos + Int64(Self.staleRefLockSeconds * 2 * 1e9)
+        while FileSystem.currentTimeNanos < deadline {
+            guard let status = try? FileSystem.linkStatus(lockPath) else { throw RemoteError.moved } // released: retry
+            let age = Double(FileSystem.currentTimeNanos - status.mtimeNanos) / 1e9
+            if age > Self.staleRefLockSeconds {
+                // Renamed first, so that of two replicas breaking it only one succeeds.
+                let aside = lockPath + ".stale-\(UInt32.random(in: 0 ... .max))"
+                if rename(lockPath, aside) == 0 { unlink(aside) }
+                throw RemoteError.moved
+            }
+            usleep(200_000)
+        }
+        throw RemoteError.locked(url: displayURL, holder: "\(lockPath) exists; if no push is running, delete it")
+    }
+
+    /// The lock file of the branch's ref in the remote repository, if it exists (bare, or
+    /// the `.git` folder of a repository with a working tree).
+    private func remoteRefLock() -> String? {
+        let root = FileSystem.absolute(url.path)
+        let gitDir = FileSystem.isDirectory(root + "/.git") ? root + "/.git" : root
+        for candidate in [gitDir + "/refs/heads/" + branch + ".lock", gitDir + "/packed-refs.lock"] where FileSystem.exists(candidate) {
+            return candidate
+        }
+        return nil
+    }
+
+    static func isLockRejection(_ message: String) -> Bool {
+        let lower = message.lowercased()
+        return lower.contains("lock") && !lower.contains("non-fast-forward") && !lower.contains("fetch first")
+    }
+}
