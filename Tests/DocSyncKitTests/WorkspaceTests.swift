@@ -217,6 +217,31 @@ import Glibc
         #expect(second.conflicts.count == 1)
     }
 
+    /// Found by the convergence fuzzer: the remote deletes a document and puts another one
+    /// at its path, while this tree's copy is invalid JSON. The invalid file is the user's
+    /// unfinished edit; the incoming document must not be written over it.
+    @Test func aDocumentArrivingAtTheInvalidFileOfADeletedOneGoesBesideIt() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        set.write(a, "doc.json", "{\"v\": \"first\"}")
+        try set.sync(a)
+        let b = try set.make("b")
+        let firstText = set.read(a, "doc.json")!
+        // No refId: another document at the same path; the first one is deleted.
+        set.write(b, "doc.json", "{\"v\": \"second\"}")
+        try set.sync(b)
+        let broken = "{\"v\": \"fir"
+        set.write(a, "doc.json", broken)
+        try set.sync(a)
+        #expect(set.read(a, "doc.json") == broken)
+        // The user finishes the edit; nothing anyone saved is lost, both trees agree.
+        set.write(a, "doc.json", firstText.replacingOccurrences(of: "first", with: "first, fixed"))
+        try set.sync(a)
+        try set.sync(b)
+        #expect(Set(set.snapshot(a).values.compactMap { field($0, "v") }) == ["first, fixed", "second"])
+        #expect(set.snapshot(a) == set.snapshot(b))
+    }
+
     @Test func missingStateIsRefusedAndResetBaseRecoversWithoutDeleting() throws {
         let set = ReplicaSet()
         let a = try set.make("a")

@@ -91,7 +91,9 @@ extension Workspace {
             }
             guard let decision = Reconciler.decide(base: base, local: local, remote: change.version) else { continue }
             decisions.append((change, decision))
-            if let from = local?.path, decision.result?.path != from { vacated.insert(from) }
+            // Why not an invalid file: it stays where it is (see below), and a document
+            // arriving at its path was written over the user's unfinished edit.
+            if let from = local?.path, decision.result?.path != from, !unreadable.contains(from) { vacated.insert(from) }
         }
 
         for (change, initial) in decisions {
