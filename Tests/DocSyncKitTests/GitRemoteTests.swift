@@ -191,6 +191,30 @@ final class GitReplicaSet {
         #expect(!FileManager.default.fileExists(atPath: b + "/bye.json"))
     }
 
+    /// Found by the convergence fuzzer: a document replaced at its path by another one
+    /// (a new refId) leaves the same path in the tree, so only its tombstone says it went.
+    /// A replica that pulls across the gc that purged the tombstone must still drop it.
+    @Test func aDocumentReplacedAtItsPathGoesAfterItsTombstoneIsPurged() throws {
+        let set = try GitReplicaSet()
+        let a = try set.make("a")
+        docs.write(a, "d.json", "{\"v\": \"first\"}")
+        try set.sync(a)
+        let b = try set.make("b")
+        try set.sync(b)
+        let firstRefId = try #require(field(docs.read(b, "d.json"), "refId"))
+        docs.write(a, "d.json", "{\"v\": \"second\"}")   // no refId: a new document
+        try set.sync(a)
+        #expect(field(docs.read(a, "d.json"), "refId") != firstRefId)
+        let ws = try Workspace.open(at: a, readOnly: false)
+        try ws.setConfig("gc.tombstoneMaxAgeDays", "0.000000001")
+        Thread.sleep(forTimeInterval: 0.01)
+        let report = try ws.collectGarbage(dryRun: false)
+        ws.close()
+        #expect(report.remote?.purged.map(\.refId) == [firstRefId])
+        try set.sync(b)
+        #expect(docs.snapshot(b) == docs.snapshot(a), "b kept the replaced document beside the new one")
+    }
+
     @Test func emptyRepositoryIsAValidRemoteAndNoOpSyncsMakeNoCommits() throws {
         let set = try GitReplicaSet()
         let a = try set.make("a")
