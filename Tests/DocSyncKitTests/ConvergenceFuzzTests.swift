@@ -4,9 +4,12 @@ import Testing
 
 /// A seeded, randomised multi-replica run checked against a model (after Joplin's sync
 /// fuzzer): random creates, edits, renames, moves, deletes, copies, invalid saves and
-/// fixes, syncs in random order, replicas offline for stretches. At every quiescent
-/// point all replicas must be identical and every version a user saved must be live or
-/// in a conflict store, unless that user later replaced or deleted it themselves.
+/// fixes, syncs and `gc`s in random order, replicas offline for stretches. At every
+/// quiescent point all replicas must be identical and every version a user saved must be
+/// live or in a conflict store, unless that user later replaced or deleted it themselves.
+/// The model needs nothing special for gc: an edit that meets a deletion whose tombstone
+/// was purged is still a saved version nobody replaced, so it must be kept (edit beats
+/// delete, docs/SYNC.md "Tombstones and docsync gc").
 ///
 /// Short mode runs in CI. Long mode: `DOCSYNC_FUZZ_OPS=10000 DOCSYNC_FUZZ_SEEDS=5`;
 /// replay one failure with `DOCSYNC_FUZZ_SEED=<seed>`.
@@ -35,21 +38,40 @@ import Testing
 
     static var operations: Int { ProcessInfo.processInfo.environment["DOCSYNC_FUZZ_OPS"].flatMap(Int.init) ?? 150 }
 
+    /// A tombstone age limit under a millisecond: gc purges every tombstone pushed in an
+    /// earlier step, also those that replicas offline with pending edits have not seen
+    /// (90 days never pass here). Not a few ms: whether a purge happens would then depend
+    /// on how fast the machine is, and a seed would not replay.
+    static let tinyTombstoneMaxAgeDays = "0.000000001"
+
     @Test(arguments: RemoteKind.allCases)
     func replicasConvergeAndNothingIsLost(_ kind: RemoteKind) throws {
+        var purged = 0
         for seed in Self.seeds {
-            try run(seed: seed, kind: kind, operations: Self.operations)
+            purged += try run(seed: seed, kind: kind, operations: Self.operations)
+        }
+        // Otherwise a change to the mix or to gc could silently stop exercising purges.
+        if Self.seeds.count * Self.operations >= 300 {
+            #expect(purged > 0, "no gc purged a tombstone on the \(kind.rawValue) remote in \(Self.seeds.count) seeds")
         }
     }
 
-    func run(seed: UInt64, kind: RemoteKind, operations: Int) throws {
+    /// Runs one seed; returns how many tombstones gc purged.
+    @discardableResult
+    func run(seed: UInt64, kind: RemoteKind, operations: Int) throws -> Int {
         var rng = Rng(state: seed)
         let files = ReplicaSet()
         let gitSet = kind == .git ? try GitReplicaSet() : nil
         let names = ["r0", "r1", "r2"]
         var dirs: [String] = []
         for name in names { dirs.append(try gitSet?.make(name) ?? files.make(name)) }
-        var syncs = 0, quiescentPoints = 0
+        // Some replicas purge by age too; the others only what every replica has seen.
+        for dir in dirs where rng.chance(50) {
+            let ws = try Workspace.open(at: dir, readOnly: false)
+            defer { ws.close() }
+            try ws.setConfig("gc.tombstoneMaxAgeDays", Self.tinyTombstoneMaxAgeDays)
+        }
+        var syncs = 0, quiescentPoints = 0, gcs = 0, purged = 0
         func sync(_ dir: String) throws {
             syncs += 1
             let ws = try Workspace.open(at: dir, readOnly: false)
@@ -70,6 +92,16 @@ import Testing
         func value(_ i: Int, _ path: String) -> String? { field(files.read(dirs[i], path), "v") }
         func recordPoint(_ i: Int) {
             for text in files.snapshot(dirs[i]).values { if let v = field(text, "v") { required.insert(v) } }
+        }
+        /// What `docsync gc` does; an offline replica cannot reach the remote, so only
+        /// its local half runs (the CLI would exit 75 after it).
+        func collectGarbage(_ i: Int) throws {
+            gcs += 1
+            let ws = try Workspace.open(at: dirs[i], readOnly: false)
+            defer { ws.close() }
+            let report = try ws.collectGarbage(dryRun: false, localOnly: offline.contains(i))
+            purged += report.remote?.purged.count ?? 0
+            note("gc r\(i) offline=\(offline.sorted()) purged \(report.remote?.purged.map { $0.path ?? $0.refId } ?? [])")
         }
 
         for step in 0..<operations {
@@ -119,6 +151,9 @@ import Testing
             case 69..<74:
                 if offline.contains(i) { offline.remove(i) } else if offline.count < 2 { offline.insert(i) }
                 note("\(step) r\(i) offline=\(offline.contains(i))")
+            case 74..<80:
+                note("\(step) r\(i) gc")
+                try collectGarbage(i)
             default:
                 if let fixes = broken[i], rng.chance(30) {
                     for (path, text) in fixes { files.write(dir, path, text); note("\(step) r\(i) fix \(path)") }
@@ -154,7 +189,7 @@ import Testing
                 }
                 let lost = required.subtracting(superseded).subtracting(kept)
                 #expect(lost.isEmpty, "lost versions \(lost.sorted()) at step \(step), \(context)")
-                if !lost.isEmpty { return }
+                if !lost.isEmpty { return purged }
                 for d in dirs {
                     let ws = try Workspace.open(at: d, readOnly: true)
                     let problems = ws.verify()
@@ -165,6 +200,7 @@ import Testing
             }
         }
         // Figures for scripts/reliability.sh.
-        print("RELIABILITY fuzz kind=\(kind.rawValue) seed=\(seed) ops=\(operations) syncs=\(syncs) quiescent_checks=\(quiescentPoints) saved_versions=\(required.count)")
+        print("RELIABILITY fuzz kind=\(kind.rawValue) seed=\(seed) ops=\(operations) syncs=\(syncs) quiescent_checks=\(quiescentPoints) saved_versions=\(required.count) gcs=\(gcs) purged=\(purged)")
+        return purged
     }
 }
