@@ -151,3 +151,49 @@ import Testing
         Reliability.figure("crash-point kind=\(c.kind.rawValue) point=\(c.point) killed=\(killed.exit == 137 ? 1 : 0)")
     }
 }
+
+@Suite("A push killed between its document writes and its commit (folder remote)") struct InterruptedPushTests {
+    @Test("the next push, by anyone, puts the remote folder back to what was committed: no ghost copy at a path the document left")
+    func deadPushLeavesNoGhostCopies() {
+        let box = Sandbox()
+        let a = box.initReplica("A", files: ["a.json": "{\"v\": 1}\n", "other.json": "{\"o\": 1}\n"])
+        a.sync()
+        let b = box.clone("B")
+
+        // A moves the document; its push dies after writing b.json and removing a.json.
+        #expect(rename(a.path("a.json"), a.path("b.json")) == 0)
+        let killed = a.run("sync", env: ["DOCSYNC_CRASH_AT": "remote.after-documents"])
+        #expect(killed.exit == 137, killed.comment)
+        #expect(FileManager.default.fileExists(atPath: box.remote + "/b.json"), "the uncommitted write is there (else this tests nothing)")
+
+        // Another replica pushes first: the remote folder is put back to its committed state.
+        b.write("other.json", b.read("other.json")!.replacing("\"o\": 1", with: "\"o\": 2"))
+        #expect(b.run("sync").exit == 0)
+        let remoteNow = Files.tree(box.remote, skipMetadata: true)
+        #expect(Set(remoteNow.keys) == ["a.json", "other.json"])
+        #expect(remoteNow["a.json"] == b.documents()["a.json"])
+
+        // A moves it again before its next sync: the intermediate path must not stay behind.
+        #expect(rename(a.path("b.json"), a.path("c.json")) == 0)
+        let r = a.run("sync")
+        #expect(r.exit == 0, r.comment)
+        b.sync()
+        #expect(a.documents() == b.documents())
+        #expect(Files.tree(box.remote, skipMetadata: true) == a.documents(), "the remote folder holds exactly the documents")
+        #expect(!FileManager.default.fileExists(atPath: box.remote + "/.docsync/intent"))
+        #expect(a.run("verify").exit == 0)
+    }
+
+    @Test("killed again and resumed by the same replica: the document lands at its last path only")
+    func sameReplicaResumes() {
+        let box = Sandbox()
+        let a = box.initReplica("A", files: ["a.json": "{\"v\": 1}\n"])
+        a.sync()
+        #expect(rename(a.path("a.json"), a.path("b.json")) == 0)
+        #expect(a.run("sync", env: ["DOCSYNC_CRASH_AT": "remote.after-documents"]).exit == 137)
+        #expect(rename(a.path("b.json"), a.path("c.json")) == 0)
+        #expect(a.run("sync").exit == 0)
+        #expect(Set(Files.tree(box.remote, skipMetadata: true).keys) == ["c.json"])
+        #expect(a.run("verify").exit == 0)
+    }
+}

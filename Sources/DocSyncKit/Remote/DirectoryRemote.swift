@@ -238,6 +238,8 @@ public final class DirectoryRemote: Remote {
             try FileSystem.truncate(feed, to: now.length)
         }
         let io = SafeTreeIO(root: root)
+        try finishInterruptedPush(at: now, io: io)
+        try recordIntent(for: writes)
         let time = FileSystem.currentTimeNanos / 1_000_000
         var lines = ""
         var lastRefresh = FileSystem.currentTimeNanos
@@ -289,6 +291,7 @@ public final class DirectoryRemote: Remote {
         try CrashPoint.hit("remote.after-feed")
         let next = Position(generation: now.generation + 1, length: now.length + feedData.count, epoch: now.epoch)
         try FileSystem.writeAtomically(meta + "/generation", Array(next.text.utf8))
+        clearIntent()
         let cursor = Cursor(remoteId: id, position: next).text
         try? writeReplicaRecord(replica, seen: cursor)
         return cursor
@@ -319,7 +322,7 @@ public final class DirectoryRemote: Remote {
 
     /// A file in the remote folder that docsync did not write (edited there by hand) is
     /// kept under `.docsync/displaced/` before anything replaces it.
-    private func keepDisplaced(_ bytes: [UInt8], refId: String) throws {
+    func keepDisplaced(_ bytes: [UInt8], refId: String) throws {
         let aside = meta + "/displaced"
         try FileSystem.createDirectories(aside)
         try FileSystem.writeAtomically(aside + "/\(FileSystem.currentTimeNanos)-" + DocumentPath.fileName(forRefId: refId) + ".json", bytes)
