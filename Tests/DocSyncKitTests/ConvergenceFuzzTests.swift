@@ -115,6 +115,11 @@ import Testing
                 let t = token()
                 note("\(step) r\(i) write \(path) \(t) (was \(value(i, path) ?? "-"))")
                 if let old = value(i, path) { superseded.insert(old) }
+                // Saving over an invalid file ends it: no later fix writes the old text back.
+                if let unfinished = broken[i]?[path] {
+                    if let old = field(unfinished, "v") { superseded.insert(old) }
+                    broken[i] = nil
+                }
                 files.write(dir, path, "{\"v\": \"\(t)\", \"n\": \(rng.below(5))}")
             case 18..<45 where !existing.isEmpty:
                 let path = existing[rng.below(existing.count)]
