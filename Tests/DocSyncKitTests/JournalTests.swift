@@ -24,6 +24,32 @@ import Testing
         #expect(reread.warnings.isEmpty)
     }
 
+    /// A batch is all or nothing: cut anywhere inside it (between its lines too), only
+    /// the entries before it are read, with a warning, and repair cuts the file back.
+    @Test func aBatchCutAnywhereIsDroppedWhole() throws {
+        let dir = TempFolder()
+        let path = dir.sub("journal")
+        let journal = Journal(path: path)
+        _ = try journal.read(repair: true)
+        try journal.append([sampleEntries()[0]])
+        let before = try FileSystem.readFile(path).count
+        try journal.append(Array(sampleEntries().dropFirst()))
+        let full = try FileSystem.readFile(path)
+        for cut in before..<full.count {
+            try FileSystem.writeAtomically(path, Array(full[0..<cut]), durable: false)
+            let reader = Journal(path: path)
+            let entries = try reader.read(repair: cut > before)
+            #expect(entries.map(\.seq) == [1], "cut at \(cut)")
+            #expect(reader.nextSeq == 2)
+            #expect(cut == before || reader.warnings.count == 1, "cut at \(cut)")
+            if cut > before { #expect(try FileSystem.readFile(path).count == before, "repaired to the end of the last whole batch") }
+        }
+        // Whole, it reads back whole, and entries carry no batch marker outside the file.
+        try FileSystem.writeAtomically(path, full, durable: false)
+        let whole = try Journal(path: path).read(repair: false)
+        #expect(whole.map(\.seq) == [1, 2, 3] && whole.allSatisfy { $0.more == nil })
+    }
+
     /// A crash mid-append can leave any prefix of the last line. Every such cut must
     /// keep all earlier entries, drop the torn one with a warning, and be repaired.
     @Test func tornLastLineAtEveryByteOffsetKeepsEarlierEntries() throws {

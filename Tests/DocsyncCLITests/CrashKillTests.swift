@@ -197,3 +197,35 @@ import Testing
         #expect(a.run("verify").exit == 0)
     }
 }
+
+@Suite("A journal batch cut short") struct TornBatchTests {
+    @Test("a pull whose journal batch kept its 'seen' line but lost its 'apply' line does not push the old file over the newer version")
+    func halfAPullBatchIsNotReplayed() throws {
+        let box = Sandbox()
+        let a = box.initReplica("A", files: ["d.json": "{\n  \"v\": 1\n}\n"])
+        a.sync()
+        let b = box.clone("B")
+        b.write("d.json", b.read("d.json")!.replacing("\"v\": 1", with: "\"v\": 2"))
+        #expect(b.run("sync").exit == 0)
+
+        // A's pull journals its batch and dies; then the batch is cut between its lines,
+        // as a crash or a full disk can leave it: the base moved, the file write is gone.
+        #expect(a.run("pull", env: ["DOCSYNC_CRASH_AT": "pull.after-journal"]).exit == 137)
+        let journalPath = a.path(".docsync/journal")
+        let text = try String(contentsOfFile: journalPath, encoding: .utf8)
+        guard let apply = text.range(of: "{\"", options: .backwards, range: text.startIndex ..< (text.range(of: "\"kind\":\"apply\"", options: .backwards)?.lowerBound ?? text.startIndex)) else {
+            Issue.record("no apply entry in \(text)")
+            return
+        }
+        #expect(text[..<apply.lowerBound].contains("\"kind\":\"seen\""))
+        try String(text[..<apply.lowerBound]).write(toFile: journalPath, atomically: false, encoding: .utf8)
+
+        let r = a.run("sync")
+        #expect(r.exit == 0, r.comment)
+        #expect(b.run("sync").exit == 0)
+        #expect(a.json("d.json")?["v"] as? Int == 2, "A has B's edit")
+        #expect(b.json("d.json")?["v"] as? Int == 2, "B's edit was not overwritten by A's old file")
+        #expect(a.conflictCopies().isEmpty)
+        #expect(a.run("verify").exit == 0)
+    }
+}

@@ -51,7 +51,6 @@ public final class Journal {
         if let bad = parsed.corruptLine { throw Damaged(path: path, line: bad) }
         var entries: [JournalEntry] = []
         entries.reserveCapacity(parsed.lines.count)
-        var seq = lastKnownSeq
         for (i, line) in parsed.lines.enumerated() {
             // Why: a line whose checksum matches but which is no entry this version knows
             // (a hand edit) failed with a bare DecodingError that named no file.
@@ -61,13 +60,26 @@ public final class Journal {
                 throw Damaged(path: path, line: i + 1, reason: "not a journal entry this version understands")
             }
             entries.append(entry)
-            seq = max(seq, entry.seq)
         }
-        nextSeq = seq + 1
-        length = parsed.validLength
-        if parsed.tornTail {
-            warnings.append("\(path): the last journal entry was cut short (interrupted write); ignored it, \(parsed.lines.count) entries after offset \(offset) are intact")
-            if repair { try FileSystem.truncate(path, to: parsed.validLength) }
+        var validLength = parsed.validLength
+        var torn = parsed.tornTail
+        // A batch is appended in one write, but a crash or a full disk can keep only its
+        // first lines. Why they must go too: a pull's batch says "the base is now the
+        // remote version" before "write that version into the file"; a replayed half
+        // moved the base without the file, so the old file read as a local edit and was
+        // pushed over the newer remote version (found by the full-disk tests).
+        let complete = (entries.lastIndex { $0.more != true }).map { $0 + 1 } ?? 0
+        if complete < entries.count {
+            entries.removeSubrange(complete...)
+            validLength = complete == 0 ? offset : parsed.lines[complete - 1].endOffset
+            torn = true
+        }
+        for i in entries.indices { entries[i].more = nil }
+        nextSeq = max(entries.map(\.seq).max() ?? lastKnownSeq, lastKnownSeq) + 1
+        length = validLength
+        if torn {
+            warnings.append("\(path): the last journal write was cut short (interrupted, or the disk was full); ignored it, \(entries.count) entries after offset \(offset) are intact")
+            if repair { try FileSystem.truncate(path, to: validLength) }
         }
         return entries
     }
@@ -79,12 +91,21 @@ public final class Journal {
         var numbered = entries
         var text = ""
         for i in numbered.indices {
-            numbered[i].seq = nextSeq
-            nextSeq += 1
-            text += ChecksummedLines.encode(try numbered[i].encodedLine())
+            numbered[i].seq = nextSeq + i
+            var line = numbered[i]
+            line.more = i < numbered.count - 1 ? true : nil
+            text += ChecksummedLines.encode(try line.encodedLine())
         }
         let bytes = Array(text.utf8)
-        try FileSystem.append(path, bytes)
+        do {
+            try FileSystem.append(path, bytes)
+        } catch {
+            // Take back what part of the batch did get written (a full disk), so the
+            // file ends where it did; if even that fails, reading drops the half batch.
+            try? FileSystem.truncate(path, to: length)
+            throw error
+        }
+        nextSeq += numbered.count
         length += bytes.count
         return numbered
     }

@@ -37,6 +37,9 @@ public struct JournalEntry: Codable, Sendable, Equatable {
     public var seqs: [Int]?
     public var reason: String?
     public var cursor: String?
+    /// Set on every entry of an appended batch but the last: the batch goes on in the
+    /// next line. Only in the file (entries read or appended come back without it).
+    public var more: Bool?
 
     public init(kind: Kind, refId: String? = nil, changesetId: String? = nil, hash: String? = nil, path: String? = nil,
                 fromPath: String? = nil, fromHash: String? = nil, deleted: Bool? = nil, seqs: [Int]? = nil,
