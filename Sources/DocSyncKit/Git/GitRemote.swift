@@ -60,8 +60,9 @@ public final class GitRemote: Remote {
         // Why: libgit2 reports ENOSPC as an OS-class error, which counted as "network":
         // a full disk exited 75, and cron stays silent on 75 while the disk stays full.
         // Checked first: the message names a path, which may contain any of the words below.
-        if lower.contains("no space left on device") || lower.contains("disk quota exceeded") {
-            return .damaged(url: displayURL, reason: "\(action) failed: \(error.message) (the disk is full: free some space and run again; local changes stay recorded)")
+        if lower.contains("no space left on device") || lower.contains("disk quota exceeded") || Self.isNearlyFull(repo.path) {
+            let which = lower.contains("no space left on device") ? "" : "No space left on device for \(repo.path): "
+            return .damaged(url: displayURL, reason: "\(action) failed: \(error.message) (\(which)the disk is full: free some space and run again; local changes stay recorded)")
         }
         // The HTTP status only as libgit2 words it. Why: a bare "404" matched a path that
         // merely contained those digits (a temporary folder's UUID) and blamed the URL.
@@ -73,6 +74,15 @@ public final class GitRemote: Remote {
             return .unreachable(url: displayURL, reason: error.message)
         }
         return .damaged(url: displayURL, reason: "\(action) failed: \(error.message)")
+    }
+
+    /// Whether the file system holding `path` has (almost) no room left. Why: libgit2
+    /// does not always pass ENOSPC on; an object write that failed for want of space later
+    /// surfaced as "target OID for the reference doesn't exist", which blamed the remote.
+    static func isNearlyFull(_ path: String) -> Bool {
+        var fs = statvfs()
+        guard statvfs(path, &fs) == 0 else { return false }
+        return UInt64(fs.f_bavail) * UInt64(fs.f_frsize) < 256 * 1024
     }
 
     /// Fetches the branch; nil when the repository has no such branch yet (a new,
