@@ -98,7 +98,8 @@ echo "Convergence fuzzer (3 replicas, model-checked at every quiescent point):"
 grep '^fuzz ' "$figures" | awk '{
     for (i=2; i<=NF; i++) { split($i, kv, "="); v[kv[1]]=kv[2] }
     kind=v["kind"]; seeds[kind]++; ops[kind]+=v["ops"]; syncs[kind]+=v["syncs"]; checks[kind]+=v["quiescent_checks"]; list[kind]=list[kind] " " v["seed"]
-} END { for (k in seeds) printf "  %-4s remote: %d seeds x %d ops = %d ops, %d syncs, %d quiescent checks (seeds%s)\n", k, seeds[k], ops[k]/seeds[k], ops[k], syncs[k], checks[k], list[k] }'
+    gcs[kind]+=v["gcs"]; purged[kind]+=v["purged"]
+} END { for (k in seeds) printf "  %-4s remote: %d seeds x %d ops = %d ops, %d syncs, %d gc runs purging %d tombstones, %d quiescent checks (seeds%s)\n", k, seeds[k], ops[k]/seeds[k], ops[k], syncs[k], gcs[k], purged[k], checks[k], list[k] }'
 
 echo
 echo "Concurrent runs:"
