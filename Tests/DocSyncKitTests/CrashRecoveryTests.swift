@@ -132,7 +132,10 @@ import Testing
         let line = ChecksummedLines.encode(entry)
         folder.write("r/.docsync/feed", line)
         folder.write("r/.docsync/generation", "1 \(line.utf8.count)\n")
-        #expect(throws: RemoteError.self) { try remote.changes(since: nil) }
+        // Refused by name and left out; the rest of the feed stays readable.
+        let changes = try remote.changes(since: nil)
+        #expect(changes.entries.isEmpty)
+        #expect(changes.warnings.count == 1 && changes.warnings[0].contains("'../escape.json'"))
     }
 
     @Test func symlinkedFolderOnTheRemoteIsNotFollowed() throws {

@@ -148,6 +148,10 @@ public final class GitRemote: Remote {
                         if change.oldPath == path { refIdNowAtOldPath = entry.refId }
                     case .failure(let problem): warnings.append(problem.message)
                     }
+                } else if path.hasSuffix(".json"), !path.hasPrefix(".docsync/"), let problem = DocumentPath.problem(path) {
+                    // Why: such a file (a name over 255 bytes, say) was skipped silently,
+                    // so nobody learned it was not pulled.
+                    warnings.append("\(displayURL): \(path): \(problem); not pulled")
                 }
             }
             // Removed here (deleted, or moved: the put of the same refId wins), or replaced

@@ -158,14 +158,19 @@ public final class DirectoryRemote: Remote {
         guard start <= now.length, (from?.position.generation ?? 0) <= now.generation else {
             throw RemoteError.damaged(url: displayURL, reason: "the remote's history is shorter than what this tree has seen (was it restored from an old backup?)")
         }
-        let entries = try readFeed(from: start, to: now.length, epoch: now.epoch)
+        // Why per entry: one planted line with an unsafe path (or id) refused the whole
+        // feed, so nobody could pull anything until someone repaired the share by hand.
+        var refused: [String] = []
+        let entries = try readFeed(from: start, to: now.length, epoch: now.epoch) { refused.append($0) }
         var latest: [String: Int] = [:]
         for (i, e) in entries.enumerated() { latest[e.refId] = i }
         let kept = entries.enumerated().filter { latest[$0.element.refId] == $0.offset }.map(\.element)
-        return RemoteChanges(entries: kept, cursor: Cursor(remoteId: id, position: now).text, isSnapshot: snapshot)
+        return RemoteChanges(entries: kept, cursor: Cursor(remoteId: id, position: now).text, warnings: refused, isSnapshot: snapshot)
     }
 
-    func readFeed(from start: Int, to end: Int, epoch: Int) throws -> [RemoteEntry] {
+    /// The feed's entries. One whose path or refId is unsafe is passed to `refuse` and
+    /// left out, or without `refuse` makes the whole read fail.
+    func readFeed(from start: Int, to end: Int, epoch: Int, refuse: ((String) -> Void)? = nil) throws -> [RemoteEntry] {
         // Only the part after the cursor: a pull reads what it has not seen.
         let bytes = try readFeedFile(from: start, epoch: epoch)
         guard start + bytes.count >= end else {
@@ -176,14 +181,22 @@ public final class DirectoryRemote: Remote {
             throw RemoteError.damaged(url: displayURL, reason: "\(feedPath(epoch: epoch)) is damaged near byte \(parsed.validLength)")
         }
         let decoder = JSONDecoder()
-        return try parsed.lines.map { line in
+        return try parsed.lines.compactMap { line in
             guard let entry = try? decoder.decode(RemoteEntry.self, from: Data(line.payload.utf8)) else {
                 throw RemoteError.damaged(url: displayURL, reason: "\(feedPath(epoch: epoch)) has an unreadable entry ending at byte \(line.endOffset)")
             }
-            if let path = entry.path, let problem = DocumentPath.problem(path) {
-                throw RemoteError.unsafe(url: displayURL, reason: "path '\(path)' of document \(entry.refId): \(problem)")
+            var problem: String?
+            if let path = entry.path, let pathProblem = DocumentPath.problem(path) {
+                problem = "path '\(path)' of document \(entry.refId.debugDescription): \(pathProblem)"
+            } else if !RefID.isAcceptable(entry.refId) {
+                // Why: ids are written into the journal and state; a NUL or newline in one
+                // was taken as is.
+                problem = "document \(entry.refId.debugDescription) at '\(entry.path ?? "?")': not an acceptable refId (empty, too long or control characters)"
             }
-            return entry
+            guard let problem else { return entry }
+            guard let refuse else { throw RemoteError.unsafe(url: displayURL, reason: problem) }
+            refuse("\(displayURL): refused \(problem); not pulled")
+            return nil
         }
     }
 
@@ -207,6 +220,9 @@ public final class DirectoryRemote: Remote {
         do {
             if let bytes = try SafeTreeIO(root: root).readIfPresent(path), ContentHash.of(bytes) == hash { return bytes }
         } catch let error as SafeTreeIO.Refused {
+            // Why: a readable copy replaced by a symlink (or under a symlinked folder)
+            // refused the whole pull; the copy is only a convenience, objects/ is the truth.
+            if let bytes = try? FileSystem.readFile(objects.path(for: hash)), ContentHash.of(bytes) == hash { return bytes }
             throw RemoteError.unsafe(url: displayURL, reason: error.description)
         }
         if let bytes = try? FileSystem.readFile(objects.path(for: hash)), ContentHash.of(bytes) == hash { return bytes }
