@@ -38,4 +38,21 @@ import Testing
         #expect(try big.read(repair: false).map(\.seq) == [Journal.maxSeq])
         #expect(try big.append([JournalEntry(kind: .update)]).map(\.seq) == [Journal.maxSeq + 1])
     }
+
+    /// A line whose payload is not UTF-8 but whose checksum is that of the payload with
+    /// its bad bytes replaced by U+FFFD was accepted, as a payload other than its bytes
+    /// (the fuzzer got there by comparing checksums). The checksum is now of the bytes,
+    /// and a line that is not UTF-8 is damage.
+    @Test func aLineThatIsNotUTF8IsNeverAccepted() throws {
+        let bytes = try Self.input("journal-invalid-utf8-checksum.journal")
+        let parsed = ChecksummedLines.parse(bytes[...])
+        var start = 0
+        for line in parsed.lines {
+            #expect(Array(line.payload.utf8) + [9] == Array(bytes[start ..< line.endOffset - 18]), "an accepted payload is exactly its bytes")
+            start = line.endOffset
+        }
+        let bad = bytes[parsed.validLength...]
+        #expect(!bad.isEmpty && String(validating: bad, as: UTF8.self) == nil, "the line with invalid UTF-8 is not accepted")
+        #expect(bad.starts(with: Array(#"{"kind":"done","reason":"pushed""#.utf8)) && bad.contains(0xFF), "it is the crafted line that stops the parse")
+    }
 }

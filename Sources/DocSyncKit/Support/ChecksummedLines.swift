@@ -40,8 +40,12 @@ public enum ChecksummedLines {
             lineNumber += 1
             let line = bytes[start..<newline]
             let tab = line.lastIndex(of: 9)
-            let payload = tab.map { String(decoding: line[line.startIndex..<$0], as: UTF8.self) } ?? ""
-            guard let tab, line.index(after: tab) < line.endIndex, line[line.index(after: tab)] == UInt8(ascii: "#"),
+            // The checksum is of the bytes, and they must be UTF-8. Why: decoding first
+            // turned invalid bytes into U+FFFD, so a crafted line whose checksum was that
+            // of the repaired text was accepted as a payload other than its bytes (found by
+            // the journal fuzzer).
+            let payload = tab.flatMap { String(validating: line[line.startIndex..<$0], as: UTF8.self) }
+            guard let tab, let payload, line.index(after: tab) < line.endIndex, line[line.index(after: tab)] == UInt8(ascii: "#"),
                   checksum(payload) == String(decoding: line[(tab + 2)...], as: UTF8.self)
             else {
                 let isLast = newline + 1 == bytes.endIndex
