@@ -15,13 +15,14 @@
 //   not start at index 0 gives the same result as the bytes on their own.
 // - Journal.read throws nothing but Journal.Damaged, and throws it exactly when
 //   parse reports damage before the last line or a checksummed line is no entry; on
-//   success it returns one entry per accepted line and length == validLength; repair
-//   truncates a torn tail to validLength, after which a re-read is clean and equal.
+//   success it returns one entry per accepted line of a whole batch (a trailing run of
+//   entries marked "more" is a half batch and is dropped) and length is where the last
+//   whole batch ends; repair truncates to there, after which a re-read is clean and equal.
 // - Reading from a line boundary returns exactly the entries after it.
 // - Entries appended with Journal.append read back equal (strings with any characters).
-//   A cut at any byte keeps exactly the entries whose lines are complete; flipping any
-//   byte keeps the entries before the damaged line and never yields a changed entry:
-//   damage in the last line is dropped as torn, earlier damage is refused as Damaged.
+//   One append is one batch: a cut at any byte keeps none of it; flipping any byte never
+//   yields a changed entry: damage in the last line drops the batch as torn, earlier
+//   damage is refused as Damaged.
 
 import Foundation
 #if canImport(Glibc)
@@ -133,21 +134,26 @@ private func rawMode(_ bytes: [UInt8]) {
     check((result == nil) == (parsed.corruptLine != nil || !decodable),
           "Journal.read \(result == nil ? "refused" : "accepted") a journal with corruptLine \(parsed.corruptLine.map(String.init) ?? "none"), decodable \(decodable)")
     guard let (entries, journal) = result else { return }
-    check(entries.count == parsed.lines.count, "\(entries.count) entries for \(parsed.lines.count) lines")
-    check(journal.length == parsed.validLength, "length \(journal.length) != validLength \(parsed.validLength)")
+    // Batches are all or nothing: lines after the last entry without "more" are dropped.
+    let decoded = parsed.lines.compactMap { try? JournalEntry.decode($0.payload) }
+    let complete = (decoded.lastIndex { $0.more != true }).map { $0 + 1 } ?? 0
+    let keptLength = complete == 0 ? 0 : parsed.lines[complete - 1].endOffset
+    let cut = parsed.tornTail || complete < decoded.count
+    check(entries.count == complete && entries.allSatisfy { $0.more == nil }, "\(entries.count) entries for \(complete) in whole batches")
+    check(journal.length == keptLength, "length \(journal.length) != end of the last whole batch \(keptLength)")
     check(journal.nextSeq == (entries.map(\.seq).max().map { max($0, 0) } ?? 0) + 1, "nextSeq \(journal.nextSeq)")
-    check(journal.warnings.isEmpty != parsed.tornTail, "warnings \(journal.warnings) with tornTail \(parsed.tornTail)")
+    check(journal.warnings.isEmpty != cut, "warnings \(journal.warnings) with a cut tail \(cut)")
     check((try? FileSystem.readFile(path)) == bytes, "read without repair changed the file")
 
-    // Repair cuts the torn tail; then all is clean.
+    // Repair cuts the torn tail and any half batch; then all is clean.
     guard let (repaired, _) = readJournal(path, repair: true) else { return check(false, "repair read refused what a plain read accepted") }
     check(repaired == entries, "repair read returned other entries")
-    check((try? FileSystem.readFile(path)) == Array(bytes[..<parsed.validLength]), "repair did not truncate to validLength")
+    check((try? FileSystem.readFile(path)) == Array(bytes[..<keptLength]), "repair did not truncate to the last whole batch")
     guard let (again, clean) = readJournal(path, repair: false) else { return check(false, "re-read after repair refused") }
     check(again == entries && clean.warnings.isEmpty, "re-read after repair differs or warns")
 
     // From each line boundary: exactly the entries after it.
-    for (i, line) in parsed.lines.enumerated() where i % 7 == 0 {
+    for (i, line) in parsed.lines.enumerated() where i % 7 == 0 && i < complete {
         guard let (tail, _) = readJournal(path, from: line.endOffset, repair: false) else { return check(false, "read from a line boundary refused") }
         check(tail == Array(entries[(i + 1)...]), "read from offset \(line.endOffset) returned \(tail.count) entries, expected \(entries.count - i - 1)")
     }
@@ -196,11 +202,11 @@ private func entriesMode(_ reader: inout FuzzReader) {
     case 0: // cut (a crash mid-append)
         damaged = Array(bytes[..<position])
         try? FileSystem.writeAtomically(path, damaged, durable: false)
-        let complete = ends.filter { $0 <= position }.count
+        // One append is one batch: any cut inside it drops all of it.
         guard let (kept, after) = readJournal(path, repair: true) else { return check(false, "a cut journal was refused") }
-        check(kept == Array(written.prefix(complete)), "cut at \(position): kept \(kept.count) entries, expected \(complete)")
-        check(after.warnings.isEmpty == (ends.contains(position) || position == 0), "cut at \(position): warnings \(after.warnings)")
-        check((try? FileSystem.readFile(path))?.count == (complete == 0 ? 0 : ends[complete - 1]), "cut at \(position): not repaired to the last line")
+        check(kept.isEmpty, "cut at \(position): kept \(kept.count) entries of a half batch")
+        check(after.warnings.isEmpty == (position == 0), "cut at \(position): warnings \(after.warnings)")
+        check((try? FileSystem.readFile(path))?.count == 0, "cut at \(position): not repaired to before the batch")
     case 1: // flip a byte (corruption)
         damaged[position] ^= UInt8(1 + (where1 % 255))
         try? FileSystem.writeAtomically(path, damaged, durable: false)
@@ -215,7 +221,7 @@ private func entriesMode(_ reader: inout FuzzReader) {
         } else if isLastLine || joinsLastLine {
             // Only the (possibly joined) last line is damaged: dropped as torn.
             guard let (kept, _) = result else { return check(false, "damage in the last line refused instead of dropped: \(show(damaged))") }
-            check(kept == Array(written.prefix(lineIndex)), "damage in the last line: kept \(kept.count) of \(lineIndex)")
+            check(kept.isEmpty, "damage in the last line of a batch: kept \(kept.count) entries of it")
         } else {
             check(result == nil, "damage in line \(lineIndex + 1) of \(ends.count) was not refused: \(show(damaged))")
         }
