@@ -45,7 +45,7 @@ suites=(
     "random-kills|RandomKillTests"
     "fuzzer|ConvergenceFuzzTests"
     "concurrency|ConcurrencyTests"
-    "hostile-input|HostileInputTests|InvalidJSONTests"
+    "hostile-input|HostileInputTests|HostileRemoteTests|InvalidJSONTests"
     "gc|GCLocalTests|GCTombstoneTests|FeedCompactionTests"
     "corruption|CorruptionTests|FullDiskTests|ReliabilityEngineTests|StabilityAndRecoveryTests|JournalTests"
 )
@@ -107,7 +107,7 @@ grep '^concurrency ' "$figures" | sed 's/^concurrency /  /'
 
 echo
 echo "Hostile input:"
-grep -E '^hostile(-big)? ' "$figures" | sed 's/^/  /'
+grep -E '^hostile(-big|-remote)? ' "$figures" | sed 's/^/  /'
 
 echo
 echo "Full disk (tmpfs):"
