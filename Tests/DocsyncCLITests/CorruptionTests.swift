@@ -377,12 +377,7 @@ struct CorruptionTests {
     @Test("lock files a killed run left in the git cache are removed by the next writing run, not taken for an unreachable remote")
     func leftoverGitCacheLocks() throws {
         let box = Sandbox()
-        let repo = box.path("remote.git")
-        Reliability.makeBareRepo(repo)
-        let a = box.replica("A")
-        a.write("a.json", "{\"v\": 1}\n")
-        #expect(CLI.run(["init", "--remote", repo, "A"], in: box.root).exit == 0)
-        a.sync()
+        let (repo, a) = Self.gitReplicaHoldingOneDocument(box)
         // What libgit2 leaves when killed between writing a ref's lock and renaming it.
         let cache = a.path(".docsync/git")
         let locks = ["refs/docsync/outgoing.lock", "refs/remotes/origin/main.lock", "packed-refs.lock", "HEAD.lock"]
@@ -407,15 +402,21 @@ struct CorruptionTests {
 }
 
 extension CorruptionTests {
-    @Test("a branch ref lock a killed push left in a local git remote is waited for while young, then removed; the push lands")
-    func leftoverRefLockInALocalGitRemote() throws {
-        let box = Sandbox()
+    /// A bare repository and replica A on it, synced, holding `a.json` with `"v": 1`.
+    static func gitReplicaHoldingOneDocument(_ box: Sandbox) -> (repo: String, replica: Replica) {
         let repo = box.path("remote.git")
         Reliability.makeBareRepo(repo)
         let a = box.replica("A")
         a.write("a.json", "{\"v\": 1}\n")
         #expect(CLI.run(["init", "--remote", repo, "A"], in: box.root).exit == 0)
         a.sync()
+        return (repo, a)
+    }
+
+    @Test("a branch ref lock a killed push left in a local git remote is waited for while young, then removed; the push lands")
+    func leftoverRefLockInALocalGitRemote() throws {
+        let box = Sandbox()
+        let (repo, a) = Self.gitReplicaHoldingOneDocument(box)
         let lock = repo + "/refs/heads/main.lock"
         for (age, edit) in [(60.0, 2), (7.0, 3)] {
             // git leaves this when killed between locking the ref and renaming the lock.

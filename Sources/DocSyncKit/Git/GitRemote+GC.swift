@@ -71,13 +71,9 @@ extension GitRemote {
         for file in tombstones.sorted(by: { $0.path < $1.path }) {
             guard let entry = try? JSONDecoder().decode(RemoteEntry.self, from: Data(try repo.blob(file.blob))) else { continue }
             let seenByAll = introduced[file.path].map { at in !latestPush.isEmpty && latestPush.values.allSatisfy { $0 <= at } } ?? false
-            if let reason = rule.reason(deletedAt: entry.time, seenByAll: seenByAll) {
-                paths.append(file.path)
-                report.purged.append(TombstonePurge.Purged(refId: entry.refId, path: entry.path, changesetId: entry.changesetId,
-                                                           deletedBy: entry.replica, time: entry.time, reason: reason))
-            } else {
-                report.kept += 1
-            }
+            let reason = rule.reason(deletedAt: entry.time, seenByAll: seenByAll)
+            if reason != nil { paths.append(file.path) }
+            report.record(entry, purgedBecause: reason)
         }
         return (report, paths)
     }

@@ -46,13 +46,9 @@ extension DirectoryRemote {
                 guard let cursor = Cursor(record.seen), cursor.remoteId == id else { return false }
                 return cursor.position.generation >= now.epoch && cursor.position.length >= end
             }
-            if let reason = rule.reason(deletedAt: entry.time, seenByAll: seenByAll) {
-                purged.insert(entry.refId)
-                report.purged.append(TombstonePurge.Purged(refId: entry.refId, path: entry.path, changesetId: entry.changesetId,
-                                                           deletedBy: entry.replica, time: entry.time, reason: reason))
-            } else {
-                report.kept += 1
-            }
+            let reason = rule.reason(deletedAt: entry.time, seenByAll: seenByAll)
+            if reason != nil { purged.insert(entry.refId) }
+            report.record(entry, purgedBecause: reason)
         }
         if dryRun { return report }
         if purged.isEmpty {

@@ -29,6 +29,13 @@ public struct TombstonePurge: Codable, Sendable {
     public var cursorAfter: String? = nil
 
     public init() {}
+
+    /// Counts the tombstone of `entry` as purged (`reason` set) or kept.
+    mutating func record(_ entry: RemoteEntry, purgedBecause reason: String?) {
+        guard let reason else { kept += 1; return }
+        purged.append(Purged(refId: entry.refId, path: entry.path, changesetId: entry.changesetId,
+                             deletedBy: entry.replica, time: entry.time, reason: reason))
+    }
 }
 
 /// When a tombstone may go: once every replica the remote knows has seen it, or once it
