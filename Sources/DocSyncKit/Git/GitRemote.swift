@@ -136,6 +136,9 @@ public final class GitRemote: Remote {
         var order = 0
         for change in try repo.diff(from: fromTree, to: headCommit.tree) {
             order += 1
+            if let name = change.undecodableName, name.hasSuffix(".json") {
+                warnings.append("\(displayURL): \(name): the file name is not valid UTF-8; not pulled (rename it on the remote)")
+            }
             var refIdNowAtOldPath: String?
             if let path = change.newPath, let blob = change.newBlob {
                 if path.hasPrefix(Self.tombstoneFolder) {

@@ -111,7 +111,9 @@ final class GitRepository {
             guard let entry, let root, let payload else { return 0 }
             if git_tree_entry_type(entry) == GIT_OBJECT_BLOB {
                 let collector = Unmanaged<Collector>.fromOpaque(payload).takeUnretainedValue()
-                let path = String(cString: root) + String(cString: git_tree_entry_name(entry))
+                // A name that is not UTF-8 cannot be a document path: left out, as in `diff`.
+                guard let folder = String(validatingCString: root), let name = String(validatingCString: git_tree_entry_name(entry)) else { return 0 }
+                let path = folder + name
                 collector.files.append(TreeFile(path: path, blob: git_tree_entry_id(entry)!.pointee.hex,
                                                 mode: UInt32(git_tree_entry_filemode(entry).rawValue)))
             }
@@ -135,6 +137,9 @@ final class GitRepository {
         var newPath: String?
         var oldBlob: GitOID?
         var newBlob: GitOID?
+        /// The new side's name, spelled with U+FFFD, when its bytes are not UTF-8; that
+        /// side is then left out (`newPath` nil), like an old side with such a name.
+        var undecodableName: String? = nil
     }
 
     /// What changed between two trees (nil: the empty tree), file by file.
@@ -158,10 +163,17 @@ final class GitRepository {
         var changes: [FileChange] = []
         for i in 0..<git_diff_num_deltas(diff) {
             guard let delta = git_diff_get_delta(diff, i)?.pointee else { continue }
-            let old = delta.status == GIT_DELTA_ADDED ? nil : delta.old_file
-            let new = delta.status == GIT_DELTA_DELETED ? nil : delta.new_file
-            changes.append(FileChange(oldPath: old.map { String(cString: $0.path) }, newPath: new.map { String(cString: $0.path) },
-                                      oldBlob: old.map { $0.id.hex }, newBlob: new.map { $0.id.hex }))
+            // Why strict: a name that is not UTF-8 was pulled under its U+FFFD spelling,
+            // so the file here had another name than the one on the remote, and an edit
+            // of it was pushed as a second file next to the original.
+            let old = (delta.status == GIT_DELTA_ADDED ? nil : delta.old_file).flatMap { file in
+                String(validatingCString: file.path).map { ($0, file.id.hex) }
+            }
+            let newFile = delta.status == GIT_DELTA_DELETED ? nil : delta.new_file
+            let new = newFile.flatMap { file in String(validatingCString: file.path).map { ($0, file.id.hex) } }
+            let undecodable = newFile != nil && new == nil ? newFile.map { String(cString: $0.path) } : nil
+            guard old != nil || new != nil || undecodable != nil else { continue }
+            changes.append(FileChange(oldPath: old?.0, newPath: new?.0, oldBlob: old?.1, newBlob: new?.1, undecodableName: undecodable))
         }
         return changes
     }
