@@ -265,3 +265,48 @@ struct HostileRemoteTests {
         Reliability.figure("hostile-remote kind=git cases=\(cases) refused=\(refused) synced=\(cases - refused - 1) seconds=\(String(format: "%.1f", Date().timeIntervalSince(started)))")
     }
 }
+
+extension HostileRemoteTests {
+    @Test("git remote: a '..' folder entry made with git mktree is never followed, and the next push leaves it out instead of failing for good")
+    func gitDotDotTreeEntry() throws {
+        let box = Sandbox("hostile-remote-dotdot")
+        let repo = box.path("remote.git")
+        Reliability.makeBareRepo(repo)
+        let a = box.replica("A")
+        a.write("good.json", "{\"v\": 1}\n")
+        #expect(CLI.run(["init", "--remote", repo, "--name", "A", "A"], in: box.root).exit == 0)
+        a.sync()
+        // `git mktree` takes a '..' entry that no index, checkout or `git add` would.
+        let script = """
+        set -e
+        git clone -q "$REPO" plain && cd plain
+        evil=$(printf '{"v": "evil"}' | git hash-object -w --stdin)
+        good=$(printf '{"v": "planted"}' | git hash-object -w --stdin)
+        sub=$(printf '100644 blob %s\\tescaped-dotdot.json\\n' "$evil" | git mktree)
+        tree=$( (git ls-tree HEAD; printf '040000 tree %s\\t..\\n' "$sub"; printf '100644 blob %s\\tplanted.json\\n' "$good") | git mktree )
+        commit=$(git commit-tree "$tree" -p HEAD -m dotdot)
+        git push -q origin "$commit":refs/heads/main
+        """
+        let env = Reliability.gitEnv.merging(["GIT_AUTHOR_NAME": "P", "GIT_AUTHOR_EMAIL": "p@example.com", "GIT_COMMITTER_NAME": "P",
+                                              "GIT_COMMITTER_EMAIL": "p@example.com", "REPO": repo]) { $1 }
+        let planting = CLI.runTool("/bin/bash", ["-c", script], in: box.root, env: env)
+        #expect(planting.exit == 0, planting.comment)
+
+        let pulled = a.run("sync")
+        Self.expectNoCrash(pulled)
+        #expect(pulled.stderr.contains("escaped-dotdot.json"), "the refused path is named: \(pulled)")
+        #expect(a.json("planted.json")?["v"] as? String == "planted")
+        #expect(!FileManager.default.fileExists(atPath: box.path("escaped-dotdot.json")) && !FileManager.default.fileExists(atPath: a.path("../escaped-dotdot.json")))
+
+        // The next push builds on that tree: it used to fail ("invalid path") on every run.
+        a.write("good.json", a.read("good.json")!.replacing("\"v\": 1", with: "\"v\": 2"))
+        let pushed = a.run("sync")
+        #expect(pushed.exit == 0, pushed.comment)
+        let listing = CLI.runTool("/usr/bin/git", ["--git-dir", repo, "ls-tree", "--name-only", "main"], in: "/", env: Reliability.gitEnv).stdout
+        #expect(!listing.split(separator: "\n").contains(".."), "the new commit leaves the '..' entry out: \(listing)")
+        let shown = CLI.runTool("/usr/bin/git", ["--git-dir", repo, "show", "main:good.json"], in: "/", env: Reliability.gitEnv).stdout
+        #expect(shown.contains("\"v\": 2"), "\(shown)")
+        #expect(CLI.run(["clone", repo, "C"], in: box.root).exit == 0)
+        #expect(box.replica("C").json("good.json")?["v"] as? Int == 2)
+    }
+}

@@ -178,6 +178,31 @@ final class GitRepository {
         return changes
     }
 
+    /// `treeId` rebuilt without the entries a tree builder refuses (`..`, `.git`, names
+    /// with a slash), in every subtree. The corresponding libgit2 functions are
+    /// `git_treebuilder_insert` and `git_treebuilder_write`.
+    func treeWithoutInvalidEntries(_ treeId: GitOID) throws -> GitOID {
+        var oid = try git_oid(hex: treeId)
+        var tree: OpaquePointer?
+        try GitError.check(git_tree_lookup(&tree, pointer, &oid), "git_tree_lookup")
+        defer { git_tree_free(tree) }
+        var builder: OpaquePointer?
+        try GitError.check(git_treebuilder_new(&builder, pointer, nil), "git_treebuilder_new")
+        defer { git_treebuilder_free(builder) }
+        for i in 0 ..< git_tree_entrycount(tree) {
+            guard let entry = git_tree_entry_byindex(tree, i) else { continue }
+            var id = git_tree_entry_id(entry)!.pointee
+            if git_tree_entry_type(entry) == GIT_OBJECT_TREE {
+                id = try git_oid(hex: try treeWithoutInvalidEntries(id.hex))
+            }
+            // A refused name is left out; every other entry is kept as it is.
+            _ = git_treebuilder_insert(nil, builder, git_tree_entry_name(entry), &id, git_tree_entry_filemode(entry))
+        }
+        var written = git_oid()
+        try GitError.check(git_treebuilder_write(&written, builder), "git_treebuilder_write")
+        return written.hex
+    }
+
     /// A new commit: `base` tree with `changes` applied (content nil: remove the path).
     /// Does not move any reference. The corresponding libgit2 functions are
     /// `git_blob_create_from_buffer`, `git_index_add`, `git_index_write_tree_to` and `git_commit_create`.
@@ -191,7 +216,17 @@ final class GitRepository {
             var tree: OpaquePointer?
             try GitError.check(git_tree_lookup(&tree, pointer, &oid), "git_tree_lookup")
             defer { git_tree_free(tree) }
-            try GitError.check(git_index_read_tree(index, tree), "git_index_read_tree")
+            if git_index_read_tree(index, tree) < 0 {
+                // The base holds an entry the index refuses (a '..' that `git mktree` let
+                // through). Why not fail: every later push failed, for good, on a tree
+                // git itself calls broken. The new commit leaves such entries out.
+                let cleaned = try treeWithoutInvalidEntries(baseTree)
+                var cleanOid = try git_oid(hex: cleaned)
+                var cleanTree: OpaquePointer?
+                try GitError.check(git_tree_lookup(&cleanTree, pointer, &cleanOid), "git_tree_lookup")
+                defer { git_tree_free(cleanTree) }
+                try GitError.check(git_index_read_tree(index, cleanTree), "git_index_read_tree")
+            }
         }
         for change in changes {
             if let content = change.content {
