@@ -78,6 +78,21 @@ import Testing
             defer { ws.close() }
             _ = try ws.run(.both, options: SyncOptions(force: true))
         }
+        // A tally every replica adds to, online or not: with `plays` declared a counter,
+        // the merged value must be the sum of every increment made anywhere. The other
+        // operations leave it alone, so nothing but counting decides its value.
+        let tally = "tally.json"
+        var tallyExpected = 0, increments = 0
+        for dir in dirs {
+            let ws = try Workspace.open(at: dir, readOnly: false)
+            try ws.setConfig("merge.counters", "plays")
+            ws.close()
+        }
+        files.write(dirs[0], tally, "{\"v\": \"tally\", \"plays\": 0}")
+        for dir in dirs { try sync(dir) }
+        func plays(_ i: Int) -> Int? {
+            files.read(dirs[i], tally).flatMap { $0.firstMatch(of: #/"plays": (\d+)/#).flatMap { Int($0.1) } }
+        }
         var offline = Set<Int>()
         var broken: [Int: [String: String]] = [:]   // replica → path → valid text to restore
         var required = Set<String>()                 // tokens saved at a record point
@@ -107,7 +122,7 @@ import Testing
         for step in 0..<operations {
             let i = rng.below(dirs.count)
             let dir = dirs[i]
-            let existing = docs(i).filter { broken[i]?[$0] == nil }
+            let existing = docs(i).filter { broken[i]?[$0] == nil && $0 != tally }
             switch rng.below(100) {
             case 0..<18:
                 let folder = ["", "a/", "b/c/"][rng.below(3)]
@@ -159,6 +174,14 @@ import Testing
             case 74..<80:
                 note("\(step) r\(i) gc")
                 try collectGarbage(i)
+            case 80..<86:
+                if let now = plays(i), let text = files.read(dir, tally) {
+                    let add = 1 + rng.below(5)
+                    tallyExpected += add
+                    increments += 1
+                    note("\(step) r\(i) tally \(now) + \(add)")
+                    files.write(dir, tally, text.replacing(#/"plays": \d+/#, with: "\"plays\": \(now + add)"))
+                }
             default:
                 if let fixes = broken[i], rng.chance(30) {
                     for (path, text) in fixes { files.write(dir, path, text); note("\(step) r\(i) fix \(path)") }
@@ -192,6 +215,9 @@ import Testing
                         }
                     }
                 }
+                for r in dirs.indices {
+                    #expect(plays(r) == tallyExpected, "r\(r)'s tally is \(plays(r).map(String.init) ?? "gone"), expected \(tallyExpected) (\(increments) increments) at step \(step), \(context)")
+                }
                 let lost = required.subtracting(superseded).subtracting(kept)
                 #expect(lost.isEmpty, "lost versions \(lost.sorted()) at step \(step), \(context)")
                 if !lost.isEmpty { return purged }
@@ -205,7 +231,7 @@ import Testing
             }
         }
         // Figures for scripts/reliability.sh.
-        print("RELIABILITY fuzz kind=\(kind.rawValue) seed=\(seed) ops=\(operations) syncs=\(syncs) quiescent_checks=\(quiescentPoints) saved_versions=\(required.count) gcs=\(gcs) purged=\(purged)")
+        print("RELIABILITY fuzz kind=\(kind.rawValue) seed=\(seed) ops=\(operations) syncs=\(syncs) quiescent_checks=\(quiescentPoints) saved_versions=\(required.count) gcs=\(gcs) purged=\(purged) counter_increments=\(increments)")
         return purged
     }
 }

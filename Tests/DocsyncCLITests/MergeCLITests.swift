@@ -130,6 +130,22 @@ struct MergeCLITests {
         }
     }
 
+    @Test("two replicas adding the same amount to a counter: both additions count, though the files are identical", arguments: Kind.allCases)
+    func equalCounterAdditionsBothCount(_ kind: Kind) {
+        let box = Sandbox("merge-counters-equal-\(kind)")
+        let rs = Self.trio(box, kind)
+        for r in rs { r.ok("config", "merge.counters", "stats.plays") }
+        // base 1: a +2, b +2 → 5. The two saved files differ only in their changesetId.
+        Self.edit(rs[0], "\"plays\": 1", "\"plays\": 3")
+        Self.edit(rs[1], "\"plays\": 1", "\"plays\": 3")
+        for r in rs { #expect(r.run("sync").exit == 0) }
+        Self.converge(rs)
+        for r in rs {
+            let stats = r.json("rec.json")?["stats"] as? [String: Any]
+            #expect((stats?["plays"] as? NSNumber)?.intValue == 5, "\(r.root): \(r.read("rec.json") ?? "")")
+        }
+    }
+
     @Test("policy manual keeps the remote version in place and the local one aside until resolve")
     func manualPolicy() {
         let box = Sandbox()

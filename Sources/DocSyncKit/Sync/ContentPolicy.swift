@@ -101,6 +101,26 @@ struct ContentPolicy {
         return out
     }
 
+    /// Whether `edited` changed a counter field of `base`. Why it matters: two replicas
+    /// that each added the same amount to a counter save identical documents, and taking
+    /// that for "the same edit on both sides" dropped one of the two additions (found by
+    /// the convergence fuzzer's tally). Such edits go through the counter merge instead.
+    static func changesCounters(base: [UInt8]?, edited: [UInt8], counters: Set<String>) -> Bool {
+        guard !counters.isEmpty, let base, let old = try? JSONValueParser.parse(base), let new = try? JSONValueParser.parse(edited) else { return false }
+        func value(_ root: JSONValue, _ keys: [String]) -> JSONValue? {
+            var current = root
+            for key in keys {
+                guard case .object(let members) = current, let next = members[key] else { return nil }
+                current = next
+            }
+            return current
+        }
+        return counters.contains { path in
+            let keys = FieldMerge.keys(inPath: path)
+            return value(old, keys) != value(new, keys)
+        }
+    }
+
     static func sameIgnoringIds(_ a: JSONValue, _ b: JSONValue) -> Bool {
         guard case .object(var x) = a, case .object(var y) = b else { return a == b }
         x.removeValue(forKey: "changesetId"); y.removeValue(forKey: "changesetId")

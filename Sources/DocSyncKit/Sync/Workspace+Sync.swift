@@ -139,7 +139,9 @@ extension Workspace {
                 // The same edit made on both sides differs only in the stamped
                 // changesetId: take the remote's, no conflict.
                 if decision.loser != nil, let local, let localBytes = try? objects.get(local.hash),
-                   ContentIdentity.sameApartFromChangesetId(localBytes, bytes) {
+                   ContentIdentity.sameApartFromChangesetId(localBytes, bytes),
+                   !(config.policy(for: decision.result?.path ?? local.path) == "merge"
+                     && ContentPolicy.changesCounters(base: state.base[refId].flatMap { try? objects.get($0.hash) }, edited: localBytes, counters: config.counters)) {
                     decision.loser = nil
                     decision.contentFrom = .remote
                     decision.notice = nil
