@@ -22,17 +22,13 @@ extension DirectoryRemote {
         }
         defer { if !dryRun { lock.release() } }
         let now = try position()
-        let feedBytes = try readFeedFile(from: 0, epoch: now.epoch)
-        guard feedBytes.count >= now.length else {
-            throw RemoteError.damaged(url: displayURL, reason: "\(feedPath(epoch: now.epoch)) is shorter than its recorded length (\(feedBytes.count) < \(now.length))")
-        }
-        let parsed = ChecksummedLines.parse(feedBytes[0..<now.length])
-        guard parsed.validLength == now.length else {
-            throw RemoteError.damaged(url: displayURL, reason: "\(feedPath(epoch: now.epoch)) is damaged near byte \(parsed.validLength); gc leaves it alone")
-        }
-        let entries = try readFeed(from: 0, to: now.length, epoch: now.epoch)
+        // Lines and entries correspond one to one: without `refuse`, any bad line throws.
+        let lines = try committedFeedLines(from: 0, to: now.length, epoch: now.epoch)
+        let entries = try entries(of: lines, epoch: now.epoch)
         var latest: [String: Int] = [:]
         for (i, e) in entries.enumerated() { latest[e.refId] = i }
+        // Documents whose latest line is a deletion: the tombstones there are now.
+        let tombstoned = Set(entries.enumerated().filter { latest[$0.element.refId] == $0.offset && $0.element.deleted }.map(\.element.refId))
 
         var report = TombstonePurge()
         report.feedBytesBefore = now.length
@@ -40,7 +36,7 @@ extension DirectoryRemote {
         report.replicas = records.map(\.replicaId).sorted()
         var purged = Set<String>()
         for (i, entry) in entries.enumerated() where latest[entry.refId] == i && entry.deleted {
-            let end = parsed.lines[i].endOffset
+            let end = lines[i].endOffset
             // Seen: the replica's last recorded cursor is in this epoch and past the line.
             let seenByAll = !records.isEmpty && records.allSatisfy { record in
                 guard let cursor = Cursor(record.seen), cursor.remoteId == id else { return false }
@@ -52,14 +48,14 @@ extension DirectoryRemote {
         }
         if dryRun { return report }
         if purged.isEmpty {
-            removeUncommittedTombstones(keeping: Set(entries.enumerated().filter { latest[$0.element.refId] == $0.offset && $0.element.deleted }.map(\.element.refId)))
+            removeUncommittedTombstones(keeping: tombstoned)
             report.feedBytesAfter = now.length
             return report
         }
 
         var compacted = ""
         for (i, entry) in entries.enumerated() where latest[entry.refId] == i && !purged.contains(entry.refId) {
-            compacted += ChecksummedLines.encode(parsed.lines[i].payload)
+            compacted += ChecksummedLines.encode(lines[i].payload)
         }
         let bytes = Array(compacted.utf8)
         let next = Position(generation: now.generation + 1, length: bytes.count, epoch: now.generation + 1)
@@ -72,8 +68,7 @@ extension DirectoryRemote {
         report.feedBytesAfter = bytes.count
         report.cursorBefore = Cursor(remoteId: id, position: now).text
         report.cursorAfter = Cursor(remoteId: id, position: next).text
-        let stillTombstoned = Set(entries.enumerated().filter { latest[$0.element.refId] == $0.offset && $0.element.deleted && !purged.contains($0.element.refId) }.map(\.element.refId))
-        removeUncommittedTombstones(keeping: stillTombstoned)
+        removeUncommittedTombstones(keeping: tombstoned.subtracting(purged))
         removeFeeds(olderThan: now.epoch)
         return report
     }

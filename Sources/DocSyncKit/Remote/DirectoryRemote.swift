@@ -171,7 +171,13 @@ public final class DirectoryRemote: Remote {
     /// The feed's entries. One whose path or refId is unsafe is passed to `refuse` and
     /// left out, or without `refuse` makes the whole read fail.
     func readFeed(from start: Int, to end: Int, epoch: Int, refuse: ((String) -> Void)? = nil) throws -> [RemoteEntry] {
-        // Only the part after the cursor: a pull reads what it has not seen.
+        try entries(of: try committedFeedLines(from: start, to: end, epoch: epoch), epoch: epoch, refuse: refuse)
+    }
+
+    /// The feed's lines from byte `start` to the committed length `end` (only the part
+    /// after the cursor: a pull reads what it has not seen). A feed shorter than `end`, or
+    /// damaged before it, is an error naming the file.
+    func committedFeedLines(from start: Int, to end: Int, epoch: Int) throws -> [ChecksummedLines.Line] {
         let bytes = try readFeedFile(from: start, epoch: epoch)
         guard start + bytes.count >= end else {
             throw RemoteError.damaged(url: displayURL, reason: "\(feedPath(epoch: epoch)) is shorter than its recorded length (\(start + bytes.count) < \(end))")
@@ -180,8 +186,13 @@ public final class DirectoryRemote: Remote {
         guard parsed.validLength == end else {
             throw RemoteError.damaged(url: displayURL, reason: "\(feedPath(epoch: epoch)) is damaged near byte \(parsed.validLength)")
         }
+        return parsed.lines
+    }
+
+    /// The entries of feed `lines`; without `refuse`, one per line (or an error).
+    func entries(of lines: [ChecksummedLines.Line], epoch: Int, refuse: ((String) -> Void)? = nil) throws -> [RemoteEntry] {
         let decoder = JSONDecoder()
-        return try parsed.lines.compactMap { line in
+        return try lines.compactMap { line in
             guard let entry = try? decoder.decode(RemoteEntry.self, from: Data(line.payload.utf8)) else {
                 throw RemoteError.damaged(url: displayURL, reason: "\(feedPath(epoch: epoch)) has an unreadable entry ending at byte \(line.endOffset)")
             }
