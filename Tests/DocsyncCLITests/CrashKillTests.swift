@@ -21,13 +21,7 @@ import Testing
     @Test(arguments: cases)
     func killedRunLosesNothing(_ c: Case) throws {
         let box = Sandbox("kill-\(c.point)-\(c.kind.rawValue)")
-        var remote = box.remote
-        if c.kind == .git {
-            remote = box.path("remote.git")
-            let made = CLI.runTool("/usr/bin/git", ["init", "-q", "--bare", "-b", "main", remote], in: box.root,
-                                   env: ["GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"])
-            #expect(made.exit == 0, made.comment)
-        }
+        let remote = Reliability.remote(box, git: c.kind == .git)
         let a = box.replica("a")
         for name in ["both", "edit", "gone"] { a.write("\(name).json", "{\"v\": \"\(name)-0\"}") }
         #expect(CLI.run(["init", "--remote", remote, "a"], in: box.root).exit == 0)
@@ -94,11 +88,7 @@ import Testing
     @Test(arguments: cases)
     func killedGCLosesNothing(_ c: Case) throws {
         let box = Sandbox("gckill-\(c.point)-\(c.kind.rawValue)")
-        var remote = box.remote
-        if c.kind == .git {
-            remote = box.path("remote.git")
-            Reliability.makeBareRepo(remote)
-        }
+        let remote = Reliability.remote(box, git: c.kind == .git)
         let a = box.replica("a")
         for name in ["keep", "both", "gone", "pending"] { a.write("\(name).json", "{\"v\": \"\(name)-0\"}") }
         #expect(CLI.run(["init", "--remote", remote, "a"], in: box.root).exit == 0)

@@ -72,18 +72,11 @@ struct HostileInputTests {
         ]
     }()
 
-    static func remote(_ box: Sandbox, _ kind: Kind) -> String {
-        guard kind == .git else { return box.remote }
-        let repo = box.path("remote.git")
-        Reliability.makeBareRepo(repo)
-        return repo
-    }
-
     @Test("every hostile file next to a good one: invalid ones reported path:line:col and untouched (exit 1), valid ones synced byte for byte",
           arguments: Kind.allCases)
     func hostileFiles(_ kind: Kind) {
         let box = Sandbox("hostile-\(kind)")
-        let remote = Self.remote(box, kind)
+        let remote = Reliability.remote(box, git: kind == .git)
         let a = box.replica("A")
         a.write("good.json", "{\"v\": \"good\"}\n")
         a.write("victim.json", "{\n  \"v\": \"victim\"\n}\n")
@@ -161,7 +154,7 @@ struct HostileInputTests {
     @Test("exact numbers, CRLF and a BOM survive a field merge of edits to different fields on two replicas", arguments: Kind.allCases)
     func exactThroughMerge(_ kind: Kind) {
         let box = Sandbox("exact-merge-\(kind)")
-        let remote = Self.remote(box, kind)
+        let remote = Reliability.remote(box, git: kind == .git)
         let a = box.replica("A")
         let numbers = "{\n  \"big\": 1e400,\n  \"precise\": 12345678901234567890.1234567890,\n  \"negzero\": -0,\n  \"tiny\": 1E-400,\n  \"v\": \"n0\",\n  \"w\": \"n0\"\n}\n"
         a.write("numbers.json", numbers)
@@ -206,7 +199,7 @@ struct HostileInputTests {
           arguments: Kind.allCases)
     func deepDocumentChangedOnBothSides(_ kind: Kind) {
         let box = Sandbox("deep-both-\(kind)")
-        let remote = Self.remote(box, kind)
+        let remote = Reliability.remote(box, git: kind == .git)
         let a = box.replica("A")
         let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
         a.write("deep.json", "{\"v\": \"v0\", \"w\": \"w0\", \"deep\": \(deep)}\n")
@@ -241,7 +234,7 @@ struct HostileInputTests {
     @Test("a 50 MB document syncs with sane memory, next to small ones", arguments: Kind.allCases)
     func fiftyMegabytes(_ kind: Kind) {
         let box = Sandbox("big-\(kind)")
-        let remote = Self.remote(box, kind)
+        let remote = Reliability.remote(box, git: kind == .git)
         let a = box.replica("A")
         var text = "{\n  \"v\": \"big-0\",\n  \"w\": \"big-0\",\n  \"items\": [\n"
         text.reserveCapacity(52_000_000)
@@ -291,7 +284,7 @@ struct HostileInputTests {
     @Test("hostile files committed to the git remote with plain git are reported by name and skipped; the rest is pulled")
     func hostileFilesFromPlainGit() throws {
         let box = Sandbox("hostile-plain-git")
-        let remote = Self.remote(box, .git)
+        let remote = Reliability.remote(box, git: true)
         let a = box.replica("A")
         a.write("good.json", "{\"v\": \"good\"}\n")
         #expect(CLI.run(["init", "--remote", remote, "--name", "A", "A"], in: box.root).exit == 0)

@@ -60,11 +60,7 @@ struct RandomKillTests {
         var rng = Rng(state: seed)
         let context = "seed \(seed), \(kind.rawValue) remote; replay with DOCSYNC_KILL_SEED=\(seed)"
         let box = Sandbox("random-kill-\(kind)")
-        var remote = box.remote
-        if kind == .git {
-            remote = box.path("remote.git")
-            Reliability.makeBareRepo(remote)
-        }
+        let remote = Reliability.remote(box, git: kind == .git)
         let a = box.replica("A")
         let b = box.replica("B")
         var docs: [String: Doc] = [:]   // key → document
@@ -210,11 +206,7 @@ struct LandedPushTests {
     @Test("the next sync takes the landed version as the base: a revert is kept, a further edit is no conflict", arguments: cases)
     func editAfterLandedPush(_ c: Case) {
         let box = Sandbox("landed-\(c.kind.rawValue)-\(c.point)")
-        var remote = box.remote
-        if c.kind == .git {
-            remote = box.path("remote.git")
-            Reliability.makeBareRepo(remote)
-        }
+        let remote = Reliability.remote(box, git: c.kind == .git)
         let a = box.replica("A")
         a.write("d.json", "{\n  \"a\": 1,\n  \"b\": 1\n}\n")
         a.write("e.json", "{\n  \"v\": \"e0\"\n}\n")

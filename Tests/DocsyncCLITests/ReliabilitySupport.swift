@@ -42,6 +42,15 @@ enum Reliability {
         #expect(made.exit == 0, made.comment, sourceLocation: sourceLocation)
     }
 
+    /// The remote of a test: `box.remote` (a folder, created by `init`), or a new bare
+    /// repository `remote.git` when `git` is set.
+    static func remote(_ box: Sandbox, git: Bool) -> String {
+        guard git else { return box.remote }
+        let repo = box.path("remote.git")
+        makeBareRepo(repo)
+        return repo
+    }
+
     /// `git fsck --strict` of a bare repository: clean, or the complaint.
     static func fsck(_ repo: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let r = CLI.runTool("/usr/bin/git", ["--git-dir", repo, "fsck", "--strict", "--no-progress"], in: "/", env: gitEnv)
