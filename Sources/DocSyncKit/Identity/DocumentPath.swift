@@ -24,6 +24,21 @@ public enum DocumentPath {
 
     public static func isSafe(_ path: String) -> Bool { problem(path) == nil }
 
+    /// `path` with control characters shown as escapes (`\n`, `\u{1b}`), for messages.
+    public static func printable(_ path: String) -> String {
+        var out = ""
+        for scalar in path.unicodeScalars {
+            switch scalar.value {
+            case 0x0A: out += "\\n"
+            case 0x09: out += "\\t"
+            case 0x0D: out += "\\r"
+            case 0..<0x20, 0x7F: out += "\\u{\(String(scalar.value, radix: 16))}"
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out
+    }
+
     /// A file name for `refId` inside a metadata folder: readable where the id is
     /// plain, percent-encoded otherwise, so no id can name a path outside that folder.
     public static func fileName(forRefId refId: String) -> String {
