@@ -84,7 +84,22 @@ A relative folder path in
 is resolved from the folder
 .Nm
 runs in; give an absolute path.
+The URL is checked when it is given (to
+.Cm init ,
+.Cm clone
+or
+.Cm config ) :
+an unknown scheme, a missing host or path, or a remote inside the working tree is an
+error then (exit 2), never a
+.Dq try again later
+on every later run.
 .Sh MERGING
+A changesetId's time is when the edit was saved (the file's modification time, never
+later than now, and always after the version it was edited from), so
+.Dq later
+means saved later: of two replicas that change one field, the one that saved last wins,
+whichever syncs first.
+.Pp
 When both sides changed a document, the policy for its path decides
 .Po
 .Cm merge.policy ,
@@ -140,8 +155,18 @@ counted by
 .Nm Cm status ,
 listed by
 .Nm Cm conflicts
-and brought back or settled with
-.Nm Cm resolve Ar DOC Op Fl -take Ar local|remote|ID .
+and settled with
+.Nm Cm resolve Ar DOC Op Fl -take Ar local|remote|ID ,
+which gives the colliding fields that side's values and keeps every later edit
+.Po
+.Fl -whole
+brings the whole stored version back and says what that undoes
+.Pc .
+Conflict records travel through the remote: the replica whose version lost hears of it
+on its next sync (exit 3), and a resolve on any replica settles it on all of them.
+An edit beats a deletion, and that too is recorded as a conflict.
+A file that is not a valid document when a remote version arrives keeps its bytes; the
+remote version waits and is merged with the fix on the first sync after it.
 The configuration is per replica; keep it the same on every replica (see
 .Pa examples/team-settings.sh ) .
 .Sh ENVIRONMENT
@@ -206,7 +231,13 @@ A version that lost a conflict, with a
 .Pa .meta.json
 next to it.
 .It Pa .docsync/clock
-The last changesetId issued or seen.
+The last changesetId issued or seen, and the sequence of ids issued in the clock's past.
+.It Pa .docsync/reached
+When the tree was made: with
+.Pa last-sync ,
+where the
+.Cm sync.maxOfflineDays
+clock starts.
 .It Pa .docsync/lock
 Locked while a command writes to the tree.
 .It Pa .docsync/last-sync
@@ -241,17 +272,20 @@ Success.
 An error.
 Includes files that are not valid JSON documents (each reported as
 .Ql path:line:col: error: reason ;
-everything else was processed), a push stopped by
+everything else was processed), a file whose name no remote can hold, a push stopped by
 .Cm push.maxDeleteShare ,
-and a damaged state or journal.
+a damaged state or journal, and a remote not reached for more than
+.Cm sync.maxOfflineDays
+(the message says since when).
 .It 2
-Wrong usage: an unknown option, a missing argument.
+Wrong usage: an unknown option, a missing argument, a remote URL that can never work.
 .It 3
 .Cm sync
 or
 .Cm pull
-completed and conflicts were recorded (a field merge with colliding fields, or a whole
-version that lost): each losing version is kept in
+completed and conflicts were recorded (a field merge with colliding fields, a whole
+version that lost, an edit that beat a deletion), or a conflict record arrived saying
+this replica's version lost: each losing version is kept in
 .Pa .docsync/conflicts/ ;
 see
 .Nm Cm conflicts .
@@ -259,7 +293,9 @@ A merge without colliding fields is not a conflict.
 .It 75
 Try again later
 .Pq Dv EX_TEMPFAIL :
-the remote is unreachable (folder missing, share not mounted), another
+the remote is unreachable (folder missing, share not mounted) for less than
+.Cm sync.maxOfflineDays ,
+another
 .Nm
 run holds this tree, another machine holds the remote's lock, or other replicas kept
 pushing during five attempts.

@@ -17,6 +17,8 @@ func exitCode(for error: Error) -> ExitCode {
     switch error {
     case RemoteError.unreachable, RemoteError.locked: return ExitStatus.tempFail
     case Workspace.Failure.busy, Workspace.Failure.unreachable, Workspace.Failure.contended: return ExitStatus.tempFail
+    // A remote URL that can never work is a usage error: fix the argument.
+    case is RemoteAddress.Invalid: return ExitStatus.usage
     default: return .failure
     }
 }

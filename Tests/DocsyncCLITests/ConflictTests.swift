@@ -52,8 +52,11 @@ struct ConflictTests {
         #expect(conflicts.first?["path"] as? String == "doc.json")
         #expect(conflicts.first?["refId"] as? String == ref)
 
+        // A's version lost at B: A hears of it (exit 3) and lists the same record.
         let converge = a.run("sync")
-        #expect(converge.exit == 0, converge.comment)
+        #expect(converge.exit == 3, converge.comment)
+        let heard = JSONHelp.parse(a.run("conflicts", "--json").stdout) as? [[String: Any]] ?? []
+        #expect(heard.count == 1 && heard.first?["refId"] as? String == ref && heard.first?["lostBy"] as? String != nil, "\(heard)")
         #expect(a.bytes("doc.json") == b.bytes("doc.json"))
         #expect(a.documents() == b.documents())
         #expect(Files.bytes(box.remote + "/doc.json") == b.bytes("doc.json"))
@@ -92,14 +95,17 @@ struct ConflictTests {
 
         b.write("doc.json", b.read("doc.json")!.replacing("original", with: "edited by B"))
         let edit = b.run("sync")
-        #expect(edit.exit == 0 || edit.exit == 3, edit.comment)
+        #expect(edit.exit == 3, "the deletion that lost is recorded: \(edit)")
         #expect(b.json("doc.json")?["title"] as? String == "edited by B", "B's edit must not be lost: \(edit)")
         #expect((edit.stdout + edit.stderr).contains("doc.json"), "the resurrection should be reported: \(edit)")
         let remote = Files.bytes(box.remote + "/doc.json").flatMap(JSONHelp.object)
         #expect(remote?["title"] as? String == "edited by B", "the edit must reach the remote")
 
+        // A's deletion lost to B's edit: A hears of it and lists the record.
         let back = a.run("sync")
-        #expect(back.exit == 0, back.comment)
+        #expect(back.exit == 3, back.comment)
+        let heard = JSONHelp.parse(a.run("conflicts", "--json").stdout) as? [[String: Any]] ?? []
+        #expect(heard.count == 1 && heard.first?["deleted"] as? Bool == true, "\(heard)")
         #expect(a.json("doc.json")?["title"] as? String == "edited by B")
         #expect(a.refId("doc.json") == ref)
         #expect(a.documents() == b.documents())
@@ -114,7 +120,7 @@ struct ConflictTests {
         a.sync()
         b.remove("doc.json")
         let del = b.run("sync")
-        #expect(del.exit == 0 || del.exit == 3, del.comment)
+        #expect(del.exit == 3, "the deletion that lost is recorded: \(del)")
         #expect(b.json("doc.json")?["title"] as? String == "edited by A", "A's edit must come back to B: \(del)")
         #expect((del.stdout + del.stderr).contains("doc.json"), "the resurrection should be reported: \(del)")
         let remote = Files.bytes(box.remote + "/doc.json").flatMap(JSONHelp.object)

@@ -102,7 +102,7 @@ import Testing
         #expect(a.run("sync").exit == 3)
         let copies = a.conflictCopies()
         #expect(copies.count == 1)
-        b.sync()
+        #expect(b.run("sync").exit == 3, "b's version lost at a: b hears of it")
         let objectsBefore = objectCount(a)
 
         let gc = try #require(JSONHelp.parse(a.ok("gc", "--json").stdout) as? [String: Any])

@@ -25,6 +25,14 @@ public final class GitRemote: Remote {
 
     static let gitReplica = "git0"
     static let tombstoneFolder = ".docsync/tombstones/"
+    /// Shared conflict records: `<refId>/<changesetId>.meta.json` and the losing bytes
+    /// beside it as `<changesetId>.json`.
+    static let conflictFolder = ".docsync/conflicts/"
+
+    static func conflictPaths(_ record: ConflictStore.Record) -> (meta: String, bytes: String) {
+        let stem = conflictFolder + DocumentPath.fileName(forRefId: record.refId) + "/" + DocumentPath.fileName(forRefId: record.changesetId)
+        return (stem + ".meta.json", stem + ".json")
+    }
 
     public init(url text: String, branch: String, cachePath: String, settings: GitTransportSettings) throws {
         guard let url = GitURL(text) else { throw RemoteError.rejected(url: text, reason: "not a URL docsync understands") }
@@ -134,8 +142,21 @@ public final class GitRemote: Remote {
         var puts: [String: (Int, RemoteEntry)] = [:]
         var deletes: [String: (Int, RemoteEntry)] = [:]
         var order = 0
+        var conflictMeta: [String: ConflictStore.Record] = [:]
+        var conflictBytes: [String: GitOID] = [:]
         for change in try repo.diff(from: fromTree, to: headCommit.tree) {
             order += 1
+            if let path = change.newPath, let blob = change.newBlob, path.hasPrefix(Self.conflictFolder) {
+                if path.hasSuffix(".meta.json") {
+                    if let bytes = try? repo.blob(blob), let record = try? JSONDecoder().decode(ConflictStore.Record.self, from: Data(bytes)),
+                       RefID.isAcceptable(record.refId), RefID.isAcceptable(record.changesetId), Self.conflictPaths(record).meta == path {
+                        conflictMeta[String(path.dropLast(".meta.json".count))] = record
+                    }
+                } else if path.hasSuffix(".json") {
+                    conflictBytes[String(path.dropLast(".json".count))] = blob
+                }
+                continue
+            }
             if let name = change.undecodableName, name.hasSuffix(".json") {
                 warnings.append("\(displayURL): \(name): the file name is not valid UTF-8; not pulled (rename it on the remote)")
             }
@@ -174,7 +195,10 @@ public final class GitRemote: Remote {
         var combined = puts
         for (refId, value) in deletes where combined[refId] == nil { combined[refId] = value }
         let entries = combined.values.sorted { $0.0 < $1.0 }.map(\.1)
-        return RemoteChanges(entries: entries, cursor: Self.cursorPrefix + head, warnings: warnings)
+        let conflicts = conflictMeta.sorted { $0.key < $1.key }.map { stem, record in
+            SharedConflict(record: record, bytes: conflictBytes[stem].flatMap { try? repo.blob($0) })
+        }
+        return RemoteChanges(entries: entries, cursor: Self.cursorPrefix + head, warnings: warnings, conflicts: conflicts)
     }
 
     static func isDocumentPath(_ path: String) -> Bool {
@@ -239,7 +263,7 @@ public final class GitRemote: Remote {
 
     // MARK: Writing
 
-    public func commit(_ writes: [RemoteWrite], expecting cursor: String?, replica: ReplicaInfo) throws -> String {
+    public func commit(_ writes: [RemoteWrite], conflicts: [SharedConflict], expecting cursor: String?, replica: ReplicaInfo) throws -> String {
         let parent = try commitOf(cursor: cursor)
         let baseTree = try parent.map { try repo.commit($0).tree }
         // Removals first: a document may take over a path another one leaves in the same
@@ -266,6 +290,14 @@ public final class GitRemote: Remote {
                 counts["delete", default: 0] += 1
                 lines.append("delete \(write.previous?.path ?? write.refId)")
             }
+        }
+        for shared in conflicts {
+            let paths = Self.conflictPaths(shared.record)
+            changes.append((paths.meta, Array(try DirectoryRemote.json(shared.record).utf8) + [10]))
+            if let bytes = shared.bytes { changes.append((paths.bytes, bytes)) }
+            let what = shared.record.isOpen ? "conflict" : "resolve"
+            counts[what, default: 0] += 1
+            lines.append("\(what) \(shared.record.path) (\(shared.record.changesetId))")
         }
         let summary = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         let message = "docsync: \(summary) from \(replica.name)\n\n" + lines.joined(separator: "\n") + "\n\nReplica: \(replica.replicaId)\n"

@@ -165,7 +165,14 @@ public final class DirectoryRemote: Remote {
         var latest: [String: Int] = [:]
         for (i, e) in entries.enumerated() { latest[e.refId] = i }
         let kept = entries.enumerated().filter { latest[$0.element.refId] == $0.offset }.map(\.element)
-        return RemoteChanges(entries: kept, cursor: Cursor(remoteId: id, position: now).text, warnings: refused, isSnapshot: snapshot)
+        var conflicts: [SharedConflict] = []
+        for entry in kept {
+            guard let record = entry.conflict else { continue }
+            let bytes = entry.hash.flatMap { hash in (try? FileSystem.readFile(objects.path(for: hash))).flatMap { ContentHash.of($0) == hash ? $0 : nil } }
+            conflicts.append(SharedConflict(record: record, bytes: bytes))
+        }
+        return RemoteChanges(entries: kept.filter { $0.conflict == nil }, cursor: Cursor(remoteId: id, position: now).text, warnings: refused,
+                             isSnapshot: snapshot, conflicts: conflicts)
     }
 
     /// The feed's entries. One whose path or refId is unsafe is passed to `refuse` and
@@ -197,7 +204,13 @@ public final class DirectoryRemote: Remote {
                 throw RemoteError.damaged(url: displayURL, reason: "\(feedPath(epoch: epoch)) has an unreadable entry ending at byte \(line.endOffset)")
             }
             var problem: String?
-            if let path = entry.path, let pathProblem = DocumentPath.problem(path) {
+            if let record = entry.conflict {
+                // A shared conflict record: its ids go into this tree's conflict store.
+                if RefID.isAcceptable(record.refId), RefID.isAcceptable(record.changesetId), entry.refId == RemoteEntry.conflictKey(record) {
+                    return entry
+                }
+                problem = "conflict record for \(record.refId.debugDescription): not acceptable ids"
+            } else if let path = entry.path, let pathProblem = DocumentPath.problem(path) {
                 problem = "path '\(path)' of document \(entry.refId.debugDescription): \(pathProblem)"
             } else if !RefID.isAcceptable(entry.refId) {
                 // Why: ids are written into the journal and state; a NUL or newline in one
@@ -243,7 +256,7 @@ public final class DirectoryRemote: Remote {
 
     // MARK: Writing
 
-    public func commit(_ writes: [RemoteWrite], expecting cursorText: String?, replica: ReplicaInfo) throws -> String {
+    public func commit(_ writes: [RemoteWrite], conflicts: [SharedConflict], expecting cursorText: String?, replica: ReplicaInfo) throws -> String {
         let id = try identity()
         let expected = try parseCursor(cursorText, remoteId: id)
         let lock = RemoteLock(folder: meta, replica: replica.replicaId)
@@ -306,6 +319,19 @@ public final class DirectoryRemote: Remote {
                 try FileSystem.writeAtomically(tombstonePath(write.refId), Array(try Self.json(tombstone).utf8) + [10])
                 lines += try feedLine(tombstone)
             }
+        }
+        for shared in conflicts {
+            var hash: String? = nil
+            if let bytes = shared.bytes {
+                let h = ContentHash.of(bytes)
+                if !objects.contains(h) {
+                    try FileSystem.createDirectories(objects.root + "/" + h.prefix(2))
+                    try FileSystem.writeAtomically(objects.path(for: h), bytes, mode: 0o444, durable: false)
+                }
+                hash = h
+            }
+            lines += try feedLine(RemoteEntry(refId: RemoteEntry.conflictKey(shared.record), changesetId: shared.record.changesetId, hash: hash,
+                                              path: nil, deleted: false, replica: replica.replicaId, time: time, conflict: shared.record))
         }
         // One flush for all documents and objects, before the feed makes them visible.
         FileSystem.syncFilesystem(containing: meta)
@@ -424,7 +450,7 @@ public final class DirectoryRemote: Remote {
             let now = try position()
             let entries = try readFeed(from: 0, to: now.length, epoch: now.epoch)
             var latest: [String: RemoteEntry] = [:]
-            for e in entries { latest[e.refId] = e }
+            for e in entries where e.conflict == nil { latest[e.refId] = e }
             var paths: [String: String] = [:]
             for e in latest.values.sorted(by: { $0.refId < $1.refId }) {
                 if e.deleted {

@@ -14,6 +14,16 @@ public struct RemoteEntry: Codable, Sendable, Equatable {
     /// git): the hash of the bytes as they are there. The pulling replica publishes the
     /// stamped version back.
     public var publishedHash: String? = nil
+    /// Set on a folder remote's feed line that shares a conflict record rather than a
+    /// document version: `refId` is then `conflictKey(record)`, `hash` the losing
+    /// version's bytes in `objects/`, `path` nil. Such lines are never documents.
+    public var conflict: ConflictStore.Record? = nil
+
+    /// The feed key of a shared conflict record: one line per record, so the latest line
+    /// (open, then resolved) is the record's state, and feed compaction keeps it.
+    static func conflictKey(_ record: ConflictStore.Record) -> String {
+        "conflict:" + record.changesetId + ":" + record.refId
+    }
 
     public var version: DocVersion? {
         guard !deleted, let hash, let path else { return nil }
@@ -32,6 +42,8 @@ public struct RemoteChanges: Sendable {
     /// cursor predates a feed compaction by `docsync gc`): a base document they do not
     /// name was deleted and its tombstone purged.
     public var isSnapshot = false
+    /// Conflict records (and resolutions) other replicas shared since the cursor.
+    public var conflicts: [SharedConflict] = []
 }
 
 /// One document change to send: `new` nil means delete. `previous` is the version the
@@ -105,9 +117,9 @@ public protocol Remote: AnyObject {
     func changes(since cursor: String?) throws -> RemoteChanges
     /// The bytes of one remote version, checked against its hash.
     func read(_ entry: RemoteEntry) throws -> [UInt8]
-    /// Applies the writes as one change if the remote is still at `cursor`, else throws
-    /// `RemoteError.moved`. Returns the new cursor.
-    func commit(_ writes: [RemoteWrite], expecting cursor: String?, replica: ReplicaInfo) throws -> String
+    /// Applies the writes and shares the conflict records as one change if the remote is
+    /// still at `cursor`, else throws `RemoteError.moved`. Returns the new cursor.
+    func commit(_ writes: [RemoteWrite], conflicts: [SharedConflict], expecting cursor: String?, replica: ReplicaInfo) throws -> String
     /// Records that `replica` has seen the remote up to `cursor` (for tombstone gc).
     func noteReplica(_ replica: ReplicaInfo, seen cursor: String) throws
     /// Problems with the remote's integrity, for `docsync verify`.
@@ -119,4 +131,11 @@ public protocol Remote: AnyObject {
     /// `docsync gc`: removes the tombstones every replica known to the remote has seen,
     /// or older than the rule's age. With `dryRun`, only says which.
     func purgeTombstones(_ rule: TombstoneRule, dryRun: Bool, replica: ReplicaInfo) throws -> TombstonePurge
+}
+
+extension Remote {
+    /// A commit of document writes only.
+    public func commit(_ writes: [RemoteWrite], expecting cursor: String?, replica: ReplicaInfo) throws -> String {
+        try commit(writes, conflicts: [], expecting: cursor, replica: replica)
+    }
 }

@@ -2,6 +2,11 @@ import Foundation
 
 /// Per-tree settings, `.docsync/config`, read and written git-style by `docsync config`.
 /// Every key is declared here with its meaning and default; the man page lists the same.
+/// How a document changed differently on both sides is settled (see ContentPolicy).
+public enum MergePolicy: String, Codable, Sendable, CaseIterable {
+    case merge, lww, local, remote, manual
+}
+
 public struct Config: Sendable {
     public struct Key: Sendable {
         public var name: String
@@ -34,6 +39,8 @@ public struct Config: Sendable {
             validate: { (Double($0).map { $0 >= 0 && $0 <= 1 } ?? false) ? nil : "must be a number from 0 to 1" }),
         Key(name: "gc.tombstoneMaxAgeDays", help: "docsync gc purges a remote tombstone once every replica known to the remote has seen it, or once it is older than this many days (a replica offline longer still ends up right: its unchanged copy is deleted, its edit is kept and pushed back)", defaultValue: "90",
             validate: { (Double($0).map { $0 > 0 && $0.isFinite } ?? false) ? nil : "must be a positive number of days" }),
+        Key(name: "sync.maxOfflineDays", help: "after this many days without reaching the remote, push/pull/sync exit 1 and say since when, instead of 75 (try again later), so a remote that is gone for good is noticed", defaultValue: "7",
+            validate: { (Double($0).map { $0 > 0 && $0.isFinite } ?? false) ? nil : "must be a positive number of days" }),
         Key(name: "lock.waitSeconds", help: "how long a run waits for another run on the same tree before exiting 75", defaultValue: "5",
             validate: { (Double($0) ?? -1) >= 0 ? nil : "must be a number of seconds" }),
         Key(name: "merge.policy", help: "how a document changed on both sides is settled: merge (field by field, field collisions to the later changesetId), lww (whole document, later changesetId), local, remote, manual", defaultValue: "merge",
@@ -44,8 +51,9 @@ public struct Config: Sendable {
             validate: { $0.split(separator: ",").allSatisfy { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ? nil : "must be comma-separated field paths" }),
     ]
 
-    public static let policies = ["merge", "lww", "local", "remote", "manual"]
-    static let validPolicy: @Sendable (String) -> String? = { policies.contains($0) ? nil : "must be one of " + policies.joined(separator: ", ") }
+    static let validPolicy: @Sendable (String) -> String? = {
+        MergePolicy(rawValue: $0) == nil ? "must be one of " + MergePolicy.allCases.map(\.rawValue).joined(separator: ", ") : nil
+    }
 
     /// The declared key, or for pattern keys (`merge.policyFor.<glob>`) its template.
     public static func key(named name: String) -> Key? {
@@ -57,11 +65,11 @@ public struct Config: Sendable {
     }
 
     /// The merge policy for a document path.
-    public func policy(for path: String) -> String {
-        var result = self["merge.policy"] ?? "merge"
+    public func policy(for path: String) -> MergePolicy {
+        var result = self["merge.policy"].flatMap(MergePolicy.init(rawValue:)) ?? .merge
         for (name, value) in values.sorted(by: { $0.key < $1.key }) where name.hasPrefix("merge.policyFor.") {
             let glob = String(name.dropFirst("merge.policyFor.".count))
-            if Glob.match(Array(glob.utf8), Array(path.utf8)) { result = value }
+            if Glob.match(Array(glob.utf8), Array(path.utf8)), let policy = MergePolicy(rawValue: value) { result = policy }
         }
         return result
     }

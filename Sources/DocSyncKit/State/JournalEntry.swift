@@ -15,6 +15,10 @@ public struct JournalEntry: Codable, Sendable, Equatable {
         case apply
         /// The remote's version of a document, which becomes its base.
         case seen
+        /// A remote version that arrived while the local file was not a valid document:
+        /// held aside (the base does not move) until the file is fixed, then merged
+        /// three-way with the fix like any concurrent edit. A later `seen` ends the hold.
+        case held
         /// A losing version kept in the conflict store.
         case conflict
         /// The remote position the base now reflects.

@@ -8,6 +8,8 @@ import Foundation
 public struct SyncState: Sendable {
     public var base: [String: DocVersion] = [:]
     public var pending: [JournalEntry] = []
+    /// Remote versions held aside while the local file is invalid (see `JournalEntry.Kind.held`).
+    public var held: [String: JournalEntry] = [:]
     public var cursor: String? = nil
     public var journalSeq: Int = 0
     public var journalOffset: Int = 0
@@ -44,7 +46,10 @@ public struct SyncState: Sendable {
         case .seen:
             if let refId = entry.refId {
                 if let version = entry.resultingVersion { base[refId] = version } else { base.removeValue(forKey: refId) }
+                held.removeValue(forKey: refId)
             }
+        case .held:
+            if let refId = entry.refId { held[refId] = entry }
         case .cursor:
             cursor = entry.cursor
             lastSync = entry.time
@@ -85,6 +90,11 @@ public struct SyncState: Sendable {
             case "base" where f.count == 5:
                 let v = DocVersion(refId: FieldEscaping.unescape(f[1]), changesetId: FieldEscaping.unescape(f[2]), hash: String(f[3]), path: FieldEscaping.unescape(f[4]))
                 state.base[v.refId] = v
+            case "held" where f.count == 2:
+                guard let entry = try? JournalEntry.decode(FieldEscaping.unescape(f[1])), let refId = entry.refId else {
+                    throw Damaged(path: path, reason: "damaged (bad held entry)")
+                }
+                state.held[refId] = entry
             case "pending" where f.count == 2:
                 guard let entry = try? JournalEntry.decode(FieldEscaping.unescape(f[1])) else { throw Damaged(path: path, reason: "damaged (bad pending entry)") }
                 state.pending.append(entry)
@@ -110,6 +120,9 @@ public struct SyncState: Sendable {
         }
         for p in pending {
             out += "pending\t" + FieldEscaping.escape(try p.encodedLine()) + "\n"
+        }
+        for h in held.values.sorted(by: { ($0.refId ?? "") < ($1.refId ?? "") }) {
+            out += "held\t" + FieldEscaping.escape(try h.encodedLine()) + "\n"
         }
         out += "end\t\(base.count)\t\(pending.count)\n"
         try FileSystem.writeAtomically(path, SealedFile.seal(out))

@@ -12,6 +12,9 @@ final class ChangeRecorder {
         var skipped: [TreeWalker.Skipped] = []
         /// Tracked paths whose documents could not be read this time: not deletions.
         var unreadablePaths: Set<String> = []
+        /// Without `write`: the bytes of each new version by hash (nothing is stored, so
+        /// a dry run's merge plan reads them from here).
+        var unstoredContents: [String: [UInt8]] = [:]
     }
 
     /// What one file holds, from the stat cache or from reading it.
@@ -30,6 +33,7 @@ final class ChangeRecorder {
     let clock: HybridLogicalClock
     let objects: ObjectStore
     var index: StatCache
+    private var unstoredContents: [String: [UInt8]] = [:]
 
     init(layout: TreeLayout, tracked: [String: DocVersion], index: StatCache, clock: HybridLogicalClock, objects: ObjectStore) {
         self.layout = layout
@@ -55,6 +59,14 @@ final class ChangeRecorder {
                 files.append(FileInfo(path: entry.path, stat: entry.stat, hash: cached.hash,
                                       refId: cached.refId.isEmpty ? nil : cached.refId,
                                       changesetId: cached.changesetId.isEmpty ? nil : cached.changesetId))
+                continue
+            }
+            // A name no remote can hold (a newline or control character in it) is this
+            // file's problem alone: reported like invalid JSON, everything else syncs.
+            if let problem = DocumentPath.problem(entry.path) {
+                result.problems.append(DocumentProblem(path: DocumentPath.printable(entry.path),
+                                                       reason: "this file name cannot be synced (\(problem)); rename the file"))
+                result.unreadablePaths.insert(entry.path)
                 continue
             }
             let readAt = FileSystem.currentTimeNanos
@@ -121,7 +133,8 @@ final class ChangeRecorder {
                     result.actions.append(action)
                 }
             } else {
-                let ref = write ? RefID.generate() : "(new)"
+                // Without `write` a placeholder, one per file (plans key documents by refId).
+                let ref = write ? RefID.generate() : "(new) " + f.path
                 if let action = try record(f, refId: ref, newRefId: true, kind: .create, fromPath: nil, write: write, problems: &result.problems) {
                     result.actions.append(action)
                 }
@@ -132,6 +145,7 @@ final class ChangeRecorder {
             if result.unreadablePaths.contains(t.path) || ignore.isIgnored(t.path, isDirectory: false) { continue }
             result.actions.append(JournalEntry(kind: .delete, refId: ref, changesetId: t.changesetId, hash: t.hash, path: t.path))
         }
+        result.unstoredContents = unstoredContents
         return result
     }
 
@@ -139,24 +153,30 @@ final class ChangeRecorder {
     /// the file alone) if the file changed under us; the next run picks it up.
     private func record(_ f: FileInfo, refId: String, newRefId: Bool, kind: JournalEntry.Kind, fromPath: String?, write: Bool,
                         problems: inout [DocumentProblem]) throws -> JournalEntry? {
-        // A file new to this tree that already carries a well-formed changesetId (copied
-        // from another replica, restored from a backup) keeps that version's id.
-        // Likewise a tracked file replaced by a later version of itself (copied from
-        // another replica): its changesetId already names that content.
+        // A file that carries a well-formed changesetId keeps it only where this tree
+        // knows that id names exactly these bytes (a deleted file put back as it was, a
+        // version docsync itself wrote): one changesetId names one content, everywhere.
+        // Anything else (a file written back edited, a copy from another replica edited
+        // since) is a new version with a new id.
         let tracked = self.tracked[refId]
         let carriesItsOwnVersion = kind == .create || (tracked.map { changesetOrder($0.changesetId, f.changesetId ?? "") } ?? false)
-        if carriesItsOwnVersion, !newRefId, let existing = f.changesetId, ChangesetID(existing) != nil {
+        if carriesItsOwnVersion, !newRefId, let existing = f.changesetId, ChangesetID(existing) != nil, objects.contains(f.hash) {
             clock.observe(existing)
             if write { try objects.put(try f.bytes ?? FileSystem.readFile(layout.absolute(f.path)), hash: f.hash) }
             return JournalEntry(kind: kind, refId: refId, changesetId: existing, hash: f.hash, path: f.path, fromPath: fromPath)
         }
+        // "Later" means saved later: the id's time is the file's mtime, after the
+        // version it was edited from (the tracked one, or the id a re-created file carries).
+        // Without `write` too (on an unsaved clock): a dry run decides what the run would.
+        let savedAt = UInt64(max(f.stat.mtimeNanos, 0) / 1_000_000)
+        let changesetId = clock.next(savedAt: savedAt, after: newRefId ? nil : (tracked?.changesetId ?? f.changesetId)).description
         guard write else {
-            return JournalEntry(kind: kind, refId: refId, changesetId: "(new)", hash: f.hash, path: f.path, fromPath: fromPath)
+            unstoredContents[f.hash] = try f.bytes ?? FileSystem.readFile(layout.absolute(f.path))
+            return JournalEntry(kind: kind, refId: refId, changesetId: changesetId, hash: f.hash, path: f.path, fromPath: fromPath)
         }
         let absolute = layout.absolute(f.path)
         let bytes = try f.bytes ?? FileSystem.readFile(absolute)
         guard let scanned = try? f.scanned ?? JSONScanner.scanDocument(bytes) else { return nil }
-        let changesetId = clock.next().description
         let stamped = IdentityStamper.stamp(bytes, scanned: scanned, refId: newRefId || scanned.member(named: "refId")?.stringValue != refId ? refId : nil,
                                             changesetId: changesetId)
         // Compare-and-swap against the user's editor: only replace the file if it is

@@ -3,25 +3,71 @@ import Foundation
 /// Versions that lost a reconciliation, kept under `.docsync/conflicts/<refId>/`: the
 /// document bytes as `<changesetId>.json` and what happened as `<changesetId>.meta.json`.
 /// Outside the document namespace, so no two live files ever share a refId.
+///
+/// Records travel through the remote (see `SharedConflict`): the replica whose version
+/// lost learns of it on its next sync, and a resolve on any replica settles the record
+/// everywhere. A record is identified by its document and the losing changesetId.
 public struct ConflictStore {
     public struct Record: Codable, Sendable, Equatable {
         public var refId: String
         /// The stored (losing) version.
         public var changesetId: String
         public var path: String
-        /// Which side the stored version came from: local or remote.
-        public var side: String
+        /// Which side the stored version came from, seen from the replica that recorded it.
+        public var side: Reconciler.Side
         /// The changesetId of the version that was kept in the document.
         public var winner: String
         public var time: Int64
         public var file: String?
-        /// The policy that decided (merge, lww, local, remote, manual).
-        public var policy: String?
-        /// Fields changed differently on both sides (field merge), dotted paths.
+        /// The policy that decided.
+        public var policy: MergePolicy?
+        /// Fields whose values differ between the two versions (collided, or for a whole
+        /// document decision every differing field), dotted paths. `resolve --take`
+        /// replaces exactly these.
         public var fields: [String]?
         /// When `docsync resolve` settled it; nil while open.
         public var resolved: Int64?
+        /// The stored side is a deletion that lost to an edit (the bytes are the version
+        /// that was deleted).
+        public var deleted: Bool?
+        /// The replica that recorded the conflict.
+        public var replica: String?
+        /// The replica whose version (or deletion) lost: it is told on its next sync.
+        public var lostBy: String?
+        /// Why the version was kept aside, when it is not a lost collision.
+        public var reason: String?
+        /// How it was settled: local, remote, a changesetId, or "as is"; and by whom.
+        public var take: String?
+        public var resolvedBy: String?
+        /// False while this record (or its resolution) still has to go to the remote.
+        public var shared: Bool?
+
         public var isOpen: Bool { resolved == nil }
+
+        public init(refId: String, changesetId: String, path: String, side: Reconciler.Side, winner: String, time: Int64,
+                    policy: MergePolicy? = nil, fields: [String]? = nil, deleted: Bool? = nil, replica: String? = nil, lostBy: String? = nil,
+                    reason: String? = nil) {
+            self.refId = refId
+            self.changesetId = changesetId
+            self.path = path
+            self.side = side
+            self.winner = winner
+            self.time = time
+            self.policy = policy
+            self.fields = fields
+            self.deleted = deleted
+            self.replica = replica
+            self.lostBy = lostBy
+            self.reason = reason
+            self.file = ConflictStore.relativeFile(refId: refId, changesetId: changesetId)
+        }
+
+        /// The same record as the remote should hold it (no local bookkeeping).
+        var forSharing: Record {
+            var copy = self
+            copy.shared = nil
+            return copy
+        }
     }
 
     public let root: String
@@ -30,37 +76,83 @@ public struct ConflictStore {
 
     func folder(for refId: String) -> String { root + "/" + DocumentPath.fileName(forRefId: refId) }
 
-    /// Keeps `bytes` as the losing version. Idempotent for the same version.
+    static func relativeFile(refId: String, changesetId: String) -> String {
+        ".docsync/conflicts/" + DocumentPath.fileName(forRefId: refId) + "/" + DocumentPath.fileName(forRefId: changesetId) + ".json"
+    }
+
+    /// Keeps `bytes` as the losing version described by `record`. Idempotent.
     @discardableResult
-    public func keep(_ bytes: [UInt8], version: DocVersion, side: Reconciler.Side, winner: String, policy: String? = nil,
-                     fields: [String]? = nil) throws -> Record {
-        let dir = folder(for: version.refId)
+    public func keep(_ record: Record, bytes: [UInt8]?) throws -> Record {
+        let dir = folder(for: record.refId)
         try FileSystem.createDirectories(dir)
-        let name = DocumentPath.fileName(forRefId: version.changesetId)
-        try FileSystem.writeAtomically(dir + "/" + name + ".json", bytes)
-        let record = Record(refId: version.refId, changesetId: version.changesetId, path: version.path, side: side.rawValue,
-                            winner: winner, time: FileSystem.currentTimeNanos / 1_000_000,
-                            file: ".docsync/conflicts/" + DocumentPath.fileName(forRefId: version.refId) + "/" + name + ".json",
-                            policy: policy, fields: fields, resolved: nil)
+        if let bytes {
+            try FileSystem.writeAtomically(dir + "/" + DocumentPath.fileName(forRefId: record.changesetId) + ".json", bytes)
+        }
         try save(record)
         return record
     }
 
     func save(_ record: Record) throws {
         let dir = folder(for: record.refId)
+        try FileSystem.createDirectories(dir)
         let name = DocumentPath.fileName(forRefId: record.changesetId)
         try FileSystem.writeAtomically(dir + "/" + name + ".meta.json", Array(try DirectoryRemote.json(record).utf8) + [10])
     }
 
-    /// Marks every open record of `refId` settled.
-    public func markResolved(_ refId: String) throws -> [Record] {
+    /// The record of `refId`'s stored version `changesetId`, if there is one.
+    public func record(refId: String, changesetId: String) -> Record? {
+        let path = folder(for: refId) + "/" + DocumentPath.fileName(forRefId: changesetId) + ".meta.json"
+        guard let bytes = try? FileSystem.readFile(path) else { return nil }
+        return try? JSONDecoder().decode(Record.self, from: Data(bytes))
+    }
+
+    /// Marks every open record of `refId` settled (to be shared with the remote).
+    public func markResolved(_ refId: String, take: String, by replica: String) throws -> [Record] {
         var settled: [Record] = []
         for var record in list() where record.refId == refId && record.isOpen {
             record.resolved = FileSystem.currentTimeNanos / 1_000_000
+            record.take = take
+            record.resolvedBy = replica
+            record.shared = false
             try save(record)
             settled.append(record)
         }
         return settled
+    }
+
+    /// A record from the remote: kept if new, and a resolution made elsewhere settles
+    /// the local copy. Returns the record if it changed anything here.
+    func receive(_ incoming: SharedConflict) throws -> Record? {
+        var record = incoming.record
+        record.shared = true
+        record.file = Self.relativeFile(refId: record.refId, changesetId: record.changesetId)
+        guard var local = self.record(refId: record.refId, changesetId: record.changesetId) else {
+            try keep(record, bytes: incoming.bytes)
+            return record
+        }
+        guard local.isOpen, !record.isOpen else { return nil }
+        local.resolved = record.resolved
+        local.take = record.take
+        local.resolvedBy = record.resolvedBy
+        local.shared = true
+        try save(local)
+        return local
+    }
+
+    /// Records (and resolutions) this replica made that the remote does not have yet.
+    func unshared() -> [SharedConflict] {
+        list().filter { $0.shared == false }.map { record in
+            SharedConflict(record: record.forSharing, bytes: try? bytes(of: record))
+        }
+    }
+
+    func markShared(_ records: [Record]) throws {
+        for shared in records {
+            guard var record = record(refId: shared.refId, changesetId: shared.changesetId),
+                  record.resolved == shared.resolved else { continue }
+            record.shared = true
+            try save(record)
+        }
     }
 
     public func bytes(of record: Record) throws -> [UInt8] {
@@ -79,6 +171,18 @@ public struct ConflictStore {
                 }
             }
         }
-        return records.sorted { $0.time < $1.time }
+        return records.sorted { ($0.time, $0.changesetId) < ($1.time, $1.changesetId) }
+    }
+}
+
+/// A conflict record as it travels through the remote: the record and the losing
+/// version's bytes (nil for a resolution of a record the remote already holds).
+public struct SharedConflict: Sendable, Equatable {
+    public var record: ConflictStore.Record
+    public var bytes: [UInt8]?
+
+    public init(record: ConflictStore.Record, bytes: [UInt8]?) {
+        self.record = record
+        self.bytes = bytes
     }
 }

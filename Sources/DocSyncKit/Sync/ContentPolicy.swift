@@ -21,7 +21,7 @@ struct ContentPolicy {
         var notice: String?
     }
 
-    let policy: String
+    let policy: MergePolicy
     let counters: Set<String>
 
     /// - Parameters: `path` is where the document ends up (the path decision is separate).
@@ -36,11 +36,11 @@ struct ContentPolicy {
                            notice: "changed on both sides: kept the \(side.rawValue) version (\(why)); the \(side == .local ? "remote" : "local") one is in the conflict store")
         }
         switch policy {
-        case "local": return whole(.local, "policy local")
-        case "remote": return whole(.remote, "policy remote")
-        case "manual": return whole(.remote, "policy manual: run `docsync resolve` to settle")
-        case "lww": return whole(localIsLater ? .local : .remote, "later changesetId")
-        default: break
+        case .local: return whole(.local, "policy local")
+        case .remote: return whole(.remote, "policy remote")
+        case .manual: return whole(.remote, "policy manual: run `docsync resolve` to settle")
+        case .lww: return whole(localIsLater ? .local : .remote, "later changesetId")
+        case .merge: break
         }
         guard let l = try? JSONValueParser.parse(localBytes), let r = try? JSONValueParser.parse(remoteBytes) else {
             return whole(localIsLater ? .local : .remote, "later changesetId; too deep to merge field by field")

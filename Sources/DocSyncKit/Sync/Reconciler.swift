@@ -4,8 +4,10 @@
 /// | local \ remote | unchanged | changed            | deleted             |
 /// |----------------|-----------|--------------------|---------------------|
 /// | unchanged      | nothing   | take remote        | delete locally      |
-/// | changed        | push      | merge (see below)  | keep local (report) |
-/// | deleted        | push      | take remote (rep.) | nothing             |
+/// | changed        | push      | merge (see below)  | keep local (record) |
+/// | deleted        | push      | take remote (rec.) | nothing             |
+///
+/// An edit beats a deletion; the deletion that lost is recorded like a conflict.
 ///
 /// Both changed: path and content are decided separately, so a rename on one side and
 /// an edit on the other both apply. Content changed on both sides differently: the later
@@ -24,10 +26,13 @@ public enum Reconciler {
         public var notice: String?
         /// What to tell the user about the path decision (a rename that was not applied).
         public var pathNotice: String?
+        /// The side whose deletion lost to an edit on the other side (recorded like a
+        /// conflict, so the replica that deleted learns why the document came back).
+        public var lostDeletion: Side?
 
         public static func == (a: Decision, b: Decision) -> Bool {
             a.result == b.result && a.contentFrom == b.contentFrom && a.loser?.side == b.loser?.side && a.loser?.version == b.loser?.version
-                && a.notice == b.notice && a.pathNotice == b.pathNotice
+                && a.notice == b.notice && a.pathNotice == b.pathNotice && a.lostDeletion == b.lostDeletion
         }
     }
 
@@ -38,11 +43,11 @@ public enum Reconciler {
         if local == remote { return Decision(result: remote, contentFrom: .remote) }
         guard let local else {
             return Decision(result: remote, contentFrom: .remote,
-                            notice: "deleted here but edited on the remote: kept the remote edit")
+                            notice: "deleted here but edited on the remote: kept the remote edit (recorded as a conflict)", lostDeletion: .local)
         }
         guard let remote else {
             return Decision(result: local, contentFrom: .local,
-                            notice: "deleted on the remote but edited here: kept the local edit")
+                            notice: "deleted on the remote but edited here: kept the local edit (recorded as a conflict)", lostDeletion: .remote)
         }
         let localContentChanged = local.hash != base?.hash
         let remoteContentChanged = remote.hash != base?.hash

@@ -33,6 +33,8 @@ public struct ConflictSummary: Codable, Sendable, Equatable {
     public var file: String?
     /// Fields changed differently on both sides, when the document was merged.
     public var fields: [String]? = nil
+    /// The replica that recorded it, when that was another one (it arrived with a pull).
+    public var recordedBy: String? = nil
 }
 
 /// What a push, pull or sync did (or, with --dry-run, would do).
@@ -45,6 +47,8 @@ public struct SyncReport: Codable, Sendable {
     public var notices: [String] = []
     public var problems: [String] = []
     public var warnings: [String] = []
+    /// Remote versions waiting for a local file to become valid again (path: version).
+    public var waiting: [String] = []
     public var pendingAfter = 0
     public var remoteUnreachable: String? = nil
 
@@ -59,6 +63,8 @@ public struct StatusReport: Codable, Sendable {
     public var pending: [ChangeSummary]
     public var unrecorded: [ChangeSummary]
     public var conflicts: [ConflictStore.Record]
+    /// Remote versions held aside until a local file is valid again (path: version).
+    public var waiting: [String] = []
     public var problems: [String]
     public var warnings: [String]
 }

@@ -10,14 +10,15 @@ extension Workspace {
         let root = FileSystem.absolute(directory)
         let existed = FileSystem.exists(root)
         if existed, !(try FileSystem.listDirectory(root)).isEmpty { throw Failure.notEmpty(root) }
-        let kind = kind ?? RemoteKind.detect(url)
-        if kind == .dir {
+        let address = try RemoteAddress.parse(url, kind: kind, relativeTo: FileManager.default.currentDirectoryPath)
+        try address.checkSeparate(fromTree: root)
+        if address.kind == .dir {
             // Reachability first: a missing folder must not become a new remote here.
-            _ = try DirectoryRemote(url: FileSystem.absolute(url.hasPrefix("file://") ? String(url.dropFirst(7)) : url)).identity()
+            _ = try DirectoryRemote(url: address.url).identity()
         }
         try FileSystem.createDirectories(root)
         do {
-            let (workspace, _) = try initialize(at: root, remoteURL: url, kind: kind, branch: branch, replicaName: replicaName)
+            let (workspace, _) = try initialize(at: root, remoteURL: address.url, kind: address.kind, branch: branch, replicaName: replicaName)
             let report = try workspace.run(.pull)
             if let unreachable = report.remoteUnreachable { throw Failure.unreachable(unreachable) }
             return (workspace, report)
@@ -35,7 +36,8 @@ extension Workspace {
         let local = try recordLocalChanges(write: false, report: &scratch)
         return StatusReport(root: layout.root, replicaId: config.replicaId, remote: config["remote.url"], lastSync: lastSync ?? state.lastSync,
                             pending: state.pending.map(ChangeSummary.init), unrecorded: local.actions.map(ChangeSummary.init),
-                            conflicts: conflictStore.list().filter(\.isOpen), problems: scratch.problems, warnings: warnings + scratch.warnings)
+                            conflicts: conflictStore.list().filter(\.isOpen), waiting: waitingVersions, problems: scratch.problems,
+                            warnings: warnings + scratch.warnings)
     }
 
     // MARK: log
@@ -158,11 +160,17 @@ extension Workspace {
     @discardableResult
     public func setConfig(_ key: String, _ value: String?, relativeTo cwd: String? = nil) throws -> Bool {
         var updated = config
-        var value = value
-        if key == "remote.url", let v = value, let cwd, !v.contains("://"), !v.hasPrefix("/"), GitURL(v)?.scheme != .ssh {
-            value = FileSystem.absolute(FileSystem.join(cwd, v))
-        }
         if let value { try updated.set(key, value) } else { try updated.unset(key) }
+        // The URL (and the kind it is read as) is checked when it is given, never first
+        // on the next cron run; relative folder paths are taken from `cwd`.
+        // A new URL picks its kind again (set remote.kind after it to force one).
+        if ["remote.url", "remote.kind"].contains(key), let url = updated["remote.url"] {
+            let kind = key == "remote.url" ? nil : updated["remote.kind"].flatMap(RemoteKind.init(rawValue:))
+            let address = try RemoteAddress.parse(url, kind: kind, relativeTo: cwd ?? FileManager.default.currentDirectoryPath)
+            try address.checkSeparate(fromTree: layout.root)
+            try updated.set("remote.url", address.url)
+            if config["remote.kind"] != nil || key == "remote.kind" { try updated.set("remote.kind", address.kind.rawValue) }
+        }
         let remoteKeys: Set = ["remote.url", "remote.kind", "remote.branch"]
         let remoteChanged = remoteKeys.contains(key) && updated[key] != config[key] && state.cursor != nil
         if key == "remote.url", let url = updated["remote.url"], (updated["remote.kind"] ?? RemoteKind.detect(url).rawValue) == "dir",
@@ -271,63 +279,13 @@ extension Workspace {
         if dryRun { return report }
         // A fresh changesetId: restoring is a new edit, later than everything before it.
         let stamped = IdentityStamper.stamp(content, scanned: scanned, refId: refId, changesetId: clock.next().description)
+        // Stored first: the recorder keeps an id only where it knows the id names this content.
+        try objects.put(stamped)
         try SafeTreeIO(root: layout.root).write(target, stamped)
         try clock.persist()
         var recorded = SyncReport()
         _ = try recordLocalChanges(write: true, report: &recorded)
         report.recorded += recorded.recorded
-        report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
-        return report
-    }
-}
-
-// MARK: - Conflicts
-
-extension Workspace {
-    /// Conflict records, newest last; open ones only unless `all`.
-    public func conflicts(all: Bool = false) -> [ConflictStore.Record] {
-        conflictStore.list().filter { all || $0.isOpen }
-    }
-
-    /// Settles the open conflicts of a document. `take`: `local` or `remote` makes that
-    /// side's version the document (brought back from the conflict store if it lost),
-    /// a changesetId (or prefix) brings back that stored version, nil accepts the file as
-    /// it is now (edited by hand). The result is journaled and pushed like any edit.
-    public func resolve(_ doc: String, relativeTo cwd: String, take: String?, dryRun: Bool) throws -> SyncReport {
-        var report = SyncReport()
-        report.dryRun = dryRun
-        if !dryRun { _ = try recordLocalChanges(write: true, report: &report) }
-        let (refId, currentPath) = try resolveDocument(doc, relativeTo: cwd)
-        let open = conflictStore.list().filter { $0.refId == refId && $0.isOpen }
-        guard !open.isEmpty else { throw Failure.gaveUp("\(doc) has no open conflict (see `docsync conflicts`)") }
-        var chosen: ConflictStore.Record? = nil
-        switch take {
-        case nil:
-            break
-        case "local", "remote":
-            chosen = open.last { $0.side == take }
-        case let id?:
-            chosen = open.last { $0.changesetId.hasPrefix(id) }
-            if chosen == nil { throw Failure.gaveUp("no stored version '\(id)' in the open conflicts of \(doc); see `docsync conflicts`") }
-        }
-        report.recorded.append(ChangeSummary(kind: "resolve", path: currentPath ?? open.last!.path, refId: refId, changesetId: chosen?.changesetId))
-        if dryRun { return report }
-        if let chosen {
-            let bytes = try conflictStore.bytes(of: chosen)
-            let scanned: ScannedDocument
-            do { scanned = try JSONScanner.scanDocument(bytes) } catch {
-                throw Failure.gaveUp("the stored version \(chosen.changesetId) is not valid JSON (\(error.description))")
-            }
-            let stamped = IdentityStamper.stamp(bytes, scanned: scanned, refId: refId, changesetId: clock.next().description)
-            try SafeTreeIO(root: layout.root).write(currentPath ?? chosen.path, stamped)
-            try clock.persist()
-            var recorded = SyncReport()
-            _ = try recordLocalChanges(write: true, report: &recorded)
-            report.recorded += recorded.recorded
-        }
-        try append([JournalEntry(kind: .resolve, refId: refId, changesetId: chosen?.changesetId, path: currentPath, reason: take ?? "as is")])
-        try checkpoint()
-        _ = try conflictStore.markResolved(refId)
         report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
         return report
     }

@@ -69,6 +69,8 @@ extension Workspace {
             if let hash = action.hash { keep.insert(hash) }
             if let hash = action.fromHash { keep.insert(hash) }
         }
+        // Held remote versions wait here for the local file's fix.
+        for hold in state.held.values { if let hash = hold.hash { keep.insert(hash) } }
         for record in conflictStore.list() {
             if let bytes = try? conflictStore.bytes(of: record) { keep.insert(ContentHash.of(bytes)) }
         }

@@ -27,6 +27,9 @@ public final class Workspace {
 
     public enum Failure: Error, LocalizedError {
         case notATree(String)
+        case insideTree(String, outer: String)
+        /// The remote has not been reached for longer than `sync.maxOfflineDays`.
+        case offlineTooLong(url: String, since: Int64, days: Double, reason: String)
         case alreadyATree(String)
         case notEmpty(String)
         case noRemote
@@ -43,6 +46,11 @@ public final class Workspace {
             switch self {
             case let .notATree(dir): return "not a docsync tree (or any parent up to /): \(dir). Run `docsync init` or `docsync clone URL DIR`"
             case let .alreadyATree(dir): return "\(dir) is already a docsync tree"
+            case let .insideTree(dir, outer):
+                return "\(dir) is inside the docsync tree \(outer); a tree inside another tree would be synced twice. Pick a folder outside it"
+            case let .offlineTooLong(url, since, days, reason):
+                return "remote \(url) has not been reached since \(Timestamp.rfc3339(since)) (more than \(Timestamp.days(days)), sync.maxOfflineDays): \(reason). "
+                    + "Check the URL and the network (`docsync config remote.url`), or raise the limit with `docsync config sync.maxOfflineDays N`. Local changes stay recorded"
             case let .notEmpty(dir): return "\(dir) exists and is not empty"
             case .noRemote: return "no remote configured; set one with `docsync config remote.url PATH`"
             case let .busy(holder): return "another docsync run is working on this tree (\(holder.isEmpty ? "lock held" : holder)); try again later"
@@ -92,26 +100,31 @@ public final class Workspace {
         // A `.docsync/` that lost its config still holds the journal and state: never
         // write over them (docs/RECOVERY.md says how to restore the config).
         if FileSystem.exists(layout.config) || FileSystem.exists(layout.state) { throw Failure.alreadyATree(root) }
+        // Why: a tree inside another tree is synced twice (its documents are also the
+        // outer tree's), and the outer one copies the inner one's metadata around.
+        let parent = (root as NSString).deletingLastPathComponent
+        if root != "/", let outer = TreeLayout.find(from: parent) { throw Failure.insideTree(root, outer: outer.root) }
+        let address = try remoteURL.map { text throws(RemoteAddress.Invalid) in
+            try RemoteAddress.parse(text, kind: kind, relativeTo: FileManager.default.currentDirectoryPath)
+        }
+        try address?.checkSeparate(fromTree: root)
         var createdRemote = false
         var config = Config()
         try config.set("core.replicaId", ReplicaID.generate(), allowReadOnly: true)
         try config.set("core.replicaName", replicaName ?? ProcessInfo.processInfo.hostName)
-        if let remoteURL {
-            let kind = kind ?? RemoteKind.detect(remoteURL)
-            if kind == .git {
+        if let address {
+            if address.kind == .git {
                 // Any git URL; an empty repository is a valid new remote. Local paths are
                 // stored absolute so the tree works from any folder.
-                let url = GitURL(remoteURL)
-                try config.set("remote.url", url?.scheme == .file && !remoteURL.hasPrefix("file://") ? FileSystem.absolute(remoteURL) : remoteURL)
+                try config.set("remote.url", address.url)
                 try config.set("remote.kind", "git")
                 if let branch { try config.set("remote.branch", branch) }
             } else {
-                let absoluteURL = FileSystem.absolute(remoteURL.hasPrefix("file://") ? String(remoteURL.dropFirst(7)) : remoteURL)
-                if !DirectoryRemote.isRemote(absoluteURL) {
-                    try DirectoryRemote.create(at: absoluteURL)
+                if !DirectoryRemote.isRemote(address.url) {
+                    try DirectoryRemote.create(at: address.url)
                     createdRemote = true
                 }
-                try config.set("remote.url", absoluteURL)
+                try config.set("remote.url", address.url)
                 try config.set("remote.kind", "dir")
             }
         }
@@ -120,7 +133,9 @@ public final class Workspace {
         try config.save(to: layout.config)
         try SyncState().save(to: layout.state)
         try FileSystem.writeAtomically(layout.journal, [])
-        return (try open(at: root, readOnly: false), createdRemote)
+        let workspace = try open(at: root, readOnly: false)
+        workspace.noteRemoteReached()
+        return (workspace, createdRemote)
     }
 
     /// Opens the tree containing `directory`, takes its lock (unless read-only) and
@@ -271,6 +286,33 @@ public final class Workspace {
 
     func setLastSync() {
         try? FileSystem.writeAtomically(layout.metadata + "/last-sync", Array("\(FileSystem.currentTimeNanos / 1_000_000)\n".utf8), durable: false)
+    }
+
+    /// `.docsync/reached`: when the tree was made (written once). The
+    /// `sync.maxOfflineDays` clock starts at the later of it and the last sync.
+    var reachedFile: String { layout.metadata + "/reached" }
+
+    func noteRemoteReached() {
+        try? FileSystem.writeAtomically(reachedFile, Array("\(FileSystem.currentTimeNanos / 1_000_000)\n".utf8), durable: false)
+    }
+
+    var remoteReachedAt: Int64? {
+        let made = (try? FileSystem.readFile(reachedFile)).flatMap { Int64(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) }
+        return [made, lastSync, state.lastSync].compactMap { $0 }.max()
+    }
+
+    /// The remote could not be reached: past `sync.maxOfflineDays` since it last was,
+    /// that is an error saying since when (exit 1), not "try again later".
+    func checkOfflineLimit(_ error: RemoteError) throws {
+        guard case let .unreachable(url, reason) = error else { return }
+        guard let since = remoteReachedAt else {
+            noteRemoteReached()
+            return
+        }
+        let days = config.number("sync.maxOfflineDays")
+        if Double(FileSystem.currentTimeNanos / 1_000_000 - since) > days * 86_400_000 {
+            throw Failure.offlineTooLong(url: url, since: since, days: days, reason: reason)
+        }
     }
 
     var lastSync: Int64? {

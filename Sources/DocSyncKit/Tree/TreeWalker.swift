@@ -45,7 +45,9 @@ public struct TreeWalker {
                     $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
                 }
                 if name == "." || name == ".." { continue }
-                if relative.isEmpty && (name == ".docsync" || name == ".git") { continue }
+                // `.docsync/` at any depth is metadata (of this tree, or of a tree or remote
+                // nested in it), never documents.
+                if name == DocumentPath.metadataFolder || (relative.isEmpty && name == ".git") { continue }
                 if name.hasPrefix(".docsync-tmp-") {
                     if removingStaleTemporaryFiles, Self.isStaleTemporary(name) { unlinkat(fd, name, 0) }
                     continue
@@ -55,7 +57,15 @@ public struct TreeWalker {
                 guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
                 let info = FileStat(st)
                 if info.isDirectory {
-                    if !ignore.isIgnored(path, isDirectory: true) { pending.append(path) }
+                    if ignore.isIgnored(path, isDirectory: true) { continue }
+                    // A folder with a `.docsync/` of its own is another tree or a folder
+                    // remote: syncing it as part of this tree would copy it into itself.
+                    var inner = stat()
+                    if fstatat(fd, name + "/" + DocumentPath.metadataFolder, &inner, AT_SYMLINK_NOFOLLOW) == 0 {
+                        skipped.append(Skipped(path: path, reason: "holds a .docsync/ folder (another docsync tree or a folder remote); not synced as part of this tree"))
+                        continue
+                    }
+                    pending.append(path)
                 } else if name.hasSuffix(".json") {
                     if ignore.isIgnored(path, isDirectory: false) { continue }
                     if info.isRegularFile {

@@ -22,9 +22,13 @@ extension DocSync {
             for r in records {
                 let what = r.fields.map { $0.isEmpty ? "whole document" : "fields " + $0.joined(separator: ", ") } ?? "whole document"
                 Output.line("\(r.path)  (\(r.refId))")
-                Output.line("  \(what); policy \(r.policy ?? "lww"); \(Output.time(r.time))" + (r.resolved.map { "; resolved \(Output.time($0))" } ?? ""))
+                let side = workspace.sideHere(of: r).rawValue
+                let by = r.replica.map { $0 == workspace.config.replicaId ? "" : "; recorded by replica \($0)" } ?? ""
+                let decided = r.deleted == true ? "a deletion lost to an edit" : "\(what); policy \((r.policy ?? .lww).rawValue)"
+                Output.line("  \(decided); \(Output.time(r.time))\(by)"
+                            + (r.resolved.map { "; resolved \(Output.time($0))" + (r.take.map { " (took \($0))" } ?? "") } ?? ""))
                 Output.line("  kept    \(r.winner)")
-                Output.line("  stored  \(r.changesetId) (\(r.side) version) in \(r.file ?? "?")")
+                Output.line("  stored  \(r.changesetId) (\(side) \(r.deleted == true ? "deletion" : "version")) in \(r.file ?? "?")")
             }
         }
     }
@@ -32,12 +36,15 @@ extension DocSync {
     struct Resolve: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Settle a document's conflict.",
-            discussion: "--take local or --take remote makes that side's version the document (bringing it back from the conflict store if it lost); --take ID brings back the stored version with that changesetId (or prefix). Without --take, the document is accepted as it is now (after you edited it by hand). The result is journaled and pushed like any edit."
+            discussion: "--take local or --take remote gives the colliding fields that side's values, on top of the document as it is now: edits made since the conflict are kept. --take ID does the same with the stored version with that changesetId (or prefix). For a deletion that lost to an edit, taking the deleting side deletes the document. --whole brings the whole stored version back instead (and says which later edits that undoes). Without --take, the document is accepted as it is now (after you edited it by hand). The result is journaled and pushed like any edit, and the settlement closes the conflict on every replica at their next sync."
         )
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: ArgumentHelp("local, remote, or a stored changesetId.", valueName: "SIDE|ID"))
+        @Option(help: ArgumentHelp("local, remote, or a stored changesetId: whose values the colliding fields get.", valueName: "SIDE|ID"))
         var take: String?
+
+        @Flag(name: .long, help: "Replace the whole document with the stored version taken (undoes edits made since the conflict; the output says which).")
+        var whole = false
 
         @Flag(name: .long, help: "Show what would be done; change nothing.")
         var dryRun = false
@@ -49,7 +56,7 @@ extension DocSync {
             Output.configure(global)
             let workspace = try Workspace.open(at: global.workingDirectory, readOnly: dryRun)
             defer { workspace.close() }
-            let report = try workspace.resolve(document, relativeTo: global.workingDirectory, take: take, dryRun: dryRun)
+            let report = try workspace.resolve(document, relativeTo: global.workingDirectory, take: take, whole: whole, dryRun: dryRun)
             try SyncPrinter(global: global).finish(report, verb: "Resolved")
         }
     }

@@ -11,11 +11,10 @@ struct RemoteOptions: ParsableArguments {
     @Option(help: ArgumentHelp("For git remotes: the branch holding the documents (default main).", valueName: "BRANCH"))
     var branch: String?
 
-    /// Relative folder paths are taken from the working folder; URLs are kept as given.
-    func resolve(_ url: String, from base: String) -> String {
-        if url.contains("://") || url.hasPrefix("/") { return url }
-        if let git = GitURL(url), git.scheme == .ssh { return url }
-        return FileSystem.join(base, url)
+    /// Checks the URL (exit 2 when it can never work) and decides its kind. Relative
+    /// folder paths are taken from the working folder; URLs are kept as given.
+    func address(_ url: String, from base: String) throws -> RemoteAddress {
+        try RemoteAddress.parse(url, kind: kind, relativeTo: base)
     }
 }
 
@@ -43,9 +42,11 @@ extension DocSync {
             Output.configure(global)
             let target = FileSystem.join(global.workingDirectory, directory ?? "")
             let path = directory.map { $0.hasPrefix("/") ? $0 : target } ?? global.workingDirectory
+            let address = try remote.map { try remoteOptions.address($0, from: global.workingDirectory) }
+            try address?.checkSeparate(fromTree: FileSystem.absolute(path))
             try FileSystem.createDirectories(FileSystem.absolute(path))
-            let (workspace, createdRemote) = try Workspace.initialize(at: path, remoteURL: remote.map { remoteOptions.resolve($0, from: global.workingDirectory) },
-                                                                      kind: remoteOptions.kind, branch: remoteOptions.branch, replicaName: name)
+            let (workspace, createdRemote) = try Workspace.initialize(at: path, remoteURL: address?.url, kind: address?.kind,
+                                                                      branch: remoteOptions.branch, replicaName: name)
             defer { workspace.close() }
             if global.json {
                 try Output.json(["root": workspace.layout.root, "replicaId": workspace.config.replicaId, "remote": workspace.config["remote.url"] ?? ""])
@@ -80,8 +81,9 @@ extension DocSync {
         func run() throws {
             Output.configure(global)
             let base = global.workingDirectory
-            let (workspace, report) = try Workspace.clone(url: remoteOptions.resolve(url, from: base), into: directory.hasPrefix("/") ? directory : FileSystem.join(base, directory),
-                                                          kind: remoteOptions.kind, branch: remoteOptions.branch, replicaName: name)
+            let address = try remoteOptions.address(url, from: base)
+            let (workspace, report) = try Workspace.clone(url: address.url, into: directory.hasPrefix("/") ? directory : FileSystem.join(base, directory),
+                                                          kind: address.kind, branch: remoteOptions.branch, replicaName: name)
             defer { workspace.close() }
             try SyncPrinter(global: global).finish(report, verb: "Cloned", extraLine: "into \(workspace.layout.root)")
         }

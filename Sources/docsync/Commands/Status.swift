@@ -23,9 +23,15 @@ extension DocSync {
             section("Pending (recorded, not yet on the remote)", status.pending.map { "\($0.kind.padding(6))  \($0.path)" })
             section("Unrecorded changes on disk", status.unrecorded.map { "\($0.kind.padding(6))  \($0.path)" })
             section("Conflicts, open",
-                    status.conflicts.map { "\($0.path)  \($0.side) version \($0.changesetId) lost to \($0.winner)" + ($0.fields.map { $0.isEmpty ? "" : " (fields: \($0.joined(separator: ", ")))" } ?? "") },
+                    status.conflicts.map { record in
+                        let side = workspace.sideHere(of: record).rawValue
+                        let what = record.deleted == true ? "\(side) deletion lost to \(record.winner)" : "\(side) version \(record.changesetId) lost to \(record.winner)"
+                        return "\(record.path)  \(what)" + (record.fields.map { $0.isEmpty ? "" : " (fields: \($0.joined(separator: ", ")))" } ?? "")
+                    },
                     hint: "the losing versions are kept in .docsync/conflicts/; `docsync conflicts` lists them, `docsync resolve DOC` settles one")
-            if status.pending.isEmpty && status.unrecorded.isEmpty && status.conflicts.isEmpty && status.problems.isEmpty {
+            section("Waiting for a file to be valid again", status.waiting,
+                    hint: "a remote version arrived while the file was not valid JSON; it is merged with your fix on the next sync")
+            if status.pending.isEmpty && status.unrecorded.isEmpty && status.conflicts.isEmpty && status.problems.isEmpty && status.waiting.isEmpty {
                 Output.line("Nothing to sync.")
             }
             if !status.problems.isEmpty {

@@ -130,9 +130,15 @@ struct SyncPrinter {
             for c in report.pushed { Output.line("\(tag)push    \(c.kind.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")) }
             for c in report.conflicts {
                 let fields = c.fields.map { $0.isEmpty ? "" : " (fields \($0.joined(separator: ", ")))" } ?? ""
+                if let by = c.recordedBy {
+                    let what = c.stored.hasSuffix("deletion") ? "your deletion" : "your version \(c.storedChangesetId)"
+                    Output.line("conflict        \(c.path)\(fields): \(what) lost to \(c.keptChangesetId) at replica \(by) (kept in \(c.file ?? "the conflict store"))")
+                    continue
+                }
                 Output.line("conflict        \(c.path)\(fields): kept \(c.kept) \(c.keptChangesetId), \(c.stored) version \(c.storedChangesetId) stored" + (c.file.map { " in \($0)" } ?? ""))
             }
             for n in report.notices { Output.line("note            \(n)") }
+            for w in report.waiting { Output.line("waiting         \(w) (merged with the file once it is valid again)") }
             var parts = ["\(report.recorded.count) recorded", "\(report.pulled.count) pulled", "\(report.pushed.count) pushed"]
             if !report.conflicts.isEmpty { parts.append("\(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s")") }
             if !report.problems.isEmpty { parts.append("\(report.problems.count) file\(report.problems.count == 1 ? "" : "s") skipped") }

@@ -1,0 +1,37 @@
+/// Everything one pull will do, decided before anything is written: applying it is a
+/// separate, small step (`Workspace.apply(_:)`), and `--dry-run` prints it and stops.
+///
+/// Order of application (each step safe to die after, see docs/RELIABILITY.md):
+/// 1. `objects`: contents the batch refers to (remote versions, merge results);
+/// 2. `conflicts`: losing versions kept aside, and records arriving from the remote;
+/// 3. `batch`: one all-or-nothing journal batch (bases, holds, file operations, new
+///    local actions);
+/// 4. the `.apply` entries of the batch, as file operations in the tree (redone from
+///    the journal after a crash);
+/// 5. the cursor, if every document could be applied.
+public struct PullPlan: Sendable {
+    public var objects: [String: [UInt8]] = [:]
+    public var conflicts: [ConflictStore.Record] = []
+    /// Bytes of the losing versions in `conflicts`, by record key.
+    var conflictBytes: [String: [UInt8]] = [:]
+    /// Conflict records (and resolutions) that arrived from the remote.
+    public var incoming: [SharedConflict] = []
+    /// Held versions merged now: their records are settled by this pull.
+    public var settledHolds: [String] = []
+    public var batch: [JournalEntry] = []
+    public var cursor: String
+    /// What to tell the user.
+    public var pulled: [ChangeSummary] = []
+    public var conflictSummaries: [ConflictSummary] = []
+    public var notices: [String] = []
+    public var problems: [String] = []
+
+    init(cursor: String) { self.cursor = cursor }
+
+    /// The file operations of the batch.
+    public var fileOperations: [JournalEntry] { batch.filter { $0.kind == .apply } }
+
+    public var isEmpty: Bool { batch.isEmpty && conflicts.isEmpty && incoming.isEmpty }
+
+    static func key(_ record: ConflictStore.Record) -> String { record.refId + "\u{0}" + record.changesetId }
+}

@@ -1,0 +1,236 @@
+/// Decides what a pull does: from the sync state, the recorded local state and the
+/// remote's changes to a `PullPlan`. It reads (remote contents, stored objects, which
+/// tree paths are taken) but writes nothing, so a dry run is this and nothing else.
+///
+/// Per document, the three-way decision is `Reconciler.decide`; then, in this order:
+/// - the local file is not a valid document: the remote version is held aside (the base
+///   does not move), and merged with the fix once the file is valid again;
+/// - the target path belongs to another document: the incoming one goes beside it;
+/// - content changed on both sides: the same edit is taken as is, otherwise the policy
+///   for the path settles it (field merge by default); the version that lost is kept;
+/// - an edit beat a deletion: recorded like a conflict;
+/// - journal: pending actions finished or superseded, the new base, the file operation,
+///   and whatever the outcome leaves to push.
+struct PullPlanner {
+    let base: [String: DocVersion]
+    let pending: [JournalEntry]
+    let held: [String: JournalEntry]
+    let tracked: [String: DocVersion]
+    /// Tracked paths whose files are not valid documents right now.
+    let unreadable: Set<String>
+    let config: Config
+    let replicaId: String
+    let clock: HybridLogicalClock
+    /// The bytes of a remote version.
+    let readRemote: (RemoteEntry) throws -> [UInt8]
+    /// The bytes of a stored object (local versions, held versions, the base).
+    let readObject: (String) throws -> [UInt8]
+    /// Whether a file exists at this tree path.
+    let isOccupied: (String) -> Bool
+    /// The conflict record this replica has of a document's stored version.
+    let knownConflict: (String, String) -> ConflictStore.Record?
+
+    /// One remote change to reconcile; `held` when it is a version held aside earlier
+    /// (its bytes are in the object store).
+    private struct Incoming {
+        var entry: RemoteEntry
+        var held: Bool
+    }
+
+    func plan(_ changes: RemoteChanges, time: Int64) throws -> PullPlan {
+        var plan = PullPlan(cursor: changes.cursor)
+        plan.problems = changes.warnings
+        plan.incoming = changes.conflicts.filter { shared in
+            guard let known = knownConflict(shared.record.refId, shared.record.changesetId) else { return true }
+            return known.isOpen && !shared.record.isOpen
+        }
+        // The replica whose version lost hears of it (a conflict of its own, exit 3);
+        // the others just list the record.
+        for shared in plan.incoming where shared.record.isOpen && shared.record.replica != replicaId && shared.record.lostBy == replicaId {
+            plan.conflictSummaries.append(ConflictSummary(refId: shared.record.refId, path: shared.record.path, kept: "remote",
+                                                          keptChangesetId: shared.record.winner, stored: shared.record.deleted == true ? "deletion" : "version",
+                                                          storedChangesetId: shared.record.changesetId, file: shared.record.file,
+                                                          fields: shared.record.fields, recordedBy: shared.record.replica))
+        }
+
+        var incoming = changes.entries.map { Incoming(entry: $0, held: false) }
+        let named = Set(changes.entries.map(\.refId))
+        for (refId, hold) in held.sorted(by: { $0.key < $1.key }) {
+            let localPath = tracked[refId]?.path
+            if named.contains(refId) {
+                if localPath.map({ !unreadable.contains($0) }) ?? true { plan.settledHolds.append(refId) }
+                continue
+            }
+            guard localPath.map({ !unreadable.contains($0) }) ?? true else { continue }
+            // The file is valid again: the held version meets the fix three-way.
+            incoming.append(Incoming(entry: RemoteEntry(refId: refId, changesetId: hold.changesetId ?? "", hash: hold.hash, path: hold.path,
+                                                        deleted: hold.deleted == true, replica: "", time: hold.time), held: true))
+            plan.settledHolds.append(refId)
+        }
+
+        let trackedByPath = Dictionary(tracked.values.map { ($0.path, $0.refId) }, uniquingKeysWith: { a, _ in a })
+        var claimedPaths = Set<String>()
+        var vacated = Set<String>()
+        var decisions: [(Incoming, Reconciler.Decision, DocVersion?)] = []
+
+        for change in incoming {
+            clock.observe(change.entry.changesetId)
+            let refId = change.entry.refId
+            var base = self.base[refId]
+            let local = tracked[refId]
+            // The remote holds a version this tree pushed but never journaled as pushed (a
+            // crash between the remote's commit and `done`): our own version, the base of
+            // what was edited since, not a concurrent change.
+            if let remoteVersion = change.entry.version, remoteVersion != base,
+               let landed = pending.lastIndex(where: { $0.refId == refId && $0.resultingVersion == remoteVersion }) {
+                let seqs = pending[...landed].filter { $0.refId == refId }.map(\.seq)
+                plan.batch.append(JournalEntry(kind: .done, refId: refId, seqs: seqs, reason: "pushed"))
+                base = remoteVersion
+            }
+            guard let decision = Reconciler.decide(base: base, local: local, remote: change.entry.version) else { continue }
+            decisions.append((change, decision, base))
+            // Why not an invalid file: it stays where it is, so its path is not free.
+            if let from = local?.path, decision.result?.path != from, !unreadable.contains(from) { vacated.insert(from) }
+        }
+
+        for (change, initial, base) in decisions {
+            var decision = initial
+            let refId = change.entry.refId
+            let local = tracked[refId]
+            let remoteVersion = change.entry.version
+            let publishedVersion = change.entry.publishedHash.map { hash in
+                remoteVersion.map { DocVersion(refId: $0.refId, changesetId: "", hash: hash, path: $0.path) }
+            } ?? remoteVersion
+            func bytes() throws -> [UInt8] {
+                change.held ? try readObject(change.entry.hash ?? "") : try readRemote(change.entry)
+            }
+
+            // The local file is not a valid document right now: never overwrite it. The
+            // remote version waits aside (the base stays), to meet the fix three-way.
+            if let local, unreadable.contains(local.path) {
+                if let remoteVersion { plan.objects[remoteVersion.hash] = try bytes() }
+                plan.batch.append(JournalEntry(kind: .held, refId: refId, changesetId: change.entry.changesetId, hash: remoteVersion?.hash,
+                                               path: remoteVersion?.path ?? change.entry.path, deleted: remoteVersion == nil))
+                plan.notices.append("\(local.path): not a valid document here, so the remote \(remoteVersion == nil ? "deletion" : "version") waits; "
+                                    + "it is merged with your fix on the first sync after the file is valid again")
+                continue
+            }
+            // Never write over a file that is not this document's own.
+            if var result = decision.result, result.path != local?.path {
+                let isFree: (String) -> Bool = { path in
+                    !claimedPaths.contains(path) && (vacated.contains(path) || (trackedByPath[path] == nil && !isOccupied(path)))
+                }
+                if !isFree(result.path) {
+                    let original = result.path
+                    result.path = DocumentPath.sibling(of: original, tag: String(refId.prefix(8)), isFree: isFree)
+                    decision.result = result
+                    plan.notices.append("\(original): both sides have a different document at this path; the incoming one is kept as \(result.path)")
+                }
+            }
+            if let result = decision.result { claimedPaths.insert(result.path) }
+
+            var settled: (policy: MergePolicy, fields: [String], merged: Bool)? = nil
+            var remoteBytes: [UInt8]? = nil
+            if let remoteVersion, decision.contentFrom == .remote || decision.loser != nil {
+                let fetched = try bytes()
+                remoteBytes = fetched
+                plan.objects[remoteVersion.hash] = fetched
+                let localBytes = try decision.loser == nil ? nil : local.map { try readObject($0.hash) }
+                // The same edit made on both sides differs only in the stamped
+                // changesetId: take the remote's, no conflict (but two equal additions to
+                // a counter are two additions).
+                let baseBytes = try base.map { try readObject($0.hash) }
+                if decision.loser != nil, let local, let localBytes, ContentIdentity.sameApartFromChangesetId(localBytes, fetched),
+                   !(config.policy(for: decision.result?.path ?? local.path) == .merge
+                     && ContentPolicy.changesCounters(base: baseBytes, edited: localBytes, counters: config.counters)) {
+                    decision.loser = nil
+                    decision.contentFrom = .remote
+                    decision.notice = nil
+                    decision.result = DocVersion(refId: refId, changesetId: remoteVersion.changesetId, hash: remoteVersion.hash,
+                                                 path: decision.result?.path ?? remoteVersion.path)
+                }
+                // Content changed differently on both sides: the policy for this path
+                // settles it (field merge by default).
+                if decision.loser != nil, let local, let localBytes, let target = decision.result?.path {
+                    let policy = config.policy(for: target)
+                    let outcome = ContentPolicy(policy: policy, counters: config.counters).settle(
+                        base: baseBytes, local: local, localBytes: localBytes,
+                        remote: remoteVersion, remoteBytes: fetched, path: target, newChangesetId: { clock.next().description })
+                    if let merged = outcome.mergedBytes { plan.objects[outcome.result.hash] = merged }
+                    decision.result = outcome.result
+                    decision.contentFrom = outcome.contentFrom ?? .local
+                    decision.loser = outcome.loser
+                    decision.notice = outcome.notice
+                    settled = (policy, outcome.fields, outcome.mergedBytes != nil)
+                }
+            }
+            for notice in [decision.pathNotice, decision.notice].compactMap({ $0 }) {
+                plan.notices.append("\(decision.result?.path ?? local?.path ?? refId): \(notice)")
+            }
+            let winner = decision.result?.changesetId ?? ""
+            if let loser = decision.loser {
+                let loserBytes = loser.side == .remote ? remoteBytes : try readObject(loser.version.hash)
+                var fields = settled?.fields ?? []
+                if fields.isEmpty, let loserBytes, let winnerBytes = try? decision.result.map({ try plan.objects[$0.hash] ?? readObject($0.hash) }),
+                   let a = try? JSONValueParser.parse(loserBytes), let b = try? JSONValueParser.parse(winnerBytes) {
+                    fields = FieldPaths.differing(a, b)
+                }
+                let record = ConflictStore.Record(refId: refId, changesetId: loser.version.changesetId, path: loser.version.path, side: loser.side,
+                                                  winner: winner, time: time, policy: settled?.policy ?? .lww, fields: fields, replica: replicaId,
+                                                  lostBy: ChangesetID(loser.version.changesetId)?.replica)
+                keep(record, bytes: loserBytes, in: &plan)
+                plan.conflictSummaries.append(ConflictSummary(refId: refId, path: decision.result?.path ?? loser.version.path,
+                                                              kept: settled?.merged == true ? "merged" : decision.contentFrom.rawValue,
+                                                              keptChangesetId: winner, stored: loser.side.rawValue,
+                                                              storedChangesetId: loser.version.changesetId, file: record.file, fields: record.fields))
+                plan.batch.append(JournalEntry(kind: .conflict, refId: refId, changesetId: loser.version.changesetId, path: loser.version.path,
+                                               reason: loser.side.rawValue))
+            }
+            if let side = decision.lostDeletion, let kept = decision.result {
+                // An edit beat a deletion: the deleted version is kept with the record.
+                let deletedId = side == .remote ? change.entry.changesetId : (base?.changesetId ?? kept.changesetId)
+                let record = ConflictStore.Record(refId: refId, changesetId: deletedId, path: base?.path ?? kept.path, side: side, winner: kept.changesetId,
+                                                  time: time, deleted: true, replica: replicaId,
+                                                  lostBy: side == .local ? replicaId : change.entry.replica, reason: "an edit beat a deletion")
+                keep(record, bytes: try base.map { try readObject($0.hash) }, in: &plan)
+                plan.conflictSummaries.append(ConflictSummary(refId: refId, path: kept.path, kept: side == .local ? "remote" : "local",
+                                                              keptChangesetId: kept.changesetId, stored: "\(side.rawValue) deletion",
+                                                              storedChangesetId: deletedId, file: record.file))
+                plan.batch.append(JournalEntry(kind: .conflict, refId: refId, changesetId: deletedId, path: record.path,
+                                               deleted: true, reason: side.rawValue))
+            }
+
+            let result = decision.result
+            let pendingSeqs = pending.filter { $0.refId == refId }.map(\.seq)
+            // Pending actions describe the old local state: finished if the outcome is
+            // what the remote has, replaced if the outcome is not what they describe.
+            if !pendingSeqs.isEmpty && (result != local || result == publishedVersion) {
+                plan.batch.append(JournalEntry(kind: .done, refId: refId, seqs: pendingSeqs, reason: "superseded"))
+            }
+            plan.batch.append(JournalEntry(kind: .seen, refId: refId, changesetId: publishedVersion?.changesetId ?? change.entry.changesetId,
+                                           hash: publishedVersion?.hash, path: publishedVersion?.path ?? change.entry.path, deleted: publishedVersion == nil))
+            if result != local {
+                plan.batch.append(JournalEntry(kind: .apply, refId: refId, changesetId: result?.changesetId ?? change.entry.changesetId, hash: result?.hash,
+                                               path: result?.path, fromPath: local?.path, fromHash: local?.hash, deleted: result == nil))
+                plan.pulled.append(ChangeSummary(kind: result == nil ? "delete" : (local == nil ? "create" : (local?.hash == result?.hash ? "rename" : "update")),
+                                                 path: result?.path ?? local?.path ?? "", refId: refId, changesetId: result?.changesetId,
+                                                 fromPath: result != nil && local?.path != result?.path ? local?.path : nil))
+            }
+            // The outcome differs from what the remote has: that difference is a local
+            // change to push (a path kept apart, a local edit that won, a merge).
+            if let result, result != publishedVersion, result != local || pendingSeqs.isEmpty {
+                let kind: JournalEntry.Kind = publishedVersion == nil ? .create : (result.hash == publishedVersion?.hash ? .rename : .update)
+                plan.batch.append(JournalEntry(kind: kind, refId: refId, changesetId: result.changesetId, hash: result.hash, path: result.path,
+                                               fromPath: publishedVersion?.path != result.path ? publishedVersion?.path : nil))
+            }
+        }
+        return plan
+    }
+
+    private func keep(_ record: ConflictStore.Record, bytes: [UInt8]?, in plan: inout PullPlan) {
+        var record = record
+        record.shared = false
+        plan.conflicts.append(record)
+        if let bytes { plan.conflictBytes[PullPlan.key(record)] = bytes }
+    }
+}

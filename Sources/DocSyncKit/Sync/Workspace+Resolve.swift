@@ -1,0 +1,144 @@
+import Foundation
+
+// MARK: - Conflicts and resolve
+
+extension Workspace {
+    /// Conflict records, newest last; open ones only unless `all`.
+    public func conflicts(all: Bool = false) -> [ConflictStore.Record] {
+        conflictStore.list().filter { all || $0.isOpen }
+    }
+
+    /// Which side of this replica a record's stored version is: records arriving from
+    /// another replica say "local" for that replica's own version.
+    public func sideHere(of record: ConflictStore.Record) -> Reconciler.Side {
+        guard let by = record.replica, by != config.replicaId else { return record.side }
+        return record.side == .local ? .remote : .local
+    }
+
+    /// What `resolve` will write: nil when the document stays as it is.
+    enum ResolveWrite {
+        case fields(JSONValue, replaced: [String])
+        case whole([UInt8], undone: [String])
+        case delete
+    }
+
+    /// Settles the open conflicts of a document.
+    /// - `take` nil: the document is accepted as it is now (edited by hand).
+    /// - `local` / `remote`: that side's values of the colliding fields, on top of the
+    ///   document as it is now: edits made since the conflict stay. A side whose deletion
+    ///   lost to an edit: taking it deletes the document.
+    /// - a changesetId (or prefix): that stored version's values of its colliding fields.
+    /// - `whole`: the chosen stored version replaces the whole document; the report says
+    ///   which later edits that undoes.
+    /// The result is journaled and pushed like any edit; the settlement travels through
+    /// the remote and closes the conflict on every replica.
+    public func resolve(_ doc: String, relativeTo cwd: String, take: String?, whole: Bool = false, dryRun: Bool) throws -> SyncReport {
+        var report = SyncReport()
+        report.dryRun = dryRun
+        if !dryRun { _ = try recordLocalChanges(write: true, report: &report) }
+        let (refId, currentPath) = try resolveDocument(doc, relativeTo: cwd)
+        let open = conflictStore.list().filter { $0.refId == refId && $0.isOpen }
+        guard !open.isEmpty else { throw Failure.gaveUp("\(doc) has no open conflict (see `docsync conflicts`)") }
+        let path = currentPath ?? open.last!.path
+
+        // The stored version whose values are wanted (nil: the kept side, already there).
+        var chosen: ConflictStore.Record? = nil
+        switch take {
+        case nil:
+            if whole { throw Failure.gaveUp("--whole needs --take local|remote|ID: which stored version to bring back") }
+        case "local", "remote":
+            chosen = open.last { sideHere(of: $0).rawValue == take }
+        case let id?:
+            let matches = open.filter { $0.changesetId.hasPrefix(id) }
+            guard let match = matches.last else {
+                throw Failure.gaveUp("no stored version '\(id)' in the open conflicts of \(doc); see `docsync conflicts`")
+            }
+            if Set(matches.map(\.changesetId)).count > 1 {
+                throw Failure.gaveUp("'\(id)' matches several stored versions of \(doc): \(matches.map(\.changesetId).joined(separator: ", "))")
+            }
+            chosen = match
+        }
+
+        let write = try chosen.map { try plannedWrite(for: $0, documentPath: path, whole: whole) } ?? nil
+        switch write {
+        case let .fields(_, replaced):
+            report.notices.append("\(path): took the \(describeSide(chosen!)) values of \(replaced.joined(separator: ", ")); every other field stays as it is now")
+        case let .whole(_, undone):
+            report.notices.append("\(path): brought back the whole stored version \(chosen!.changesetId)"
+                                  + (undone.isEmpty ? "" : "; this undoes later edits of \(undone.joined(separator: ", "))"))
+        case .delete:
+            report.notices.append("\(path): the deletion wins; the document is deleted")
+        case nil:
+            report.notices.append("\(path): kept as it is now")
+        }
+        report.recorded.append(ChangeSummary(kind: "resolve", path: path, refId: refId, changesetId: chosen?.changesetId))
+        if dryRun { return report }
+
+        let io = SafeTreeIO(root: layout.root)
+        switch write {
+        case let .fields(value, _):
+            let current = try io.readIfPresent(path) ?? []
+            var stamped = value
+            if case .object(var members) = stamped {
+                members["changesetId"] = .string(clock.next().description)
+                stamped = .object(members)
+            }
+            let bytes = ContentPolicy.keepingLineEndsAndBOM(of: current, JSONValueWriter.write(stamped, indent: JSONValueWriter.detectIndent(of: current)))
+            try objects.put(bytes)
+            try io.write(path, bytes)
+        case let .whole(bytes, _):
+            let scanned = try JSONScanner.scanDocument(bytes)
+            let stamped = IdentityStamper.stamp(bytes, scanned: scanned, refId: refId, changesetId: clock.next().description)
+            try objects.put(stamped)
+            try io.write(path, stamped)
+        case .delete:
+            try io.remove(path)
+        case nil:
+            break
+        }
+        if write != nil {
+            objects.flush()
+            try clock.persist()
+            var recorded = SyncReport()
+            _ = try recordLocalChanges(write: true, report: &recorded)
+            report.recorded += recorded.recorded
+        }
+        try append([JournalEntry(kind: .resolve, refId: refId, changesetId: chosen?.changesetId, path: currentPath, reason: take ?? "as is")])
+        try checkpoint()
+        _ = try conflictStore.markResolved(refId, take: take ?? "as is", by: config.replicaId)
+        report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
+        return report
+    }
+
+    private func describeSide(_ record: ConflictStore.Record) -> String {
+        "\(sideHere(of: record).rawValue) version \(record.changesetId)'s"
+    }
+
+    /// The document after taking `record`'s side, from the file as it is now.
+    private func plannedWrite(for record: ConflictStore.Record, documentPath: String, whole: Bool) throws -> ResolveWrite? {
+        if record.deleted == true { return .delete }
+        let stored = try conflictStore.bytes(of: record)
+        guard let storedValue = try? JSONValueParser.parse(stored) else {
+            throw Failure.gaveUp("the stored version \(record.changesetId) is not valid JSON")
+        }
+        let currentBytes = try SafeTreeIO(root: layout.root).readIfPresent(documentPath)
+        guard let currentBytes else {
+            if whole { return .whole(stored, undone: []) }
+            throw Failure.gaveUp("\(documentPath) is not in the tree; bring the whole stored version back with --whole")
+        }
+        guard let current = try? JSONValueParser.parse(currentBytes) else {
+            throw Failure.gaveUp("\(documentPath) is not valid JSON right now; fix it first (or take the whole stored version with --whole)")
+        }
+        if whole {
+            let fields = Set(record.fields ?? [])
+            return .whole(stored, undone: FieldPaths.differing(current, storedValue).filter { !fields.contains($0) })
+        }
+        guard let fields = record.fields, !fields.isEmpty else {
+            throw Failure.gaveUp("this conflict record names no fields (an older docsync recorded it); take the whole stored version with --whole")
+        }
+        var result = current
+        for field in fields { result = FieldPaths.setting(FieldPaths.value(at: field, in: storedValue), at: field, in: result) }
+        if result == current { return nil }
+        return .fields(result, replaced: fields)
+    }
+}
