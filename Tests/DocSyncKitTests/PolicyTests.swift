@@ -1,6 +1,9 @@
 import Foundation
 import Testing
 @testable import DocSyncKit
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Conflicting edits settled by the configured policy, on both remote kinds, through
 /// the engine: three replicas, real folders, a real bare repository.
@@ -29,10 +32,19 @@ import Testing
             return try ws.run(.both)
         }
 
+        /// Edits are saved in the order they are made: each one's mtime is at least 2 ms
+        /// after the previous one's, so "the later save wins" is this order even when two
+        /// edits fall in the same millisecond.
+        private var lastSave: Double = 0
+
         func edit(_ i: Int, _ from: String, _ to: String) {
             let text = files.read(dirs[i], "rec.json")!
             precondition(text.contains(from), "\(from) not in \(text)")
             files.write(dirs[i], "rec.json", text.replacingOccurrences(of: from, with: to))
+            lastSave = max(Date().timeIntervalSince1970, lastSave + 0.002)
+            var times = [timespec(tv_sec: Int(lastSave), tv_nsec: Int((lastSave - lastSave.rounded(.down)) * 1e9))]
+            times.append(times[0])
+            precondition(utimensat(AT_FDCWD, dirs[i] + "/rec.json", &times, 0) == 0)
         }
 
         func json(_ i: Int) -> [String: Any] {

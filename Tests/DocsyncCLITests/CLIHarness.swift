@@ -366,6 +366,25 @@ func rewriteInPlace(_ path: String, _ bytes: [UInt8]) {
     try! handle.close()
 }
 
+/// Gives files saved one after another strictly increasing mtimes (at least 2 ms apart,
+/// never before now), so that "the later save wins" follows the order a test edits in,
+/// even when two edits fall in the same millisecond.
+final class SaveClock: @unchecked Sendable {
+    static let shared = SaveClock()
+    private let lock = NSLock()
+    private var last: Double = 0
+
+    func stamp(_ path: String) {
+        lock.lock()
+        last = max(Date().timeIntervalSince1970, last + 0.002)
+        let when = last
+        lock.unlock()
+        let ts = timespec(tv_sec: Int(when), tv_nsec: Int((when - when.rounded(.down)) * 1e9))
+        var times = [ts, ts]
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0, "set the mtime of \(path)")
+    }
+}
+
 /// The way editors save: write a temp file next to it, then rename it over the original.
 func editorSave(_ path: String, _ bytes: [UInt8]) {
     let temp = (path as NSString).deletingLastPathComponent + "/.\((path as NSString).lastPathComponent).swp"

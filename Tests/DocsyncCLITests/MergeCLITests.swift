@@ -30,8 +30,11 @@ struct MergeCLITests {
         return [a, box.replica("b"), box.replica("c")]
     }
 
+    /// An edit saved after every earlier one (mtimes at least 2 ms apart, even when two
+    /// edits fall in the same millisecond): "the later save wins" is the order of edits.
     static func edit(_ r: Replica, _ old: String, _ new: String) {
         r.write("rec.json", r.read("rec.json")!.replacing(old, with: new))
+        SaveClock.shared.stamp(r.path("rec.json"))
     }
 
     /// Two rounds of syncs in order, so every replica has seen every change.
