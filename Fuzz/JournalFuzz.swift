@@ -161,7 +161,7 @@ private func rawMode(_ bytes: [UInt8]) {
 
 // MARK: - Entries appended by the engine
 
-private let kinds: [JournalEntry.Kind] = [.create, .update, .rename, .delete, .done, .apply, .seen, .conflict, .cursor, .resolve]
+private let kinds: [JournalEntry.Kind] = [.create, .update, .rename, .delete, .done, .apply, .seen, .held, .conflict, .cursor, .resolve]
 
 /// Entry description: kind byte, flags byte (which optional fields follow), then one
 /// length-prefixed string per string field present and a count + bytes for `seqs`.
@@ -172,12 +172,19 @@ private func entriesMode(_ reader: inout FuzzReader) {
         let kind = kinds[Int(reader.byte()) % kinds.count]
         let flags = reader.byte()
         func text(_ bit: UInt8) -> String? { flags & bit != 0 ? String(decoding: reader.chunk(), as: UTF8.self) : nil }
-        var entry = JournalEntry(kind: kind, refId: text(1), changesetId: text(2), hash: text(4), path: text(8), fromPath: text(16),
-                                 reason: text(32), cursor: text(64))
-        if flags & 128 != 0 {
-            entry.deleted = reader.byte() & 1 == 1
-            entry.seqs = reader.chunk().map { Int($0) - 100 }
+        // The fields as a flat line, decoded the way a journal line is: combinations that
+        // do not fit the kind are refused there, so only entries the engine can make are
+        // appended.
+        var fields: [String: Any] = ["seq": 0, "time": 1, "kind": kind.rawValue]
+        for (bit, key) in [(UInt8(1), "refId"), (2, "changesetId"), (4, "hash"), (8, "path"), (16, "fromPath"), (32, "reason"), (64, "cursor")] {
+            if let value = text(bit) { fields[key] = value }
         }
+        if flags & 128 != 0 {
+            fields["deleted"] = reader.byte() & 1 == 1
+            fields["seqs"] = reader.chunk().map { Int($0) - 100 }
+        }
+        guard let data = try? JSONSerialization.data(withJSONObject: fields),
+              let entry = try? JournalEntry.decode(String(decoding: data, as: UTF8.self)) else { continue }
         entries.append(entry)
     }
     let damage = reader.byte(), where1 = Int(reader.byte()), where2 = Int(reader.byte())

@@ -46,7 +46,8 @@ ENGINE=Sources/DocSyncKit
 SOURCES_JSON=("$ENGINE"/Document/*.swift "$ENGINE"/Merge/JSONValue*.swift)
 SOURCES_JOURNAL=("$ENGINE/Support/ChecksummedLines.swift" "$ENGINE/Support/ContentHash.swift"
                  "$ENGINE/Support/FileSystem.swift" "$ENGINE/State/Journal.swift"
-                 "$ENGINE/State/JournalEntry.swift" "$ENGINE/State/DocVersion.swift")
+                 "$ENGINE/State/JournalEntry.swift" "$ENGINE/State/DocVersion.swift"
+                 "$ENGINE/Sync/Reconciler.swift" "$ENGINE/Identity/ChangesetID.swift")
 
 harness_of() {
     case "$1" in

@@ -25,17 +25,8 @@ struct DryRunPlanTests {
         }
     }
 
-    struct Rng {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
+    /// The convergence fuzzer's seeded generator.
+    typealias Rng = ConvergenceFuzzTests.Rng
 
     static let seed: UInt64 = {
         if let text = ProcessInfo.processInfo.environment["DOCSYNC_DRYRUN_SEED"], let seed = UInt64(text) { return seed }

@@ -32,11 +32,11 @@ import Testing
         #expect(journal.nextSeq == 2)
 
         // The largest seq still accepted leaves room to number on.
-        let line = ChecksummedLines.encode("{\"seq\":\(Journal.maxSeq),\"kind\":\"update\",\"time\":1}")
+        let line = ChecksummedLines.encode("{\"seq\":\(Journal.maxSeq),\"kind\":\"update\",\"time\":1,\"refId\":\"r\",\"changesetId\":\"c\",\"hash\":\"h\",\"path\":\"p.json\"}")
         try FileSystem.writeAtomically(path, Array(line.utf8), durable: false)
         let big = Journal(path: path)
         #expect(try big.read(repair: false).map(\.seq) == [Journal.maxSeq])
-        #expect(try big.append([JournalEntry(kind: .update)]).map(\.seq) == [Journal.maxSeq + 1])
+        #expect(try big.append([JournalEntry(.local(.update, version: DocVersion(refId: "r", changesetId: "c", hash: "h", path: "p.json"), fromPath: nil))]).map(\.seq) == [Journal.maxSeq + 1])
     }
 
     /// A line whose payload is not UTF-8 but whose checksum is that of the payload with

@@ -5,9 +5,9 @@ import Testing
 @Suite struct JournalTests {
     func sampleEntries() -> [JournalEntry] {
         [
-            JournalEntry(kind: .create, refId: "r1", changesetId: "c1", hash: String(repeating: "a", count: 64), path: "a.json"),
-            JournalEntry(kind: .update, refId: "r1", changesetId: "c2", hash: String(repeating: "b", count: 64), path: "a.json"),
-            JournalEntry(kind: .rename, refId: "r1", changesetId: "c2", hash: String(repeating: "b", count: 64), path: "b/ü \"x\".json", fromPath: "a.json"),
+            JournalEntry(.local(.create, version: DocVersion(refId: "r1", changesetId: "c1", hash: String(repeating: "a", count: 64), path: "a.json"), fromPath: nil)),
+            JournalEntry(.local(.update, version: DocVersion(refId: "r1", changesetId: "c2", hash: String(repeating: "b", count: 64), path: "a.json"), fromPath: nil)),
+            JournalEntry(.local(.rename, version: DocVersion(refId: "r1", changesetId: "c2", hash: String(repeating: "b", count: 64), path: "b/ü \"x\".json"), fromPath: "a.json")),
         ]
     }
 
@@ -108,7 +108,7 @@ import Testing
         var state = SyncState()
         state.base["r1"] = DocVersion(refId: "r1", changesetId: "c1", hash: String(repeating: "a", count: 64), path: "tab\there.json")
         state.base["r2"] = DocVersion(refId: "r2", changesetId: "c9", hash: String(repeating: "b", count: 64), path: "x/y.json")
-        var pending = JournalEntry(kind: .update, refId: "r1", changesetId: "c2", hash: String(repeating: "c", count: 64), path: "new\nline.json")
+        var pending = JournalEntry(.local(.update, version: DocVersion(refId: "r1", changesetId: "c2", hash: String(repeating: "c", count: 64), path: "new\nline.json"), fromPath: nil))
         pending.seq = 7
         state.pending = [pending]
         state.cursor = "id:3:400"
@@ -143,7 +143,7 @@ import Testing
 
     @Test func foldingPushedActionsMovesThemIntoTheBase() {
         var state = sample()
-        var done = JournalEntry(kind: .done, seqs: [7], reason: "pushed")
+        var done = JournalEntry(.done(refId: nil, seqs: [7], reason: .pushed))
         done.seq = 8
         state.fold(done)
         #expect(state.pending.isEmpty)
@@ -153,7 +153,7 @@ import Testing
 
     @Test func foldingSupersededActionsLeavesTheBase() {
         var state = sample()
-        var done = JournalEntry(kind: .done, seqs: [7], reason: "superseded")
+        var done = JournalEntry(.done(refId: nil, seqs: [7], reason: .superseded))
         done.seq = 8
         state.fold(done)
         #expect(state.pending.isEmpty)

@@ -108,8 +108,22 @@ public struct RemoteVersionInfo: Codable, Sendable, Equatable {
     public var deleted: Bool
 }
 
-/// The operations the sync engine needs from a remote. Both remote kinds implement it;
-/// nothing kind-specific leaks into the engine.
+/// What every remote does for the sync engine. Both kinds (a folder, a git repository)
+/// implement it; nothing kind-specific leaks into the engine, and nothing the engine
+/// relies on is left to one kind:
+///
+/// - `changes(since:)` answers with the latest entry per document changed after the
+///   cursor, the conflict records shared since, and a new cursor; a cursor that is not
+///   this remote's is an error, never "everything is new" (and a missing remote is
+///   `.unreachable`, never "empty"). A no-op answer reads almost nothing.
+/// - `commit` is all or nothing and compare-and-swap: it lands only if the remote is
+///   still at the cursor (else `.moved`), so a push never overwrites a version it has not
+///   seen. Afterwards every replica's `changes` sees all of it.
+/// - `read` returns bytes whose hash is checked against the entry.
+/// - Errors say whether trying again can help: `.unreachable` and `.locked` (exit 75),
+///   everything else needs the user.
+/// The engine checks every path and id that arrives (RemoteChanges.checked), whatever a
+/// remote checked itself.
 public protocol Remote: AnyObject {
     /// The URL as shown to users (never with credentials).
     var displayURL: String { get }

@@ -25,33 +25,31 @@ public struct SyncState: Sendable {
     }
 
     static func applyLocal(_ action: JournalEntry, to docs: inout [String: DocVersion]) {
-        guard let refId = action.refId else { return }
-        if let version = action.resultingVersion { docs[refId] = version } else { docs.removeValue(forKey: refId) }
+        guard case let .local(kind, version, _) = action.event else { return }
+        if kind == .delete { docs.removeValue(forKey: version.refId) } else { docs[version.refId] = version }
     }
 
     /// Applies one journal entry. The same function runs live and during recovery.
     public mutating func fold(_ entry: JournalEntry) {
-        switch entry.kind {
-        case .create, .update, .rename, .delete:
+        switch entry.event {
+        case .local:
             pending.append(entry)
-        case .done:
-            let finished = Set(entry.seqs ?? [])
-            if entry.reason == "pushed" {
+        case let .done(_, seqs, reason):
+            let finished = Set(seqs)
+            if reason == .pushed {
                 for action in pending where finished.contains(action.seq) { Self.applyLocal(action, to: &base) }
             }
             pending.removeAll { finished.contains($0.seq) }
         case .apply, .conflict, .resolve:
             // A file operation (redone on recovery) and a note: no state of their own.
             break
-        case .seen:
-            if let refId = entry.refId {
-                if let version = entry.resultingVersion { base[refId] = version } else { base.removeValue(forKey: refId) }
-                held.removeValue(forKey: refId)
-            }
-        case .held:
-            if let refId = entry.refId { held[refId] = entry }
-        case .cursor:
-            cursor = entry.cursor
+        case let .seen(refId, remote, _):
+            if let version = remote.version { base[refId] = version } else { base.removeValue(forKey: refId) }
+            held.removeValue(forKey: refId)
+        case let .held(refId, _):
+            held[refId] = entry
+        case let .cursor(position):
+            cursor = position
             lastSync = entry.time
         }
         journalSeq = max(journalSeq, entry.seq)

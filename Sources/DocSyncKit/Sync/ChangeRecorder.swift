@@ -120,7 +120,8 @@ final class ChangeRecorder {
                 claimed.insert(ref)
                 if f.hash == t.hash {
                     if f.path != t.path {
-                        result.actions.append(JournalEntry(kind: .rename, refId: ref, changesetId: t.changesetId, hash: t.hash, path: f.path, fromPath: t.path))
+                        result.actions.append(JournalEntry(.local(.rename, version: DocVersion(refId: ref, changesetId: t.changesetId, hash: t.hash, path: f.path),
+                                                                  fromPath: t.path)))
                     }
                     continue
                 }
@@ -143,7 +144,7 @@ final class ChangeRecorder {
 
         for (ref, t) in tracked.filter({ !claimed.contains($0.key) }).sorted(by: { $0.value.path < $1.value.path }) {
             if result.unreadablePaths.contains(t.path) || ignore.isIgnored(t.path, isDirectory: false) { continue }
-            result.actions.append(JournalEntry(kind: .delete, refId: ref, changesetId: t.changesetId, hash: t.hash, path: t.path))
+            result.actions.append(JournalEntry(.local(.delete, version: t, fromPath: nil)))
         }
         result.unstoredContents = unstoredContents
         return result
@@ -151,7 +152,7 @@ final class ChangeRecorder {
 
     /// Stamps ids into one file and stores the stamped version. Returns nil (and leaves
     /// the file alone) if the file changed under us; the next run picks it up.
-    private func record(_ f: FileInfo, refId: String, newRefId: Bool, kind: JournalEntry.Kind, fromPath: String?, write: Bool,
+    private func record(_ f: FileInfo, refId: String, newRefId: Bool, kind: JournalEntry.LocalAction, fromPath: String?, write: Bool,
                         problems: inout [DocumentProblem]) throws -> JournalEntry? {
         // A file that carries a well-formed changesetId keeps it only where this tree
         // knows that id names exactly these bytes (a deleted file put back as it was, a
@@ -163,7 +164,7 @@ final class ChangeRecorder {
         if carriesItsOwnVersion, !newRefId, let existing = f.changesetId, ChangesetID(existing) != nil, objects.contains(f.hash) {
             clock.observe(existing)
             if write { try objects.put(try f.bytes ?? FileSystem.readFile(layout.absolute(f.path)), hash: f.hash) }
-            return JournalEntry(kind: kind, refId: refId, changesetId: existing, hash: f.hash, path: f.path, fromPath: fromPath)
+            return JournalEntry(.local(kind, version: DocVersion(refId: refId, changesetId: existing, hash: f.hash, path: f.path), fromPath: fromPath))
         }
         // "Later" means saved later: the id's time is the file's mtime, after the
         // version it was edited from (the tracked one, or the id a re-created file carries).
@@ -172,7 +173,7 @@ final class ChangeRecorder {
         let changesetId = clock.next(savedAt: savedAt, after: newRefId ? nil : (tracked?.changesetId ?? f.changesetId)).description
         guard write else {
             unstoredContents[f.hash] = try f.bytes ?? FileSystem.readFile(layout.absolute(f.path))
-            return JournalEntry(kind: kind, refId: refId, changesetId: changesetId, hash: f.hash, path: f.path, fromPath: fromPath)
+            return JournalEntry(.local(kind, version: DocVersion(refId: refId, changesetId: changesetId, hash: f.hash, path: f.path), fromPath: fromPath))
         }
         let absolute = layout.absolute(f.path)
         let bytes = try f.bytes ?? FileSystem.readFile(absolute)
@@ -191,6 +192,6 @@ final class ChangeRecorder {
         if let after = try? FileSystem.linkStatus(absolute) {
             index.record(path: f.path, stat: after, hash: hash, refId: refId, changesetId: changesetId, readAtNanos: FileSystem.currentTimeNanos)
         }
-        return JournalEntry(kind: kind, refId: refId, changesetId: changesetId, hash: hash, path: f.path, fromPath: fromPath)
+        return JournalEntry(.local(kind, version: DocVersion(refId: refId, changesetId: changesetId, hash: hash, path: f.path), fromPath: fromPath))
     }
 }

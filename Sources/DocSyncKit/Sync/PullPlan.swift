@@ -1,5 +1,5 @@
 /// Everything one pull will do, decided before anything is written: applying it is a
-/// separate, small step (`Workspace.apply(_:)`), and `--dry-run` prints it and stops.
+/// separate, small step (`SyncSession.apply(_:)`), and `--dry-run` prints it and stops.
 ///
 /// Order of application (each step safe to die after, see docs/RELIABILITY.md):
 /// 1. `objects`: contents the batch refers to (remote versions, merge results);
@@ -29,7 +29,9 @@ public struct PullPlan: Sendable {
     init(cursor: String) { self.cursor = cursor }
 
     /// The file operations of the batch.
-    public var fileOperations: [JournalEntry] { batch.filter { $0.kind == .apply } }
+    public var fileOperations: [JournalEntry.FileOperation] {
+        batch.compactMap { if case .apply(let op) = $0.event { return op } else { return nil } }
+    }
 
     public var isEmpty: Bool { batch.isEmpty && conflicts.isEmpty && incoming.isEmpty }
 

@@ -56,6 +56,7 @@ struct PullPlanner {
         var incoming = changes.entries.map { Incoming(entry: $0, held: false) }
         let named = Set(changes.entries.map(\.refId))
         for (refId, hold) in held.sorted(by: { $0.key < $1.key }) {
+            guard case .held(_, let waiting) = hold.event else { continue }
             let localPath = tracked[refId]?.path
             if named.contains(refId) {
                 if localPath.map({ !unreadable.contains($0) }) ?? true { plan.settledHolds.append(refId) }
@@ -63,8 +64,8 @@ struct PullPlanner {
             }
             guard localPath.map({ !unreadable.contains($0) }) ?? true else { continue }
             // The file is valid again: the held version meets the fix three-way.
-            incoming.append(Incoming(entry: RemoteEntry(refId: refId, changesetId: hold.changesetId ?? "", hash: hold.hash, path: hold.path,
-                                                        deleted: hold.deleted == true, replica: "", time: hold.time), held: true))
+            incoming.append(Incoming(entry: RemoteEntry(refId: refId, changesetId: waiting.changesetId, hash: waiting.version?.hash, path: waiting.path,
+                                                        deleted: waiting.version == nil, replica: "", time: hold.time), held: true))
             plan.settledHolds.append(refId)
         }
 
@@ -84,7 +85,7 @@ struct PullPlanner {
             if let remoteVersion = change.entry.version, remoteVersion != base,
                let landed = pending.lastIndex(where: { $0.refId == refId && $0.resultingVersion == remoteVersion }) {
                 let seqs = pending[...landed].filter { $0.refId == refId }.map(\.seq)
-                plan.batch.append(JournalEntry(kind: .done, refId: refId, seqs: seqs, reason: "pushed"))
+                plan.batch.append(JournalEntry(.done(refId: refId, seqs: seqs, reason: .pushed)))
                 base = remoteVersion
             }
             guard let decision = Reconciler.decide(base: base, local: local, remote: change.entry.version) else { continue }
@@ -109,8 +110,8 @@ struct PullPlanner {
             // remote version waits aside (the base stays), to meet the fix three-way.
             if let local, unreadable.contains(local.path) {
                 if let remoteVersion { plan.objects[remoteVersion.hash] = try bytes() }
-                plan.batch.append(JournalEntry(kind: .held, refId: refId, changesetId: change.entry.changesetId, hash: remoteVersion?.hash,
-                                               path: remoteVersion?.path ?? change.entry.path, deleted: remoteVersion == nil))
+                plan.batch.append(JournalEntry(.held(refId: refId, remoteVersion.map { .version($0) }
+                                                         ?? .deleted(changesetId: change.entry.changesetId, path: change.entry.path))))
                 plan.notices.append("\(local.path): not a valid document here, so the remote \(remoteVersion == nil ? "deletion" : "version") waits; "
                                     + "it is merged with your fix on the first sync after the file is valid again")
                 continue
@@ -183,8 +184,8 @@ struct PullPlanner {
                                                               kept: settled?.merged == true ? "merged" : decision.contentFrom.rawValue,
                                                               keptChangesetId: winner, stored: loser.side.rawValue,
                                                               storedChangesetId: loser.version.changesetId, file: record.file, fields: record.fields))
-                plan.batch.append(JournalEntry(kind: .conflict, refId: refId, changesetId: loser.version.changesetId, path: loser.version.path,
-                                               reason: loser.side.rawValue))
+                plan.batch.append(JournalEntry(.conflict(refId: refId, changesetId: loser.version.changesetId, path: loser.version.path,
+                                                         side: loser.side, deleted: false)))
             }
             if let side = decision.lostDeletion, let kept = decision.result {
                 // An edit beat a deletion: the deleted version is kept with the record.
@@ -196,8 +197,7 @@ struct PullPlanner {
                 plan.conflictSummaries.append(ConflictSummary(refId: refId, path: kept.path, kept: side == .local ? "remote" : "local",
                                                               keptChangesetId: kept.changesetId, stored: "\(side.rawValue) deletion",
                                                               storedChangesetId: deletedId, file: record.file))
-                plan.batch.append(JournalEntry(kind: .conflict, refId: refId, changesetId: deletedId, path: record.path,
-                                               deleted: true, reason: side.rawValue))
+                plan.batch.append(JournalEntry(.conflict(refId: refId, changesetId: deletedId, path: record.path, side: side, deleted: true)))
             }
 
             let result = decision.result
@@ -205,13 +205,13 @@ struct PullPlanner {
             // Pending actions describe the old local state: finished if the outcome is
             // what the remote has, replaced if the outcome is not what they describe.
             if !pendingSeqs.isEmpty && (result != local || result == publishedVersion) {
-                plan.batch.append(JournalEntry(kind: .done, refId: refId, seqs: pendingSeqs, reason: "superseded"))
+                plan.batch.append(JournalEntry(.done(refId: refId, seqs: pendingSeqs, reason: .superseded)))
             }
-            plan.batch.append(JournalEntry(kind: .seen, refId: refId, changesetId: publishedVersion?.changesetId ?? change.entry.changesetId,
-                                           hash: publishedVersion?.hash, path: publishedVersion?.path ?? change.entry.path, deleted: publishedVersion == nil))
+            plan.batch.append(JournalEntry(.seen(refId: refId, publishedVersion.map { .version($0) }
+                                                 ?? .deleted(changesetId: change.entry.changesetId, path: change.entry.path), reason: nil)))
             if result != local {
-                plan.batch.append(JournalEntry(kind: .apply, refId: refId, changesetId: result?.changesetId ?? change.entry.changesetId, hash: result?.hash,
-                                               path: result?.path, fromPath: local?.path, fromHash: local?.hash, deleted: result == nil))
+                plan.batch.append(JournalEntry(.apply(.init(refId: refId, changesetId: result?.changesetId ?? change.entry.changesetId, result: result,
+                                                            fromPath: local?.path, fromHash: local?.hash))))
                 plan.pulled.append(ChangeSummary(kind: result == nil ? "delete" : (local == nil ? "create" : (local?.hash == result?.hash ? "rename" : "update")),
                                                  path: result?.path ?? local?.path ?? "", refId: refId, changesetId: result?.changesetId,
                                                  fromPath: result != nil && local?.path != result?.path ? local?.path : nil))
@@ -219,9 +219,8 @@ struct PullPlanner {
             // The outcome differs from what the remote has: that difference is a local
             // change to push (a path kept apart, a local edit that won, a merge).
             if let result, result != publishedVersion, result != local || pendingSeqs.isEmpty {
-                let kind: JournalEntry.Kind = publishedVersion == nil ? .create : (result.hash == publishedVersion?.hash ? .rename : .update)
-                plan.batch.append(JournalEntry(kind: kind, refId: refId, changesetId: result.changesetId, hash: result.hash, path: result.path,
-                                               fromPath: publishedVersion?.path != result.path ? publishedVersion?.path : nil))
+                let kind: JournalEntry.LocalAction = publishedVersion == nil ? .create : (result.hash == publishedVersion?.hash ? .rename : .update)
+                plan.batch.append(JournalEntry(.local(kind, version: result, fromPath: publishedVersion?.path != result.path ? publishedVersion?.path : nil)))
             }
         }
         return plan

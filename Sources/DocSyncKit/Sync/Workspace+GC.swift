@@ -50,7 +50,7 @@ extension Workspace {
         if !dryRun, let before = purge.cursorBefore, let after = purge.cursorAfter, state.cursor == before {
             // This tree had seen everything the compacted feed holds: carry on from the
             // new position rather than reading the new feed whole next time.
-            try append([JournalEntry(kind: .cursor, cursor: after)])
+            try append([JournalEntry(.cursor(after))])
             try checkpoint()
             try? remote.noteReplica(replicaInfo, seen: after)
         }
@@ -67,7 +67,6 @@ extension Workspace {
         var keep = Set(state.base.values.map(\.hash))
         for action in state.pending {
             if let hash = action.hash { keep.insert(hash) }
-            if let hash = action.fromHash { keep.insert(hash) }
         }
         // Held remote versions wait here for the local file's fix.
         for hold in state.held.values { if let hash = hold.hash { keep.insert(hash) } }

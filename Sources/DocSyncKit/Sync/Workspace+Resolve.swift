@@ -103,7 +103,7 @@ extension Workspace {
             _ = try recordLocalChanges(write: true, report: &recorded)
             report.recorded += recorded.recorded
         }
-        try append([JournalEntry(kind: .resolve, refId: refId, changesetId: chosen?.changesetId, path: currentPath, reason: take ?? "as is")])
+        try append([JournalEntry(.resolve(refId: refId, changesetId: chosen?.changesetId, path: currentPath, take: take ?? "as is"))])
         try checkpoint()
         _ = try conflictStore.markResolved(refId, take: take ?? "as is", by: config.replicaId)
         report.pendingAfter = Set(state.pending.compactMap(\.refId)).count

@@ -175,16 +175,15 @@ public final class Workspace {
         var baseBefore: [String: DocVersion?] = [:]
         var notRedone: [String] = []
         for entry in unfolded {
-            if entry.kind == .seen, let refId = entry.refId, baseBefore[refId] == nil { baseBefore[refId] = .some(state.base[refId]) }
+            if case .seen(let refId, _, _) = entry.event, baseBefore[refId] == nil { baseBefore[refId] = .some(state.base[refId]) }
             state.fold(entry)
-            if entry.kind == .apply, !readOnly, !redo(entry), let refId = entry.refId { notRedone.append(refId) }
+            if case .apply(let op) = entry.event, !readOnly, !redo(op) { notRedone.append(op.refId) }
         }
         // Documents whose interrupted pull could not be finished (the user edited them
         // since) keep their old base, so the edit meets the remote version as a conflict.
         let reverts = notRedone.map { refId -> JournalEntry in
             let old = baseBefore[refId] ?? nil
-            return JournalEntry(kind: .seen, refId: refId, changesetId: old?.changesetId ?? "", hash: old?.hash, path: old?.path,
-                                deleted: old == nil, reason: "not applied")
+            return JournalEntry.notApplied(refId: refId, base: old)
         }
         if !reverts.isEmpty { try append(reverts) }
         if !unfolded.isEmpty || journal.length != state.journalOffset {
@@ -196,9 +195,9 @@ public final class Workspace {
     /// Redoes one logged file operation if it did not happen, and only if the file is
     /// still what it was before (never over a newer user edit).
     /// Returns false when the file was left alone because it changed since.
-    private func redo(_ entry: JournalEntry) -> Bool {
+    private func redo(_ entry: JournalEntry.FileOperation) -> Bool {
         let io = SafeTreeIO(root: layout.root)
-        let target = entry.resultingVersion
+        let target = entry.result
         if let target, let current = try? io.readIfPresent(target.path), ContentHash.of(current) == target.hash { return true }
         if let fromPath = entry.fromPath, let current = try? io.readIfPresent(fromPath), ContentHash.of(current) != entry.fromHash {
             warnings.append("\(fromPath): changed after an interrupted pull; left as it is (it will be recorded as a local edit)")
@@ -211,7 +210,7 @@ public final class Workspace {
             } else if let fromPath = entry.fromPath {
                 try io.remove(fromPath)
             }
-            warnings.append("finished an interrupted pull of \(target?.path ?? entry.fromPath ?? entry.refId ?? "?")")
+            warnings.append("finished an interrupted pull of \(target?.path ?? entry.fromPath ?? entry.refId)")
             return true
         } catch {
             warnings.append("could not finish an interrupted pull: \(error.localizedDescription)")

@@ -90,8 +90,11 @@ extension DocSync {
                 if let path = e.path { text += " \(path)" }
                 if let from = e.fromPath, from != e.path { text += " (from \(from))" }
                 if let cs = e.changesetId, e.kind != .cursor { text += "  \(cs)" }
-                if let seqs = e.seqs { text += " \(e.reason ?? "") #" + seqs.map(String.init).joined(separator: ",#") }
-                if e.kind == .cursor, let cursor = e.cursor { text += " remote at \(cursor)" }
+                switch e.event {
+                case let .done(_, seqs, reason): text += " \(reason.rawValue) #" + seqs.map(String.init).joined(separator: ",#")
+                case let .cursor(cursor): text += " remote at \(cursor)"
+                default: break
+                }
                 if e.isLocalAction { text += item.pending ? "  [pending]" : "  [done]" }
                 Output.line(text)
             }

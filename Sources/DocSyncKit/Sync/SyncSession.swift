@@ -1,0 +1,225 @@
+import Foundation
+
+/// One push, pull or sync against one remote: what the run was asked (`options`), what
+/// recording the tree found (`local`), and what it has done so far (`report`). The
+/// workspace owns the replica and its transactions (journal, state, objects); a session
+/// plans each step as a value and has the workspace carry it out.
+final class SyncSession {
+    let workspace: Workspace
+    let remote: Remote
+    let options: SyncOptions
+    let local: ChangeRecorder.Result
+    var report: SyncReport
+
+    init(workspace: Workspace, remote: Remote, options: SyncOptions, local: ChangeRecorder.Result, report: SyncReport) {
+        self.workspace = workspace
+        self.remote = remote
+        self.options = options
+        self.local = local
+        self.report = report
+    }
+
+    /// The replica's sync state (changed only through the workspace's transactions, and
+    /// in memory by a dry run).
+    var state: SyncState {
+        get { workspace.state }
+        _modify { yield &workspace.state }
+    }
+
+    // MARK: Pull
+
+    /// Plans the pull (see PullPlanner) and, unless `dryRun`, applies the plan.
+    func pull() throws {
+        let changes = try remote.changes(since: state.cursor).checked(url: remote.displayURL).addingPurgedDeletions(base: state.base)
+        let plan = try planPull(changes)
+        report.problems += plan.problems
+        report.notices += plan.notices
+        report.pulled += plan.pulled
+        report.conflicts += plan.conflictSummaries
+        if options.dryRun {
+            // In memory only (a dry run never saves the state): the push that follows
+            // plans from the state this pull would leave.
+            var seq = max(state.journalSeq, state.pending.map(\.seq).max() ?? 0)
+            for var entry in plan.batch {
+                seq += 1
+                entry.seq = seq
+                state.fold(entry)
+            }
+            return
+        }
+        try apply(plan)
+    }
+
+    func planPull(_ changes: RemoteChanges) throws -> PullPlan {
+        let store = workspace.conflictStore
+        let (objects, layout, remote, unstored) = (workspace.objects, workspace.layout, remote, local.unstoredContents)
+        let planner = PullPlanner(base: state.base, pending: state.pending, held: state.held, tracked: state.tracked,
+                                  unreadable: local.unreadablePaths, config: workspace.config, replicaId: workspace.config.replicaId,
+                                  clock: workspace.clock, readRemote: { try remote.read($0) },
+                                  readObject: { try unstored[$0] ?? objects.get($0) },
+                                  isOccupied: { FileSystem.exists(layout.absolute($0)) },
+                                  knownConflict: { store.record(refId: $0, changesetId: $1) })
+        return try planner.plan(changes, time: FileSystem.currentTimeNanos / 1_000_000)
+    }
+
+    /// Carries out a pull plan, in the order PullPlan states; safe to die after any step.
+    func apply(_ plan: PullPlan) throws {
+        if plan.isEmpty && plan.settledHolds.isEmpty {
+            if plan.cursor != state.cursor {
+                try workspace.append([JournalEntry(.cursor(plan.cursor))])
+                try workspace.checkpoint()
+                // Why: tombstone gc counts a replica as up to date only from its record.
+                try? remote.noteReplica(workspace.replicaInfo, seen: plan.cursor)
+            }
+            return
+        }
+        for (hash, bytes) in plan.objects.sorted(by: { $0.key < $1.key }) { try workspace.objects.put(bytes, hash: hash) }
+        workspace.objects.flush()
+        for record in plan.conflicts { try workspace.conflictStore.keep(record, bytes: plan.conflictBytes[PullPlan.key(record)]) }
+        for shared in plan.incoming { _ = try workspace.conflictStore.receive(shared) }
+
+        let baseBefore = Dictionary(plan.fileOperations.map { ($0.refId, state.base[$0.refId]) }, uniquingKeysWith: { a, _ in a })
+        try workspace.append(plan.batch)
+        try CrashPoint.hit("pull.after-journal")
+        // Removals first, so a document can move onto a path another one just left.
+        let io = SafeTreeIO(root: workspace.layout.root)
+        var skipped = Set<String>()
+        func skip(_ op: JournalEntry.FileOperation, _ message: String) {
+            report.warnings.append(message)
+            skipped.insert(op.refId)
+        }
+        let fileOps = plan.fileOperations
+        for op in fileOps {
+            guard let from = op.fromPath, op.result?.path != from else { continue }
+            if let current = try? io.readIfPresent(from), ContentHash.of(current) != op.fromHash {
+                skip(op, "\(from): changed on disk while syncing (or tracked but in .docsyncignore); left in place, the remote version waits for the next sync")
+                continue
+            }
+            try io.remove(from)
+            workspace.index.remove(path: from)
+        }
+        for op in fileOps {
+            guard let target = op.result, !skipped.contains(op.refId) else { continue }
+            if target.path == op.fromPath, let current = try? io.readIfPresent(target.path), ContentHash.of(current) != op.fromHash {
+                skip(op, "\(target.path): changed on disk while syncing (or tracked but in .docsyncignore); left in place, the remote version waits for the next sync")
+                continue
+            }
+            do {
+                try io.write(target.path, try workspace.objects.get(target.hash))
+            } catch let refused as SafeTreeIO.Refused {
+                report.problems.append("refused to write \(refused.description)")
+                skipped.insert(op.refId)
+                continue
+            }
+            if let st = try? FileSystem.linkStatus(workspace.layout.absolute(target.path)) {
+                workspace.index.record(path: target.path, stat: st, hash: target.hash, refId: target.refId, changesetId: target.changesetId,
+                             readAtNanos: FileSystem.currentTimeNanos)
+            }
+        }
+        // A skipped document keeps its old base, so the local file is compared with what
+        // it really came from next time (and conflicts are kept, not overwritten).
+        let reverts = skipped.sorted().map { refId -> JournalEntry in
+            let old = baseBefore[refId] ?? nil
+            return JournalEntry.notApplied(refId: refId, base: old)
+        }
+        if !reverts.isEmpty { try workspace.append(reverts) }
+        try CrashPoint.hit("pull.after-files")
+        if skipped.isEmpty {
+            try workspace.append([JournalEntry(.cursor(plan.cursor))])
+            try? remote.noteReplica(workspace.replicaInfo, seen: plan.cursor)
+        }
+        try workspace.clock.persist()
+        try workspace.checkpoint()
+    }
+
+    // MARK: Push
+
+    /// What a push sends: the latest recorded version of every document with pending
+    /// actions (nothing for a document whose remote version is held aside), and the
+    /// conflict records not yet shared.
+    struct PushPlan {
+        var writes: [RemoteWrite] = []
+        var finished: [Int] = []
+        var conflicts: [SharedConflict] = []
+        var summaries: [ChangeSummary] = []
+        var isEmpty: Bool { finished.isEmpty && conflicts.isEmpty }
+    }
+
+    func planPush(loadContent: Bool) throws -> PushPlan {
+        var plan = PushPlan()
+        let tracked = state.tracked
+        var seen = Set<String>()
+        for action in state.pending {
+            guard let refId = action.refId else {
+                plan.finished.append(action.seq)
+                continue
+            }
+            // Its local file was invalid when a remote version arrived: pushing it now
+            // would overwrite that version unseen. It goes after the pull that merges them.
+            if state.held[refId] != nil { continue }
+            plan.finished.append(action.seq)
+            guard seen.insert(refId).inserted else { continue }
+            let final = tracked[refId]
+            let previous = state.base[refId]
+            if final == previous { continue }
+            let content = loadContent ? try final.map { try workspace.objects.get($0.hash) } : nil
+            plan.writes.append(RemoteWrite(refId: refId, new: final, previous: previous, content: content,
+                                           deletedChangesetId: final == nil ? (previous?.changesetId ?? action.changesetId) : nil))
+        }
+        plan.conflicts = workspace.conflictStore.unshared()
+        plan.summaries = plan.writes.map { w in
+            ChangeSummary(kind: w.new == nil ? "delete" : (w.previous == nil ? "create" : (w.previous?.hash == w.new?.hash ? "rename" : "update")),
+                          path: w.new?.path ?? w.previous?.path ?? "", refId: w.refId, changesetId: w.new?.changesetId,
+                          fromPath: w.previous?.path != w.new?.path && w.new != nil ? w.previous?.path : nil)
+        }
+        return plan
+    }
+
+    func push() throws {
+        var attempts = 0
+        while true {
+            attempts += 1
+            let plan = try planPush(loadContent: !options.dryRun)
+            if plan.isEmpty {
+                // Nothing to send, but say so only if the remote is there.
+                if attempts == 1 { _ = try remote.changes(since: state.cursor) }
+                return
+            }
+            let deletes = plan.writes.filter { $0.new == nil && $0.previous != nil }.count
+            let total = state.base.count
+            let share = workspace.config.number("push.maxDeleteShare")
+            if !options.force, deletes > 1, Double(deletes) > share * Double(total) {
+                throw Workspace.Failure.tooManyDeletes(count: deletes, total: total, share: share)
+            }
+            if options.dryRun {
+                report.pushed += plan.summaries
+                return
+            }
+            if plan.writes.isEmpty && plan.conflicts.isEmpty {
+                try workspace.append([JournalEntry(.done(refId: nil, seqs: plan.finished, reason: .pushed))])
+                try workspace.checkpoint()
+                return
+            }
+            do {
+                let cursor = try remote.commit(plan.writes, conflicts: plan.conflicts, expecting: state.cursor, replica: workspace.replicaInfo)
+                try CrashPoint.hit("push.after-remote-commit")
+                var entries = [JournalEntry(.cursor(cursor))]
+                if !plan.finished.isEmpty { entries.insert(JournalEntry(.done(refId: nil, seqs: plan.finished, reason: .pushed)), at: 0) }
+                try workspace.append(entries)
+                try workspace.checkpoint()
+                try workspace.conflictStore.markShared(plan.conflicts.map(\.record))
+                report.pushed += plan.summaries
+                return
+            } catch RemoteError.moved {
+                // Why `contended`: this is "busy, try again later" (exit 75 for cron), not an
+                // error; it used to exit 1 when many replicas pushed at once.
+                guard attempts < 5 else {
+                    throw Workspace.Failure.contended("the remote kept changing during 5 push attempts (other replicas are pushing); local changes stay recorded, try again shortly")
+                }
+                try pull()
+            } catch RemoteError.locked(let url, let holder) {
+                guard attempts < 5 else { throw RemoteError.locked(url: url, holder: holder) }
+            }
+        }
+    }
+}
