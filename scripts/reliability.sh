@@ -90,6 +90,8 @@ grep '^random-kills ' "$figures" | while read -r line; do
     printf '  %-4s remote: %s kills survived, %s runs finished before their kill, %s runs in all, seed %s\n' \
         "$(echo "$line" | field kind)" "$(echo "$line" | field kills)" "$(echo "$line" | field finished_before_kill)" \
         "$(echo "$line" | field runs)" "$(echo "$line" | field seed)"
+    printf '        wanted %s kills (each one a run that died of SIGKILL, exit 137); kill after (ms, min/median/max): %s\n' \
+        "$(echo "$line" | field wanted)" "$(echo "$line" | field kill_after_ms_min/median/max)"
     printf '        killed during: %s\n' "$(echo "$line" | field phases | tr ',' ' ')"
 done
 
