@@ -20,6 +20,58 @@ struct TestServerError: Error, CustomStringConvertible {
     var description: String
 }
 
+// MARK: - What a suite needs from the machine
+
+/// Something a suite needs from the machine: a server binary, permission to mount a tmpfs,
+/// the built docsync. On a developer's machine a missing one skips the suite, loudly (a
+/// `SKIPPED: …` line on stdout, which scripts/reliability.sh collects); with CI=true it
+/// fails the suite, so CI can never pass by running nothing.
+struct Prerequisite: Sendable {
+    var name: String
+    /// Why it is missing; nil when it is there.
+    var missing: String?
+
+    static var requiredByCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+
+    /// For `.enabled(if:)`: true when available, and always under CI=true (the suite then
+    /// runs and `require()` fails it with the reason). A skip is announced.
+    var runsHere: Bool {
+        guard let missing else { return true }
+        if Self.requiredByCI { return true }
+        print("SKIPPED: tests needing \(name) did not run: \(missing) (with CI=true they fail instead)")
+        fflush(nil)
+        return false
+    }
+
+    /// Throws, naming what is missing, when the prerequisite is not there; call it first in
+    /// every test of a suite guarded by `runsHere`.
+    func require() throws {
+        if let missing { throw TestServerError(description: "this test needs \(name), which is unavailable: \(missing)") }
+    }
+
+    private static func executables(_ paths: [String]) -> String? {
+        let absent = paths.filter { !FileManager.default.isExecutableFile(atPath: $0) }
+        return absent.isEmpty ? nil : "missing \(absent.joined(separator: ", ")) (scripts/install-test-servers.sh installs them)"
+    }
+
+    /// sshd for the ssh transport tests. libgit2 reads SSH_AUTH_SOCK from the environment and
+    /// would offer an agent's keys first; those tests are about the configured key file.
+    static let sshd: Prerequisite = {
+        var problems = [executables(["/usr/sbin/sshd", "/usr/bin/ssh-keygen", "/usr/bin/python3"])].compactMap { $0 }
+        if !(ProcessInfo.processInfo.environment["SSH_AUTH_SOCK"] ?? "").isEmpty {
+            problems.append("SSH_AUTH_SOCK is set (run without an ssh-agent)")
+        }
+        if getuid() != 0 && !FileManager.default.fileExists(atPath: "/run/sshd") {
+            problems.append("/run/sshd is missing and this is not root")
+        }
+        return Prerequisite(name: "sshd", missing: problems.isEmpty ? nil : problems.joined(separator: "; "))
+    }()
+
+    /// The loopback HTTPS git server (openssl makes its certificates, python3 serves).
+    static let httpsServer = Prerequisite(name: "the HTTPS git server",
+                                          missing: executables(["/usr/bin/openssl", "/usr/bin/python3", "/usr/bin/git"]))
+}
+
 // MARK: - Loopback sockets
 
 enum Loopback {
@@ -358,12 +410,6 @@ final class SSHServer: @unchecked Sendable {
     var knownHosts: String { folder.sub("client/known_hosts") }
     var reposFolder: String { folder.sub("repos") }
 
-    /// Whether this machine can run the server.
-    static var isAvailable: Bool {
-        FileManager.default.isExecutableFile(atPath: "/usr/sbin/sshd") && FileManager.default.isExecutableFile(atPath: "/usr/bin/ssh-keygen")
-            && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
-    }
-
     init() throws {
         home = folder.sub("home")
         for dir in [home, reposFolder, folder.sub("client")] {
@@ -592,10 +638,6 @@ final class HTTPSGitServer: @unchecked Sendable {
     var reposFolder: String { folder.sub("repos") }
     /// The CA certificate (PEM) that signed the server's certificate.
     var caFile: String { folder.sub("tls/ca.pem") }
-
-    static var isAvailable: Bool {
-        FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
-    }
 
     init(token: String = "tok-" + UUID().uuidString.lowercased()) throws {
         self.token = token
