@@ -6,7 +6,8 @@
 // - it listens on 127.0.0.1 only, on a free port, and nothing here talks to any other address;
 // - every process gets an isolated environment: HOME is a temp folder, no system or global
 //   git config (this machine's system config rewrites some URLs), no ssh-agent, no proxies;
-// - start waits (≤ 10 s) until the port accepts connections, or throws with the server's log;
+// - start waits (≤ 60 s: the machine may be loaded) until the port accepts connections, or
+//   throws with the server's log;
 // - each server runs under a tiny watchdog in its own process group: `stop()` (also called
 //   from `deinit` and at process exit) kills the group, and the watchdog stops the server
 //   if the test process dies without cleaning up.
@@ -147,7 +148,7 @@ struct ToolResult {
 /// files so no pipe can fill up.
 @discardableResult
 func runTool(_ executable: String, _ args: [String], in dir: String, home: String, env extra: [String: String] = [:],
-             timeoutSeconds: Double = 30) throws -> ToolResult {
+             timeoutSeconds: Double = 300) throws -> ToolResult {
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("docsync-tool-\(UUID().uuidString)").path
     _ = FileManager.default.createFile(atPath: scratch + ".out", contents: nil)
     _ = FileManager.default.createFile(atPath: scratch + ".err", contents: nil)
@@ -293,7 +294,7 @@ final class ServerProcess: @unchecked Sendable {
     var log: String { readFile(logPath) }
 
     /// Waits until 127.0.0.1:port accepts connections (or `ready` says so), at most `seconds`.
-    func waitUntilListening(port: Int, seconds: Double = 10, ready: (() -> Bool)? = nil) throws {
+    func waitUntilListening(port: Int, seconds: Double = 60, ready: (() -> Bool)? = nil) throws {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if !process.isRunning {
@@ -654,13 +655,13 @@ final class HTTPSGitServer: @unchecked Sendable {
                       folder.sub("tls/server.pem"), folder.sub("tls/server.key"), token, portFile],
             home: home, workDir: folder.path, logPath: folder.sub("server.log"))
         // The script binds port 0 and writes the port it got.
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while port == 0 {
             if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let p = Int(text) { port = p; break }
             if !process.isRunning || Date() > deadline {
                 let log = process.log
                 process.stop()
-                throw TestServerError(description: "https git server did not start within 10 s:\n\(log)")
+                throw TestServerError(description: "https git server did not start within 60 s:\n\(log)")
             }
             usleep(20_000)
         }
