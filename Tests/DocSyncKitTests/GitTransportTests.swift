@@ -542,10 +542,10 @@ extension TransportReplicas {
 extension GitTransportTests {
     /// The token comes from the environment of a docsync run, so these cases run the built
     /// binary with its own environment (never `setenv` in this process: tests run in parallel).
-    @Suite(.serialized, .enabled(if: Prerequisite.httpsServer.runsHere && Prerequisite.docsync.runsHere,
-                                 "needs openssl, python3 and the built docsync"))
+    @Suite(.serialized, .enabled(if: Prerequisite.httpsServer.runsHere, "needs openssl and python3"))
     struct HTTPS {
-        @Test func roundTripWithTokenFromTheEnvironmentAndCAFile() throws {
+        @Test(.enabled(if: Prerequisite.docsync.runsHere, "needs the built docsync"))
+        func roundTripWithTokenFromTheEnvironmentAndCAFile() throws {
             try Prerequisite.httpsServer.require()
             try Prerequisite.docsync.require()
             let server = try HTTPSGitServer()
@@ -578,7 +578,8 @@ extension GitTransportTests {
             #expect(server.log.contains("POST /docs.git/git-receive-pack"), "pushed over smart HTTP")
         }
 
-        @Test func tokenFromGitCredentialFill() throws {
+        @Test(.enabled(if: Prerequisite.docsync.runsHere, "needs the built docsync"))
+        func tokenFromGitCredentialFill() throws {
             try Prerequisite.httpsServer.require()
             try Prerequisite.docsync.require()
             let server = try HTTPSGitServer()
@@ -602,7 +603,8 @@ extension GitTransportTests {
             #expect(filesContaining(server.token, under: reps.folder.sub("a")).isEmpty)
         }
 
-        @Test func withoutTheCAFileTheCertificateIsRefused() throws {
+        @Test(.enabled(if: Prerequisite.docsync.runsHere, "needs the built docsync"))
+        func withoutTheCAFileTheCertificateIsRefused() throws {
             try Prerequisite.httpsServer.require()
             try Prerequisite.docsync.require()
             // A server with its own fresh CA, which nothing trusts.
@@ -624,7 +626,8 @@ extension GitTransportTests {
             #expect(!server.log.contains("git-receive-pack"), "no request got through")
         }
 
-        @Test func wrongTokenIsAnAuthenticationError() throws {
+        @Test(.enabled(if: Prerequisite.docsync.runsHere, "needs the built docsync"))
+        func wrongTokenIsAnAuthenticationError() throws {
             try Prerequisite.httpsServer.require()
             try Prerequisite.docsync.require()
             let server = try HTTPSGitServer()

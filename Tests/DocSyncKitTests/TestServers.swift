@@ -39,10 +39,25 @@ struct Prerequisite: Sendable {
     var runsHere: Bool {
         guard let missing else { return true }
         if Self.requiredByCI { return true }
-        print("SKIPPED: tests needing \(name) did not run: \(missing) (with CI=true they fail instead)")
-        fflush(nil)
+        if Self.announced.firstTime(name) {
+            print("SKIPPED: tests needing \(name) did not run: \(missing) (with CI=true they fail instead)")
+            fflush(nil)
+        }
         return false
     }
+
+    /// Names whose skip was announced already (a suite's condition is checked per test).
+    private final class Announced: @unchecked Sendable {
+        private let lock = NSLock()
+        private var names: Set<String> = []
+
+        func firstTime(_ name: String) -> Bool {
+            lock.lock(); defer { lock.unlock() }
+            return names.insert(name).inserted
+        }
+    }
+
+    private static let announced = Announced()
 
     /// Throws, naming what is missing, when the prerequisite is not there; call it first in
     /// every test of a suite guarded by `runsHere`.
