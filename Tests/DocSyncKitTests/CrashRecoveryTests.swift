@@ -7,8 +7,9 @@ import Testing
 
 /// Stops a sync dead at every named step and checks that the next runs lose nothing
 /// and converge. In-process, a "crash" is an error thrown at the step; the durable
-/// state left behind (journal, state, files, remote) is what a kill would leave.
-@Suite(.serialized) struct CrashRecoveryTests {
+/// state left behind (journal, state, files, remote) is what a kill would leave. The
+/// stop is task-local, so the cases run in parallel, each stopping only its own sync.
+@Suite struct CrashRecoveryTests {
     /// Every value a user saved, gathered from the live documents and the conflict
     /// stores of all replicas.
     func savedValues(_ set: ReplicaSet, _ dirs: [String]) -> Set<String> {
