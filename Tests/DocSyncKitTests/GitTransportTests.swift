@@ -121,8 +121,9 @@ extension Prerequisite {
     /// each run gets it as a child process, and this process's environment stays untouched.
     static let docsync = Prerequisite(
         name: "the built docsync binary",
-        missing: docsyncBinary.map { FileManager.default.isExecutableFile(atPath: $0) ? nil : "\($0) is not executable" }
-            ?? "set DOCSYNC_BIN or run `swift build` first")
+        missing: docsyncBinary.map { path in
+            FileManager.default.isExecutableFile(atPath: path) ? nil : "\(path) is not executable"
+        } ?? "set DOCSYNC_BIN or run `swift build` first")
 }
 
 /// Secrets an error message must never contain: the lines of a private key file and the
@@ -532,9 +533,11 @@ extension TransportReplicas {
     }
 
     /// The report of a `docsync sync --json` that must succeed.
-    func syncReport(_ dir: String, env: [String: String], sourceLocation: SourceLocation = #_sourceLocation) throws -> SyncReport {
+    func syncReport(_ dir: String, env: [String: String],
+                    sourceLocation: SourceLocation = #_sourceLocation) throws -> SyncReport {
         let run = try syncThroughBinary(dir, env: env)
-        try #require(run.status == 0, "docsync sync: exit \(run.status)\n\(run.stdout)\(run.stderr)", sourceLocation: sourceLocation)
+        try #require(run.status == 0, "docsync sync: exit \(run.status)\n\(run.stdout)\(run.stderr)",
+                     sourceLocation: sourceLocation)
         return try JSONDecoder().decode(SyncReport.self, from: Data(run.stdout.utf8))
     }
 }
@@ -664,7 +667,8 @@ extension GitTransportTests {
             let a = try trusting.make("a")
             trusting.write(a, "x.json", doc("x"))
             let trusted = trusting.syncError(a)
-            #expect(trusted?.message.contains("TLS certificate") != true, "remote.caFile was not used: \(trusted?.message ?? "")")
+            #expect(trusted?.message.contains("TLS certificate") != true,
+                    "remote.caFile was not used: \(trusted?.message ?? "")")
             #expect(server.log.contains("GET /docs.git/info/refs"), "the trusting tree got past TLS: \(server.log)")
             let b = try plain.make("b")
             let failure = plain.syncError(b)

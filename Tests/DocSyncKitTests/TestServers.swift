@@ -62,12 +62,14 @@ struct Prerequisite: Sendable {
     /// Throws, naming what is missing, when the prerequisite is not there; call it first in
     /// every test of a suite guarded by `runsHere`.
     func require() throws {
-        if let missing { throw TestServerError(description: "this test needs \(name), which is unavailable: \(missing)") }
+        guard let missing else { return }
+        throw TestServerError(description: "this test needs \(name), which is unavailable: \(missing)")
     }
 
     private static func executables(_ paths: [String]) -> String? {
         let absent = paths.filter { !FileManager.default.isExecutableFile(atPath: $0) }
-        return absent.isEmpty ? nil : "missing \(absent.joined(separator: ", ")) (scripts/install-test-servers.sh installs them)"
+        guard !absent.isEmpty else { return nil }
+        return "missing \(absent.joined(separator: ", ")) (scripts/install-test-servers.sh installs them)"
     }
 
     /// sshd for the ssh transport tests. libgit2 reads SSH_AUTH_SOCK from the environment and

@@ -24,7 +24,8 @@ enum CrashTable {
     static let gc: [Kind: [String]] = [
         .dir: ["gc.after-remote-feed", "gc.after-remote-commit", "gc.after-state-reset", "gc.after-journal",
                "gc.after-state", "gc.after-objects"],
-        .git: ["gc.after-remote-commit", "gc.after-state-reset", "gc.after-journal", "gc.after-state", "gc.after-objects"],
+        .git: ["gc.after-remote-commit", "gc.after-state-reset", "gc.after-journal", "gc.after-state",
+               "gc.after-objects"],
     ]
 
     static func engineKind(_ kind: Kind) -> RemoteKind { kind == .dir ? .dir : .git }
@@ -43,7 +44,8 @@ enum CrashTable {
     func everyCrashPointInTheSourcesIsListed() throws {
         let sources = CLI.packageRoot + "/Sources"
         var named = Set<String>()
-        for case let relative as String in FileManager.default.enumerator(atPath: sources)! where relative.hasSuffix(".swift") {
+        let files = FileManager.default.enumerator(atPath: sources)!.compactMap { $0 as? String }
+        for relative in files where relative.hasSuffix(".swift") {
             let text = try String(contentsOfFile: sources + "/" + relative, encoding: .utf8)
             for match in text.matches(of: #/CrashPoint\.hit\("([^"]+)"\)/#) { named.insert(String(match.1)) }
         }
@@ -52,7 +54,8 @@ enum CrashTable {
             all.formUnion(CrashTable.gc[kind]!)
         }
         #expect(!named.isEmpty)
-        #expect(named == listed, "in the sources only: \(named.subtracting(listed).sorted()); listed only: \(listed.subtracting(named).sorted())")
+        let onlyInSources = named.subtracting(listed).sorted(), onlyListed = listed.subtracting(named).sorted()
+        #expect(named == listed, "in the sources only: \(onlyInSources); listed only: \(onlyListed)")
     }
 }
 
@@ -65,7 +68,9 @@ enum CrashTable {
         var testDescription: String { "\(kind.rawValue) remote, killed at \(point)" }
     }
 
-    static let cases: [Case] = Kind.allCases.flatMap { kind in CrashTable.sync[kind]!.map { Case(point: $0, kind: kind) } }
+    static let cases: [Case] = Kind.allCases.flatMap { kind in
+        CrashTable.sync[kind]!.map { Case(point: $0, kind: kind) }
+    }
 
     @Test(arguments: cases)
     func killedRunLosesNothing(_ c: Case) throws {
@@ -122,7 +127,9 @@ enum CrashTable {
         var testDescription: String { "\(kind.rawValue) remote, gc killed at \(point)" }
     }
 
-    static let cases: [Case] = Kind.allCases.flatMap { kind in CrashTable.gc[kind]!.map { Case(point: $0, kind: kind) } }
+    static let cases: [Case] = Kind.allCases.flatMap { kind in
+        CrashTable.gc[kind]!.map { Case(point: $0, kind: kind) }
+    }
 
     func edit(_ r: Replica, _ file: String, _ value: String) {
         r.write(file, r.read(file)!.replacing(#/"v": "[^"]*"/#, with: "\"v\": \"\(value)\""))

@@ -1,6 +1,6 @@
 // A full disk, for real: a small tmpfs is mounted (root only; otherwise the tests are
-// skipped with a `SKIPPED:` line, or fail under CI=true), filled up to leave a little room, and docsync syncs into it as
-// the remote or as the working tree. Sweeping how much room is left makes the writes fail
+// skipped with a `SKIPPED:` line, or fail under CI=true), filled up to leave a little
+// room, and docsync syncs into it as the remote or as the working tree. Sweeping how much room is left makes the writes fail
 // at different places (objects, documents, feed, journal, state, git's object store).
 // Expected: exit 1 with a clear "No space left on device (the disk is full…)", nothing
 // lost, the remote still readable, and the next run after freeing space succeeds.

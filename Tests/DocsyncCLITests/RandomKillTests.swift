@@ -200,8 +200,8 @@ struct RandomKillTests {
         let delaysMs = killDelays.sorted().map { Int($0 * 1000) }
         let delayText = delaysMs.isEmpty ? "-" : "\(delaysMs.first!)/\(delaysMs[delaysMs.count / 2])/\(delaysMs.last!)"
         Reliability.figure("random-kills kind=\(kind.rawValue) seed=\(seed) kills=\(killed) wanted=\(Self.kills) "
-            + "finished_before_kill=\(completedBeforeKill) runs=\(runs) docs=\(docs.count) remote_tmp_left=\(remoteLeftovers) "
-            + "kill_after_ms_min/median/max=\(delayText) phases=\(phaseText)")
+            + "finished_before_kill=\(completedBeforeKill) runs=\(runs) docs=\(docs.count) "
+            + "remote_tmp_left=\(remoteLeftovers) kill_after_ms_min/median/max=\(delayText) phases=\(phaseText)")
     }
 }
 

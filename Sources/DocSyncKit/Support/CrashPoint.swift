@@ -21,8 +21,8 @@ public enum CrashPoint {
     /// purge (only a folder remote writes a compacted feed; git's purge is one commit), the
     /// journal swap (see JournalCompaction), the sweep.
     public static func gcPoints(for kind: RemoteKind) -> [String] {
-        (kind == .dir ? ["gc.after-remote-feed"] : [])
-            + ["gc.after-remote-commit", "gc.after-state-reset", "gc.after-journal", "gc.after-state", "gc.after-objects"]
+        let remote = kind == .dir ? ["gc.after-remote-feed", "gc.after-remote-commit"] : ["gc.after-remote-commit"]
+        return remote + ["gc.after-state-reset", "gc.after-journal", "gc.after-state", "gc.after-objects"]
     }
 
     public struct Simulated: Error, CustomStringConvertible {
