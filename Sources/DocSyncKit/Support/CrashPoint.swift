@@ -6,7 +6,8 @@ import Foundation
 /// Named places in push, pull, sync and gc where a test can make docsync stop dead, to
 /// prove a crash there loses nothing. `DOCSYNC_CRASH_AT=<name>` makes the process
 /// SIGKILL itself at that point (for tests of the binary); in-process tests bind
-/// `CrashPoint.$throwAt` for the work they run. Costs one string compare when unused.
+/// `CrashPoint.$throwAt` for the work they run. Costs a string compare and a task-local
+/// read when unused.
 public enum CrashPoint {
     /// The sync steps that a sync on `kind` really reaches, in the order it reaches them. A
     /// folder remote writes the documents before its feed (`remote.after-documents`); a git
