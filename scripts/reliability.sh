@@ -90,6 +90,8 @@ grep '^random-kills ' "$figures" | while read -r line; do
     printf '  %-4s remote: %s kills survived, %s runs finished before their kill, %s runs in all, seed %s\n' \
         "$(echo "$line" | field kind)" "$(echo "$line" | field kills)" "$(echo "$line" | field finished_before_kill)" \
         "$(echo "$line" | field runs)" "$(echo "$line" | field seed)"
+    printf '        wanted %s kills (each one a run that died of SIGKILL, exit 137); kill after (ms, min/median/max): %s\n' \
+        "$(echo "$line" | field wanted)" "$(echo "$line" | field kill_after_ms_min/median/max)"
     printf '        killed during: %s\n' "$(echo "$line" | field phases | tr ',' ' ')"
 done
 
@@ -111,7 +113,13 @@ grep -E '^hostile(-big|-remote)? ' "$figures" | sed 's/^/  /'
 
 echo
 echo "Full disk (tmpfs):"
-if grep -q '^full-disk ' "$figures"; then grep '^full-disk ' "$figures" | sed 's/^full-disk /  /'; else echo "  skipped (mounting a tmpfs needs root)"; fi
+if grep -q '^full-disk ' "$figures"; then grep '^full-disk ' "$figures" | sed 's/^full-disk /  /'; else echo "  no figures (see Skipped below)"; fi
+
+# Suites whose prerequisite (sshd, the HTTPS server, a tmpfs) was missing print a
+# "SKIPPED: …" line; with CI=true they fail instead.
+echo
+echo "Skipped:"
+if cat "$logdir"/*.log | grep -h '^SKIPPED: ' | sort -u | sed 's/^/  /' | grep .; then :; else echo "  nothing"; fi
 
 echo
 if [ $failed -eq 0 ]; then echo "ALL RELIABILITY SUITES PASSED"; else echo "SOME RELIABILITY SUITES FAILED (see $logdir)"; fi

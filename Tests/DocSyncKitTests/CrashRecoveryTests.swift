@@ -7,8 +7,9 @@ import Testing
 
 /// Stops a sync dead at every named step and checks that the next runs lose nothing
 /// and converge. In-process, a "crash" is an error thrown at the step; the durable
-/// state left behind (journal, state, files, remote) is what a kill would leave.
-@Suite(.serialized) struct CrashRecoveryTests {
+/// state left behind (journal, state, files, remote) is what a kill would leave. The
+/// stop is task-local, so the cases run in parallel, each stopping only its own sync.
+@Suite struct CrashRecoveryTests {
     /// Every value a user saved, gathered from the live documents and the conflict
     /// stores of all replicas.
     func savedValues(_ set: ReplicaSet, _ dirs: [String]) -> Set<String> {
@@ -25,7 +26,19 @@ import Testing
         return values
     }
 
-    @Test(arguments: CrashPoint.all)
+    /// Runs `body` with `CrashPoint.throwAt` bound to `point`; true when it stopped there.
+    func stopsAt(_ point: String, _ body: () throws -> Void) throws -> Bool {
+        do {
+            try CrashPoint.$throwAt.withValue(point) { try body() }
+            return false
+        } catch let crash as CrashPoint.Simulated {
+            #expect(crash.point == point)
+            return true
+        }
+    }
+
+    // ReplicaSet syncs through a folder remote: every sync step fires there.
+    @Test(arguments: CrashPoint.points(for: .dir))
     func crashAtEveryStepLosesNothing(_ point: String) throws {
         let set = ReplicaSet()
         let a = try set.make("a")
@@ -45,13 +58,10 @@ import Testing
         set.write(a, "new.json", "{\"v\": \"new-a\"}")
         let expected: Set<String> = ["both-a", "both-b", "edit-b", "move-0", "new-a"]
 
-        CrashPoint.throwAt = point
-        defer { CrashPoint.throwAt = nil }
-        do {
-            try set.sync(a)
-        } catch is CrashPoint.Simulated {
-        }
-        CrashPoint.throwAt = nil
+        // The stop is bound to this test's task only (parallel tests run undisturbed), and
+        // it must really happen: a step the sync never reaches would test nothing.
+        let stopped = try stopsAt(point) { try set.sync(a) }
+        #expect(stopped, "the sync never reached \(point)")
 
         // Recovery: the next runs finish the job.
         try set.sync(a)
@@ -68,7 +78,7 @@ import Testing
         // No temp file is left where a scan could take it for a document.
         let leftovers = FileManager.default.enumerator(atPath: a)!.compactMap { $0 as? String }.filter { $0.contains(".docsync-tmp-") && !$0.hasPrefix(".docsync/") }
         #expect(leftovers.isEmpty)
-        print("RELIABILITY crash-point kind=engine point=\(point) killed=1")
+        print("RELIABILITY crash-point kind=engine point=\(point) killed=\(stopped ? 1 : 0)")
     }
 }
 
@@ -179,7 +189,7 @@ extension CrashRecoveryTests {
     /// `docsync gc` stopped at each of its steps (folder remote), with a local action
     /// pending and a tombstone old enough to purge: a second gc and the next syncs lose
     /// nothing and converge.
-    @Test(arguments: CrashPoint.gc)
+    @Test(arguments: CrashPoint.gcPoints(for: .dir))
     func gcStoppedAtEveryStepLosesNothing(_ point: String) throws {
         let set = ReplicaSet()
         let a = try set.make("a")
@@ -199,12 +209,8 @@ extension CrashRecoveryTests {
             return try ws.collectGarbage(dryRun: false)
         }
         Thread.sleep(forTimeInterval: 0.1)
-        CrashPoint.throwAt = point
-        defer { CrashPoint.throwAt = nil }
-        var stopped = false
-        do { _ = try gc() } catch is CrashPoint.Simulated { stopped = true }
-        CrashPoint.throwAt = nil
-        #expect(stopped, "gc reached \(point)")
+        let stopped = try stopsAt(point) { _ = try gc() }
+        #expect(stopped, "gc never reached \(point)")
 
         let again = try gc()
         #expect(again.pendingKept == 1)
@@ -223,6 +229,6 @@ extension CrashRecoveryTests {
             #expect(check.verify() == [], "verify after gc stopped at \(point)")
             check.close()
         }
-        print("RELIABILITY crash-point kind=engine point=\(point) killed=1")
+        print("RELIABILITY crash-point kind=engine point=\(point) killed=\(stopped ? 1 : 0)")
     }
 }

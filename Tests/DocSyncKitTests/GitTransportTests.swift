@@ -116,6 +116,16 @@ let docsyncBinary: String? = {
     return FileManager.default.isExecutableFile(atPath: path) ? path : nil
 }()
 
+extension Prerequisite {
+    /// The built binary, for cases that need an environment of their own (a credential):
+    /// each run gets it as a child process, and this process's environment stays untouched.
+    static let docsync = Prerequisite(
+        name: "the built docsync binary",
+        missing: docsyncBinary.map { path in
+            FileManager.default.isExecutableFile(atPath: path) ? nil : "\(path) is not executable"
+        } ?? "set DOCSYNC_BIN or run `swift build` first")
+}
+
 /// Secrets an error message must never contain: the lines of a private key file and the
 /// base64 of public keys.
 func keyMaterial(privateKey: String) -> [String] {
@@ -124,18 +134,13 @@ func keyMaterial(privateKey: String) -> [String] {
     return secrets
 }
 
-/// libgit2 reads SSH_AUTH_SOCK from the environment and would offer the agent's keys
-/// first; these tests are about the configured key file, so they run without an agent.
-let sshTestsCanRun: Bool = SSHServer.isAvailable
-    && (ProcessInfo.processInfo.environment["SSH_AUTH_SOCK"] ?? "").isEmpty
-    && (getuid() == 0 || FileManager.default.fileExists(atPath: "/run/sshd"))
-
 /// A document's text.
 func doc(_ name: String) -> String { "{\n  \"name\": \"\(name)\"\n}\n" }
 
 /// Every transport test, nested here so that `swift test --filter GitTransport` runs them
-/// all. Each test starts its own servers and stops them when it ends, even on failure.
-@Suite(.timeLimit(.minutes(1))) enum GitTransportTests {}
+/// all. Each test starts its own servers and stops them when it ends, even on failure. The
+/// time limit only catches a hang: a loaded machine may take far longer than usual.
+@Suite(.timeLimit(.minutes(5))) enum GitTransportTests {}
 
 // MARK: - git daemon
 
@@ -199,8 +204,9 @@ extension GitTransportTests {
             #expect(try commitSubjects(bareRepository: daemon.repositoryPath("docs"), home: reps.home).count == 1)
 
             // The command line maps that to exit 75 (try again later).
-            if let binary = docsyncBinary {
-                let cli = try runTool(binary, ["sync"], in: a, home: reps.home)
+            if Prerequisite.docsync.runsHere {
+                try Prerequisite.docsync.require()
+                let cli = try runTool(docsyncBinary!, ["sync"], in: a, home: reps.home)
                 #expect(cli.status == 75, "docsync sync with the daemon down: \(cli.stdout)\(cli.stderr)")
                 #expect(try reps.pendingCount(a) == 1)
             }
@@ -260,9 +266,9 @@ extension GitTransportTests {
                     }
                     thread.start()
                 }
-                for _ in 0..<2 { #expect(ready.wait(timeout: .now() + 10) == .success) }
+                for _ in 0..<2 { #expect(ready.wait(timeout: .now() + 60) == .success) }
                 go.signal(); go.signal()
-                for _ in 0..<2 { #expect(done.wait(timeout: .now() + 30) == .success) }
+                for _ in 0..<2 { #expect(done.wait(timeout: .now() + 300) == .success) }
 
                 #expect(outcome.errors.isEmpty, "round \(round): \(outcome.errors)")
                 #expect(outcome.reports["a"]?.pushed.map(\.path) == ["from-a-\(round).json"], "round \(round)")
@@ -342,9 +348,10 @@ extension GitTransportTests {
 }
 
 extension GitTransportTests {
-    @Suite(.serialized, .enabled(if: sshTestsCanRun, "needs /usr/sbin/sshd, python3, and no SSH_AUTH_SOCK"))
+    @Suite(.serialized, .enabled(if: Prerequisite.sshd.runsHere, "needs /usr/sbin/sshd, python3, and no SSH_AUTH_SOCK"))
     struct SSH {
         @Test func roundTripWithKeyFileAndKnownHosts() throws {
+            try Prerequisite.sshd.require()
             let server = try SSHServer()
             defer { server.stop() }
             let repo = try server.makeRepository("docs")
@@ -375,6 +382,7 @@ extension GitTransportTests {
         }
 
         @Test func unknownHostIsRefusedWithItsFingerprintAndNothingIsWritten() throws {
+            try Prerequisite.sshd.require()
             let server = try SSHServer()
             defer { server.stop() }
             let repo = try server.makeRepository("docs")
@@ -405,6 +413,7 @@ extension GitTransportTests {
         }
 
         @Test func changedHostKeyIsRefused() throws {
+            try Prerequisite.sshd.require()
             let server = try SSHServer()
             defer { server.stop() }
             let repo = try server.makeRepository("docs")
@@ -433,6 +442,7 @@ extension GitTransportTests {
         }
 
         @Test func wrongUserKeyIsAnAuthenticationErrorNamingTheFix() throws {
+            try Prerequisite.sshd.require()
             let server = try SSHServer()
             defer { server.stop() }
             let repo = try server.makeRepository("docs")
@@ -462,6 +472,7 @@ extension GitTransportTests {
         /// IdentityFile with `~`): libgit2 does not read that file, docsync does, with the
         /// home folder given in GitTransportSettings (no process-wide HOME change).
         @Test func scpLikeURLThroughAnSSHConfigHostAlias() throws {
+            try Prerequisite.sshd.require()
             let server = try SSHServer()
             defer { server.stop() }
             let repo = try server.makeRepository("docs")
@@ -513,57 +524,67 @@ extension GitTransportTests {
 
 // MARK: - https
 
-/// Sets an environment variable for the duration of `body` (process-wide: only inside
-/// a serialized suite), restoring what was there.
-func withEnvironment<T>(_ values: [String: String?], _ body: () throws -> T) rethrows -> T {
-    var saved: [String: String?] = [:]
-    for (key, value) in values {
-        saved[key] = getenv(key).map { String(cString: $0) }
-        if let value { setenv(key, value, 1) } else { unsetenv(key) }
+extension TransportReplicas {
+    /// `docsync sync --json` in `dir`, run by the built binary with `env` added to an
+    /// isolated environment (HOME is this set's home, no global git config): a credential
+    /// reaches that run only, never this process, whose environment other tests share.
+    func syncThroughBinary(_ dir: String, env: [String: String]) throws -> ToolResult {
+        try runTool(docsyncBinary!, ["sync", "--json"], in: dir, home: home, env: env)
     }
-    defer {
-        for (key, value) in saved {
-            if let value { setenv(key, value, 1) } else { unsetenv(key) }
-        }
+
+    /// The report of a `docsync sync --json` that must succeed.
+    func syncReport(_ dir: String, env: [String: String],
+                    sourceLocation: SourceLocation = #_sourceLocation) throws -> SyncReport {
+        let run = try syncThroughBinary(dir, env: env)
+        try #require(run.status == 0, "docsync sync: exit \(run.status)\n\(run.stdout)\(run.stderr)",
+                     sourceLocation: sourceLocation)
+        return try JSONDecoder().decode(SyncReport.self, from: Data(run.stdout.utf8))
     }
-    return try body()
 }
 
 extension GitTransportTests {
-    @Suite(.serialized, .enabled(if: HTTPSGitServer.isAvailable, "needs openssl and python3"))
+    /// The token comes from the environment of a docsync run, so these cases run the built
+    /// binary with its own environment (never `setenv` in this process: tests run in parallel).
+    @Suite(.serialized, .enabled(if: Prerequisite.httpsServer.runsHere, "needs openssl and python3"))
     struct HTTPS {
-        @Test func roundTripWithTokenFromTheEnvironmentAndCAFile() throws {
+        @Test(.enabled(if: Prerequisite.docsync.runsHere, "needs the built docsync"))
+        func roundTripWithTokenFromTheEnvironmentAndCAFile() throws {
+            try Prerequisite.httpsServer.require()
+            try Prerequisite.docsync.require()
             let server = try HTTPSGitServer()
             defer { server.stop() }
             let repo = try server.makeRepository("docs")
             let reps = try TransportReplicas(url: server.url("docs"), config: ["remote.caFile": server.caFile])
-            try withEnvironment(["DOCSYNC_GIT_TOKEN": server.token]) {
-                let a = try reps.make("a")
-                reps.write(a, "people/ann.json", doc("Ann"))
-                let first = try reps.sync(a)
-                #expect(first.pushed.map(\.path) == ["people/ann.json"])
-                let b = try reps.make("b")
-                #expect(try reps.sync(b).pulled.map(\.path) == ["people/ann.json"])
-                reps.write(b, "people/ann.json", reps.read(b, "people/ann.json")!.replacingOccurrences(of: "\"Ann\"", with: "\"Anna\""))
-                reps.write(b, "people/bob.json", doc("Bob"))
-                let second = try reps.sync(b)
-                try reps.sync(a)
-                #expect(field(reps.read(a, "people/ann.json"), "name") == "Anna")
-                #expect(reps.snapshot(a) == reps.snapshot(b))
-                #expect(try commitSubjects(bareRepository: repo, home: reps.home).count == 2)
+            let env = ["DOCSYNC_GIT_TOKEN": server.token]
+            let a = try reps.make("a")
+            reps.write(a, "people/ann.json", doc("Ann"))
+            let first = try reps.syncThroughBinary(a, env: env)
+            #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+            let firstReport = try JSONDecoder().decode(SyncReport.self, from: Data(first.stdout.utf8))
+            #expect(firstReport.pushed.map(\.path) == ["people/ann.json"])
+            let b = try reps.make("b")
+            #expect(try reps.syncReport(b, env: env).pulled.map(\.path) == ["people/ann.json"])
+            reps.write(b, "people/ann.json", reps.read(b, "people/ann.json")!.replacingOccurrences(of: "\"Ann\"", with: "\"Anna\""))
+            reps.write(b, "people/bob.json", doc("Bob"))
+            let second = try reps.syncThroughBinary(b, env: env)
+            #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
+            _ = try reps.syncReport(a, env: env)
+            #expect(field(reps.read(a, "people/ann.json"), "name") == "Anna")
+            #expect(reps.snapshot(a) == reps.snapshot(b))
+            #expect(try commitSubjects(bareRepository: repo, home: reps.home).count == 2)
 
-                // The token is nowhere: not in reports, journal, state, config or the cache repository.
-                for report in [first, second] {
-                    let json = String(decoding: try JSONEncoder().encode(report), as: UTF8.self)
-                    #expect(!json.contains(server.token))
-                }
-                #expect(filesContaining(server.token, under: a).isEmpty)
-                #expect(filesContaining(server.token, under: b).isEmpty)
-            }
+            // The token is nowhere: not in what the runs printed, the journal, state, config
+            // or the cache repository.
+            for run in [first, second] { #expect(!(run.stdout + run.stderr).contains(server.token)) }
+            #expect(filesContaining(server.token, under: a).isEmpty)
+            #expect(filesContaining(server.token, under: b).isEmpty)
             #expect(server.log.contains("POST /docs.git/git-receive-pack"), "pushed over smart HTTP")
         }
 
-        @Test func tokenFromGitCredentialFill() throws {
+        @Test(.enabled(if: Prerequisite.docsync.runsHere, "needs the built docsync"))
+        func tokenFromGitCredentialFill() throws {
+            try Prerequisite.httpsServer.require()
+            try Prerequisite.docsync.require()
             let server = try HTTPSGitServer()
             defer { server.stop() }
             let repo = try server.makeRepository("docs")
@@ -574,92 +595,94 @@ extension GitTransportTests {
                 \thelper = "!f() { test \\"$1\\" = get && echo username=alice && echo password=\(server.token); }; f"
 
                 """)
-            try withEnvironment(["DOCSYNC_GIT_TOKEN": nil, "GIT_CONFIG_GLOBAL": gitconfig, "GIT_CONFIG_NOSYSTEM": "1"]) {
-                let a = try reps.make("a")
-                reps.write(a, "x.json", doc("x"))
-                #expect(try reps.sync(a).pushed.map(\.path) == ["x.json"])
-                let b = try reps.make("b")
-                #expect(try reps.sync(b).pulled.map(\.path) == ["x.json"])
-            }
+            // No DOCSYNC_GIT_TOKEN (the isolated environment has none): git's credential helper answers.
+            let env = ["GIT_CONFIG_GLOBAL": gitconfig, "GIT_CONFIG_NOSYSTEM": "1"]
+            let a = try reps.make("a")
+            reps.write(a, "x.json", doc("x"))
+            #expect(try reps.syncReport(a, env: env).pushed.map(\.path) == ["x.json"])
+            let b = try reps.make("b")
+            #expect(try reps.syncReport(b, env: env).pulled.map(\.path) == ["x.json"])
             #expect(try commitSubjects(bareRepository: repo, home: reps.home).count == 1)
             #expect(filesContaining(server.token, under: reps.folder.sub("a")).isEmpty)
         }
 
-        @Test func withoutTheCAFileTheCertificateIsRefused() throws {
-            // A server with its own fresh CA, which nothing in this process trusts.
+        @Test(.enabled(if: Prerequisite.docsync.runsHere, "needs the built docsync"))
+        func withoutTheCAFileTheCertificateIsRefused() throws {
+            try Prerequisite.httpsServer.require()
+            try Prerequisite.docsync.require()
+            // A server with its own fresh CA, which nothing trusts.
             let server = try HTTPSGitServer()
             defer { server.stop() }
             let repo = try server.makeRepository("docs")
             let reps = try TransportReplicas(url: server.url("docs"))
-            try withEnvironment(["DOCSYNC_GIT_TOKEN": server.token]) {
-                let a = try reps.make("a")
-                reps.write(a, "x.json", doc("x"))
-                let failure = try #require(reps.syncError(a), "an untrusted certificate must be refused")
-                guard case RemoteError.rejected = failure.error else {
-                    Issue.record("expected RemoteError.rejected, got \(failure.error)")
-                    return
-                }
-                #expect(failure.message.contains("TLS certificate"), "\(failure.message)")
-                #expect(failure.message.contains("remote.caFile"), "names the fix: \(failure.message)")
-                #expect(failure.message.contains(server.url("docs")))
-                #expect(!failure.message.contains(server.token))
-                #expect(try reps.pendingCount(a) == 1)
-            }
+            let a = try reps.make("a")
+            reps.write(a, "x.json", doc("x"))
+            let run = try reps.syncThroughBinary(a, env: ["DOCSYNC_GIT_TOKEN": server.token])
+            // Refused for good (exit 1), not "unreachable, try again later" (75).
+            #expect(run.status == 1, "an untrusted certificate must be refused: exit \(run.status)\n\(run.stderr)")
+            #expect(run.stderr.contains("TLS certificate"), "\(run.stderr)")
+            #expect(run.stderr.contains("remote.caFile"), "names the fix: \(run.stderr)")
+            #expect(run.stderr.contains(server.url("docs")))
+            #expect(!(run.stdout + run.stderr).contains(server.token))
+            #expect(try reps.pendingCount(a) == 1)
             #expect(try commitSubjects(bareRepository: repo, home: reps.home).isEmpty)
             #expect(!server.log.contains("git-receive-pack"), "no request got through")
         }
 
-        @Test func wrongTokenIsAnAuthenticationError() throws {
+        @Test(.enabled(if: Prerequisite.docsync.runsHere, "needs the built docsync"))
+        func wrongTokenIsAnAuthenticationError() throws {
+            try Prerequisite.httpsServer.require()
+            try Prerequisite.docsync.require()
             let server = try HTTPSGitServer()
             defer { server.stop() }
             let repo = try server.makeRepository("docs")
             let reps = try TransportReplicas(url: server.url("docs"), config: ["remote.caFile": server.caFile])
             let wrong = "wrong-" + UUID().uuidString.lowercased()
-            try withEnvironment(["DOCSYNC_GIT_TOKEN": wrong]) {
-                let a = try reps.make("a")
-                reps.write(a, "x.json", doc("x"))
-                let failure = try #require(reps.syncError(a), "a wrong token must be refused")
-                guard case RemoteError.rejected = failure.error else {
-                    Issue.record("expected RemoteError.rejected, got \(failure.error)")
-                    return
-                }
-                #expect(failure.message.contains("authentication failed"), "\(failure.message)")
-                #expect(failure.message.contains("DOCSYNC_GIT_TOKEN"), "names the fix: \(failure.message)")
-                #expect(failure.message.contains(server.url("docs")))
-                #expect(!failure.message.contains(wrong))
-                #expect(!failure.message.contains(server.token))
-                #expect(filesContaining(wrong, under: a).isEmpty, "not in the journal, state or config")
-                #expect(try reps.pendingCount(a) == 1)
-            }
+            let a = try reps.make("a")
+            reps.write(a, "x.json", doc("x"))
+            let run = try reps.syncThroughBinary(a, env: ["DOCSYNC_GIT_TOKEN": wrong])
+            #expect(run.status == 1, "a wrong token must be refused: exit \(run.status)\n\(run.stderr)")
+            #expect(run.stderr.contains("authentication failed"), "\(run.stderr)")
+            #expect(run.stderr.contains("DOCSYNC_GIT_TOKEN"), "names the fix: \(run.stderr)")
+            #expect(run.stderr.contains(server.url("docs")))
+            #expect(!(run.stdout + run.stderr).contains(wrong))
+            #expect(!(run.stdout + run.stderr).contains(server.token))
+            #expect(filesContaining(wrong, under: a).isEmpty, "not in the journal, state or config")
+            #expect(try reps.pendingCount(a) == 1)
             #expect(try commitSubjects(bareRepository: repo, home: reps.home).isEmpty)
             #expect(server.log.contains("401"), "the server refused the token")
         }
 
         /// remote.caFile is per tree: a tree without it must not trust a CA another tree in
-        /// the same process configured.
+        /// the same process configured. In-process, without a token: the trusting tree gets
+        /// past TLS (the server answers it, 401), the other one must not.
         @Test
         func caFileOfOneTreeDoesNotLeakToAnother() throws {
+            try Prerequisite.httpsServer.require()
             let server = try HTTPSGitServer()
             defer { server.stop() }
             try server.makeRepository("docs")
             let trusting = try TransportReplicas(url: server.url("docs"), config: ["remote.caFile": server.caFile])
             let plain = try TransportReplicas(url: server.url("docs"))
-            try withEnvironment(["DOCSYNC_GIT_TOKEN": server.token]) {
-                let a = try trusting.make("a")
-                trusting.write(a, "x.json", doc("x"))
-                try trusting.sync(a)
-                let b = try plain.make("b")
-                let failure = plain.syncError(b)
-                #expect(failure?.message.contains("TLS certificate") == true,
-                        "a tree without remote.caFile trusted the CA of another tree: \(failure?.message ?? "no error")")
-            }
+            let a = try trusting.make("a")
+            trusting.write(a, "x.json", doc("x"))
+            let trusted = trusting.syncError(a)
+            #expect(trusted?.message.contains("TLS certificate") != true,
+                    "remote.caFile was not used: \(trusted?.message ?? "")")
+            #expect(server.log.contains("GET /docs.git/info/refs"), "the trusting tree got past TLS: \(server.log)")
+            let b = try plain.make("b")
+            let failure = plain.syncError(b)
+            #expect(failure?.message.contains("TLS certificate") == true,
+                    "a tree without remote.caFile trusted the CA of another tree: \(failure?.message ?? "no error")")
         }
+
 
         /// remote.caFile adds to the system's CAs (public hosts stay trusted); a caFile that
         /// cannot be read or holds no certificate is a clear error naming it, before any
         /// connection is made.
         @Test
         func caFileExtendsTheSystemBundleAndABadOneIsNamed() throws {
+            try Prerequisite.httpsServer.require()
             let server = try HTTPSGitServer()
             defer { server.stop() }
             let scratch = TempFolder("trust")

@@ -6,7 +6,8 @@
 // - it listens on 127.0.0.1 only, on a free port, and nothing here talks to any other address;
 // - every process gets an isolated environment: HOME is a temp folder, no system or global
 //   git config (this machine's system config rewrites some URLs), no ssh-agent, no proxies;
-// - start waits (≤ 10 s) until the port accepts connections, or throws with the server's log;
+// - start waits (≤ 60 s: the machine may be loaded) until the port accepts connections, or
+//   throws with the server's log;
 // - each server runs under a tiny watchdog in its own process group: `stop()` (also called
 //   from `deinit` and at process exit) kills the group, and the watchdog stops the server
 //   if the test process dies without cleaning up.
@@ -18,6 +19,75 @@ import Glibc
 
 struct TestServerError: Error, CustomStringConvertible {
     var description: String
+}
+
+// MARK: - What a suite needs from the machine
+
+/// Something a suite needs from the machine: a server binary, permission to mount a tmpfs,
+/// the built docsync. On a developer's machine a missing one skips the suite, loudly (a
+/// `SKIPPED: …` line on stdout, which scripts/reliability.sh collects); with CI=true it
+/// fails the suite, so CI can never pass by running nothing.
+struct Prerequisite: Sendable {
+    var name: String
+    /// Why it is missing; nil when it is there.
+    var missing: String?
+
+    static var requiredByCI: Bool { ProcessInfo.processInfo.environment["CI"] == "true" }
+
+    /// For `.enabled(if:)`: true when available, and always under CI=true (the suite then
+    /// runs and `require()` fails it with the reason). A skip is announced.
+    var runsHere: Bool {
+        guard let missing else { return true }
+        if Self.requiredByCI { return true }
+        if Self.announced.firstTime(name) {
+            print("SKIPPED: tests needing \(name) did not run: \(missing) (with CI=true they fail instead)")
+            fflush(nil)
+        }
+        return false
+    }
+
+    /// Names whose skip was announced already (a suite's condition is checked per test).
+    private final class Announced: @unchecked Sendable {
+        private let lock = NSLock()
+        private var names: Set<String> = []
+
+        func firstTime(_ name: String) -> Bool {
+            lock.lock(); defer { lock.unlock() }
+            return names.insert(name).inserted
+        }
+    }
+
+    private static let announced = Announced()
+
+    /// Throws, naming what is missing, when the prerequisite is not there; call it first in
+    /// every test of a suite guarded by `runsHere`.
+    func require() throws {
+        guard let missing else { return }
+        throw TestServerError(description: "this test needs \(name), which is unavailable: \(missing)")
+    }
+
+    private static func executables(_ paths: [String]) -> String? {
+        let absent = paths.filter { !FileManager.default.isExecutableFile(atPath: $0) }
+        guard !absent.isEmpty else { return nil }
+        return "missing \(absent.joined(separator: ", ")) (scripts/install-test-servers.sh installs them)"
+    }
+
+    /// sshd for the ssh transport tests. libgit2 reads SSH_AUTH_SOCK from the environment and
+    /// would offer an agent's keys first; those tests are about the configured key file.
+    static let sshd: Prerequisite = {
+        var problems = [executables(["/usr/sbin/sshd", "/usr/bin/ssh-keygen", "/usr/bin/python3"])].compactMap { $0 }
+        if !(ProcessInfo.processInfo.environment["SSH_AUTH_SOCK"] ?? "").isEmpty {
+            problems.append("SSH_AUTH_SOCK is set (run without an ssh-agent)")
+        }
+        if getuid() != 0 && !FileManager.default.fileExists(atPath: "/run/sshd") {
+            problems.append("/run/sshd is missing and this is not root")
+        }
+        return Prerequisite(name: "sshd", missing: problems.isEmpty ? nil : problems.joined(separator: "; "))
+    }()
+
+    /// The loopback HTTPS git server (openssl makes its certificates, python3 serves).
+    static let httpsServer = Prerequisite(name: "the HTTPS git server",
+                                          missing: executables(["/usr/bin/openssl", "/usr/bin/python3", "/usr/bin/git"]))
 }
 
 // MARK: - Loopback sockets
@@ -95,7 +165,7 @@ struct ToolResult {
 /// files so no pipe can fill up.
 @discardableResult
 func runTool(_ executable: String, _ args: [String], in dir: String, home: String, env extra: [String: String] = [:],
-             timeoutSeconds: Double = 30) throws -> ToolResult {
+             timeoutSeconds: Double = 300) throws -> ToolResult {
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("docsync-tool-\(UUID().uuidString)").path
     _ = FileManager.default.createFile(atPath: scratch + ".out", contents: nil)
     _ = FileManager.default.createFile(atPath: scratch + ".err", contents: nil)
@@ -241,7 +311,7 @@ final class ServerProcess: @unchecked Sendable {
     var log: String { readFile(logPath) }
 
     /// Waits until 127.0.0.1:port accepts connections (or `ready` says so), at most `seconds`.
-    func waitUntilListening(port: Int, seconds: Double = 10, ready: (() -> Bool)? = nil) throws {
+    func waitUntilListening(port: Int, seconds: Double = 60, ready: (() -> Bool)? = nil) throws {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if !process.isRunning {
@@ -357,12 +427,6 @@ final class SSHServer: @unchecked Sendable {
     /// known_hosts trusting this server's host key for `[127.0.0.1]:port`.
     var knownHosts: String { folder.sub("client/known_hosts") }
     var reposFolder: String { folder.sub("repos") }
-
-    /// Whether this machine can run the server.
-    static var isAvailable: Bool {
-        FileManager.default.isExecutableFile(atPath: "/usr/sbin/sshd") && FileManager.default.isExecutableFile(atPath: "/usr/bin/ssh-keygen")
-            && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
-    }
 
     init() throws {
         home = folder.sub("home")
@@ -593,10 +657,6 @@ final class HTTPSGitServer: @unchecked Sendable {
     /// The CA certificate (PEM) that signed the server's certificate.
     var caFile: String { folder.sub("tls/ca.pem") }
 
-    static var isAvailable: Bool {
-        FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl") && FileManager.default.isExecutableFile(atPath: "/usr/bin/python3")
-    }
-
     init(token: String = "tok-" + UUID().uuidString.lowercased()) throws {
         self.token = token
         home = folder.sub("home")
@@ -612,13 +672,13 @@ final class HTTPSGitServer: @unchecked Sendable {
                       folder.sub("tls/server.pem"), folder.sub("tls/server.key"), token, portFile],
             home: home, workDir: folder.path, logPath: folder.sub("server.log"))
         // The script binds port 0 and writes the port it got.
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = Date().addingTimeInterval(60)
         while port == 0 {
             if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let p = Int(text) { port = p; break }
             if !process.isRunning || Date() > deadline {
                 let log = process.log
                 process.stop()
-                throw TestServerError(description: "https git server did not start within 10 s:\n\(log)")
+                throw TestServerError(description: "https git server did not start within 60 s:\n\(log)")
             }
             usleep(20_000)
         }

@@ -1,14 +1,66 @@
 // The binary SIGKILLs itself at each named step (DOCSYNC_CRASH_AT), on both remote
-// kinds; the next runs must lose nothing and converge.
+// kinds; each run must really die there (exit 137), and the next runs must lose nothing
+// and converge.
 
+import DocSyncKit
 import Foundation
 import Testing
 
-@Suite("Killed mid-sync at every step") struct CrashKillTests {
-    static let points = ["record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files",
-                         "push.after-remote-commit", "remote.after-documents", "remote.after-feed"]
-
+/// The named steps each command reaches on each remote kind, written out here so that a
+/// step the engine stops reaching turns a test red instead of silently testing nothing.
+enum CrashTable {
     enum Kind: String, CaseIterable, Sendable { case dir, git }
+
+    /// `docsync sync` with local edits and a remote change waiting. A folder remote writes
+    /// the documents before its feed; a git push is one ref update (no `remote.after-documents`).
+    static let sync: [Kind: [String]] = [
+        .dir: ["record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files",
+               "remote.after-documents", "remote.after-feed", "push.after-remote-commit"],
+        .git: ["record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files",
+               "remote.after-feed", "push.after-remote-commit"],
+    ]
+
+    /// `docsync gc` with a tombstone to purge. Only a folder remote writes a compacted feed.
+    static let gc: [Kind: [String]] = [
+        .dir: ["gc.after-remote-feed", "gc.after-remote-commit", "gc.after-state-reset", "gc.after-journal",
+               "gc.after-state", "gc.after-objects"],
+        .git: ["gc.after-remote-commit", "gc.after-state-reset", "gc.after-journal", "gc.after-state",
+               "gc.after-objects"],
+    ]
+
+    static func engineKind(_ kind: Kind) -> RemoteKind { kind == .dir ? .dir : .git }
+}
+
+@Suite("The crash-point table") struct CrashTableTests {
+    @Test("lists, per remote kind, exactly the steps the engine declares")
+    func tableMatchesTheEngine() {
+        for kind in CrashTable.Kind.allCases {
+            #expect(CrashTable.sync[kind] == CrashPoint.points(for: CrashTable.engineKind(kind)), "sync, \(kind)")
+            #expect(CrashTable.gc[kind] == CrashPoint.gcPoints(for: CrashTable.engineKind(kind)), "gc, \(kind)")
+        }
+    }
+
+    @Test("names every CrashPoint.hit in the sources, so none goes untested")
+    func everyCrashPointInTheSourcesIsListed() throws {
+        let sources = CLI.packageRoot + "/Sources"
+        var named = Set<String>()
+        let files = FileManager.default.enumerator(atPath: sources)!.compactMap { $0 as? String }
+        for relative in files where relative.hasSuffix(".swift") {
+            let text = try String(contentsOfFile: sources + "/" + relative, encoding: .utf8)
+            for match in text.matches(of: #/CrashPoint\.hit\("([^"]+)"\)/#) { named.insert(String(match.1)) }
+        }
+        let listed = CrashTable.Kind.allCases.reduce(into: Set<String>()) { all, kind in
+            all.formUnion(CrashTable.sync[kind]!)
+            all.formUnion(CrashTable.gc[kind]!)
+        }
+        #expect(!named.isEmpty)
+        let onlyInSources = named.subtracting(listed).sorted(), onlyListed = listed.subtracting(named).sorted()
+        #expect(named == listed, "in the sources only: \(onlyInSources); listed only: \(onlyListed)")
+    }
+}
+
+@Suite("Killed mid-sync at every step") struct CrashKillTests {
+    typealias Kind = CrashTable.Kind
 
     struct Case: Sendable, CustomTestStringConvertible {
         var point: String
@@ -16,7 +68,9 @@ import Testing
         var testDescription: String { "\(kind.rawValue) remote, killed at \(point)" }
     }
 
-    static let cases: [Case] = points.flatMap { p in Kind.allCases.map { Case(point: p, kind: $0) } }
+    static let cases: [Case] = Kind.allCases.flatMap { kind in
+        CrashTable.sync[kind]!.map { Case(point: $0, kind: kind) }
+    }
 
     @Test(arguments: cases)
     func killedRunLosesNothing(_ c: Case) throws {
@@ -39,7 +93,8 @@ import Testing
         a.write("new.json", "{\"v\": \"new-a\"}")
 
         let killed = a.run("sync", env: ["DOCSYNC_CRASH_AT": c.point])
-        #expect(killed.exit == 137 || killed.exit == 0 || killed.exit == 3, killed.comment)
+        // 137 = 128 + SIGKILL: the run died at the step; anything else means it never got there.
+        #expect(killed.exit == 137, "the sync never reached \(c.point): \(killed)")
 
         // Recovery: ordinary runs finish the job (a stale remote lock of the dead
         // process on this host is broken automatically).
@@ -64,7 +119,7 @@ import Testing
 // tombstone to purge, on both remote kinds. Running gc again and syncing must lose
 // nothing, converge, pass `verify`, and leave no temporary file behind.
 @Suite("gc killed at every step") struct GCCrashKillTests {
-    enum Kind: String, CaseIterable, Sendable { case dir, git }
+    typealias Kind = CrashTable.Kind
 
     struct Case: Sendable, CustomTestStringConvertible {
         var point: String
@@ -72,10 +127,9 @@ import Testing
         var testDescription: String { "\(kind.rawValue) remote, gc killed at \(point)" }
     }
 
-    // The compacted feed is a folder remote's only; git's purge is one commit.
-    static let cases: [Case] = [
-        "gc.after-state-reset", "gc.after-journal", "gc.after-state", "gc.after-objects", "gc.after-remote-feed", "gc.after-remote-commit",
-    ].flatMap { p in Kind.allCases.filter { p != "gc.after-remote-feed" || $0 == .dir }.map { Case(point: p, kind: $0) } }
+    static let cases: [Case] = Kind.allCases.flatMap { kind in
+        CrashTable.gc[kind]!.map { Case(point: $0, kind: kind) }
+    }
 
     func edit(_ r: Replica, _ file: String, _ value: String) {
         r.write(file, r.read(file)!.replacing(#/"v": "[^"]*"/#, with: "\"v\": \"\(value)\""))
@@ -109,7 +163,7 @@ import Testing
         Thread.sleep(forTimeInterval: 0.2)
 
         let killed = a.run("gc", env: ["DOCSYNC_CRASH_AT": c.point])
-        #expect(killed.exit == 137, killed.comment)
+        #expect(killed.exit == 137, "gc never reached \(c.point): \(killed)")
 
         // Recovery: gc again (a stale remote lock of the dead process is broken), then syncs.
         let again = a.run("gc", "--json")

@@ -1,6 +1,6 @@
-// A full disk, for real: a small tmpfs is mounted (root only; the tests are skipped with
-// that reason otherwise), filled up to leave a little room, and docsync syncs into it as
-// the remote or as the working tree. Sweeping how much room is left makes the writes fail
+// A full disk, for real: a small tmpfs is mounted (root only; otherwise the tests are
+// skipped with a `SKIPPED:` line, or fail under CI=true), filled up to leave a little
+// room, and docsync syncs into it as the remote or as the working tree. Sweeping how much room is left makes the writes fail
 // at different places (objects, documents, feed, journal, state, git's object store).
 // Expected: exit 1 with a clear "No space left on device (the disk is full…)", nothing
 // lost, the remote still readable, and the next run after freeing space succeeds.
@@ -45,7 +45,10 @@ enum Tmpfs {
     static func fill(_ dir: String, leaving leave: Int) {
         let path = dir + "/filler"
         let fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0o644)
-        guard fd >= 0 else { return }
+        guard fd >= 0 else {
+            Issue.record("could not open \(path) to fill the disk: errno \(errno)")
+            return
+        }
         defer { close(fd) }
         let chunk = [UInt8](repeating: 0x2E, count: 4096)
         while freeBytes(dir) > leave {
@@ -55,6 +58,11 @@ enum Tmpfs {
     }
 
     static func unfill(_ dir: String) { unlink(dir + "/filler") }
+}
+
+extension Prerequisite {
+    static let tmpfs = Prerequisite(name: "a tmpfs of its own",
+                                    missing: Tmpfs.available ? nil : "this process may not mount a tmpfs (run as root)")
 }
 
 /// A tmpfs mounted for one test, unmounted at the end.
@@ -72,7 +80,8 @@ final class MountedTmpfs {
     deinit { if mounted { Tmpfs.unmount(path) } }
 }
 
-@Suite("Reliability: full disk (tmpfs)", .serialized, .enabled(if: Tmpfs.available, "needs permission to mount a tmpfs (run as root)"))
+@Suite("Reliability: full disk (tmpfs)", .serialized,
+       .enabled(if: Prerequisite.tmpfs.runsHere, "needs permission to mount a tmpfs (run as root)"))
 struct FullDiskTests {
     enum Kind: String, CaseIterable, Sendable { case dir, git }
 
@@ -103,7 +112,8 @@ struct FullDiskTests {
 
     @Test("the remote's disk fills up during pushes: a clear error, nothing lost, readers unaffected, the next push after freeing space succeeds",
           arguments: Kind.allCases)
-    func remoteDiskFull(_ kind: Kind) {
+    func remoteDiskFull(_ kind: Kind) throws {
+        try Prerequisite.tmpfs.require()
         let disk = MountedTmpfs(megabytes: Reliability.long ? 64 : 16)
         guard disk.mounted else { return }
         let box = Sandbox("full-remote-\(kind)")
@@ -145,7 +155,8 @@ struct FullDiskTests {
 
     @Test("the working tree's disk fills up during pulls and local edits: a clear error, nothing lost, the run after freeing space converges",
           arguments: Kind.allCases)
-    func treeDiskFull(_ kind: Kind) {
+    func treeDiskFull(_ kind: Kind) throws {
+        try Prerequisite.tmpfs.require()
         let disk = MountedTmpfs(megabytes: Reliability.long ? 64 : 16)
         guard disk.mounted else { return }
         let box = Sandbox("full-tree-\(kind)")

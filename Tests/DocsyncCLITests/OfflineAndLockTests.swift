@@ -102,22 +102,43 @@ struct OfflineAndLockTests {
         #expect(!FileManager.default.fileExists(atPath: box.path("B/.docsync")))
     }
 
-    /// Starts `/usr/bin/flock <lock> /usr/bin/sleep <seconds>` and waits until it holds the lock.
-    static func holdLock(_ lockPath: String, seconds: Double) -> Process? {
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
-        holder.arguments = [lockPath, "/usr/bin/sleep", String(seconds)]
-        holder.standardOutput = FileHandle.nullDevice
-        holder.standardError = FileHandle.nullDevice
-        do { try holder.run() } catch {
-            Issue.record("could not start /usr/bin/flock: \(error)")
-            return nil
+    /// A process holding the tree's flock until `release()`: `/usr/bin/flock <lock> cat`, with
+    /// cat reading a pipe. No deadline: a slow machine cannot make it let go early.
+    final class LockHolder {
+        let process = Process()
+        let input = Pipe()
+
+        init?(_ lockPath: String) {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/flock")
+            process.arguments = [lockPath, "/usr/bin/cat"]
+            process.standardInput = input
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            do { try process.run() } catch {
+                Issue.record("could not start /usr/bin/flock: \(error)")
+                return nil
+            }
+            guard waitUntil(seconds: 60, { isFlockHeld(lockPath) }) else {
+                Issue.record("flock never took \(lockPath)")
+                release()
+                return nil
+            }
         }
-        guard waitUntil(seconds: 5, { isFlockHeld(lockPath) }) else {
-            Issue.record("flock never took \(lockPath)")
-            return holder
+
+        /// Closes cat's input: cat ends, flock ends, the kernel drops the lock.
+        func release() {
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
         }
-        return holder
+
+        deinit { if process.isRunning { release() } }
+    }
+
+    /// Whether process `pid` has `path` open (its /proc fd table).
+    static func hasOpen(_ pid: Int32, _ path: String) -> Bool {
+        let dir = "/proc/\(pid)/fd"
+        let fds = (try? FileManager.default.contentsOfDirectory(atPath: dir)) ?? []
+        return fds.contains { (try? FileManager.default.destinationOfSymbolicLink(atPath: dir + "/" + $0)) == path }
     }
 
     @Test("a second run on a locked tree exits 75 with a clear message, and works once the holder exits")
@@ -130,7 +151,7 @@ struct OfflineAndLockTests {
         let before = a.bytes("a.json")
         let journalBefore = Files.bytes(a.journal)
 
-        guard let holder = Self.holdLock(a.path(".docsync/lock"), seconds: 3) else { return }
+        guard let holder = LockHolder(a.path(".docsync/lock")) else { return }
         let busy = a.run("sync")
         #expect(busy.exit == 75, busy.comment)
         #expect(busy.stderr.lowercased().contains("another docsync run") || busy.stderr.lowercased().contains("lock"),
@@ -144,23 +165,37 @@ struct OfflineAndLockTests {
         // Read-only commands still work while another run holds the tree.
         #expect(a.run("status").exit == 0)
 
-        holder.waitUntilExit()
+        holder.release()
         let after = a.run("sync")
         #expect(after.exit == 0, after.comment)
         let remote = Files.bytes(box.remote + "/a.json").flatMap(JSONHelp.object)
         #expect(remote?["a"] as? Int == 2)
     }
 
-    @Test("with the default lock.waitSeconds a second run waits briefly for the first")
-    func waitsForShortHolder() {
+    @Test("by default a second run waits for the first (lock.waitSeconds > 0), then does its work")
+    func waitsForShortHolder() throws {
         let box = Sandbox()
         let a = box.initReplica("A", files: ["a.json": "{\"a\": 1}\n"])
-        guard let holder = Self.holdLock(a.path(".docsync/lock"), seconds: 1) else { return }
-        let started = Date()
-        let r = a.run("sync")
-        #expect(r.exit == 0, r.comment)
-        #expect(Date().timeIntervalSince(started) > 0.3, "sync should have waited for the lock holder")
-        holder.waitUntilExit()
+        let configured = a.ok("config", "lock.waitSeconds").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect((Double(configured) ?? 0) > 0, "default lock.waitSeconds: \(configured)")
+        // A long wait here, so that a slow machine cannot make the run give up first.
+        a.ok("config", "lock.waitSeconds", "300")
+        let lockPath = URL(fileURLWithPath: a.path(".docsync/lock")).resolvingSymlinksInPath().path
+        guard let holder = LockHolder(lockPath) else { return }
+        // The sync starts while the lock is held; once it has the lock file open it can only
+        // be waiting for it. Then the holder lets go.
+        let sync = Process()
+        sync.executableURL = URL(fileURLWithPath: CLI.binary)
+        sync.arguments = ["sync"]
+        sync.currentDirectoryURL = URL(fileURLWithPath: a.root)
+        sync.standardOutput = FileHandle.nullDevice
+        sync.standardError = FileHandle.nullDevice
+        try sync.run()
+        #expect(waitUntil(seconds: 60) { Self.hasOpen(sync.processIdentifier, lockPath) || !sync.isRunning })
+        #expect(sync.isRunning, "the sync ended while another run held the tree instead of waiting")
+        holder.release()
+        sync.waitUntilExit()
+        #expect(sync.terminationReason == .exit && sync.terminationStatus == 0, "exit \(sync.terminationStatus)")
         #expect(FileManager.default.fileExists(atPath: box.remote + "/a.json"))
     }
 }

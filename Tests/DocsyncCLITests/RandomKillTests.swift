@@ -3,7 +3,8 @@
 // killed, then check that nothing was lost and everything converges. The crash-point
 // tests (CrashKillTests) stop at named steps; these stop anywhere.
 //
-// Short mode: 10 kills per remote kind. `DOCSYNC_RELIABILITY_LONG=1`: 200 per kind.
+// Short mode: 10 kills per remote kind. `DOCSYNC_RELIABILITY_LONG=1`: 200 per kind. A kill
+// counts only if the run died of it (exit 137); the test runs until that many landed.
 // Replay a run with `DOCSYNC_KILL_SEED=<seed>` (printed with the figures).
 
 import Foundation
@@ -104,7 +105,10 @@ struct RandomKillTests {
         var durations: [Double] = []
         var phases: [String: Int] = [:]
         var killed = 0, completedBeforeKill = 0, runs = 0
-        /// Starts A's sync and SIGKILLs it after a random part of a typical run's duration.
+        var killDelays: [Double] = []
+        /// Starts A's sync and SIGKILLs it after a random part of a typical run's duration;
+        /// a run that died of the SIGKILL (exit 137) counts as a kill, and where it landed
+        /// (time after the start, and the phase its journal shows) is recorded.
         func killedRun() {
             let typical = durations.isEmpty ? 0.4 : durations.sorted()[durations.count / 2]
             let delay = (0.15 + Double(rng.below(1000)) / 1000) * typical
@@ -124,7 +128,11 @@ struct RandomKillTests {
             if process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL {
                 killed += 1
                 let lock = kind == .dir && FileManager.default.fileExists(atPath: box.remote + "/.docsync/lock")
-                phases[Self.phase(journalBefore: journalBefore, journal: a.journal, remoteLock: lock), default: 0] += 1
+                let phase = Self.phase(journalBefore: journalBefore, journal: a.journal, remoteLock: lock)
+                phases[phase, default: 0] += 1
+                killDelays.append(delay)
+                Reliability.figure("random-kill kind=\(kind.rawValue) n=\(killed) after_ms=\(Int(delay * 1000)) "
+                    + "typical_ms=\(Int(typical * 1000)) phase=\(phase)")
             } else {
                 completedBeforeKill += 1
                 #expect([0, 75].contains(process.terminationStatus), "a run that finished before the kill: exit \(process.terminationStatus), \(context)")
@@ -144,8 +152,10 @@ struct RandomKillTests {
         cleanSync(a, "first sync after kills")
         #expect(CLI.run(["clone", "--name", "B", remote, "B"], in: box.root).exit == 0)
 
+        // Keep going until the announced number of kills landed; bounded, in case runs keep
+        // finishing before their kill (then the count check below fails).
         var iteration = 0
-        while killed < Self.kills && iteration < Self.kills * 4 {
+        while killed < Self.kills && iteration < Self.kills * 6 + 10 {
             iteration += 1
             mutate(a, owner: "A", edits: rng.chance(25) ? 60 + rng.below(60) : 5 + rng.below(20))
             if rng.chance(40) {
@@ -156,6 +166,9 @@ struct RandomKillTests {
             if rng.chance(40) { killedRun() }   // kill the recovery too
             if rng.chance(60) { cleanSync(a, "A's sync after a kill") }
         }
+
+        let shortfall = "only \(killed) of \(Self.kills) runs died of the SIGKILL (\(completedBeforeKill) finished first)"
+        #expect(killed >= Self.kills, "\(shortfall), \(context)")
 
         // Quiesce and check.
         for r in [a, b, a, b] { cleanSync(r, "final sync") }
@@ -184,7 +197,11 @@ struct RandomKillTests {
             Reliability.fsck(remote)
         }
         let phaseText = phases.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")
-        Reliability.figure("random-kills kind=\(kind.rawValue) seed=\(seed) kills=\(killed) finished_before_kill=\(completedBeforeKill) runs=\(runs) docs=\(docs.count) remote_tmp_left=\(remoteLeftovers) phases=\(phaseText)")
+        let delaysMs = killDelays.sorted().map { Int($0 * 1000) }
+        let delayText = delaysMs.isEmpty ? "-" : "\(delaysMs.first!)/\(delaysMs[delaysMs.count / 2])/\(delaysMs.last!)"
+        Reliability.figure("random-kills kind=\(kind.rawValue) seed=\(seed) kills=\(killed) wanted=\(Self.kills) "
+            + "finished_before_kill=\(completedBeforeKill) runs=\(runs) docs=\(docs.count) "
+            + "remote_tmp_left=\(remoteLeftovers) kill_after_ms_min/median/max=\(delayText) phases=\(phaseText)")
     }
 }
 

@@ -190,7 +190,9 @@ struct ReliabilityConcurrencyTests {
         let started = Date()
         let next = a.run("sync")
         #expect(next.exit == 0, next.comment)
-        #expect(Date().timeIntervalSince(started) < 8, "a lock of a dead process on this host is broken at once, not after the 50 s wait")
+        // Waiting for the lock would take the full 50 s; 40 s leaves a loaded machine room.
+        #expect(Date().timeIntervalSince(started) < 40,
+                "a lock of a dead process on this host is broken at once, not after the 50 s wait")
         #expect(!FileManager.default.fileExists(atPath: box.remote + "/.docsync/lock"))
         #expect(Files.bytes(box.remote + "/a.json").flatMap(JSONHelp.object)?["v"] as? String == "a-1")
         let verify = a.run("verify")

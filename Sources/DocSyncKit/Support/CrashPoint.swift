@@ -5,33 +5,39 @@ import Foundation
 
 /// Named places in push, pull, sync and gc where a test can make docsync stop dead, to
 /// prove a crash there loses nothing. `DOCSYNC_CRASH_AT=<name>` makes the process
-/// SIGKILL itself at that point (for tests of the binary); in-process tests set
-/// `CrashPoint.throwAt` instead. Costs one string compare when unused.
+/// SIGKILL itself at that point (for tests of the binary); in-process tests bind
+/// `CrashPoint.$throwAt` for the work they run. Costs a string compare and a task-local
+/// read when unused.
 public enum CrashPoint {
-    public static let all = [
-        "record.after-stamp", "record.after-journal",
-        "pull.after-journal", "pull.after-files",
-        "push.after-remote-commit",
-        "remote.after-documents", "remote.after-feed",
-    ]
+    /// The sync steps that a sync on `kind` really reaches, in the order it reaches them. A
+    /// folder remote writes the documents before its feed (`remote.after-documents`); a git
+    /// push is one ref update.
+    public static func points(for kind: RemoteKind) -> [String] {
+        let remote = kind == .dir ? ["remote.after-documents", "remote.after-feed"] : ["remote.after-feed"]
+        return ["record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files"]
+            + remote + ["push.after-remote-commit"]
+    }
 
-    /// Steps of `docsync gc`, in order: the remote's tombstone purge (the compacted feed
-    /// is a folder remote's only), the journal swap (see JournalCompaction), the sweep.
-    public static let gc = [
-        "gc.after-remote-feed", "gc.after-remote-commit",
-        "gc.after-state-reset", "gc.after-journal", "gc.after-state", "gc.after-objects",
-    ]
+    /// The steps `docsync gc` on `kind` really reaches, in order: the remote's tombstone
+    /// purge (only a folder remote writes a compacted feed; git's purge is one commit), the
+    /// journal swap (see JournalCompaction), the sweep.
+    public static func gcPoints(for kind: RemoteKind) -> [String] {
+        let remote = kind == .dir ? ["gc.after-remote-feed", "gc.after-remote-commit"] : ["gc.after-remote-commit"]
+        return remote + ["gc.after-state-reset", "gc.after-journal", "gc.after-state", "gc.after-objects"]
+    }
 
     public struct Simulated: Error, CustomStringConvertible {
         public var point: String
         public var description: String { "simulated crash at \(point)" }
     }
 
-    nonisolated(unsafe) public static var throwAt: String? = nil
+    /// The step at which the work running in this task throws `Simulated`. A task-local
+    /// value, so a test stopping its own sync never stops another test's.
+    @TaskLocal public static var throwAt: String?
     private static let killAt = ProcessInfo.processInfo.environment["DOCSYNC_CRASH_AT"]
 
     public static func hit(_ name: String) throws {
         if name == killAt { kill(getpid(), SIGKILL) }
-        if name == throwAt { throw Simulated(point: name) }
+        if let throwAt, name == throwAt { throw Simulated(point: name) }
     }
 }
