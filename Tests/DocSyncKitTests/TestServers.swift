@@ -401,8 +401,14 @@ final class GitDaemon: @unchecked Sendable {
     }
 
     func stop() {
-        server?.stop()
+        guard let running = server else { return }
+        running.stop()
         server = nil
+        // The listening socket closes only once the killed daemon has finished exiting,
+        // a moment after the signal on a loaded machine: wait for that (bounded), so a
+        // stopped daemon is really stopped when this returns.
+        let deadline = Date().addingTimeInterval(20)
+        while Loopback.accepts(port: port) && Date() < deadline { usleep(20_000) }
     }
 
     var log: String { readFile(folder.sub("daemon.log")) }
