@@ -123,19 +123,20 @@ The remote version stays in place, the local one is stored; settle it with
 .El
 .Pp
 For example, with the base
-.Ql {"name": "Ann", "city": "Oslo"} :
+.Ql "{\(dqname\(dq: \(dqAnn\(dq, \(dqcity\(dq: \(dqOslo\(dq}" :
 local
-.Ql "name": "Anna"
+.Ql "\(dqname\(dq: \(dqAnna\(dq"
 and remote
-.Ql "city": "Bergen"
+.Ql "\(dqcity\(dq: \(dqBergen\(dq"
 merge to
-.Ql {"name": "Anna", "city": "Bergen"}
+.Ql "{\(dqname\(dq: \(dqAnna\(dq, \(dqcity\(dq: \(dqBergen\(dq}"
 with no conflict (exit 0); local
-.Ql "city": "Paris"
-and a later remote
-.Ql "city": "Rome"
+.Ql "\(dqcity\(dq: \(dqParis\(dq"
+and a remote
+.Ql "\(dqcity\(dq: \(dqRome\(dq"
+saved later
 give
-.Ql "city": "Rome" ,
+.Ql "\(dqcity\(dq: \(dqRome\(dq" ,
 report the field
 .Ql city
 as a conflict (exit 3) and store the local version.
