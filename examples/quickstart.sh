@@ -72,10 +72,12 @@ run "ls remote/.docsync/tombstones"
 
 step "7. A conflict: both machines change the same field before syncing"
 run "sed -i 's/7946 0000/7946 1111/' laptop/contacts/ada.json"
+sleep 0.05   # the desktop saves a moment later
 run "sed -i 's/7946 0000/7946 2222/' desktop/contacts/ada.json"
 ds -C laptop sync
-# desktop records its edit later, so its changesetId is later and its version wins;
-# laptop's version is kept in desktop's conflict store, and sync exits 3 to say so.
+# desktop saved its edit later, so its changesetId is later and its version wins (even
+# though laptop synced first); laptop's version is kept in desktop's conflict store,
+# and sync exits 3 to say so.
 rc=0
 ds -C desktop sync || rc=$?
 if [[ $rc -ne 3 ]]; then
@@ -90,8 +92,14 @@ show $(find desktop/.docsync/conflicts -name '*.json' ! -name '*.meta.json')
 echo "What happened, in the copy's .meta.json:"
 show $(find desktop/.docsync/conflicts -name '*.meta.json')
 
-step "8. laptop syncs again: both machines now hold the same documents"
-ds -C laptop sync
+step "8. laptop syncs again: it hears its edit lost (exit 3), and both machines hold the same documents"
+rc=0
+ds -C laptop sync || rc=$?
+if [[ $rc -ne 3 ]]; then
+  echo "quickstart: expected exit status 3 (laptop's version lost), got $rc" >&2
+  exit 1
+fi
+ds -C laptop conflicts
 show laptop/contacts/ada.json
 # Every document, path and bytes, outside .docsync/.
 documents() { (cd "$1" && find . -path ./.docsync -prune -o -name '*.json' -print | LC_ALL=C sort | xargs -d '\n' sha256sum); }
