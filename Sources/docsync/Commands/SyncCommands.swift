@@ -135,7 +135,7 @@ struct SyncPrinter {
                     Output.line("conflict        \(c.path)\(fields): \(what) lost to \(c.keptChangesetId) at replica \(by) (kept in \(c.file ?? "the conflict store"))")
                     continue
                 }
-                Output.line("conflict        \(c.path)\(fields): kept \(c.kept) \(c.keptChangesetId), \(c.stored) version \(c.storedChangesetId) stored" + (c.file.map { " in \($0)" } ?? ""))
+                Output.line("\(tag)conflict  \(report.dryRun ? "" : "      ")\(c.path)\(fields): kept \(c.kept) \(c.keptChangesetId), \(c.stored) version \(c.storedChangesetId) stored" + (c.file.map { " in \($0)" } ?? ""))
             }
             for n in report.notices { Output.line("note            \(n)") }
             for w in report.waiting { Output.line("waiting         \(w) (merged with the file once it is valid again)") }
