@@ -22,10 +22,18 @@ let package = Package(
         ),
         // Fixed-signature wrappers for libgit2's variadic git_libgit2_opts.
         .target(name: "GitShim", dependencies: ["CLibGit2"]),
-        // The sync engine: documents, scanning, journal, state, reconciliation, remotes.
+        // JSON documents without the engine: scanning and id stamping that keep every byte,
+        // the value model, the writer and the three-way field merge. Knows nothing of
+        // files, journals or remotes, so the compiler holds that layering.
+        .target(
+            name: "DocSyncJSON",
+            dependencies: [.product(name: "Collections", package: "swift-collections")]
+        ),
+        // The sync engine: scanning the tree, journal, state, reconciliation, remotes.
         .target(
             name: "DocSyncKit",
             dependencies: [
+                "DocSyncJSON",
                 "CLibGit2",
                 "GitShim",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -40,7 +48,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "DocSyncKitTests", dependencies: ["DocSyncKit"]),
+        .testTarget(name: "DocSyncKitTests", dependencies: ["DocSyncKit", "DocSyncJSON"]),
         .testTarget(name: "DocsyncCLITests", dependencies: ["DocSyncKit"]),
     ]
 )

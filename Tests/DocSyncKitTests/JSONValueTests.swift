@@ -1,3 +1,4 @@
+import DocSyncJSON
 import DocSyncKit
 import Testing
 

@@ -1,3 +1,4 @@
+import DocSyncJSON
 import CLibGit2
 import Foundation
 

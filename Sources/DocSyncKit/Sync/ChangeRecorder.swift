@@ -1,3 +1,4 @@
+import DocSyncJSON
 import Foundation
 
 /// Finds what changed in the working tree since the last record and turns it into

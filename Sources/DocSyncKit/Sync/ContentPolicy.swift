@@ -1,3 +1,4 @@
+import DocSyncJSON
 import Collections
 
 /// Settles a document whose content changed differently on both sides, by the policy

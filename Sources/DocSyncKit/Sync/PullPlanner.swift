@@ -1,3 +1,5 @@
+import DocSyncJSON
+
 /// Decides what a pull does: from the sync state, the recorded local state and the
 /// remote's changes to a `PullPlan`. It reads (remote contents, stored objects, which
 /// tree paths are taken) but writes nothing, so a dry run is this and nothing else.

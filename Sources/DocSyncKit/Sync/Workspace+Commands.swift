@@ -1,3 +1,4 @@
+import DocSyncJSON
 import Foundation
 
 extension Workspace {

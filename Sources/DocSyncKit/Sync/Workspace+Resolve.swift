@@ -1,3 +1,4 @@
+import DocSyncJSON
 import Foundation
 
 // MARK: - Conflicts and resolve
