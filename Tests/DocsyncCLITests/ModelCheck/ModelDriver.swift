@@ -481,7 +481,15 @@ extension MC {
         }
 
         func crashSync(_ r: Int) -> String? {
-            let points = git ? MC.crashPoints.filter { $0 != "remote.after-documents" } : MC.crashPoints
+            // Aim at a step this sync will reach: a kill that never lands tests nothing.
+            var points = git ? MC.crashPoints.filter { $0 != "remote.after-documents" } : MC.crashPoints
+            let localNews = model.local[r].contains { $0.value.invalidBytes == nil && $0.value.placed != model.base[r][$0.key] }
+                || model.base[r].keys.contains { model.local[r][$0] == nil }
+            let remoteNews = Set(model.remote.keys).union(model.base[r].keys).contains { model.remote[$0] != model.base[r][$0] }
+            if localNews != remoteNews {
+                let narrowed = points.filter { $0.hasPrefix("pull.") == remoteNews }
+                if !narrowed.isEmpty { points = narrowed }
+            }
             let point = rng.pick(points)
             figures.crashAttempts += 1
             let result = docsync(r, ["sync"], env: ["DOCSYNC_CRASH_AT": point])
@@ -525,7 +533,8 @@ extension MC {
             lastResult = result
             lastCommandReplica = r
             lastOutcome = nil
-            lastExpectedExits = [0]
+            // resolve records the tree first: an invalid file there makes it exit 1 (rule 7).
+            lastExpectedExits = [model.hasInvalid(r) ? 1 : 0]
             lastExitRules = rec.finder == r ? [] : [.conflictsTravel]
             if rec.fields.isEmpty { lastExitRules.insert(.deleteVsEdit) }
             if takeLoser != nil, let f = model.local[r][rec.doc] {
