@@ -227,10 +227,10 @@ extension MC.Run {
                                   text: "\(place): changesetId \(cs) names \(MC.show(fields)) here but \(MC.show(known)) elsewhere (one changesetId, one content)"))
         }
         csContent[cs] = fields
-        if let v = version, versionCs[v.id] == nil {
+        if let v = version, v.fields == fields, versionCs[v.id] == nil {
             versionCs[v.id] = cs
             if let m = v.mtimeMs, !echoDocs.contains(doc ?? -1), let wall = Int64(cs.prefix(12), radix: 16), wall != m {
-                found.append(Mismatch(rules: [.saveTime], changesDocuments: false,
+                found.append(Mismatch(rules: rules(doc).union([.saveTime]), changesDocuments: false,
                                       text: "\(place): the version saved with mtime \(m) (\(String(m, radix: 16))) got changesetId \(cs): its time part should be the save's"))
             }
         }

@@ -19,7 +19,7 @@ extension MC {
         if let env = ProcessInfo.processInfo.environment["DOCSYNC_MODEL_KNOWN_DEFECTS"] {
             return Set(env.split(separator: ",").compactMap { Rule(rawValue: String($0).trimmingCharacters(in: .whitespaces)) })
         }
-        return [.saveTime, .conflictsTravel, .deleteVsEdit, .invalidMerge, .identity]
+        return [.saveTime, .conflictsTravel, .deleteVsEdit, .invalidMerge, .identity, .copyBesideInvalidOriginal]
     }()
 
     struct Mismatch: CustomStringConvertible {
@@ -91,6 +91,8 @@ extension MC {
         /// Per replica: the docs with a copy not recorded yet; a replica killed mid-record
         /// that must sync before anything else happens there.
         var pendingCopies: [Set<Int>] = [[], [], []]
+        /// Per replica: copy → original, for the copies not recorded yet.
+        var pendingCopyOf: [[Int: Int]] = [[:], [:], [:]]
         var needsRecovery: Set<Int> = []
         /// Per replica: the last valid bytes and path seen for each doc (for re-creation).
         var lastSeen: [[Int: (path: String, bytes: [UInt8])]] = [[:], [:], [:]]
@@ -342,6 +344,7 @@ extension MC {
             model.save(r, doc: doc, path: path, fields: entry.placed.version.fields, mtime: nil)
             model.taint(doc, .identity)
             pendingCopies[r].insert(source)
+            pendingCopyOf[r][doc] = source
             return "r\(r) cp \(entry.placed.path) \(path) (doc\(source) → new doc\(doc))"
         }
 
@@ -423,6 +426,10 @@ extension MC {
             model.local[r][doc] = entry
             broken[r][doc] = (bytes, intended)
             model.taint(doc, .invalidMerge)
+            for (copy, original) in pendingCopyOf[r] where original == doc {
+                model.taint(copy, .copyBesideInvalidOriginal)
+                model.taint(doc, .copyBesideInvalidOriginal)
+            }
             return "r\(r) invalid save doc\(doc) \(entry.placed.path) (meant \(field)=\(new))"
         }
 
@@ -468,6 +475,7 @@ extension MC {
             let outcome = model.sync(r)
             needsRecovery.remove(r)
             pendingCopies[r] = []
+            pendingCopyOf[r] = [:]
             figures.conflictsFound += outcome.newRecords.count
             figures.deleteVsEdit += outcome.notes.filter { $0.contains("deleted") }.count
             figures.exit[result.exit, default: 0] += 1

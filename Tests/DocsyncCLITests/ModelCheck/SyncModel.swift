@@ -95,6 +95,10 @@ extension MC {
         case invalidMerge = "rule5-invalid-fix-merged"
         case identity = "rule6-identity"
         case exitCodes = "rule7-exit-codes"
+        /// Not a rule: an engine defect found by this check. A file copied (`cp`) and whose
+        /// original then became invalid JSON before the next sync takes the original's
+        /// identity (recorded as a rename), though the original is still at its path.
+        case copyBesideInvalidOriginal = "defect-copy-beside-invalid-original"
         static func < (a: Rule, b: Rule) -> Bool { a.rawValue < b.rawValue }
     }
 
