@@ -140,6 +140,19 @@ extension MC {
                 log.append("\(step). \(description)")
                 if !check(step: step, after: description) { break }
             }
+            // Every run must land at least one SIGKILL: if none did, edit and kill until one does.
+            var tries = 0
+            while figures.stoppedBy == nil && figures.kills.isEmpty && tries < 8 {
+                tries += 1
+                let r = needsRecovery.sorted().first ?? rng.int(3)
+                let ops: [() -> String?] = [{ self.needsRecovery.contains(r) ? nil : self.edit(r, style: .inPlace) }, { self.crashSync(r) }]
+                for op in ops {
+                    guard let d = op() else { continue }
+                    step += 1
+                    log.append("\(step). \(d)")
+                    if !check(step: step, after: d) { break }
+                }
+            }
             if figures.stoppedBy == nil {
                 // Quiescence: everyone syncs twice, then everything must agree.
                 for round in 0 ..< 2 {
