@@ -93,6 +93,10 @@ extension MC {
         var pendingCopies: [Set<Int>] = [[], [], []]
         /// Per replica: copy → original, for the copies not recorded yet.
         var pendingCopyOf: [[Int: Int]] = [[:], [:], [:]]
+        /// Per replica: docs whose change a `resolve` recorded (it records the whole tree)
+        /// and no sync has pushed yet. Those are not broken or written back until then:
+        /// the journal would push the recorded version, which the model does not follow.
+        var recordedUnsynced: [Set<Int>] = [[], [], []]
         var needsRecovery: Set<Int> = []
         /// Per replica: the last valid bytes and path seen for each doc (for re-creation).
         var lastSeen: [[Int: (path: String, bytes: [UInt8])]] = [[:], [:], [:]]
@@ -399,7 +403,8 @@ extension MC {
         /// Writes a deleted document back (same refId, a changed field).
         func recreate(_ r: Int) -> String? {
             let candidates = lastSeen[r].keys.filter { d in
-                model.local[r][d] == nil && refIds[d] != nil && !model.local[r].values.contains { $0.placed.path == lastSeen[r][d]!.path }
+                model.local[r][d] == nil && refIds[d] != nil && !recordedUnsynced[r].contains(d)
+                    && !model.local[r].values.contains { $0.placed.path == lastSeen[r][d]!.path }
             }.sorted()
             guard !candidates.isEmpty else { return nil }
             let doc = rng.pick(candidates)
@@ -420,7 +425,11 @@ extension MC {
         }
 
         func invalidSave(_ r: Int) -> String? {
-            let docs = validDocs(r)
+            // Not a file moved since the last sync: broken, it cannot be told from a deletion
+            // plus an unknown file (the engine cannot read its refId).
+            let docs = validDocs(r).filter { d in
+                !recordedUnsynced[r].contains(d) && (model.base[r][d] == nil || model.base[r][d]?.path == model.local[r][d]?.placed.path)
+            }
             guard !docs.isEmpty else { return nil }
             let doc = rng.pick(docs)
             var entry = model.local[r][doc]!
@@ -489,6 +498,7 @@ extension MC {
             needsRecovery.remove(r)
             pendingCopies[r] = []
             pendingCopyOf[r] = [:]
+            recordedUnsynced[r] = []
             figures.conflictsFound += outcome.newRecords.count
             figures.deleteVsEdit += outcome.notes.filter { $0.contains("deleted") }.count
             figures.exit[result.exit, default: 0] += 1
@@ -550,7 +560,11 @@ extension MC {
                 how = "--take \(takeLocal ? "local" : "remote") (\(takeLoser == nil ? "the winner" : "the loser"))"
             }
             let result = docsync(r, args)
+            for d in Set(model.local[r].keys).union(model.base[r].keys) where model.local[r][d]?.placed != model.base[r][d] {
+                recordedUnsynced[r].insert(d)
+            }
             model.resolve(r, doc: rec.doc, takeLoser: takeLoser)
+            recordedUnsynced[r].insert(rec.doc)
             lastResult = result
             lastCommandReplica = r
             lastOutcome = nil
