@@ -363,14 +363,20 @@ extension MC.Run {
             return [Mismatch(rules: [], changesDocuments: false, text: "r\(r): docsync status --json printed no report: \(result)")]
         }
         var found: [Mismatch] = []
-        let pending = status["pending"] as? [Any] ?? []
+        // The rules behind the documents an entry names.
+        func entryRules(_ entries: [[String: Any]]) -> Set<Rule> {
+            entries.reduce(into: Set<Rule>()) { $0.formUnion(rules(doc(forRefId: $1["refId"] as? String))) }
+        }
+        let pending = status["pending"] as? [[String: Any]] ?? []
         if !pending.isEmpty {
-            found.append(Mismatch(rules: [], changesDocuments: false, text: "r\(r): status lists \(pending.count) pending changes right after a sync: \(pending)"))
+            found.append(Mismatch(rules: entryRules(pending), changesDocuments: false,
+                                  text: "r\(r): status lists \(pending.count) pending changes right after a sync: \(pending)"))
         }
         let invalidPaths = Set(model.local[r].values.filter { $0.invalidBytes != nil }.map(\.placed.path))
         let unrecorded = (status["unrecorded"] as? [[String: Any]] ?? []).filter { !invalidPaths.contains($0["path"] as? String ?? "") }
         if !unrecorded.isEmpty {
-            found.append(Mismatch(rules: [], changesDocuments: false, text: "r\(r): status lists unrecorded changes right after a sync: \(unrecorded)"))
+            found.append(Mismatch(rules: entryRules(unrecorded), changesDocuments: false,
+                                  text: "r\(r): status lists unrecorded changes right after a sync: \(unrecorded)"))
         }
         let open = (status["conflicts"] as? [[String: Any]] ?? []).filter { $0["resolved"] == nil }
         let expected = model.openRecords(r)
