@@ -425,10 +425,11 @@ extension MC {
         }
 
         func invalidSave(_ r: Int) -> String? {
-            // Not a file moved since the last sync: broken, it cannot be told from a deletion
-            // plus an unknown file (the engine cannot read its refId).
+            // Only a file tracked at its path: one moved, created or written back since the last
+            // sync cannot be told, once broken, from a deletion plus an unknown file (nobody
+            // can read its refId).
             let docs = validDocs(r).filter { d in
-                !recordedUnsynced[r].contains(d) && (model.base[r][d] == nil || model.base[r][d]?.path == model.local[r][d]?.placed.path)
+                !recordedUnsynced[r].contains(d) && model.base[r][d] != nil && model.base[r][d]?.path == model.local[r][d]?.placed.path
             }
             guard !docs.isEmpty else { return nil }
             let doc = rng.pick(docs)

@@ -50,9 +50,9 @@
 // - The driver never makes ambiguous situations the rules leave open: no two documents at
 //   one path (every new path is fresh), no concurrent renames of one document, no rename
 //   racing a delete, no `rm`/`mv` of a file whose unrecorded copy exists (the copy could
-//   then legitimately inherit the identity), `cp` only of a file at its tracked path, no
-//   invalid save of a file moved since the last sync (unreadable, it looks like a deletion
-//   plus an unknown file), and no invalid save or write-back of a document whose change a
+//   then legitimately inherit the identity), `cp` only of a file at its tracked path,
+//   invalid saves only of a file tracked at its path (one moved, created or written back
+//   since the last sync looks, unreadable, like a deletion plus an unknown file), and no invalid save or write-back of a document whose change a
 //   `resolve` has already recorded (resolve records the whole tree; the journal pushes
 //   that recorded version at the next sync even if the file broke since).
 
