@@ -103,6 +103,11 @@ extension MC {
         /// original then became invalid JSON before the next sync takes the original's
         /// identity (recorded as a rename), though the original is still at its path.
         case copyBesideInvalidOriginal = "defect-copy-beside-invalid-original"
+        /// Not a rule: an engine defect found by this check. Two conflict records naming the
+        /// same losing changesetId (a version that lost a field, then was deleted and the
+        /// deletion lost to the merged edit) share one file in `.docsync/conflicts/`: the
+        /// later record replaces the earlier, which is no longer listed.
+        case conflictStoreKeyCollision = "defect-two-records-one-losing-version"
         static func < (a: Rule, b: Rule) -> Bool { a.rawValue < b.rawValue }
     }
 
@@ -216,6 +221,9 @@ extension MC {
                 case (nil, nil):
                     base[r][doc] = nil
                 case (nil, let rv?):
+                    if let deleted = b?.version, records.contains(where: { $0.doc == doc && $0.loser?.id == deleted.id }) {
+                        taint(doc, .conflictStoreKeyCollision)
+                    }
                     setLocal(r, doc, rv)
                     base[r][doc] = rv
                     out.newRecords.append(record(doc, fields: [], loser: nil, winner: rv.version, loserWasLocal: true, finder: r))
