@@ -30,9 +30,11 @@
 //   other result is a new version made at this sync. Path: the side that moved it, or the
 //   later version's path if both did. Equal content on both sides: not a conflict, the
 //   remote's version is kept.
-// Exit code: 1 if any invalid file, else 3 if this sync recorded a conflict, else 0. A
-// record learned from the remote is listed but does not make the run exit 3 (SYNC.md:
-// "exit 3 when they recorded a conflict").
+// Exit code: 1 if any invalid file, else 3 if this sync recorded a conflict or learned one
+// in which this replica's own version (or deletion) lost, else 0. A record learned by a
+// third replica is listed but does not make its run exit 3. (The rules say "3 conflicts
+// recorded"; that the replica whose edit lost is told by its exit code too is the reading
+// the engine rework took, and the one a cron user needs.)
 //
 // Conflict records travel (rule 3): the replica that found one publishes it with its push;
 // every replica learns it at its next sync. `resolve` settles it on that replica at once
@@ -123,6 +125,8 @@ extension MC {
         /// Which side of the finder's sync lost.
         var loserWasLocal: Bool
         var finder: Int
+        /// For a deletion that lost: the replica that deleted (when known).
+        var deleter: Int?
         var knownBy: Set<Int>
         var settledKnownBy: Set<Int> = []
         var published = false
@@ -151,6 +155,8 @@ extension MC {
         var pendingSettles: [Set<Int>]
         /// Rules each document's current expectations depend on.
         var docRules: [Int: Set<Rule>] = [:]
+        /// The replica whose deletion each remote tombstone records.
+        var remoteDeleter: [Int: Int] = [:]
         var nextVersion = 1
         var nextRecord = 1
         var tick = 0
@@ -208,6 +214,7 @@ extension MC {
                 let remoteChanged = b != rm && !(b != nil && rm != nil && same(b!, rm!))
                 if !localChanged && !remoteChanged { continue }
                 if localChanged && !remoteChanged {
+                    if l == nil { remoteDeleter[doc] = r }
                     remote[doc] = l
                     base[r][doc] = l
                     continue
@@ -234,7 +241,8 @@ extension MC {
                 case (let lv?, nil):
                     remote[doc] = lv
                     base[r][doc] = lv
-                    out.newRecords.append(record(doc, fields: [], loser: nil, winner: lv.version, loserWasLocal: false, finder: r))
+                    out.newRecords.append(record(doc, fields: [], loser: nil, winner: lv.version, loserWasLocal: false, finder: r,
+                                                 deleter: remoteDeleter[doc]))
                     out.notes.append("doc\(doc): deleted on the remote, changed here: kept the local version")
                     taint(doc, .deleteVsEdit)
                     out.exitRules.insert(.deleteVsEdit)
@@ -253,7 +261,7 @@ extension MC {
             pendingSettles[r] = []
             if hasInvalid(r) { out.exit = 1; out.exitRules.insert(.invalidMerge) }
             else if !out.newRecords.isEmpty { out.exit = 3; out.exitRules.insert(.exitCodes) }
-            _ = learned
+            else if learned > 0 { out.exit = 3; out.exitRules.formUnion([.exitCodes, .conflictsTravel]) }
             return out
         }
 
@@ -263,22 +271,24 @@ extension MC {
             if let p { local[r][doc] = LocalDoc(placed: p) } else { local[r][doc] = nil }
         }
 
-        /// How many open records `r` learns.
+        /// How many open records `r` learns that say its own version or deletion lost.
         private mutating func learnPublished(_ r: Int) -> Int {
             var learned = 0
             for i in records.indices {
                 if records[i].settlePublished { records[i].settledKnownBy.insert(r) }
-                if records[i].published && records[i].knownBy.insert(r).inserted && !records[i].settledKnownBy.contains(r) {
+                if records[i].published && records[i].knownBy.insert(r).inserted && !records[i].settledKnownBy.contains(r),
+                   records[i].loser.map({ $0.author == r }) ?? (records[i].deleter == r) {
                     learned += 1
                 }
             }
             return learned
         }
 
-        private mutating func record(_ doc: Int, fields: [String], loser: Version?, winner: Version, loserWasLocal: Bool, finder: Int) -> Int {
+        private mutating func record(_ doc: Int, fields: [String], loser: Version?, winner: Version, loserWasLocal: Bool, finder: Int,
+                                     deleter: Int? = nil) -> Int {
             defer { nextRecord += 1 }
             records.append(ConflictRecord(id: nextRecord, doc: doc, fields: fields, loser: loser, winner: winner,
-                                          loserWasLocal: loserWasLocal, finder: finder, knownBy: [finder]))
+                                          loserWasLocal: loserWasLocal, finder: finder, deleter: deleter, knownBy: [finder]))
             return nextRecord
         }
 
