@@ -54,6 +54,9 @@ for kind in $kinds; do
         rc=$?
         line=$(grep '^MODELCHECK kind=' "$log" | tail -1)
         steps=$(sed -n 's/.* steps=\([0-9]*\).*/\1/p' <<<"$line")
+        if [ -z "$steps" ]; then
+            echo "no figures from $kind seed $s (log $log): is the test binary built?"; tail -5 "$log"; status=1; break
+        fi
         done_ops=$(( done_ops + ${steps:-0} ))
         runs=$((runs + 1))
         echo "$line" | tee -a "$out/figures"

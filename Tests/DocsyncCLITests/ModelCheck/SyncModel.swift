@@ -111,6 +111,10 @@ extension MC {
         /// deletion lost to the merged edit) share one file in `.docsync/conflicts/`: the
         /// later record replaces the earlier, which is no longer listed.
         case conflictStoreKeyCollision = "defect-two-records-one-losing-version"
+        /// Not a rule: an engine defect found by this check. The replica whose deletion lost
+        /// to an edit lists the record but exits 0 unless it also made the deleted version
+        /// (it exits 3 when it did): the exit code tells the deleter only sometimes.
+        case deleterNotToldByExit = "defect-deleter-exit-code"
         static func < (a: Rule, b: Rule) -> Bool { a.rawValue < b.rawValue }
     }
 
@@ -157,6 +161,7 @@ extension MC {
         var docRules: [Int: Set<Rule>] = [:]
         /// The replica whose deletion each remote tombstone records.
         var remoteDeleter: [Int: Int] = [:]
+        private var learnedDeletionOnly = true
         var nextVersion = 1
         var nextRecord = 1
         var tick = 0
@@ -261,7 +266,11 @@ extension MC {
             pendingSettles[r] = []
             if hasInvalid(r) { out.exit = 1; out.exitRules.insert(.invalidMerge) }
             else if !out.newRecords.isEmpty { out.exit = 3; out.exitRules.insert(.exitCodes) }
-            else if learned > 0 { out.exit = 3; out.exitRules.formUnion([.exitCodes, .conflictsTravel]) }
+            else if learned > 0 {
+                out.exit = 3
+                out.exitRules.formUnion([.exitCodes, .conflictsTravel])
+                if learnedDeletionOnly { out.exitRules.insert(.deleterNotToldByExit) }
+            }
             return out
         }
 
@@ -274,11 +283,13 @@ extension MC {
         /// How many open records `r` learns that say its own version or deletion lost.
         private mutating func learnPublished(_ r: Int) -> Int {
             var learned = 0
+            learnedDeletionOnly = true
             for i in records.indices {
                 if records[i].settlePublished { records[i].settledKnownBy.insert(r) }
                 if records[i].published && records[i].knownBy.insert(r).inserted && !records[i].settledKnownBy.contains(r),
                    records[i].loser.map({ $0.author == r }) ?? (records[i].deleter == r) {
                     learned += 1
+                    if records[i].loser != nil { learnedDeletionOnly = false }
                 }
             }
             return learned
