@@ -1,0 +1,395 @@
+// The comparison half of the model check: what every replica, the remote and every
+// conflict list hold, against SyncModel.swift. Each mismatch names the rules the
+// prediction depended on, so a known engine defect can be told from a new failure.
+
+import Foundation
+import Testing
+
+extension MC.Run {
+    typealias Mismatch = MC.Mismatch
+    typealias Rule = MC.Rule
+
+    /// Checks after a step; false ends the run (a failure was recorded, or a known
+    /// defect made the documents unpredictable).
+    func check(step: Int, after description: String, full: Bool = false) -> Bool {
+        var found: [Mismatch] = []
+        if let r = lastCommandReplica, let result = lastResult {
+            if !lastExpectedExits.contains(result.exit) {
+                let rules = lastExitRules.union(model.docRules.values.reduce(into: Set<Rule>()) { $0.formUnion($1) })
+                found.append(Mismatch(rules: rules, changesDocuments: false,
+                                      text: "r\(r) exited \(result.exit); the model expects \(lastExpectedExits.sorted())\n\(result)"))
+            }
+            if lastOutcome != nil {
+                found += learn(r)
+                found += checkRemote()
+                found += checkStatus(r)
+            }
+            found += checkConflicts(r)
+        }
+        for r in 0 ..< 3 { found += checkFiles(r) }
+        if full || step % 25 == 0 {
+            if lastOutcome == nil { found += checkRemote() }
+            for r in 0 ..< 3 where r != lastCommandReplica && !needsRecovery.contains(r) { found += checkConflicts(r) }
+        }
+        lastResult = nil
+        lastCommandReplica = nil
+        lastOutcome = nil
+        return handle(found, step: step)
+    }
+
+    private func handle(_ found: [Mismatch], step: Int) -> Bool {
+        if found.isEmpty {
+            forgetSettledRules()
+            return true
+        }
+        let unknown = found.filter { !$0.known }
+        if !unknown.isEmpty {
+            let report = failureReport(found, step: step)
+            print(report)
+            Issue.record(Comment(rawValue: report))
+            figures.stoppedBy = "failure at step \(step)"
+            return false
+        }
+        for m in found {
+            for rule in m.rules.intersection(MC.knownEngineDefects) { figures.knownDefectHits[rule, default: 0] += 1 }
+            let key = m.rules.intersection(MC.knownEngineDefects).sorted().map(\.rawValue).joined(separator: ",") + m.text.prefix(60)
+            if printedKnown.insert(key).inserted {
+                print("""
+                ⚠️  KNOWN ENGINE DEFECT (\(m.rules.intersection(MC.knownEngineDefects).sorted().map(\.rawValue).joined(separator: ", "))) \
+                \(kind) seed \(seed) step \(step): \(m.text)
+                """)
+            }
+        }
+        if found.contains(where: \.changesDocuments) {
+            figures.stoppedBy = "known engine defect at step \(step) (" +
+                Set(found.flatMap { $0.rules.intersection(MC.knownEngineDefects) }).sorted().map(\.rawValue).joined(separator: ", ") + ")"
+            print("""
+            ⚠️  KNOWN ENGINE DEFECT: the replicas left the model at step \(step) (\(kind), seed \(seed)); this run stops here.
+            \(failureReport(found, step: step))
+            """)
+            return false
+        }
+        return true
+    }
+
+    func failureReport(_ found: [Mismatch], step: Int) -> String {
+        let logPath = NSTemporaryDirectory() + "docsync-model-\(kind)-\(seed).log"
+        try? log.joined(separator: "\n").write(toFile: logPath, atomically: true, encoding: .utf8)
+        let kept = NSTemporaryDirectory() + "docsync-model-\(kind)-\(seed)-trees"
+        try? FileManager.default.removeItem(atPath: kept)
+        try? FileManager.default.copyItem(atPath: box.root, toPath: kept)
+        return """
+        MODEL MISMATCH (\(kind) remote, seed \(seed), step \(step) of \(length))
+        \(found.map { "- " + $0.description }.joined(separator: "\n"))
+        model now:
+        \(modelSummary())
+        last steps (full log: \(logPath); trees kept in \(kept)):
+        \(log.suffix(40).joined(separator: "\n"))
+        replay: DOCSYNC_MODEL_SEED=\(seed) DOCSYNC_MODEL_OPS=\(length) DOCSYNC_MODEL_KIND=\(kind) swift test --skip-build --filter ModelCheck
+        """
+    }
+
+    func modelSummary() -> String {
+        var lines: [String] = []
+        let docs = Set(model.remote.keys).union(model.local.flatMap(\.keys)).union(model.base.flatMap(\.keys)).sorted()
+        for d in docs {
+            var parts = ["  doc\(d) \(refIds[d]?.prefix(8) ?? "(no refId yet)"): remote \(model.remote[d]?.description ?? "-")"]
+            for r in 0 ..< 3 {
+                let l = model.local[r][d].map { $0.invalidBytes != nil ? "INVALID (was \($0.placed))" : $0.placed.description } ?? "-"
+                parts.append("r\(r) \(l) base \(model.base[r][d]?.version.description ?? "-")")
+            }
+            lines.append(parts.joined(separator: " | "))
+        }
+        for rec in model.records {
+            lines.append("  \(rec) known by \(rec.knownBy.sorted()) settled for \(rec.settledKnownBy.sorted())")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    /// Documents on which everybody agrees no longer owe their expectations to old decisions.
+    private func forgetSettledRules() {
+        for doc in Array(model.docRules.keys) {
+            let r = model.remote[doc]
+            let quiet = (0 ..< 3).allSatisfy { i in
+                model.local[i][doc]?.invalidBytes == nil && model.local[i][doc]?.placed == r && model.base[i][doc] == r
+            }
+            let open = model.records.contains { $0.doc == doc && $0.settledKnownBy.count < 3 }
+            if quiet && !open { model.docRules[doc] = nil }
+        }
+    }
+
+    private func rules(_ doc: Int?) -> Set<Rule> { doc.flatMap { model.docRules[$0] } ?? [] }
+
+    private func doc(forRefId refId: String?) -> Int? {
+        guard let refId else { return nil }
+        return refIds.first { $0.value == refId }?.key
+    }
+
+    static func fields(_ object: [String: Any]) -> MC.Fields {
+        var f: MC.Fields = [:]
+        for k in MC.fieldNames { if let v = object[k] as? String { f[k] = v } }
+        return f
+    }
+
+    // MARK: Files of a replica
+
+    func checkFiles(_ r: Int) -> [Mismatch] {
+        var found: [Mismatch] = []
+        let name = "r\(r)"
+        var disk = Files.list(replicas[r].root, skipMetadata: true)
+        if needsRecovery.contains(r) { disk = disk.filter { !$0.contains(".docsync-tmp") } }
+        var expected: [String: (Int, MC.LocalDoc)] = [:]
+        for (d, e) in model.local[r] { expected[e.placed.path] = (d, e) }
+        var syncedRefIds: [String: String] = [:]
+        for path in Set(disk).union(expected.keys).sorted() {
+            let bytes = replicas[r].bytes(path)
+            guard let (d, e) = expected[path] else {
+                let obj = bytes.flatMap(JSONHelp.object)
+                let owner = doc(forRefId: obj?["refId"] as? String)
+                found.append(Mismatch(rules: rules(owner), changesDocuments: true,
+                                      text: "\(name) has \(path)\(owner.map { " (doc\($0))" } ?? "") \(obj.map { MC.show(Self.fields($0)) } ?? ""); the model has no document there"))
+                continue
+            }
+            guard let bytes, disk.contains(path) else {
+                found.append(Mismatch(rules: rules(d), changesDocuments: true, text: "\(name) is missing \(path): the model has doc\(d) \(e.placed) there"))
+                continue
+            }
+            if let bad = e.invalidBytes {
+                if bytes != bad {
+                    found.append(Mismatch(rules: rules(d).union([.invalidMerge]), changesDocuments: true,
+                                          text: "\(name) \(path): the user's invalid bytes were changed to \(String(decoding: bytes, as: UTF8.self).debugDescription)"))
+                }
+                continue
+            }
+            guard let object = JSONHelp.object(bytes) else {
+                found.append(Mismatch(rules: rules(d), changesDocuments: true, text: "\(name) \(path) is not a valid document: \(String(decoding: bytes, as: UTF8.self).debugDescription)"))
+                continue
+            }
+            let fields = Self.fields(object)
+            if fields != e.placed.version.fields {
+                found.append(Mismatch(rules: rules(d), changesDocuments: true,
+                                      text: "\(name) \(path) (doc\(d)) holds \(MC.show(fields)); the model expects \(e.placed.version) (base \(model.base[r][d]?.version.description ?? "-"), remote \(model.remote[d]?.description ?? "-"))"))
+            }
+            let extra = Set(object.keys).subtracting(["refId", "changesetId"] + MC.fieldNames)
+            if !extra.isEmpty {
+                found.append(Mismatch(rules: rules(d), changesDocuments: true, text: "\(name) \(path) has unexpected keys \(extra.sorted())"))
+            }
+            let refId = object["refId"] as? String
+            if let known = refIds[d], refId != known {
+                found.append(Mismatch(rules: rules(d).union([.identity]), changesDocuments: true,
+                                      text: "\(name) \(path) (doc\(d)) has refId \(refId ?? "none"), the document's refId is \(known)"))
+            }
+            if let refId, model.base[r][d] != nil, model.local[r][d]?.placed == model.base[r][d] {
+                if let other = syncedRefIds[refId] {
+                    found.append(Mismatch(rules: rules(d).union([.identity]), changesDocuments: true,
+                                          text: "\(name): \(path) and \(other) share refId \(refId)"))
+                }
+                syncedRefIds[refId] = path
+            }
+            if refId != nil { lastSeen[r][d] = (path, bytes) }
+        }
+        return found
+    }
+
+    /// After a sync of `r`: every synced document's refId and changesetId.
+    func learn(_ r: Int) -> [Mismatch] {
+        var found: [Mismatch] = []
+        for (d, e) in model.local[r] where e.invalidBytes == nil && model.base[r][d] == e.placed {
+            guard let object = replicas[r].json(e.placed.path) else { continue }
+            guard let refId = object["refId"] as? String else {
+                found.append(Mismatch(rules: rules(d), changesDocuments: true, text: "r\(r) \(e.placed.path) has no refId after a sync"))
+                continue
+            }
+            if refIds[d] == nil {
+                if let other = doc(forRefId: refId) {
+                    found.append(Mismatch(rules: rules(d).union(rules(other)).union([.identity]), changesDocuments: true,
+                                          text: "r\(r) \(e.placed.path): doc\(d) got refId \(refId), which is doc\(other)'s (a copy must get its own)"))
+                    continue
+                }
+                refIds[d] = refId
+            }
+            guard let cs = object["changesetId"] as? String else {
+                found.append(Mismatch(rules: rules(d), changesDocuments: true, text: "r\(r) \(e.placed.path) has no changesetId after a sync"))
+                continue
+            }
+            found += learnChangeset(cs, fields: Self.fields(object), version: e.placed.version, doc: d, where: "r\(r) \(e.placed.path)")
+        }
+        return found
+    }
+
+    func learnChangeset(_ cs: String, fields: MC.Fields, version: MC.Version?, doc: Int?, where place: String) -> [Mismatch] {
+        var found: [Mismatch] = []
+        if cs.range(of: "^[0-9a-f]{12}-[0-9a-f]{4}-[0-9a-z]{4,32}$", options: .regularExpression) == nil {
+            found.append(Mismatch(rules: [.identity], changesDocuments: false, text: "\(place): changesetId \(cs) is not <12 hex>-<4 hex>-<replica>"))
+        }
+        if let known = csContent[cs], known != fields {
+            found.append(Mismatch(rules: rules(doc).union([.identity]), changesDocuments: false,
+                                  text: "\(place): changesetId \(cs) names \(MC.show(fields)) here but \(MC.show(known)) elsewhere (one changesetId, one content)"))
+        }
+        csContent[cs] = fields
+        if let v = version, v.fields == fields, versionCs[v.id] == nil {
+            versionCs[v.id] = cs
+            if let m = v.mtimeMs, !echoDocs.contains(doc ?? -1), let wall = Int64(cs.prefix(12), radix: 16), wall != m {
+                found.append(Mismatch(rules: rules(doc).union([.saveTime]), changesDocuments: false,
+                                      text: "\(place): the version saved with mtime \(m) (\(String(m, radix: 16))) got changesetId \(cs): its time part should be the save's"))
+            }
+        }
+        return found
+    }
+
+    // MARK: The remote
+
+    func remoteFiles() -> [String: [UInt8]] {
+        if !git {
+            var files: [String: [UInt8]] = [:]
+            for p in Files.list(remoteURL, skipMetadata: true) where !Files.isTransient(p) { files[p] = Files.bytes(remoteURL + "/" + p) }
+            return files
+        }
+        let list = CLI.runTool("/usr/bin/git", ["--git-dir", remoteURL, "ls-tree", "-r", "main"], in: "/", env: Reliability.gitEnv)
+        guard list.exit == 0 else { return [:] }
+        var files: [String: [UInt8]] = [:]
+        for line in list.stdout.split(separator: "\n") {
+            let parts = line.split(separator: "\t", maxSplits: 1)
+            guard parts.count == 2 else { continue }
+            let path = String(parts[1]), sha = String(parts[0].split(separator: " ").last ?? "")
+            if path.hasPrefix(".docsync/") { continue }
+            if gitBlobs[sha] == nil {
+                let blob = CLI.runTool("/usr/bin/git", ["--git-dir", remoteURL, "cat-file", "blob", sha], in: "/", env: Reliability.gitEnv)
+                gitBlobs[sha] = Array(blob.stdout.utf8)
+            }
+            files[path] = gitBlobs[sha]
+        }
+        return files
+    }
+
+    func checkRemote() -> [Mismatch] {
+        var found: [Mismatch] = []
+        let files = remoteFiles()
+        var expected: [String: (Int, MC.Placed)] = [:]
+        for (d, p) in model.remote { expected[p.path] = (d, p) }
+        for path in Set(files.keys).union(expected.keys).sorted() {
+            let obj = files[path].flatMap(JSONHelp.object)
+            guard let (d, p) = expected[path] else {
+                let owner = doc(forRefId: obj?["refId"] as? String)
+                found.append(Mismatch(rules: rules(owner), changesDocuments: true,
+                                      text: "the remote has \(path)\(owner.map { " (doc\($0))" } ?? "") \(obj.map { MC.show(Self.fields($0)) } ?? ""); the model has nothing there"))
+                continue
+            }
+            guard let obj else {
+                found.append(Mismatch(rules: rules(d), changesDocuments: true, text: "the remote is missing \(path) (doc\(d) \(p.version)), or it is not a document"))
+                continue
+            }
+            let fields = Self.fields(obj)
+            if fields != p.version.fields {
+                found.append(Mismatch(rules: rules(d), changesDocuments: true,
+                                      text: "the remote's \(path) (doc\(d)) holds \(MC.show(fields)); the model expects \(p.version)"))
+            }
+            if let known = refIds[d], (obj["refId"] as? String) != known {
+                found.append(Mismatch(rules: rules(d).union([.identity]), changesDocuments: true,
+                                      text: "the remote's \(path) has refId \(obj["refId"] as? String ?? "none"), doc\(d)'s is \(known)"))
+            }
+            if let cs = obj["changesetId"] as? String {
+                found += learnChangeset(cs, fields: fields, version: p.version, doc: d, where: "remote \(path)")
+            }
+        }
+        return found
+    }
+
+    // MARK: Conflict lists and status
+
+    struct EngineRecord {
+        var refId: String
+        var fields: [String]
+        var loser: MC.Fields?
+        var raw: String
+    }
+
+    func engineConflicts(_ r: Int) -> (records: [EngineRecord]?, error: String) {
+        let result = replicas[r].run(["conflicts", "--json"])
+        guard result.exit == 0, let list = JSONHelp.parse(result.stdout) as? [[String: Any]] else { return (nil, "\(result)") }
+        var records: [EngineRecord] = []
+        for item in list {
+            let refId = item["refId"] as? String ?? "?"
+            let fields = (item["fields"] as? [String] ?? []).sorted()
+            let cs = item["changesetId"] as? String ?? ""
+            var loser: MC.Fields?
+            if let file = item["file"] as? String, let obj = replicas[r].json(file) {
+                loser = Self.fields(obj)
+            } else {
+                loser = csContent[cs]
+            }
+            let raw = (try? JSONSerialization.data(withJSONObject: item, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "\(item)"
+            records.append(EngineRecord(refId: refId, fields: fields, loser: fields.isEmpty ? nil : loser, raw: raw))
+        }
+        return (records, "")
+    }
+
+    func checkConflicts(_ r: Int) -> [Mismatch] {
+        let (listed, error) = engineConflicts(r)
+        guard var engine = listed else {
+            return [Mismatch(rules: [], changesDocuments: false, text: "r\(r): docsync conflicts --json failed: \(error)")]
+        }
+        var found: [Mismatch] = []
+        for rec in model.openRecords(r) {
+            let refId = refIds[rec.doc]
+            let i = engine.firstIndex { e in
+                (refId == nil || e.refId == refId) && e.fields == rec.fields
+                    && (rec.loser == nil || e.loser == nil || e.loser == rec.loser!.fields)
+            }
+            if let i {
+                engine.remove(at: i)
+                continue
+            }
+            var rules = rules(rec.doc).union([.fieldMerge])
+            if rec.finder != r { rules.insert(.conflictsTravel) }
+            if rec.fields.isEmpty { rules.insert(.deleteVsEdit) }
+            found.append(Mismatch(rules: rules, changesDocuments: false, text: "r\(r)'s docsync conflicts does not list \(rec)"))
+        }
+        for e in engine {
+            let d = doc(forRefId: e.refId)
+            var rules = rules(d)
+            let settledHere = model.records.contains { $0.doc == d && $0.knownBy.contains(r) && $0.settledKnownBy.contains(r) }
+            let settledElsewhere = model.records.contains { $0.doc == d && $0.settledKnownBy.count > ($0.settledKnownBy.contains(r) ? 1 : 0) }
+            if settledElsewhere || settledHere { rules.insert(.conflictsTravel) }
+            found.append(Mismatch(rules: rules, changesDocuments: false,
+                                  text: "r\(r)'s docsync conflicts lists an open conflict the model does not have\(d.map { " (doc\($0))" } ?? ""): \(e.raw)"))
+        }
+        return found
+    }
+
+    func checkStatus(_ r: Int) -> [Mismatch] {
+        let result = replicas[r].run(["status", "--json"])
+        guard let status = JSONHelp.parse(result.stdout) as? [String: Any] else {
+            return [Mismatch(rules: [], changesDocuments: false, text: "r\(r): docsync status --json printed no report: \(result)")]
+        }
+        var found: [Mismatch] = []
+        // The rules behind the documents an entry names.
+        func entryRules(_ entries: [[String: Any]]) -> Set<Rule> {
+            entries.reduce(into: Set<Rule>()) { $0.formUnion(rules(doc(forRefId: $1["refId"] as? String))) }
+        }
+        let pending = status["pending"] as? [[String: Any]] ?? []
+        if !pending.isEmpty {
+            found.append(Mismatch(rules: entryRules(pending), changesDocuments: false,
+                                  text: "r\(r): status lists \(pending.count) pending changes right after a sync: \(pending)"))
+        }
+        let invalidPaths = Set(model.local[r].values.filter { $0.invalidBytes != nil }.map(\.placed.path))
+        let unrecorded = (status["unrecorded"] as? [[String: Any]] ?? []).filter { !invalidPaths.contains($0["path"] as? String ?? "") }
+        if !unrecorded.isEmpty {
+            found.append(Mismatch(rules: entryRules(unrecorded), changesDocuments: false,
+                                  text: "r\(r): status lists unrecorded changes right after a sync: \(unrecorded)"))
+        }
+        let open = (status["conflicts"] as? [[String: Any]] ?? []).filter { $0["resolved"] == nil }
+        let expected = model.openRecords(r)
+        if open.count != expected.count {
+            var rules: Set<Rule> = [.fieldMerge]
+            for rec in model.records {
+                rules.formUnion(self.rules(rec.doc))
+                if rec.finder != r || rec.settledKnownBy.count > 0 { rules.insert(.conflictsTravel) }
+                if rec.fields.isEmpty { rules.insert(.deleteVsEdit) }
+            }
+            found.append(Mismatch(rules: rules, changesDocuments: false,
+                                  text: "r\(r): status counts \(open.count) open conflicts, the model \(expected.count)"))
+        }
+        return found
+    }
+}

@@ -1,0 +1,370 @@
+// A reference model of docsync's sync rules, written from SPEC.md and docs/SYNC.md only.
+// It shares nothing with the engine (no `import DocSyncKit`): ModelDriver.swift drives the
+// BUILT binary with random edits and syncs, and compares every replica, the remote and
+// every conflict list with what this model says after every step.
+//
+// What the model is:
+// - A document is a logical `doc` number with a path and a version. A version is the
+//   content (flat fields "a", "b", "c" with unique string values) plus a `tick`: the
+//   order in which it was saved (user edits, from the file's mtime) or made by docsync
+//   (field merges, `resolve`). The driver sets each save's mtime from a clock that grows by
+//   at least 2 ms per save, never runs ahead of the real time, and is always later than
+//   the end of the previous docsync run, so "later changesetId" = "later tick" on every
+//   replica (rule 1: the physical part of a new changesetId is the file's mtime).
+// - Each replica has: the files it should hold (`local`), the last-synced state (`base`),
+//   and which conflict records it knows and which it knows to be settled.
+// - The remote holds the latest version of every live document; deleted ones are absent
+//   (tombstone or purged by gc: the model does not tell them apart).
+//
+// One sync of a replica, per document (SYNC.md's table), against base B, local L, remote R:
+// - a file that is not valid JSON here: skipped entirely (base, file and remote stay; the
+//   remote version waits). The run exits 1. Once fixed, it is an ordinary local edit
+//   merged three-way against the same base (rule 5).
+// - neither changed: nothing; one side changed: take it (a deletion is a change).
+// - both deleted: nothing. Deleted on one side, changed on the other: the change wins and
+//   a conflict record names the deletion (rule 4).
+// - both changed: field by field against B (absent B = no fields): one side changed a
+//   field: take it; both the same way: take it; both differently: the value of the version
+//   with the later tick (rule 2), and a record of the colliding fields whose stored copy
+//   is the whole losing version. A result equal to one side is that side's version; any
+//   other result is a new version made at this sync. Path: the side that moved it, or the
+//   later version's path if both did. Equal content on both sides: not a conflict, the
+//   remote's version is kept.
+// Exit code: 1 if any invalid file, else 3 if this sync recorded a conflict or learned one
+// in which this replica's own version (or deletion) lost, else 0. A record learned by a
+// third replica is listed but does not make its run exit 3. (The rules say "3 conflicts
+// recorded"; that the replica whose edit lost is told by its exit code too is the reading
+// the engine rework took, and the one a cron user needs.)
+//
+// Conflict records travel (rule 3): the replica that found one publishes it with its push;
+// every replica learns it at its next sync. `resolve` settles it on that replica at once
+// and everywhere else once the resolver synced and the others pulled.
+//
+// Assumptions where the rules are not explicit (a careful user's reading):
+// - A file written back after its deletion was synced (by any replica) with changed
+//   content is a new life of the same document: pushed, no conflict record. Written back
+//   before the deletion was synced, it is just an edit (the delete never happened).
+// - `resolve DOC --take local|remote` is only issued on the replica that found the conflict
+//   (where "local" and "remote" are unambiguous), only while the colliding fields still
+//   hold the winner's values and the document has one open record there; it replaces
+//   exactly the colliding fields. Elsewhere the driver runs `resolve DOC` (accept as is),
+//   which settles every open record of the document this replica knows.
+// - Two identical edits racing are rare here; the model keeps the remote's version.
+// - The driver never makes ambiguous situations the rules leave open: no two documents at
+//   one path (every new path is fresh), no concurrent renames of one document, no rename
+//   racing a delete, no `rm`/`mv` of a file whose unrecorded copy exists (the copy could
+//   then legitimately inherit the identity), `cp` only of a file at its tracked path,
+//   invalid saves only of a file tracked at its path (one moved, created or written back
+//   since the last sync looks, unreadable, like a deletion plus an unknown file), and no invalid save or write-back of a document whose change a
+//   `resolve` has already recorded (resolve records the whole tree; the journal pushes
+//   that recorded version at the next sync even if the file broke since).
+
+import Foundation
+
+enum MC {}
+
+extension MC {
+    typealias Fields = [String: String]
+    static let fieldNames = ["a", "b", "c"]
+
+    struct Version: Equatable, CustomStringConvertible {
+        var id: Int
+        var fields: Fields
+        var tick: Int
+        /// The mtime (ms) of the save that made it, for user saves (nil: made by docsync).
+        var mtimeMs: Int64?
+        var author: Int
+
+        var description: String { "v\(id)@t\(tick)" + MC.show(fields) }
+    }
+
+    struct Placed: Equatable, CustomStringConvertible {
+        var version: Version
+        var path: String
+        var description: String { "\(path) \(version)" }
+    }
+
+    /// A file the replica should hold for a document.
+    struct LocalDoc: Equatable {
+        var placed: Placed
+        /// Set while the file holds bytes that are not a valid document: those bytes.
+        var invalidBytes: [UInt8]?
+        /// What the user meant to save when the file broke (written by the fix).
+        var intended: Fields?
+    }
+
+    /// Rules a prediction depends on, to tell known engine defects from new failures.
+    enum Rule: String, CaseIterable, Comparable {
+        case saveTime = "rule1-later-save-wins"
+        case fieldMerge = "rule2-field-merge"
+        case conflictsTravel = "rule3-conflicts-travel"
+        case deleteVsEdit = "rule4-delete-vs-edit-recorded"
+        case invalidMerge = "rule5-invalid-fix-merged"
+        case identity = "rule6-identity"
+        case exitCodes = "rule7-exit-codes"
+        /// Not a rule: an engine defect found by this check. A file copied (`cp`) and whose
+        /// original then became invalid JSON before the next sync takes the original's
+        /// identity (recorded as a rename), though the original is still at its path.
+        case copyBesideInvalidOriginal = "defect-copy-beside-invalid-original"
+        /// Not a rule: an engine defect found by this check. Two conflict records naming the
+        /// same losing changesetId (a version that lost a field, then was deleted and the
+        /// deletion lost to the merged edit) share one file in `.docsync/conflicts/`: the
+        /// later record replaces the earlier, which is no longer listed.
+        case conflictStoreKeyCollision = "defect-two-records-one-losing-version"
+        /// Not a rule: an engine defect found by this check. The replica whose deletion lost
+        /// to an edit lists the record but exits 0 unless it also made the deleted version
+        /// (it exits 3 when it did): the exit code tells the deleter only sometimes.
+        case deleterNotToldByExit = "defect-deleter-exit-code"
+        static func < (a: Rule, b: Rule) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    struct ConflictRecord: CustomStringConvertible {
+        var id: Int
+        var doc: Int
+        /// Colliding fields; empty for a deletion that lost to an edit.
+        var fields: [String]
+        /// The losing version (nil: the loser was a deletion).
+        var loser: Version?
+        var winner: Version
+        /// Which side of the finder's sync lost.
+        var loserWasLocal: Bool
+        var finder: Int
+        /// For a deletion that lost: the replica that deleted (when known).
+        var deleter: Int?
+        var knownBy: Set<Int>
+        var settledKnownBy: Set<Int> = []
+        var published = false
+        var settlePublished = false
+
+        var description: String {
+            let what = fields.isEmpty ? "deletion lost" : "fields " + fields.joined(separator: ",")
+            return "conflict#\(id) doc\(doc) \(what), lost \(loser.map(\.description) ?? "deletion") (\(loserWasLocal ? "local" : "remote") side of r\(finder)), kept \(winner)"
+        }
+    }
+
+    static func show(_ f: Fields) -> String {
+        "{" + f.keys.sorted().map { "\($0):\(f[$0]!)" }.joined(separator: ",") + "}"
+    }
+}
+
+extension MC {
+    /// The whole model: remote, replicas, conflict records.
+    struct Model {
+        var replicaCount: Int
+        var remote: [Int: Placed] = [:]
+        var local: [[Int: LocalDoc]]
+        var base: [[Int: Placed]]
+        var records: [ConflictRecord] = []
+        /// Records a replica settled with `resolve` and has not pushed yet.
+        var pendingSettles: [Set<Int>]
+        /// Rules each document's current expectations depend on.
+        var docRules: [Int: Set<Rule>] = [:]
+        /// The replica whose deletion each remote tombstone records.
+        var remoteDeleter: [Int: Int] = [:]
+        private var learnedDeletionOnly = true
+        var nextVersion = 1
+        var nextRecord = 1
+        var tick = 0
+
+        init(replicas: Int) {
+            replicaCount = replicas
+            local = Array(repeating: [:], count: replicas)
+            base = Array(repeating: [:], count: replicas)
+            pendingSettles = Array(repeating: [], count: replicas)
+        }
+
+        mutating func nextTick() -> Int { tick += 1; return tick }
+
+        mutating func newVersion(_ fields: Fields, tick: Int, mtime: Int64?, author: Int) -> Version {
+            defer { nextVersion += 1 }
+            return Version(id: nextVersion, fields: fields, tick: tick, mtimeMs: mtime, author: author)
+        }
+
+        mutating func taint(_ doc: Int, _ rule: Rule) { docRules[doc, default: []].insert(rule) }
+
+        /// A user save of `fields` for `doc` on replica `r` (file already written): the local
+        /// version is the base's if the content is back to it, else a new version.
+        mutating func save(_ r: Int, doc: Int, path: String, fields: Fields, mtime: Int64?) {
+            let tick = nextTick()
+            let version: Version
+            if let b = base[r][doc], b.version.fields == fields { version = b.version }
+            else { version = newVersion(fields, tick: tick, mtime: mtime, author: r) }
+            local[r][doc] = LocalDoc(placed: Placed(version: version, path: path))
+        }
+
+        func hasInvalid(_ r: Int) -> Bool { local[r].values.contains { $0.invalidBytes != nil } }
+
+        struct SyncOutcome {
+            var exit: Int32
+            var exitRules: Set<Rule> = []
+            var newRecords: [Int] = []
+            var notes: [String] = []
+        }
+
+        /// One complete `docsync sync` of replica `r`.
+        mutating func sync(_ r: Int) -> SyncOutcome {
+            var out = SyncOutcome(exit: 0)
+            let syncTick = nextTick()
+            // Pull: learn every published record and settlement.
+            let learned = learnPublished(r)
+            let docs = Set(local[r].keys).union(base[r].keys).union(remote.keys).sorted()
+            for doc in docs {
+                if let l = local[r][doc], l.invalidBytes != nil {
+                    _ = l
+                    taint(doc, .invalidMerge)
+                    continue
+                }
+                let b = base[r][doc], l = local[r][doc]?.placed, rm = remote[doc]
+                let localChanged = b != l && !(b != nil && l != nil && same(b!, l!))
+                let remoteChanged = b != rm && !(b != nil && rm != nil && same(b!, rm!))
+                if !localChanged && !remoteChanged { continue }
+                if localChanged && !remoteChanged {
+                    if l == nil { remoteDeleter[doc] = r }
+                    remote[doc] = l
+                    base[r][doc] = l
+                    continue
+                }
+                if !localChanged && remoteChanged {
+                    setLocal(r, doc, rm)
+                    base[r][doc] = rm
+                    continue
+                }
+                // Both changed.
+                switch (l, rm) {
+                case (nil, nil):
+                    base[r][doc] = nil
+                case (nil, let rv?):
+                    if let deleted = b?.version, records.contains(where: { $0.doc == doc && $0.loser?.id == deleted.id }) {
+                        taint(doc, .conflictStoreKeyCollision)
+                    }
+                    setLocal(r, doc, rv)
+                    base[r][doc] = rv
+                    out.newRecords.append(record(doc, fields: [], loser: nil, winner: rv.version, loserWasLocal: true, finder: r))
+                    out.notes.append("doc\(doc): deleted here, changed on the remote: kept the remote version")
+                    taint(doc, .deleteVsEdit)
+                    out.exitRules.insert(.deleteVsEdit)
+                case (let lv?, nil):
+                    remote[doc] = lv
+                    base[r][doc] = lv
+                    out.newRecords.append(record(doc, fields: [], loser: nil, winner: lv.version, loserWasLocal: false, finder: r,
+                                                 deleter: remoteDeleter[doc]))
+                    out.notes.append("doc\(doc): deleted on the remote, changed here: kept the local version")
+                    taint(doc, .deleteVsEdit)
+                    out.exitRules.insert(.deleteVsEdit)
+                case (let lv?, let rv?):
+                    let merged = merge(r, doc: doc, base: b, local: lv, remote: rv, tick: syncTick, outcome: &out)
+                    setLocal(r, doc, merged)
+                    base[r][doc] = merged
+                    remote[doc] = merged
+                }
+            }
+            // Push: publish this replica's records and settlements.
+            for i in records.indices where records[i].knownBy.contains(r) { records[i].published = true }
+            for id in pendingSettles[r] {
+                if let i = records.firstIndex(where: { $0.id == id }) { records[i].settlePublished = true }
+            }
+            pendingSettles[r] = []
+            if hasInvalid(r) { out.exit = 1; out.exitRules.insert(.invalidMerge) }
+            else if !out.newRecords.isEmpty { out.exit = 3; out.exitRules.insert(.exitCodes) }
+            else if learned > 0 {
+                out.exit = 3
+                out.exitRules.formUnion([.exitCodes, .conflictsTravel])
+                if learnedDeletionOnly { out.exitRules.insert(.deleterNotToldByExit) }
+            }
+            return out
+        }
+
+        private func same(_ a: Placed, _ b: Placed) -> Bool { a.path == b.path && a.version.fields == b.version.fields }
+
+        private mutating func setLocal(_ r: Int, _ doc: Int, _ p: Placed?) {
+            if let p { local[r][doc] = LocalDoc(placed: p) } else { local[r][doc] = nil }
+        }
+
+        /// How many open records `r` learns that say its own version or deletion lost.
+        private mutating func learnPublished(_ r: Int) -> Int {
+            var learned = 0
+            learnedDeletionOnly = true
+            for i in records.indices {
+                if records[i].settlePublished { records[i].settledKnownBy.insert(r) }
+                if records[i].published && records[i].knownBy.insert(r).inserted && !records[i].settledKnownBy.contains(r),
+                   records[i].loser.map({ $0.author == r }) ?? (records[i].deleter == r) {
+                    learned += 1
+                    if records[i].loser != nil { learnedDeletionOnly = false }
+                }
+            }
+            return learned
+        }
+
+        private mutating func record(_ doc: Int, fields: [String], loser: Version?, winner: Version, loserWasLocal: Bool, finder: Int,
+                                     deleter: Int? = nil) -> Int {
+            defer { nextRecord += 1 }
+            records.append(ConflictRecord(id: nextRecord, doc: doc, fields: fields, loser: loser, winner: winner,
+                                          loserWasLocal: loserWasLocal, finder: finder, deleter: deleter, knownBy: [finder]))
+            return nextRecord
+        }
+
+        private mutating func merge(_ r: Int, doc: Int, base b: Placed?, local l: Placed, remote rm: Placed, tick: Int,
+                                    outcome: inout SyncOutcome) -> Placed {
+            let bf = b?.version.fields ?? [:], lf = l.version.fields, rf = rm.version.fields
+            let localLater = l.version.tick > rm.version.tick
+            var content: Version
+            if lf == rf {
+                content = rm.version
+            } else {
+                taint(doc, .fieldMerge)
+                var merged: Fields = [:]
+                var colliding: [String] = []
+                for key in Set(bf.keys).union(lf.keys).union(rf.keys).sorted() {
+                    let lv = lf[key], rv = rf[key], bv = bf[key]
+                    let value: String?
+                    if lv == rv { value = lv }
+                    else if lv == bv { value = rv }
+                    else if rv == bv { value = lv }
+                    else { colliding.append(key); value = localLater ? lv : rv }
+                    merged[key] = value
+                }
+                if merged == lf { content = l.version }
+                else if merged == rf { content = rm.version }
+                else { content = newVersion(merged, tick: tick, mtime: nil, author: r) }
+                if !colliding.isEmpty {
+                    taint(doc, .saveTime)
+                    let loser = localLater ? rm.version : l.version
+                    outcome.newRecords.append(record(doc, fields: colliding, loser: loser, winner: localLater ? l.version : rm.version,
+                                                     loserWasLocal: !localLater, finder: r))
+                    outcome.notes.append("doc\(doc): both changed \(colliding.joined(separator: ",")): \(localLater ? "local" : "remote") saved later")
+                }
+            }
+            let bp = b?.path
+            let path: String
+            if l.path == rm.path { path = l.path }
+            else if l.path == bp { path = rm.path }
+            else if rm.path == bp { path = l.path }
+            else { path = localLater ? l.path : rm.path; taint(doc, .saveTime) }
+            return Placed(version: content, path: path)
+        }
+
+        /// Open records replica `r` should list.
+        func openRecords(_ r: Int) -> [ConflictRecord] {
+            records.filter { $0.knownBy.contains(r) && !$0.settledKnownBy.contains(r) }
+        }
+
+        /// `docsync resolve` of `doc` on `r`: settles the open records `r` knows; `take`
+        /// (finder only) replaces the colliding fields with that side's values.
+        mutating func resolve(_ r: Int, doc: Int, takeLoser: ConflictRecord?) {
+            let open = openRecords(r).filter { $0.doc == doc }
+            for rec in open {
+                let i = records.firstIndex { $0.id == rec.id }!
+                records[i].settledKnownBy.insert(r)
+                pendingSettles[r].insert(rec.id)
+            }
+            taint(doc, .conflictsTravel)
+            guard let rec = takeLoser, let loser = rec.loser, var current = local[r][doc] else { return }
+            var fields = current.placed.version.fields
+            for f in rec.fields { fields[f] = loser.fields[f] }
+            let t = nextTick()
+            if let bv = base[r][doc]?.version, bv.fields == fields { current.placed.version = bv }
+            else { current.placed.version = newVersion(fields, tick: t, mtime: nil, author: r) }
+            local[r][doc] = current
+        }
+    }
+}

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The long run of the model check (Tests/DocsyncCLITests/ModelCheck, docs/RELIABILITY.md#model-check):
+# seeds one after another, per remote kind, until each kind has run at least --ops
+# operations, then a table of figures. Every run checks the built binary against the
+# reference model after every step; the first mismatch prints its seed, a diff and the
+# step log, and the script says how to replay it.
+#
+#   scripts/model-check.sh [--ops N] [--per-seed N] [--kind folder|git|both] [--seed S] [--strict] [--no-build]
+#
+#   --ops N        operations per remote kind in total (default 100000)
+#   --per-seed N   operations per seed (default 2000)
+#   --seed S       first seed (default: random); the next ones are S+1, S+2, …
+#   --strict       known engine defects fail too (DOCSYNC_MODEL_KNOWN_DEFECTS=none)
+#   --keep-going   go on with the next seed after a failing one
+#   DOCSYNC_BIN    the binary to check (default: this package's .build/debug/docsync)
+#   SCRATCH        SwiftPM scratch path (default .build)
+set -u
+cd "$(dirname "$0")/.."
+
+ops=100000 per_seed=2000 kinds="folder git" seed="" strict=0 build=1 keep_going=0
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --ops) ops=$2; shift ;;
+        --per-seed) per_seed=$2; shift ;;
+        --kind) [ "$2" = both ] && kinds="folder git" || kinds=$2; shift ;;
+        --seed) seed=$2; shift ;;
+        --strict) strict=1 ;;
+        --keep-going) keep_going=1 ;;
+        --no-build) build=0 ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        *) echo "model-check.sh: unknown option $1" >&2; exit 2 ;;
+    esac
+    shift
+done
+scratch=${SCRATCH:-.build}
+export PATH=/opt/swift/usr/bin:$PATH
+if [ "$build" = 1 ]; then
+    swift build --build-tests --scratch-path "$scratch" >/dev/null || { echo "build failed" >&2; exit 1; }
+fi
+export DOCSYNC_BIN=${DOCSYNC_BIN:-$PWD/$scratch/debug/docsync}
+[ "$strict" = 1 ] && export DOCSYNC_MODEL_KNOWN_DEFECTS=none
+[ -n "$seed" ] || seed=$(( (RANDOM << 15 | RANDOM) + 1 ))
+out=$(mktemp -d /tmp/docsync-model-check.XXXXXX)
+echo "model check: binary $DOCSYNC_BIN, $ops operations per kind ($per_seed per seed), first seed $seed, log in $out"
+
+status=0
+start=$(date +%s)
+for kind in $kinds; do
+    done_ops=0 s=$seed runs=0 failed=0 stopped=0
+    while [ "$done_ops" -lt "$ops" ]; do
+        log="$out/$kind-$s.log"
+        DOCSYNC_MODEL_SEED=$s DOCSYNC_MODEL_OPS=$per_seed DOCSYNC_MODEL_KIND=$kind \
+            swift test --skip-build --scratch-path "$scratch" --filter ModelCheck >"$log" 2>&1
+        rc=$?
+        line=$(grep '^MODELCHECK kind=' "$log" | tail -1)
+        steps=$(sed -n 's/.* steps=\([0-9]*\).*/\1/p' <<<"$line")
+        if [ -z "$steps" ]; then
+            echo "no figures from $kind seed $s (log $log): is the test binary built?"; tail -5 "$log"; status=1; break
+        fi
+        done_ops=$(( done_ops + ${steps:-0} ))
+        runs=$((runs + 1))
+        echo "$line" | tee -a "$out/figures"
+        if grep -q 'stopped="known' <<<"$line"; then stopped=$((stopped + 1)); fi
+        if [ $rc -ne 0 ]; then
+            failed=$((failed + 1)); status=1
+            echo "FAILED: $kind seed $s (log $log); replay: DOCSYNC_MODEL_SEED=$s DOCSYNC_MODEL_OPS=$per_seed DOCSYNC_MODEL_KIND=$kind swift test --filter ModelCheck"
+            sed -n '/^MODEL MISMATCH/,/^replay/p' "$log" | head -60
+            [ "$keep_going" = 1 ] || break
+        fi
+        s=$((s + 1))
+    done
+    echo "MODELCHECK-TOTAL kind=$kind operations=$done_ops runs=$runs failed=$failed stoppedByKnownDefect=$stopped"
+done | tee "$out/summary"
+
+echo
+echo "== figures per kind (from $out/figures) =="
+for kind in $kinds; do
+    grep "^MODELCHECK kind=$kind " "$out/figures" 2>/dev/null | awk -v kind="$kind" '
+        { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+          steps += v["steps"]; secs += v["seconds"]; conf += v["conflicts"]; dve += v["deleteVsEdit"];
+          kills += v["kills"]; tries += v["crashAttempts"]; n++ }
+        END { printf "%-6s %d runs, %d steps, %d conflicts, %d delete-vs-edit, %d SIGKILLs landed of %d tried, %.0f s\n",
+              kind, n, steps, conf, dve, kills, tries, secs }'
+done
+echo "wall time: $(( $(date +%s) - start )) s"
+grep -q '^FAILED' "$out/summary" && status=1
+exit $status
