@@ -31,7 +31,7 @@ public final class GitRemote: Remote {
     static let conflictFolder = ".docsync/conflicts/"
 
     static func conflictPaths(_ record: ConflictStore.Record) -> (meta: String, bytes: String) {
-        let stem = conflictFolder + DocumentPath.fileName(forRefId: record.refId) + "/" + DocumentPath.fileName(forRefId: record.changesetId)
+        let stem = conflictFolder + DocumentPath.fileName(forRefId: record.refId) + "/" + DocumentPath.fileName(forRefId: record.storeName)
         return (stem + ".meta.json", stem + ".json")
     }
 

@@ -15,14 +15,14 @@ public struct RemoteEntry: Codable, Sendable, Equatable {
     /// stamped version back.
     public var publishedHash: String? = nil
     /// Set on a folder remote's feed line that shares a conflict record rather than a
-    /// document version: `refId` is then `conflictKey(record)`, `hash` the losing
+    /// document version: `refId` is then `conflictKey(record)` (`conflict:<storeName>:<refId>`), `hash` the losing
     /// version's bytes in `objects/`, `path` nil. Such lines are never documents.
     public var conflict: ConflictStore.Record? = nil
 
     /// The feed key of a shared conflict record: one line per record, so the latest line
     /// (open, then resolved) is the record's state, and feed compaction keeps it.
     static func conflictKey(_ record: ConflictStore.Record) -> String {
-        "conflict:" + record.changesetId + ":" + record.refId
+        "conflict:" + record.storeName + ":" + record.refId
     }
 
     public var version: DocVersion? {

@@ -27,8 +27,9 @@ public struct JournalEntry: Sendable, Equatable {
         /// base put back because a pull could not be applied ("not applied").
         case seen(refId: String, RemoteState, reason: String?)
         /// A remote state held aside while the local file is not a valid document; a
-        /// later `seen` of the document ends the hold.
-        case held(refId: String, RemoteState)
+        /// later `seen` of the document ends the hold. `replica` made the change (for a
+        /// deletion: who deleted, who is told if the deletion loses to the fix).
+        case held(refId: String, RemoteState, replica: String?)
         /// A losing version (or deletion) kept in the conflict store; `side` lost.
         case conflict(refId: String, changesetId: String, path: String?, side: Reconciler.Side, deleted: Bool)
         /// The remote position the base now reflects.
@@ -126,7 +127,7 @@ public struct JournalEntry: Sendable, Equatable {
         case .local(_, let v, _): return v.refId
         case .done(let refId, _, _): return refId
         case .apply(let op): return op.refId
-        case .seen(let refId, _, _), .held(let refId, _): return refId
+        case .seen(let refId, _, _), .held(let refId, _, _): return refId
         case .conflict(let refId, _, _, _, _), .resolve(let refId, _, _, _): return refId
         case .cursor: return nil
         }
@@ -136,7 +137,7 @@ public struct JournalEntry: Sendable, Equatable {
         switch event {
         case .local(_, let v, _): return v.changesetId
         case .apply(let op): return op.changesetId
-        case .seen(_, let state, _), .held(_, let state): return state.changesetId
+        case .seen(_, let state, _), .held(_, let state, _): return state.changesetId
         case .conflict(_, let id, _, _, _): return id
         case .resolve(_, let id, _, _): return id
         case .done, .cursor: return nil
@@ -147,7 +148,7 @@ public struct JournalEntry: Sendable, Equatable {
         switch event {
         case .local(_, let v, _): return v.hash
         case .apply(let op): return op.result?.hash
-        case .seen(_, let state, _), .held(_, let state): return state.version?.hash
+        case .seen(_, let state, _), .held(_, let state, _): return state.version?.hash
         default: return nil
         }
     }
@@ -156,7 +157,7 @@ public struct JournalEntry: Sendable, Equatable {
         switch event {
         case .local(_, let v, _): return v.path
         case .apply(let op): return op.result?.path
-        case .seen(_, let state, _), .held(_, let state): return state.path
+        case .seen(_, let state, _), .held(_, let state, _): return state.path
         case .conflict(_, _, let path, _, _), .resolve(_, _, let path, _): return path
         case .done, .cursor: return nil
         }
@@ -199,12 +200,12 @@ public struct JournalEntry: Sendable, Equatable {
 
 extension JournalEntry: Codable {
     private enum Field: String, CodingKey {
-        case seq, kind, time, refId, changesetId, hash, path, fromPath, fromHash, deleted, seqs, reason, cursor, more
+        case seq, kind, time, refId, changesetId, hash, path, fromPath, fromHash, deleted, seqs, reason, cursor, replica, more
     }
 
     /// The flat fields of one line (the format every earlier version wrote).
     private struct Flat {
-        var refId, changesetId, hash, path, fromPath, fromHash, reason, cursor: String?
+        var refId, changesetId, hash, path, fromPath, fromHash, reason, cursor, replica: String?
         var deleted: Bool?
         var seqs: [Int]?
     }
@@ -224,6 +225,7 @@ extension JournalEntry: Codable {
                      hash: try c.decodeIfPresent(String.self, forKey: .hash), path: try c.decodeIfPresent(String.self, forKey: .path),
                      fromPath: try c.decodeIfPresent(String.self, forKey: .fromPath), fromHash: try c.decodeIfPresent(String.self, forKey: .fromHash),
                      reason: try c.decodeIfPresent(String.self, forKey: .reason), cursor: try c.decodeIfPresent(String.self, forKey: .cursor),
+                     replica: try c.decodeIfPresent(String.self, forKey: .replica),
                      deleted: try c.decodeIfPresent(Bool.self, forKey: .deleted), seqs: try c.decodeIfPresent([Int].self, forKey: .seqs))
         guard let event = Self.event(kind, f) else { throw Malformed(kind: kind) }
         self.event = event
@@ -253,7 +255,7 @@ extension JournalEntry: Codable {
             return .seen(refId: refId, state, reason: f.reason)
         case .held:
             guard let refId = f.refId, let state = state() else { return nil }
-            return .held(refId: refId, state)
+            return .held(refId: refId, state, replica: f.replica)
         case .conflict:
             // Records before deletions lost to edits said "local file invalid" for a
             // remote version kept aside.
@@ -288,9 +290,10 @@ extension JournalEntry: Codable {
             f.refId = refId
             put(state)
             f.reason = reason
-        case let .held(refId, state):
+        case let .held(refId, state, replica):
             f.refId = refId
             put(state)
+            f.replica = replica
         case let .conflict(refId, id, path, side, deleted):
             (f.refId, f.changesetId, f.path, f.reason) = (refId, id, path, side.rawValue)
             if deleted { f.deleted = true }
@@ -319,5 +322,6 @@ extension JournalEntry: Codable {
         try c.encodeIfPresent(f.seqs, forKey: .seqs)
         try c.encodeIfPresent(f.reason, forKey: .reason)
         try c.encodeIfPresent(f.cursor, forKey: .cursor)
+        try c.encodeIfPresent(f.replica, forKey: .replica)
     }
 }

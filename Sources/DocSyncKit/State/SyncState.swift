@@ -46,7 +46,7 @@ public struct SyncState: Sendable {
         case let .seen(refId, remote, _):
             if let version = remote.version { base[refId] = version } else { base.removeValue(forKey: refId) }
             held.removeValue(forKey: refId)
-        case let .held(refId, _):
+        case let .held(refId, _, _):
             held[refId] = entry
         case let .cursor(position):
             cursor = position

@@ -108,6 +108,11 @@ final class ChangeRecorder {
         var keeperOf: [String: Int] = [:]
         for (ref, idxs) in byRef {
             let t = tracked[ref]
+            // The tracked file is still there but not a valid document right now: it keeps
+            // the identity (it is not deleted either), and every other file carrying the
+            // refId is a copy. Why: a copy made just before the original was saved half-way
+            // took the identity, as a rename, and the original was deleted everywhere.
+            if let t, result.unreadablePaths.contains(t.path) { continue }
             let oldInode = t.flatMap { previousIndex[$0.path]?.inode }
             keeperOf[ref] = idxs.first { files[$0].path == t?.path } ?? idxs.first { files[$0].stat.inode == oldInode }
                 ?? idxs.first { files[$0].hash == t?.hash } ?? idxs[0]

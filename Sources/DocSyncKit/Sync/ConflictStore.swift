@@ -44,6 +44,12 @@ public struct ConflictStore {
 
         public var isOpen: Bool { resolved == nil }
 
+        /// The record's name in the store (and on the remote): the losing changesetId; for
+        /// a deletion that lost, `<deleted changesetId>.deletion.<winner>`, so a version
+        /// that lost a field, and each deletion of it that lost to an edit (on several
+        /// replicas), are records of their own.
+        public var storeName: String { ConflictStore.storeName(changesetId: changesetId, deleted: deleted == true, winner: winner) }
+
         public init(refId: String, changesetId: String, path: String, side: Reconciler.Side, winner: String, time: Int64,
                     policy: MergePolicy? = nil, fields: [String]? = nil, deleted: Bool? = nil, replica: String? = nil, lostBy: String? = nil,
                     reason: String? = nil) {
@@ -59,7 +65,8 @@ public struct ConflictStore {
             self.replica = replica
             self.lostBy = lostBy
             self.reason = reason
-            self.file = ConflictStore.relativeFile(refId: refId, changesetId: changesetId)
+            self.file = ConflictStore.relativeFile(refId: refId, storeName: ConflictStore.storeName(changesetId: changesetId, deleted: deleted == true,
+                                                                                                     winner: winner))
         }
 
         /// The same record as the remote should hold it (no local bookkeeping).
@@ -76,8 +83,12 @@ public struct ConflictStore {
 
     func folder(for refId: String) -> String { root + "/" + DocumentPath.fileName(forRefId: refId) }
 
-    static func relativeFile(refId: String, changesetId: String) -> String {
-        ".docsync/conflicts/" + DocumentPath.fileName(forRefId: refId) + "/" + DocumentPath.fileName(forRefId: changesetId) + ".json"
+    static func storeName(changesetId: String, deleted: Bool, winner: String) -> String {
+        deleted ? changesetId + ".deletion." + winner : changesetId
+    }
+
+    static func relativeFile(refId: String, storeName: String) -> String {
+        ".docsync/conflicts/" + DocumentPath.fileName(forRefId: refId) + "/" + DocumentPath.fileName(forRefId: storeName) + ".json"
     }
 
     /// Keeps `bytes` as the losing version described by `record`. Idempotent.
@@ -86,7 +97,7 @@ public struct ConflictStore {
         let dir = folder(for: record.refId)
         try FileSystem.createDirectories(dir)
         if let bytes {
-            try FileSystem.writeAtomically(dir + "/" + DocumentPath.fileName(forRefId: record.changesetId) + ".json", bytes)
+            try FileSystem.writeAtomically(dir + "/" + DocumentPath.fileName(forRefId: record.storeName) + ".json", bytes)
         }
         try save(record)
         return record
@@ -95,13 +106,13 @@ public struct ConflictStore {
     func save(_ record: Record) throws {
         let dir = folder(for: record.refId)
         try FileSystem.createDirectories(dir)
-        let name = DocumentPath.fileName(forRefId: record.changesetId)
+        let name = DocumentPath.fileName(forRefId: record.storeName)
         try FileSystem.writeAtomically(dir + "/" + name + ".meta.json", Array(try DirectoryRemote.json(record).utf8) + [10])
     }
 
-    /// The record of `refId`'s stored version `changesetId`, if there is one.
-    public func record(refId: String, changesetId: String) -> Record? {
-        let path = folder(for: refId) + "/" + DocumentPath.fileName(forRefId: changesetId) + ".meta.json"
+    /// The record of `refId` named `storeName` (see `Record.storeName`), if there is one.
+    public func record(refId: String, storeName: String) -> Record? {
+        let path = folder(for: refId) + "/" + DocumentPath.fileName(forRefId: storeName) + ".meta.json"
         guard let bytes = try? FileSystem.readFile(path) else { return nil }
         return try? JSONDecoder().decode(Record.self, from: Data(bytes))
     }
@@ -125,8 +136,8 @@ public struct ConflictStore {
     func receive(_ incoming: SharedConflict) throws -> Record? {
         var record = incoming.record
         record.shared = true
-        record.file = Self.relativeFile(refId: record.refId, changesetId: record.changesetId)
-        guard var local = self.record(refId: record.refId, changesetId: record.changesetId) else {
+        record.file = Self.relativeFile(refId: record.refId, storeName: record.storeName)
+        guard var local = self.record(refId: record.refId, storeName: record.storeName) else {
             try keep(record, bytes: incoming.bytes)
             return record
         }
@@ -148,7 +159,7 @@ public struct ConflictStore {
 
     func markShared(_ records: [Record]) throws {
         for shared in records {
-            guard var record = record(refId: shared.refId, changesetId: shared.changesetId),
+            guard var record = record(refId: shared.refId, storeName: shared.storeName),
                   record.resolved == shared.resolved else { continue }
             record.shared = true
             try save(record)
@@ -156,7 +167,7 @@ public struct ConflictStore {
     }
 
     public func bytes(of record: Record) throws -> [UInt8] {
-        try FileSystem.readFile(folder(for: record.refId) + "/" + DocumentPath.fileName(forRefId: record.changesetId) + ".json")
+        try FileSystem.readFile(folder(for: record.refId) + "/" + DocumentPath.fileName(forRefId: record.storeName) + ".json")
     }
 
     public func list() -> [Record] {

@@ -35,5 +35,5 @@ public struct PullPlan: Sendable {
 
     public var isEmpty: Bool { batch.isEmpty && conflicts.isEmpty && incoming.isEmpty }
 
-    static func key(_ record: ConflictStore.Record) -> String { record.refId + "\u{0}" + record.changesetId }
+    static func key(_ record: ConflictStore.Record) -> String { record.refId + "\u{0}" + record.storeName }
 }

@@ -43,7 +43,7 @@ struct PullPlanner {
         var plan = PullPlan(cursor: changes.cursor)
         plan.problems = changes.warnings
         plan.incoming = changes.conflicts.filter { shared in
-            guard let known = knownConflict(shared.record.refId, shared.record.changesetId) else { return true }
+            guard let known = knownConflict(shared.record.refId, shared.record.storeName) else { return true }
             return known.isOpen && !shared.record.isOpen
         }
         // The replica whose version lost hears of it (a conflict of its own, exit 3);
@@ -58,7 +58,7 @@ struct PullPlanner {
         var incoming = changes.entries.map { Incoming(entry: $0, held: false) }
         let named = Set(changes.entries.map(\.refId))
         for (refId, hold) in held.sorted(by: { $0.key < $1.key }) {
-            guard case .held(_, let waiting) = hold.event else { continue }
+            guard case let .held(_, waiting, replica) = hold.event else { continue }
             let localPath = tracked[refId]?.path
             if named.contains(refId) {
                 if localPath.map({ !unreadable.contains($0) }) ?? true { plan.settledHolds.append(refId) }
@@ -67,7 +67,7 @@ struct PullPlanner {
             guard localPath.map({ !unreadable.contains($0) }) ?? true else { continue }
             // The file is valid again: the held version meets the fix three-way.
             incoming.append(Incoming(entry: RemoteEntry(refId: refId, changesetId: waiting.changesetId, hash: waiting.version?.hash, path: waiting.path,
-                                                        deleted: waiting.version == nil, replica: "", time: hold.time), held: true))
+                                                        deleted: waiting.version == nil, replica: replica ?? "", time: hold.time), held: true))
             plan.settledHolds.append(refId)
         }
 
@@ -113,7 +113,8 @@ struct PullPlanner {
             if let local, unreadable.contains(local.path) {
                 if let remoteVersion { plan.objects[remoteVersion.hash] = try bytes() }
                 plan.batch.append(JournalEntry(.held(refId: refId, remoteVersion.map { .version($0) }
-                                                         ?? .deleted(changesetId: change.entry.changesetId, path: change.entry.path))))
+                                                         ?? .deleted(changesetId: change.entry.changesetId, path: change.entry.path),
+                                                     replica: change.entry.replica)))
                 plan.notices.append("\(local.path): not a valid document here, so the remote \(remoteVersion == nil ? "deletion" : "version") waits; "
                                     + "it is merged with your fix on the first sync after the file is valid again")
                 continue

@@ -58,7 +58,7 @@ final class SyncSession {
                                   clock: workspace.clock, readRemote: { try remote.read($0) },
                                   readObject: { try unstored[$0] ?? objects.get($0) },
                                   isOccupied: { FileSystem.exists(layout.absolute($0)) },
-                                  knownConflict: { store.record(refId: $0, changesetId: $1) })
+                                  knownConflict: { store.record(refId: $0, storeName: $1) })
         return try planner.plan(changes, time: FileSystem.currentTimeNanos / 1_000_000)
     }
 

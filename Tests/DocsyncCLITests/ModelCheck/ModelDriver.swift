@@ -19,8 +19,7 @@ extension MC {
         if let env = ProcessInfo.processInfo.environment["DOCSYNC_MODEL_KNOWN_DEFECTS"] {
             return Set(env.split(separator: ",").compactMap { Rule(rawValue: String($0).trimmingCharacters(in: .whitespaces)) })
         }
-        return [.saveTime, .conflictsTravel, .deleteVsEdit, .invalidMerge, .identity, .copyBesideInvalidOriginal, .conflictStoreKeyCollision,
-                .deleterNotToldByExit]
+        return []
     }()
 
     struct Mismatch: CustomStringConvertible {
