@@ -17,8 +17,11 @@ struct ConflictTests {
         let box = Sandbox()
         let (a, b) = Self.pair(box)
         let ref = a.refId("doc.json")
+        // B saves after A (SaveClock: mtimes 2 ms apart), so B's edit wins the field.
         a.write("doc.json", a.read("doc.json")!.replacing("original", with: "from A"))
+        SaveClock.shared.stamp(a.path("doc.json"))
         b.write("doc.json", b.read("doc.json")!.replacing("original", with: "from B"))
+        SaveClock.shared.stamp(b.path("doc.json"))
 
         a.sync()
         let aVersion = a.bytes("doc.json")!

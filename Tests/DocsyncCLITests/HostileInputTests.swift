@@ -208,7 +208,9 @@ struct HostileInputTests {
         #expect(CLI.run(["clone", "--name", "B", remote, "B"], in: box.root).exit == 0)
         let b = box.replica("B")
         a.write("deep.json", a.read("deep.json")!.replacing("\"v\": \"v0\"", with: "\"v\": \"v-A\""))
+        SaveClock.shared.stamp(a.path("deep.json"))
         b.write("deep.json", b.read("deep.json")!.replacing("\"w\": \"w0\"", with: "\"w\": \"w-B\""))
+        SaveClock.shared.stamp(b.path("deep.json"))   // B saves later: B's version wins whole
         a.sync()
         let r = b.run("sync")
         #expect(r.exit == 3, "a conflict, not a crash: \(r)")
