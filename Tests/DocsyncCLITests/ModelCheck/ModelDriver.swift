@@ -31,19 +31,8 @@ extension MC {
         var known: Bool { !rules.isDisjoint(with: MC.knownEngineDefects) }
     }
 
-    struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func int(_ n: Int) -> Int { Int(next() % UInt64(max(n, 1))) }
-        mutating func chance(_ p: Double) -> Bool { Double(next() % 1_000_000) / 1_000_000 < p }
-        mutating func pick<T>(_ items: [T]) -> T { items[int(items.count)] }
-    }
+    /// The random-kill suite's seeded generator (SplitMix64), with the picks the driver uses.
+    typealias SplitMix = RandomKillTests.Rng
 
     static let crashPoints = ["record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files",
                               "push.after-remote-commit", "remote.after-documents", "remote.after-feed"]
@@ -591,4 +580,10 @@ extension MC {
             return "r\(r) gc → exit \(result.exit)"
         }
     }
+}
+
+extension RandomKillTests.Rng {
+    mutating func int(_ n: Int) -> Int { below(n) }
+    mutating func chance(_ p: Double) -> Bool { Double(next() % 1_000_000) / 1_000_000 < p }
+    mutating func pick<T>(_ items: [T]) -> T { items[int(items.count)] }
 }
