@@ -32,7 +32,7 @@ import Glibc
         set.write(a, "x.json", first.replacingOccurrences(of: "\"v\": 1", with: "\"v\": 2"))
         let report = try set.sync(a)
         let second = set.read(a, "x.json")!
-        #expect(report.recorded.map(\.kind) == ["update"])
+        #expect(report.recorded.map(\.kind) == [.update])
         #expect(field(second, "refId") == field(first, "refId"))
         #expect(changesetOrder(field(first, "changesetId")!, field(second, "changesetId")!))
     }
@@ -57,7 +57,7 @@ import Glibc
         let after = try FileSystem.linkStatus(path)
         #expect(after.size == before.size && after.mtimeNanos == before.mtimeNanos && after.inode == before.inode)
         let report = try set.sync(a)
-        #expect(report.recorded.map(\.kind) == ["update"])
+        #expect(report.recorded.map(\.kind) == [.update])
         #expect(field(set.read(set.remote, "r.json"), "v") == "bbbb")
     }
 
@@ -93,7 +93,7 @@ import Glibc
         try FileManager.default.createDirectory(atPath: a + "/sub", withIntermediateDirectories: true)
         try FileManager.default.moveItem(atPath: a + "/orig.json", toPath: a + "/sub/moved.json")
         let report = try set.sync(a)
-        #expect(Set(report.recorded.map(\.kind)) == ["create", "rename"])
+        #expect(Set(report.recorded.map(\.kind)) == [.create, .rename])
         #expect(field(set.read(a, "sub/moved.json"), "refId") == refId)
         let copyId = field(set.read(a, "copy.json"), "refId")!
         #expect(copyId != refId)

@@ -215,7 +215,7 @@ struct PullPlanner {
             if result != local {
                 plan.batch.append(JournalEntry(.apply(.init(refId: refId, changesetId: result?.changesetId ?? change.entry.changesetId, result: result,
                                                             fromPath: local?.path, fromHash: local?.hash))))
-                plan.pulled.append(ChangeSummary(kind: result == nil ? "delete" : (local == nil ? "create" : (local?.hash == result?.hash ? "rename" : "update")),
+                plan.pulled.append(ChangeSummary(kind: .between(local, result),
                                                  path: result?.path ?? local?.path ?? "", refId: refId, changesetId: result?.changesetId,
                                                  fromPath: result != nil && local?.path != result?.path ? local?.path : nil))
             }

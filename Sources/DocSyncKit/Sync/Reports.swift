@@ -1,20 +1,33 @@
+/// What happened to a document, as shown to users and in `--json` output.
+public enum ChangeKind: String, Codable, Sendable {
+    case create, update, rename, delete, restore, resolve
+
+    /// The change that takes a document from `previous` to `next` (nil: no document).
+    static func between(_ previous: DocVersion?, _ next: DocVersion?) -> ChangeKind {
+        guard let next else { return .delete }
+        guard let previous else { return .create }
+        return previous.hash == next.hash ? .rename : .update
+    }
+}
+
 /// One document change as shown to users and in `--json` output.
 public struct ChangeSummary: Codable, Sendable, Equatable {
-    public var kind: String
+    public var kind: ChangeKind
     public var path: String
     public var refId: String
     public var changesetId: String?
     public var fromPath: String?
 
+    /// A local action's summary.
     init(_ entry: JournalEntry) {
-        kind = entry.kind.rawValue
+        kind = ChangeKind(rawValue: entry.kind.rawValue) ?? .update
         path = entry.path ?? ""
         refId = entry.refId ?? ""
         changesetId = entry.changesetId
         fromPath = entry.fromPath
     }
 
-    init(kind: String, path: String, refId: String, changesetId: String?, fromPath: String? = nil) {
+    init(kind: ChangeKind, path: String, refId: String, changesetId: String?, fromPath: String? = nil) {
         self.kind = kind
         self.path = path
         self.refId = refId

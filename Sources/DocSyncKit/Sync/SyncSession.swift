@@ -168,7 +168,7 @@ final class SyncSession {
         }
         plan.conflicts = workspace.conflictStore.unshared()
         plan.summaries = plan.writes.map { w in
-            ChangeSummary(kind: w.new == nil ? "delete" : (w.previous == nil ? "create" : (w.previous?.hash == w.new?.hash ? "rename" : "update")),
+            ChangeSummary(kind: .between(w.previous, w.new),
                           path: w.new?.path ?? w.previous?.path ?? "", refId: w.refId, changesetId: w.new?.changesetId,
                           fromPath: w.previous?.path != w.new?.path && w.new != nil ? w.previous?.path : nil)
         }

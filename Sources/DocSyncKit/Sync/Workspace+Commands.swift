@@ -66,7 +66,7 @@ extension Workspace {
         var report = SyncReport()
         report.dryRun = dryRun
         if dryRun {
-            report.recorded = targets.map { ChangeSummary(kind: "delete", path: $0, refId: byPath[$0]!.refId, changesetId: byPath[$0]!.changesetId) }
+            report.recorded = targets.map { ChangeSummary(kind: .delete, path: $0, refId: byPath[$0]!.refId, changesetId: byPath[$0]!.changesetId) }
             return report
         }
         // Record first, so any unrecorded edit to these files is journaled (and its
@@ -276,7 +276,7 @@ extension Workspace {
         do { scanned = try JSONScanner.scanDocument(content) } catch {
             throw Failure.gaveUp("that version of \(doc) is not valid JSON (\(error.description))")
         }
-        report.recorded.append(ChangeSummary(kind: "restore", path: target, refId: refId, changesetId: scanned.member(named: "changesetId")?.stringValue))
+        report.recorded.append(ChangeSummary(kind: .restore, path: target, refId: refId, changesetId: scanned.member(named: "changesetId")?.stringValue))
         if dryRun { return report }
         // A fresh changesetId: restoring is a new edit, later than everything before it.
         let stamped = IdentityStamper.stamp(content, scanned: scanned, refId: refId, changesetId: clock.next().description)

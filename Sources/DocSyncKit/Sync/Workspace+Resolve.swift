@@ -72,7 +72,7 @@ extension Workspace {
         case nil:
             report.notices.append("\(path): kept as it is now")
         }
-        report.recorded.append(ChangeSummary(kind: "resolve", path: path, refId: refId, changesetId: chosen?.changesetId))
+        report.recorded.append(ChangeSummary(kind: .resolve, path: path, refId: refId, changesetId: chosen?.changesetId))
         if dryRun { return report }
 
         let io = SafeTreeIO(root: layout.root)

@@ -20,8 +20,8 @@ extension DocSync {
             Output.line("Tree:      \(status.root) (replica \(status.replicaId))")
             Output.line("Remote:    \(status.remote ?? "none (set one with `docsync config remote.url PATH`)")")
             Output.line("Last sync: \(Output.time(status.lastSync))")
-            section("Pending (recorded, not yet on the remote)", status.pending.map { "\($0.kind.padding(6))  \($0.path)" })
-            section("Unrecorded changes on disk", status.unrecorded.map { "\($0.kind.padding(6))  \($0.path)" })
+            section("Pending (recorded, not yet on the remote)", status.pending.map { "\($0.kind.rawValue.padding(6))  \($0.path)" })
+            section("Unrecorded changes on disk", status.unrecorded.map { "\($0.kind.rawValue.padding(6))  \($0.path)" })
             section("Conflicts, open",
                     status.conflicts.map { record in
                         let side = workspace.sideHere(of: record).rawValue

@@ -125,9 +125,9 @@ struct SyncPrinter {
             try Output.json(report)
         } else {
             let tag = report.dryRun ? "would " : ""
-            for c in report.recorded { Output.detail("\(tag)record  \(c.kind.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")) }
-            for c in report.pulled { Output.line("\(tag)pull    \(c.kind.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")) }
-            for c in report.pushed { Output.line("\(tag)push    \(c.kind.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")) }
+            for c in report.recorded { Output.detail("\(tag)record  \(c.kind.rawValue.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")) }
+            for c in report.pulled { Output.line("\(tag)pull    \(c.kind.rawValue.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")) }
+            for c in report.pushed { Output.line("\(tag)push    \(c.kind.rawValue.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")) }
             for c in report.conflicts {
                 let fields = c.fields.map { $0.isEmpty ? "" : " (fields \($0.joined(separator: ", ")))" } ?? ""
                 if let by = c.recordedBy {
