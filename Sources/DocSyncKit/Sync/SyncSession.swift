@@ -51,6 +51,12 @@ final class SyncSession {
     }
 
     func planPull(_ changes: RemoteChanges) throws -> PullPlan {
+        // Nothing came and nothing waits: a no-op sync builds no view of the tree.
+        if changes.entries.isEmpty && changes.conflicts.isEmpty && state.held.isEmpty {
+            var plan = PullPlan(cursor: changes.cursor)
+            plan.problems = changes.warnings
+            return plan
+        }
         let store = workspace.conflictStore
         let (objects, layout, remote, unstored) = (workspace.objects, workspace.layout, remote, local.unstoredContents)
         let planner = PullPlanner(base: state.base, pending: state.pending, held: state.held, tracked: state.tracked,
