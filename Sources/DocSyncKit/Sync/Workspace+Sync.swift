@@ -52,6 +52,7 @@ extension Workspace {
     /// Remote versions held aside until their local file is valid again, as
     /// "path: remote version <changesetId>".
     var waitingVersions: [String] {
+        guard !state.held.isEmpty else { return [] }
         let tracked = state.tracked
         return state.held.values.compactMap { hold in
             hold.refId.flatMap { tracked[$0]?.path }.map { "\($0): remote version \(hold.changesetId ?? "?")" }
