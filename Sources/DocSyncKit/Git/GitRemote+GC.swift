@@ -26,8 +26,11 @@ extension GitRemote {
             let count = paths.count
             var lines = report.purged.map { "purge \($0.path ?? $0.refId) (\($0.refId), deleted \($0.changesetId), \($0.reason))" }
             lines.sort()
+            // Who deleted each document, kept in the history: a replica that meets the
+            // deletion later (its tombstone gone) can still tell the deleter if an edit wins.
+            let deleters = report.purged.map { "\(Self.purgedByTrailer) \($0.deletedBy) \($0.refId)" }.sorted()
             let message = "docsync: gc, \(count) tombstone\(count == 1 ? "" : "s") purged from \(replica.name)\n\n" + lines.joined(separator: "\n")
-                + "\n\nReplica: \(replica.replicaId)\n"
+                + "\n\nReplica: \(replica.replicaId)\n" + deleters.map { $0 + "\n" }.joined()
             do {
                 let commit = try publish(baseTree: try repo.commit(head).tree, changes: paths.map { ($0, nil) }, parent: head, message: message, replica: replica)
                 try CrashPoint.hit("gc.after-remote-commit")
@@ -85,5 +88,32 @@ extension GitRemote {
             return id.isEmpty ? nil : id
         }
         return nil
+    }
+}
+
+extension GitRemote {
+    /// The purge commit's trailer naming who deleted a purged document:
+    /// `Purged-Deletion-By: <replica> <refId>`.
+    static let purgedByTrailer = "Purged-Deletion-By:"
+
+    /// Who deleted `refIds`, from the purge commits between `from` (exclusive) and `head`
+    /// (first parent, at most `limit` commits back). Only read when a pull meets a
+    /// document whose file went without a tombstone.
+    func purgedDeleters(of refIds: Set<String>, from: GitOID?, head: GitOID, limit: Int = 10_000) -> [String: String] {
+        var found: [String: String] = [:]
+        var current: GitOID? = head
+        var steps = 0
+        while let id = current, id != from, steps < limit, found.count < refIds.count {
+            steps += 1
+            guard let info = try? repo.commit(id) else { break }
+            for line in info.message.split(separator: "\n") where line.hasPrefix(Self.purgedByTrailer) {
+                let rest = line.dropFirst(Self.purgedByTrailer.count).drop { $0 == " " }
+                guard let space = rest.firstIndex(of: " ") else { continue }
+                let refId = String(rest[rest.index(after: space)...])
+                if refIds.contains(refId), found[refId] == nil { found[refId] = String(rest[..<space]) }
+            }
+            current = info.parents.first
+        }
+        return found
     }
 }

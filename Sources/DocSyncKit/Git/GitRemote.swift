@@ -193,6 +193,12 @@ public final class GitRemote: Remote {
                 }
             }
         }
+        // A document whose file went without a tombstone (purged by gc, or deleted with
+        // plain git): a purge commit may still say who deleted it.
+        let untold = Set(deletes.filter { puts[$0.key] == nil && $0.value.1.replica == Self.gitReplica }.keys)
+        if !untold.isEmpty {
+            for (refId, deleter) in purgedDeleters(of: untold, from: from, head: head) { deletes[refId]?.1.replica = deleter }
+        }
         var combined = puts
         for (refId, value) in deletes where combined[refId] == nil { combined[refId] = value }
         let entries = combined.values.sorted { $0.0 < $1.0 }.map(\.1)

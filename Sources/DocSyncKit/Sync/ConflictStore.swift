@@ -45,10 +45,12 @@ public struct ConflictStore {
         public var isOpen: Bool { resolved == nil }
 
         /// The record's name in the store (and on the remote): the losing changesetId; for
-        /// a deletion that lost, `<deleted changesetId>.deletion.<winner>`, so a version
-        /// that lost a field, and each deletion of it that lost to an edit (on several
-        /// replicas), are records of their own.
-        public var storeName: String { ConflictStore.storeName(changesetId: changesetId, deleted: deleted == true, winner: winner) }
+        /// a deletion that lost, `<deleted changesetId>.deletion.<winner>.<deleter>`, so a
+        /// version that lost a field, and each replica's deletion of it that lost to an
+        /// edit, are records of their own.
+        public var storeName: String {
+            ConflictStore.storeName(changesetId: changesetId, deleted: deleted == true, winner: winner, deleter: lostBy)
+        }
 
         public init(refId: String, changesetId: String, path: String, side: Reconciler.Side, winner: String, time: Int64,
                     policy: MergePolicy? = nil, fields: [String]? = nil, deleted: Bool? = nil, replica: String? = nil, lostBy: String? = nil,
@@ -66,7 +68,7 @@ public struct ConflictStore {
             self.lostBy = lostBy
             self.reason = reason
             self.file = ConflictStore.relativeFile(refId: refId, storeName: ConflictStore.storeName(changesetId: changesetId, deleted: deleted == true,
-                                                                                                     winner: winner))
+                                                                                                     winner: winner, deleter: lostBy))
         }
 
         /// The same record as the remote should hold it (no local bookkeeping).
@@ -83,8 +85,8 @@ public struct ConflictStore {
 
     func folder(for refId: String) -> String { root + "/" + DocumentPath.fileName(forRefId: refId) }
 
-    static func storeName(changesetId: String, deleted: Bool, winner: String) -> String {
-        deleted ? changesetId + ".deletion." + winner : changesetId
+    static func storeName(changesetId: String, deleted: Bool, winner: String, deleter: String?) -> String {
+        deleted ? changesetId + ".deletion." + winner + "." + (deleter ?? "") : changesetId
     }
 
     static func relativeFile(refId: String, storeName: String) -> String {
