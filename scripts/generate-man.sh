@@ -61,6 +61,18 @@ and
 .Fl -json ,
 also before the command name, as in
 .Ql docsync -C ~/records status .
+With
+.Fl -json
+every command prints one JSON object on standard output with
+.Ql \(dqschemaVersion\(dq: 1
+and the command's fields; a failure prints
+.Ql {\(dqschemaVersion\(dq: 1, \(dqerror\(dq: {\(dqcode\(dq: ..., \(dqmessage\(dq: ..., \(dqexitCode\(dq: ...}}
+with the same exit code.
+The fields and a JSON Schema per output are in
+.Pa docs/JSON.md
+and
+.Pa docs/schemas/ .
+Times are RFC 3339 in UTC, in JSON and in text.
 Commands find the working tree by walking up from the current folder (or
 .Ar DIR ) ,
 like git.

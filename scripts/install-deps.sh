@@ -6,6 +6,8 @@ need=()
 command -v git >/dev/null || need+=(git)
 dpkg -s pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 dpkg -s libgit2-dev >/dev/null 2>&1 || need+=(libgit2-dev)
+# The --json tests validate output against docs/schemas/ with an independent validator.
+python3 -c 'import jsonschema' >/dev/null 2>&1 || need+=(python3-jsonschema)
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "install-deps: missing ${need[*]}; run as root or install them with apt-get" >&2

@@ -39,7 +39,7 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: [.short, .long], help: "Print every document touched and every warning.")
     var verbose = false
 
-    @Flag(name: .long, help: "Print machine-readable JSON on stdout.")
+    @Flag(name: .long, help: "Print one JSON object on stdout (schemaVersion 1, see docs/JSON.md); errors too.")
     var json = false
 
     var workingDirectory: String {
@@ -66,24 +66,43 @@ enum ExitStatus {
 enum Main {
     static func main() {
         let arguments = hoistGlobalOptions(Array(CommandLine.arguments.dropFirst()))
+        let wantsJSON = arguments.prefix { $0 != "--" }.contains("--json")
         do {
             var command = try DocSync.parseAsRoot(arguments)
             try command.run()
+            StandardOutput.finish()
         } catch {
             if DocSync.exitCode(for: error) == .validationFailure {
-                FileHandle.standardError.write(Data((DocSync.fullMessage(for: error) + "\n").utf8))
-                Foundation.exit(ExitStatus.usage.rawValue)
+                fail(DocSync.fullMessage(for: error), code: ExitStatus.usage, errorCode: "usage", json: wantsJSON, plain: true)
             }
             if let failure = error as? CommandFailure {
-                Output.error(failure.message)
-                Foundation.exit(failure.code.rawValue)
+                fail(failure.message, code: failure.code, errorCode: ErrorCode.of(error, exitCode: failure.code.rawValue), json: wantsJSON)
             }
             if DocSync.exitCode(for: error) != .success, !(error is ExitCode), !(error is CleanExit), !isParserError(error) {
-                Output.error(describe(error))
-                Foundation.exit(exitCode(for: error).rawValue)
+                let code = exitCode(for: error)
+                fail(describe(error), code: code, errorCode: ErrorCode.of(error, exitCode: code.rawValue), json: wantsJSON)
             }
+            if wantsJSON, let code = error as? ExitCode, code != .success, !Output.printedJSON {
+                // A failure the command did not describe (e.g. --quiet's bare exit 75).
+                fail(nil, code: code, errorCode: code == ExitStatus.tempFail ? "try-again-later" : "error", json: true)
+            }
+            StandardOutput.finish()
             DocSync.exit(withError: error)
         }
+    }
+
+    /// Reports a failure and exits with `code`: on stderr (`plain`: as the parser words it),
+    /// and with --json also as the error object on stdout, unless a report was printed.
+    static func fail(_ message: String?, code: ExitCode, errorCode: String, json: Bool, plain: Bool = false) -> Never {
+        if let message {
+            if plain { FileHandle.standardError.write(Data((message + "\n").utf8)) } else { Output.error(message) }
+        }
+        if json && !Output.printedJSON {
+            let text = message.map { plain ? $0.replacingOccurrences(of: "Error: ", with: "") : $0 } ?? "exit \(code.rawValue)"
+            try? Output.json(JSONError(error: .init(code: errorCode, message: text.firstLine, exitCode: code.rawValue)))
+        }
+        StandardOutput.finish()
+        Foundation.exit(code.rawValue)
     }
 
     static func isParserError(_ error: Error) -> Bool {
@@ -104,8 +123,8 @@ enum Main {
         guard !globals.isEmpty, i < args.count else { return args }
         let commands = DocSync.configuration.subcommands.map { $0._commandName }
         guard commands.contains(args[i]) || args[i].hasPrefix("-") else {
-            FileHandle.standardError.write(Data("Error: unknown command '\(args[i])'\nUsage: docsync <subcommand>\n  See 'docsync --help' for the commands.\n".utf8))
-            Foundation.exit(ExitStatus.usage.rawValue)
+            fail("Error: unknown command '\(args[i])'\nUsage: docsync <subcommand>\n  See 'docsync --help' for the commands.", code: ExitStatus.usage,
+                 errorCode: "usage", json: globals.contains("--json"), plain: true)
         }
         guard commands.contains(args[i]) else { return args }
         return [args[i]] + globals + Array(args[(i + 1)...])

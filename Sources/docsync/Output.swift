@@ -6,6 +6,8 @@ import Foundation
 struct CommandFailure: Error {
     var message: String
     var code: ExitCode
+    /// The `error.code` of the `--json` error object (nil: derived from the exit code).
+    var errorCode: String? = nil
 }
 
 func describe(_ error: Error) -> String {
@@ -28,6 +30,8 @@ func exitCode(for error: Error) -> ExitCode {
 enum Output {
     nonisolated(unsafe) static var quiet = false
     nonisolated(unsafe) static var verbose = false
+    /// Set once a `--json` object went to stdout: a later failure must not print a second one.
+    nonisolated(unsafe) static var printedJSON = false
     static let isTerminal = isatty(STDERR_FILENO) != 0
 
     static func configure(_ options: GlobalOptions) {
@@ -60,17 +64,21 @@ enum Output {
         FileHandle.standardError.write(Data((text.replacingFirstColonGroup() + "\n").utf8))
     }
 
-    static func json<T: Encodable>(_ value: T) throws {
+    /// Prints `value` as the command's one `--json` object (see JSONDocument).
+    static func json<T: Encodable>(_ value: T, command: String? = nil) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        print(String(decoding: try encoder.encode(value), as: UTF8.self))
+        let text = String(decoding: try encoder.encode(JSONDocument(command: command, body: value)), as: UTF8.self)
+        // `[]` and `{}` on one line (the encoder spreads them over three). Safe: a newline
+        // inside a JSON string is always escaped.
+        print(text.replacing(#/([\[{])\n\s*\n\s*([\]}])/#) { "\($0.1)\($0.2)" })
+        printedJSON = true
     }
 
+    /// The one time format of text and JSON output: RFC 3339 in UTC.
     static func time(_ millis: Int64?) -> String {
         guard let millis else { return "never" }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.string(from: Date(timeIntervalSince1970: Double(millis) / 1000))
+        return Timestamp.rfc3339(millis)
     }
 }
 

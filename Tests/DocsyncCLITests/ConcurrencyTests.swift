@@ -40,8 +40,8 @@ struct ConcurrencyTests {
             #expect(r.exit == 0 || r.exit == 75, r.comment)
         }
         #expect(results.contains { $0.exit == 0 })
-        let log = JSONHelp.parse(a.run("log", "--json").stdout) as? [[String: Any]] ?? []
-        let creates = log.compactMap { $0["entry"] as? [String: Any] }.filter { $0["kind"] as? String == "create" }
+        let log = (JSONHelp.parse(a.run("log", "--json").stdout) as? [String: Any])?["entries"] as? [[String: Any]] ?? []
+        let creates = log.filter { $0["kind"] as? String == "create" }
         #expect(creates.count == 2, "each document is recorded once: \(creates)")
         #expect(Set(creates.compactMap { $0["refId"] as? String }) == Set([a.refId("one.json"), a.refId("two.json")].compactMap { $0 }))
         #expect(Set(Files.list(box.remote, skipMetadata: true)) == ["one.json", "two.json"])

@@ -58,7 +58,7 @@ struct ConflictTests {
         // A's version lost at B: A hears of it (exit 3) and lists the same record.
         let converge = a.run("sync")
         #expect(converge.exit == 3, converge.comment)
-        let heard = JSONHelp.parse(a.run("conflicts", "--json").stdout) as? [[String: Any]] ?? []
+        let heard = (JSONHelp.parse(a.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []
         #expect(heard.count == 1 && heard.first?["refId"] as? String == ref && heard.first?["lostBy"] as? String != nil, "\(heard)")
         #expect(a.bytes("doc.json") == b.bytes("doc.json"))
         #expect(a.documents() == b.documents())
@@ -107,7 +107,7 @@ struct ConflictTests {
         // A's deletion lost to B's edit: A hears of it and lists the record.
         let back = a.run("sync")
         #expect(back.exit == 3, back.comment)
-        let heard = JSONHelp.parse(a.run("conflicts", "--json").stdout) as? [[String: Any]] ?? []
+        let heard = (JSONHelp.parse(a.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []
         #expect(heard.count == 1 && heard.first?["deleted"] as? Bool == true, "\(heard)")
         #expect(a.json("doc.json")?["title"] as? String == "edited by B")
         #expect(a.refId("doc.json") == ref)

@@ -35,10 +35,10 @@ struct DeletionTests {
         #expect(pendingOnly.count == 1, "log --pending must list the deletion")
 
         let json = a.run("log", "--json")
-        let entries = JSONHelp.parse(json.stdout) as? [[String: Any]] ?? []
-        let deletes = entries.filter { (($0["entry"] as? [String: Any])?["kind"] as? String) == "delete" }
+        let entries = (JSONHelp.parse(json.stdout) as? [String: Any])?["entries"] as? [[String: Any]] ?? []
+        let deletes = entries.filter { $0["kind"] as? String == "delete" }
         #expect(deletes.count == 1, json.comment)
-        #expect((deletes.first?["entry"] as? [String: Any])?["refId"] as? String == ref)
+        #expect(deletes.first?["refId"] as? String == ref)
         #expect(deletes.first?["pending"] as? Bool == true)
 
         let push = a.run("push")

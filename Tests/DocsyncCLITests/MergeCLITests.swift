@@ -61,7 +61,7 @@ struct MergeCLITests {
         #expect(merged["phone"] as? String == "2")
         for r in rs {
             #expect(r.conflictCopies().isEmpty, "no conflict copies expected in \(r.root)")
-            let listed = JSONHelp.parse(r.ok("conflicts", "--json").stdout) as? [Any]
+            let listed = (JSONHelp.parse(r.ok("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [Any]
             #expect(listed?.isEmpty == true)
         }
         // Key order is kept: the merged file lists the fields as they were.
@@ -90,7 +90,7 @@ struct MergeCLITests {
         let stored = b.conflictCopies().values.compactMap(JSONHelp.object)
         #expect(stored.map { $0["city"] as? String } == ["Paris"], Comment(rawValue: "the losing version is kept whole"))
 
-        let listed = JSONHelp.parse(b.ok("conflicts", "--json").stdout) as? [[String: Any]] ?? []
+        let listed = (JSONHelp.parse(b.ok("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []
         #expect(listed.count == 1)
         #expect(listed.first?["path"] as? String == "rec.json")
         #expect(listed.first?["fields"] as? [String] == ["city"])
@@ -105,8 +105,8 @@ struct MergeCLITests {
         let resolved = b.run("resolve", "rec.json", "--take", String(storedId.prefix(12)))
         #expect(resolved.exit == 0, resolved.comment)
         #expect(b.json("rec.json")?["city"] as? String == "Paris")
-        #expect((JSONHelp.parse(b.ok("conflicts", "--json").stdout) as? [Any])?.isEmpty == true, "resolved conflicts are no longer open")
-        #expect((JSONHelp.parse(b.ok("conflicts", "--all", "--json").stdout) as? [Any])?.count == 1)
+        #expect(((JSONHelp.parse(b.ok("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [Any])?.isEmpty == true, "resolved conflicts are no longer open")
+        #expect(((JSONHelp.parse(b.ok("conflicts", "--all", "--json").stdout) as? [String: Any])?["conflicts"] as? [Any])?.count == 1)
         #expect(!b.ok("status").stdout.contains("Conflicts, open"))
         Self.converge(rs)
         for r in rs { #expect(r.json("rec.json")?["city"] as? String == "Paris", "\(r.root)") }
@@ -166,7 +166,7 @@ struct MergeCLITests {
         // Resolve by hand: edit the file, then mark it settled.
         Self.edit(b, "\"Ann\"", "\"Bea\"")
         #expect(b.run("resolve", "rec.json").exit == 0)
-        #expect((JSONHelp.parse(b.ok("conflicts", "--json").stdout) as? [Any])?.isEmpty == true)
+        #expect(((JSONHelp.parse(b.ok("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [Any])?.isEmpty == true)
         Self.converge(rs)
         let final = a.json("rec.json") ?? [:]
         #expect(final["name"] as? String == "Bea" && final["city"] as? String == "Paris")

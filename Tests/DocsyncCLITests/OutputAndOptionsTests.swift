@@ -46,19 +46,19 @@ struct OutputAndOptionsTests {
 
         let log = a.run("log", "--json")
         #expect(log.exit == 0, log.comment)
-        let entries = JSONHelp.parse(log.stdout) as? [[String: Any]]
-        #expect(entries != nil, "log --json is not a JSON array: \(log)")
-        let create = entries?.first { ($0["entry"] as? [String: Any])?["kind"] as? String == "create" }
-        let entry = create?["entry"] as? [String: Any]
+        let entries = (JSONHelp.parse(log.stdout) as? [String: Any])?["entries"] as? [[String: Any]]
+        #expect(entries != nil, "log --json is not an object with entries: \(log)")
+        let create = entries?.first { $0["kind"] as? String == "create" }
+        let entry = create
         #expect(entry?["path"] as? String == "one.json")
         #expect(entry?["refId"] as? String == a.refId("one.json"))
         #expect(entry?["seq"] is Int)
         #expect(create?["pending"] as? Bool == false)
-        let seqs = entries?.compactMap { ($0["entry"] as? [String: Any])?["seq"] as? Int } ?? []
+        let seqs = entries?.compactMap { $0["seq"] as? Int } ?? []
         #expect(seqs == seqs.sorted() && Set(seqs).count == seqs.count, "log entries in order: \(seqs)")
 
         let after = JSONHelp.parse(a.run("status", "--json").stdout) as? [String: Any]
-        #expect(after?["lastSync"] is Int, "status --json names the last sync after a sync")
+        #expect(after?["lastSync"] is String, "status --json names the last sync after a sync")
         #expect((after?["unrecorded"] as? [Any])?.isEmpty == true)
     }
 

@@ -36,7 +36,7 @@ struct TrustRegressionTests {
     static func conflicts(_ replica: Replica, all: Bool = false) -> [[String: Any]] {
         let r = replica.run(all ? ["conflicts", "--all", "--json"] : ["conflicts", "--json"])
         #expect(r.exit == 0, r.comment)
-        return JSONHelp.parse(r.stdout) as? [[String: Any]] ?? []
+        return (JSONHelp.parse(r.stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []
     }
 
     // 1

@@ -17,7 +17,7 @@ extension DocSync {
             let workspace = try Workspace.open(at: global.workingDirectory, readOnly: true)
             defer { workspace.close() }
             let records = workspace.conflicts(all: all)
-            if global.json { try Output.json(records); return }
+            if global.json { try Output.json(["conflicts": records.map(ConflictJSON.init)], command: "conflicts"); return }
             if records.isEmpty { Output.line(all ? "No conflicts recorded." : "No open conflicts."); return }
             for r in records {
                 let what = r.fields.map { $0.isEmpty ? "whole document" : "fields " + $0.joined(separator: ", ") } ?? "whole document"
@@ -57,7 +57,7 @@ extension DocSync {
             let workspace = try Workspace.open(at: global.workingDirectory, readOnly: dryRun)
             defer { workspace.close() }
             let report = try workspace.resolve(document, relativeTo: global.workingDirectory, take: take, whole: whole, dryRun: dryRun)
-            try SyncPrinter(global: global).finish(report, verb: "Resolved")
+            try SyncPrinter(global: global).finish(report, verb: "Resolved", command: "resolve")
         }
     }
 }

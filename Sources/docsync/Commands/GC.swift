@@ -24,7 +24,7 @@ extension DocSync {
             let report = try workspace.collectGarbage(dryRun: dryRun, localOnly: localOnly)
             for warning in report.warnings { Output.warning(warning) }
             if global.json {
-                try Output.json(report)
+                try Output.json(GCJSON(report: report), command: "gc")
             } else {
                 print(report)
             }

@@ -48,13 +48,13 @@ extension DocSync {
             let (workspace, createdRemote) = try Workspace.initialize(at: path, remoteURL: address?.url, kind: address?.kind,
                                                                       branch: remoteOptions.branch, replicaName: name)
             defer { workspace.close() }
-            if global.json {
-                try Output.json(["root": workspace.layout.root, "replicaId": workspace.config.replicaId, "remote": workspace.config["remote.url"] ?? ""])
-                return
-            }
-            Output.line("Initialized docsync tree in \(workspace.layout.root) (replica \(workspace.config.replicaId))")
-            if let url = workspace.config["remote.url"] {
-                Output.line(createdRemote ? "Created new remote at \(url)" : "Using remote \(url)")
+            let tree = TreeJSON(workspace, remote: RemoteJSON(workspace.config, created: createdRemote))
+            if global.json { try Output.json(tree, command: "init"); return }
+            Output.line("Initialized docsync tree in \(tree.root) (replica \(tree.replicaName), id \(tree.replicaId))")
+            if let remote = tree.remote {
+                let what = remote.branch.map { "git repository, branch \($0)" } ?? "folder"
+                Output.line(createdRemote ? "Created a new remote at \(remote.url) (\(what))"
+                                          : "Joined the existing remote at \(remote.url) (\(what)); run `docsync sync` to merge it with this tree")
             }
         }
     }
@@ -85,7 +85,11 @@ extension DocSync {
             let (workspace, report) = try Workspace.clone(url: address.url, into: directory.hasPrefix("/") ? directory : FileSystem.join(base, directory),
                                                           kind: address.kind, branch: remoteOptions.branch, replicaName: name)
             defer { workspace.close() }
-            try SyncPrinter(global: global).finish(report, verb: "Cloned", extraLine: "into \(workspace.layout.root)")
+            let tree = TreeJSON(workspace, remote: RemoteJSON(workspace.config, created: nil))
+            let remote = tree.remote.map { " from \($0.url) (\($0.kind)\($0.branch.map { ", branch \($0)" } ?? ""))" } ?? ""
+            try SyncPrinter(global: global).finish(report, verb: "Cloned", command: "clone",
+                                                   extraLine: "into \(tree.root)\(remote) as replica \(tree.replicaName)",
+                                                   extra: WithFields(base: tree, extra: ["documents": report.pulled.count]))
         }
     }
 
@@ -102,7 +106,31 @@ extension DocSync {
             Output.configure(global)
             let (workspace, report) = try Workspace.resetBase(at: global.workingDirectory)
             defer { workspace.close() }
-            try SyncPrinter(global: global).finish(report, verb: "Reset the base", extraLine: "(run `docsync sync` to reconcile with the remote)")
+            try SyncPrinter(global: global).finish(report, verb: "Reset the base", command: "reset-base", extraLine: "(run `docsync sync` to reconcile with the remote)")
         }
+    }
+}
+
+/// What init and clone made or joined, as they report it.
+struct TreeJSON: Encodable {
+    var root: String
+    var replicaId: String
+    var replicaName: String
+    var remote: RemoteJSON?
+
+    init(_ workspace: Workspace, remote: RemoteJSON?) {
+        root = workspace.layout.root
+        replicaId = workspace.config.replicaId
+        replicaName = workspace.config["core.replicaName"] ?? replicaId
+        self.remote = remote
+    }
+
+    private enum Key: String, CodingKey { case root, replicaId, replicaName, remote }
+    func encode(to encoder: Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(root, forKey: .root)
+        try container.encode(replicaId, forKey: .replicaId)
+        try container.encode(replicaName, forKey: .replicaName)
+        try container.encode(remote, forKey: .remote)
     }
 }

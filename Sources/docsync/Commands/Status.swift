@@ -16,7 +16,11 @@ extension DocSync {
             let status = try workspace.status()
             for problem in status.problems { Output.problem(problem) }
             for warning in status.warnings { Output.warning(warning) }
-            if global.json { try Output.json(status); return }
+            if global.json {
+                try Output.json(StatusJSON(status: status), command: "status")
+                if !status.problems.isEmpty { throw ExitCode.failure }
+                return
+            }
             Output.line("Tree:      \(status.root) (replica \(status.replicaId))")
             Output.line("Remote:    \(status.remote ?? "none (set one with `docsync config remote.url PATH`)")")
             Output.line("Last sync: \(Output.time(status.lastSync))")
@@ -66,7 +70,7 @@ extension DocSync {
             defer { workspace.close() }
             if let document {
                 let history = try workspace.history(of: document, relativeTo: global.workingDirectory)
-                if global.json { try Output.json(history); return }
+                if global.json { try Output.json(HistoryJSON(history: history), command: "log"); return }
                 Output.line("Document \(history.refId)" + (history.path.map { " (\($0))" } ?? ""))
                 Output.line("\nRemote versions, newest first:")
                 if let error = history.remoteError { Output.line("  (unavailable: \(error))") }
@@ -83,7 +87,7 @@ extension DocSync {
             }
             var entries = try workspace.log()
             if pending { entries = entries.filter(\.pending) }
-            if global.json { try Output.json(entries); return }
+            if global.json { try Output.json(["entries": entries.map { LogEntryJSON(item: $0) }], command: "log"); return }
             for item in entries {
                 let e = item.entry
                 var text = "\(String(e.seq).padding(5)) \(Output.time(e.time))  \(e.kind.rawValue.padding(8))"
@@ -116,7 +120,7 @@ extension DocSync {
             let workspace = try Workspace.open(at: global.workingDirectory, readOnly: true)
             defer { workspace.close() }
             let problems = workspace.verify(includeRemote: !localOnly)
-            if global.json { try Output.json(["problems": problems]) } else {
+            if global.json { try Output.json(VerifyJSON(ok: problems.isEmpty, remoteChecked: !localOnly, problems: problems), command: "verify") } else {
                 for p in problems { Output.problem(p) }
                 if problems.isEmpty { Output.line("OK: tree, journal, state" + (localOnly ? "" : " and remote") + " verified") }
             }
@@ -158,26 +162,55 @@ extension DocSync {
                 let fixed = Config.keys.filter { !$0.name.contains("<") }.compactMap { k in workspace.config[k.name].map { (k.name, $0) } }
                 let patterned = workspace.config.values.filter { Config.key(named: $0.key)?.name.contains("<") == true }.sorted { $0.key < $1.key }
                 let rows = fixed + patterned.map { ($0.key, $0.value) }
-                if global.json { try Output.json(Dictionary(uniqueKeysWithValues: rows)); return }
+                if global.json { try Output.json(["values": Dictionary(uniqueKeysWithValues: rows)], command: "config"); return }
                 for (k, v) in rows { print("\(k)=\(v)") }
                 return
             }
             guard let key else { return }
-            if unset {
-                if try workspace.setConfig(key, nil, relativeTo: global.workingDirectory) {
+            guard Config.key(named: key) != nil else {
+                throw CommandFailure(message: "unknown config key '\(key)'; see `docsync config --help`", code: .failure, errorCode: "unknown-key")
+            }
+            if writes {
+                let remoteChanged = try workspace.setConfig(key, unset ? nil : value, relativeTo: global.workingDirectory)
+                if global.json {
+                    try Output.json(ConfigJSON(key: key, value: workspace.config[key], defaultValue: Config.key(named: key)?.defaultValue,
+                                               remoteChanged: remoteChanged), command: "config")
+                } else if remoteChanged {
                     Output.line("The remote changed: the next sync merges this tree with it (nothing is deleted on either side).")
                 }
-            } else if let value {
-                if try workspace.setConfig(key, value, relativeTo: global.workingDirectory) {
-                    Output.line("The remote changed: the next sync merges this tree with it (nothing is deleted on either side).")
-                }
-            } else {
-                guard Config.key(named: key) != nil else {
-                    throw CommandFailure(message: "unknown config key '\(key)'; see `docsync config --help`", code: .failure)
-                }
-                guard let current = workspace.config[key] else { throw ExitCode(1) }
+                return
+            }
+            let current = workspace.config[key]
+            if global.json {
+                try Output.json(ConfigJSON(key: key, value: current, defaultValue: Config.key(named: key)?.defaultValue), command: "config")
+            } else if let current {
                 print(current)
             }
+            // Like `git config KEY`: exit 1 when the key has no value.
+            if current == nil { throw ExitCode(1) }
         }
+    }
+
+    /// `docsync config KEY --json`: the value set in this tree (null: none), the default.
+    struct ConfigJSON: Encodable {
+        var key: String
+        var value: String?
+        var defaultValue: String?
+        var remoteChanged: Bool? = nil
+
+        private enum Key: String, CodingKey { case key, value, defaultValue = "default", remoteChanged }
+        func encode(to encoder: Encoder) throws {
+            var container = encoder.container(keyedBy: Key.self)
+            try container.encode(key, forKey: .key)
+            try container.encode(value, forKey: .value)
+            try container.encode(defaultValue, forKey: .defaultValue)
+            try container.encodeIfPresent(remoteChanged, forKey: .remoteChanged)
+        }
+    }
+
+    struct VerifyJSON: Encodable {
+        var ok: Bool
+        var remoteChecked: Bool
+        var problems: [String]
     }
 }

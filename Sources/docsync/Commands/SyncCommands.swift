@@ -26,7 +26,7 @@ extension RemoteCommand {
         let workspace = try Workspace.open(at: global.workingDirectory, readOnly: flags.dryRun)
         defer { workspace.close() }
         let report = try workspace.run(Self.direction, options: flags.options)
-        try SyncPrinter(global: global).finish(report, verb: Self.verb)
+        try SyncPrinter(global: global).finish(report, verb: Self.verb, command: Self._commandName)
     }
 }
 
@@ -86,7 +86,7 @@ extension DocSync {
             let workspace = try Workspace.open(at: global.workingDirectory, readOnly: dryRun)
             defer { workspace.close() }
             let report = try workspace.restore(document, relativeTo: global.workingDirectory, at: at, dryRun: dryRun)
-            try SyncPrinter(global: global).finish(report, verb: "Restored")
+            try SyncPrinter(global: global).finish(report, verb: "Restored", command: "restore")
         }
     }
 
@@ -109,7 +109,7 @@ extension DocSync {
             let workspace = try Workspace.open(at: global.workingDirectory, readOnly: dryRun)
             defer { workspace.close() }
             let report = try workspace.remove(paths: paths, relativeTo: global.workingDirectory, dryRun: dryRun)
-            try SyncPrinter(global: global).finish(report, verb: "Removed")
+            try SyncPrinter(global: global).finish(report, verb: "Removed", command: "rm")
         }
     }
 }
@@ -118,11 +118,16 @@ extension DocSync {
 struct SyncPrinter {
     var global: GlobalOptions
 
-    func finish(_ report: SyncReport, verb: String, extraLine: String? = nil) throws {
+    func finish(_ report: SyncReport, verb: String, command: String, extraLine: String? = nil) throws {
+        try finish(report, verb: verb, command: command, extraLine: extraLine, extra: NoFields())
+    }
+
+    /// `extra`: fields the command adds to the report's `--json` object.
+    func finish<Extra: Encodable>(_ report: SyncReport, verb: String, command: String, extraLine: String? = nil, extra: Extra) throws {
         for problem in report.problems { Output.problem(problem) }
         for warning in report.warnings { Output.warning(warning) }
         if global.json {
-            try Output.json(report)
+            try Output.json(WithFields(base: report, extra: extra), command: command)
         } else {
             let tag = report.dryRun ? "would " : ""
             for c in report.recorded { Output.detail("\(tag)record  \(c.kind.rawValue.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")) }
@@ -169,4 +174,9 @@ struct SyncPrinter {
 
 extension String {
     func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+}
+
+/// No fields to add.
+struct NoFields: Encodable {
+    func encode(to encoder: Encoder) throws {}
 }

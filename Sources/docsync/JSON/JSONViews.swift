@@ -1,0 +1,162 @@
+import DocSyncKit
+import Foundation
+
+// The `--json` shapes of engine values that carry times: the engine keeps milliseconds,
+// every JSON output says RFC 3339 in UTC (docs/JSON.md). Each view writes the engine
+// value's fields, then replaces its times in the same object.
+
+private struct TimeKey: CodingKey {
+  var stringValue: String
+  var intValue: Int? { nil }
+  init(_ name: String) { stringValue = name }
+  init?(stringValue: String) { self.stringValue = stringValue }
+  init?(intValue: Int) { nil }
+}
+
+private func replaceTimes(
+  _ encoder: Encoder, _ times: [String: Int64?], nullIfMissing: Bool = false
+) throws {
+  var container = encoder.container(keyedBy: TimeKey.self)
+  for (name, millis) in times {
+    if let millis {
+      try container.encode(Timestamp.rfc3339(millis), forKey: TimeKey(name))
+    } else if nullIfMissing {
+      try container.encodeNil(forKey: TimeKey(name))
+    }
+  }
+}
+
+struct ConflictJSON: Encodable {
+  var record: ConflictStore.Record
+
+  func encode(to encoder: Encoder) throws {
+    try record.encode(to: encoder)
+    try replaceTimes(encoder, ["time": record.time, "resolved": record.resolved])
+  }
+}
+
+/// A journal entry as `docsync log --json` shows it: the journal line's fields, its time,
+/// and for a local action whether it is still pending.
+struct LogEntryJSON: Encodable {
+  var item: LogEntry
+  /// Names of the replicas the entry mentions (`replica` → `replicaName`).
+  var replicaNames: [String: String] = [:]
+
+  private enum Key: String, CodingKey { case pending, replicaName }
+
+  func encode(to encoder: Encoder) throws {
+    try item.entry.encode(to: encoder)
+    try replaceTimes(encoder, ["time": item.entry.time])
+    var container = encoder.container(keyedBy: Key.self)
+    if item.entry.isLocalAction { try container.encode(item.pending, forKey: .pending) }
+    if case .held(_, _, let replica?) = item.entry.event, let name = replicaNames[replica] {
+      try container.encode(name, forKey: .replicaName)
+    }
+  }
+}
+
+struct RemoteVersionJSON: Encodable {
+  var version: RemoteVersionInfo
+
+  func encode(to encoder: Encoder) throws {
+    try version.encode(to: encoder)
+    try replaceTimes(encoder, ["time": version.time])
+  }
+}
+
+struct HistoryJSON: Encodable {
+  var history: DocumentHistory
+
+  private enum Key: String, CodingKey { case refId, path, local, remote, remoteError }
+
+  func encode(to encoder: Encoder) throws {
+    var container = encoder.container(keyedBy: Key.self)
+    try container.encode(history.refId, forKey: .refId)
+    try container.encode(history.path, forKey: .path)
+    try container.encode(history.local.map { LogEntryJSON(item: $0) }, forKey: .local)
+    try container.encode(history.remote.map(RemoteVersionJSON.init), forKey: .remote)
+    try container.encode(history.remoteError, forKey: .remoteError)
+  }
+}
+
+struct GCJSON: Encodable {
+  struct PurgeJSON: Encodable {
+    var purge: TombstonePurge
+    private enum Key: String, CodingKey { case purged }
+    func encode(to encoder: Encoder) throws {
+      try purge.encode(to: encoder)
+      var container = encoder.container(keyedBy: Key.self)
+      try container.encode(purge.purged.map(PurgedJSON.init), forKey: .purged)
+    }
+  }
+
+  struct PurgedJSON: Encodable {
+    var purged: TombstonePurge.Purged
+    func encode(to encoder: Encoder) throws {
+      try purged.encode(to: encoder)
+      try replaceTimes(encoder, ["time": purged.time])
+    }
+  }
+
+  var report: GCReport
+  private enum Key: String, CodingKey { case remote, bytesFreed }
+
+  func encode(to encoder: Encoder) throws {
+    try report.encode(to: encoder)
+    var container = encoder.container(keyedBy: Key.self)
+    try container.encode(report.remote.map(PurgeJSON.init), forKey: .remote)
+    try container.encode(report.bytesFreed, forKey: .bytesFreed)
+  }
+}
+
+/// `docsync status --json`.
+struct StatusJSON: Encodable {
+  var status: StatusReport
+
+  private enum Key: String, CodingKey { case conflicts }
+
+  func encode(to encoder: Encoder) throws {
+    try status.encode(to: encoder)
+    try replaceTimes(encoder, ["lastSync": status.lastSync], nullIfMissing: true)
+    var container = encoder.container(keyedBy: Key.self)
+    try container.encode(status.conflicts.map(ConflictJSON.init), forKey: .conflicts)
+  }
+}
+
+/// The remote a tree syncs with, as init and clone report it.
+struct RemoteJSON: Encodable {
+  var url: String
+  var kind: String
+  /// Git remotes only.
+  var branch: String?
+  /// init: whether this run made the remote (false: an existing one was joined).
+  var created: Bool?
+
+  init?(_ config: Config, created: Bool?) {
+    guard let url = config["remote.url"] else { return nil }
+    self.url = url
+    kind = config["remote.kind"] ?? RemoteKind.detect(url).rawValue
+    branch = kind == "git" ? (config["remote.branch"] ?? "main") : nil
+    self.created = created
+  }
+
+  private enum Key: String, CodingKey { case url, kind, branch, created }
+  func encode(to encoder: Encoder) throws {
+    var container = encoder.container(keyedBy: Key.self)
+    try container.encode(url, forKey: .url)
+    try container.encode(kind, forKey: .kind)
+    try container.encode(branch, forKey: .branch)
+    try container.encodeIfPresent(created, forKey: .created)
+  }
+}
+
+/// Fields added next to another value's in the same object (e.g. clone's next to its
+/// sync report).
+struct WithFields<Base: Encodable, Extra: Encodable>: Encodable {
+  var base: Base
+  var extra: Extra
+  func encode(to encoder: Encoder) throws {
+    try base.encode(to: encoder)
+    try extra.encode(to: encoder)
+  }
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""Writes docs/schemas/*.schema.json, the JSON Schemas (draft 2020-12) of docsync's --json
+outputs (docs/JSON.md). Edit the shapes here and run it; the CLI test JSONSchemaTests
+validates real output against the files. Usage: scripts/generate-json-schemas.py"""
+import json, os
+os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "schemas"))
+BASE = "https://github.com/docsync/docsync/docs/schemas/"
+S = lambda: {"type": "string"}
+I = lambda: {"type": "integer", "minimum": 0}
+B = lambda: {"type": "boolean"}
+NS = lambda: {"type": ["string", "null"]}
+A = lambda item: {"type": "array", "items": item}
+TIME = {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}Z$",
+        "description": "RFC 3339, UTC, whole seconds"}
+def obj(props, required=None, desc=None):
+    o = {"type": "object", "properties": props, "required": sorted(required if required is not None else props.keys()),
+         "additionalProperties": False}
+    if desc: o["description"] = desc
+    return o
+def ref(name): return {"$ref": "#/$defs/" + name}
+
+DEFS = {
+  "time": TIME,
+  "change": obj({"kind": {"enum": ["create", "update", "rename", "delete", "restore", "resolve"]}, "path": S(), "refId": S(),
+                 "changesetId": S(), "fromPath": S()}, ["kind", "path", "refId"],
+                "One document change. fromPath: where a renamed document was."),
+  "conflictSummary": obj({"refId": S(), "path": S(), "kept": S(), "keptChangesetId": S(), "stored": S(), "storedChangesetId": S(),
+                          "file": S(), "fields": A(S()), "recordedBy": S()},
+                         ["refId", "path", "kept", "keptChangesetId", "stored", "storedChangesetId"],
+                         "A conflict this run recorded (or heard of: recordedBy names the replica)."),
+  "conflictRecord": obj({"refId": S(), "changesetId": S(), "path": S(), "side": {"enum": ["local", "remote"]}, "winner": S(),
+                         "time": ref("time"), "file": S(), "policy": {"enum": ["merge", "lww", "local", "remote", "manual"]},
+                         "fields": A(S()), "resolved": ref("time"), "deleted": B(), "replica": S(), "lostBy": S(), "reason": S(),
+                         "take": S(), "resolvedBy": S(), "shared": B()},
+                        ["refId", "changesetId", "path", "side", "winner", "time"],
+                        "A stored losing version (or deletion) in .docsync/conflicts/."),
+  "logEntry": obj({"seq": I(), "kind": {"enum": ["create", "update", "rename", "delete", "done", "apply", "seen", "held", "conflict", "cursor", "resolve"]},
+                   "time": ref("time"), "refId": S(), "changesetId": S(), "hash": S(), "path": S(), "fromPath": S(), "fromHash": S(),
+                   "deleted": B(), "seqs": A(I()), "reason": S(), "cursor": S(), "replica": S(), "replicaName": S(), "pending": B()},
+                  ["seq", "kind", "time"], "One journal entry (docs/FORMATS.md); pending only on local actions."),
+  "remoteVersion": obj({"id": S(), "changesetId": S(), "time": ref("time"), "author": S(), "path": S(), "hash": S(), "deleted": B()},
+                       ["id", "changesetId", "time", "author", "deleted"]),
+  "purged": obj({"refId": S(), "path": S(), "changesetId": S(), "deletedBy": S(), "time": ref("time"), "reason": S()},
+                ["refId", "changesetId", "deletedBy", "time", "reason"]),
+}
+
+def envelope(command, props, required=None, defs=(), desc=""):
+    p = {"schemaVersion": {"const": 1}}
+    if command is not None:
+        p["command"] = {"const": command} if isinstance(command, str) else {"enum": command}
+    p.update(props)
+    req = ["schemaVersion"] + (["command"] if command is not None else []) + (list(props.keys()) if required is None else required)
+    s = {"$schema": "https://json-schema.org/draft/2020-12/schema", "title": desc.split(".")[0], "description": desc}
+    s.update(obj(p, req))
+    # Only the definitions this schema uses, and the ones they use.
+    need, todo = {}, list(defs)
+    while todo:
+        d = todo.pop()
+        if d in need: continue
+        need[d] = DEFS[d]
+        text = json.dumps(DEFS[d])
+        todo += [k for k in DEFS if '"#/$defs/' + k + '"' in text]
+    if need: s["$defs"] = {k: need[k] for k in sorted(need)}
+    return s
+
+syncProps = {"dryRun": B(), "recorded": A(ref("change")), "pulled": A(ref("change")), "pushed": A(ref("change")),
+             "conflicts": A(ref("conflictSummary")), "notices": A(S()), "problems": A(S()), "warnings": A(S()),
+             "waiting": A(S()), "pendingAfter": I(), "remoteUnreachable": S()}
+syncReq = [k for k in syncProps if k != "remoteUnreachable"]
+remoteObj = obj({"url": S(), "kind": {"enum": ["dir", "git"]}, "branch": NS(), "created": B()}, ["url", "kind", "branch"])
+treeProps = {"root": S(), "replicaId": S(), "replicaName": S()}
+
+schemas = {
+  "init": envelope("init", dict(treeProps, remote={"oneOf": [{"type": "null"}, remoteObj]}), defs=[],
+                   desc="docsync init --json. The tree made, and the remote it created (created: true) or joined."),
+  "clone": envelope("clone", dict(syncProps, **treeProps, remote=remoteObj, documents=I()), syncReq + list(treeProps) + ["remote", "documents"],
+                    defs=["change", "conflictSummary"], desc="docsync clone --json. The sync report of the first pull, the tree made and the remote joined; documents: how many were pulled."),
+  "sync-report": envelope(["push", "pull", "sync", "rm", "restore", "resolve", "reset-base"], syncProps, syncReq, defs=["change", "conflictSummary"],
+                          desc="docsync push|pull|sync|rm|restore|resolve|reset-base --json. What the run did (with --dry-run: would do)."),
+  "status": envelope("status", {"root": S(), "replicaId": S(), "remote": S(), "lastSync": {"oneOf": [{"type": "null"}, ref("time")]},
+                                "pending": A(ref("change")), "unrecorded": A(ref("change")), "conflicts": A(ref("conflictRecord")),
+                                "waiting": A(S()), "problems": A(S()), "warnings": A(S())},
+                     ["root", "replicaId", "lastSync", "pending", "unrecorded", "conflicts", "waiting", "problems", "warnings"],
+                     defs=["change", "conflictRecord"], desc="docsync status --json. Pending, unrecorded and conflicting changes, and the last sync."),
+  "log": envelope("log", {"entries": A(ref("logEntry"))}, defs=["logEntry"], desc="docsync log --json. Journal entries, oldest first."),
+  "log-document": envelope("log", {"refId": S(), "path": NS(), "local": A(ref("logEntry")), "remote": A(ref("remoteVersion")), "remoteError": NS()},
+                           defs=["logEntry", "remoteVersion"], desc="docsync log DOC --json. One document's journal entries and the remote's versions of it (newest first)."),
+  "conflicts": envelope("conflicts", {"conflicts": A(ref("conflictRecord"))}, defs=["conflictRecord"], desc="docsync conflicts --json. Open conflicts (with --all, resolved ones too)."),
+  "verify": envelope("verify", {"ok": B(), "remoteChecked": B(), "problems": A(S())}, desc="docsync verify --json. Every problem found; ok when there is none."),
+  "gc": envelope("gc", {"dryRun": B(), "journalEntriesDropped": I(), "pendingKept": I(), "journalBytesBefore": I(), "journalBytesAfter": I(),
+                        "objectsRemoved": I(), "objectBytesFreed": I(), "temporaryFilesRemoved": I(), "bytesFreed": {"type": "integer"}, "warnings": A(S()),
+                        "remote": {"oneOf": [{"type": "null"}, obj({"purged": A(ref("purged")), "kept": I(), "replicas": A(S()), "feedBytesBefore": I(),
+                                                                    "feedBytesAfter": I(), "commit": S(), "cursorBefore": S(), "cursorAfter": S()},
+                                                                   ["purged", "kept", "replicas"])]},
+                        "remoteUnreachable": S()},
+                 ["dryRun", "journalEntriesDropped", "pendingKept", "journalBytesBefore", "journalBytesAfter", "objectsRemoved", "objectBytesFreed",
+                  "temporaryFilesRemoved", "bytesFreed", "warnings", "remote"], defs=["purged"], desc="docsync gc --json. What was freed locally and purged on the remote (with --dry-run: would be)."),
+  "config": envelope("config", {"key": S(), "value": NS(), "default": NS(), "remoteChanged": B()}, ["key", "value", "default"],
+                     desc="docsync config KEY [VALUE] --json. The key's value in this tree (null: not set) and its default; remoteChanged after setting a remote key."),
+  "config-list": envelope("config", {"values": {"type": "object", "additionalProperties": S()}}, desc="docsync config --list --json. Every key set in this tree."),
+  "error": envelope(None, {"error": obj({"code": S(), "message": S(), "exitCode": {"type": "integer"}})},
+                    desc="Any command with --json that fails before it has a report: the error, on stdout, with the same exit code."),
+}
+for name, s in schemas.items():
+    s = {"$schema": s.pop("$schema"), "$id": BASE + name + ".schema.json", **s}
+    with open(name + ".schema.json", "w") as f:
+        json.dump(s, f, indent=2); f.write("\n")
+print(sorted(schemas))
