@@ -52,9 +52,8 @@ extension DocSync {
             if global.json { try Output.json(tree, command: "init"); return }
             Output.line("Initialized docsync tree in \(tree.root) (replica \(tree.replicaName), id \(tree.replicaId))")
             if let remote = tree.remote {
-                let what = remote.branch.map { "git repository, branch \($0)" } ?? "folder"
-                Output.line(createdRemote ? "Created a new remote at \(remote.url) (\(what))"
-                                          : "Joined the existing remote at \(remote.url) (\(what)); run `docsync sync` to merge it with this tree")
+                Output.line(createdRemote ? "Created a new remote at \(remote.url) (\(remote.description))"
+                                          : "Joined the existing remote at \(remote.url) (\(remote.description)); run `docsync sync` to merge it with this tree")
             }
         }
     }
@@ -86,7 +85,7 @@ extension DocSync {
                                                           kind: address.kind, branch: remoteOptions.branch, replicaName: name)
             defer { workspace.close() }
             let tree = TreeJSON(workspace, remote: RemoteJSON(workspace.config, created: nil))
-            let remote = tree.remote.map { " from \($0.url) (\($0.kind)\($0.branch.map { ", branch \($0)" } ?? ""))" } ?? ""
+            let remote = tree.remote.map { " from \($0.url) (\($0.description))" } ?? ""
             try SyncPrinter(global: global).finish(report, verb: "Cloned", command: "clone",
                                                    extraLine: "into \(tree.root)\(remote) as replica \(tree.replicaName)",
                                                    extra: WithFields(base: tree, extra: ["documents": report.pulled.count]))

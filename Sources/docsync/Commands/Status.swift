@@ -5,7 +5,7 @@ extension DocSync {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show pending, unrecorded and conflicting changes, and the last sync.",
-            discussion: "Changes nothing. \"Pending\" actions are recorded but not yet on the remote; \"unrecorded\" changes are on disk and will be recorded by the next push, pull or sync."
+            discussion: "Changes nothing. Files that are not valid documents are listed with path:line:col and the reason (exit 1). \"Pending\" actions are recorded but not yet on the remote; \"unrecorded\" changes are on disk and will be recorded by the next push, pull or sync. A change says why where it is not obvious: a rename where the document was, a delete + create of one file that its refId was removed or changed, a deletion that it goes to the remote as a tombstone. Deletions that lost to an edit are listed with the command that deletes the document after all."
         )
         @OptionGroup var global: GlobalOptions
 
@@ -16,23 +16,36 @@ extension DocSync {
             let status = try workspace.status()
             for problem in status.problems { Output.problem(problem) }
             for warning in status.warnings { Output.warning(warning) }
+            let names = workspace.replicaNames()
             if global.json {
-                try Output.json(StatusJSON(status: status), command: "status")
+                try Output.json(StatusJSON(status: status, replicaName: names[status.replicaId]), command: "status")
                 if !status.problems.isEmpty { throw ExitCode.failure }
                 return
             }
-            Output.line("Tree:      \(status.root) (replica \(status.replicaId))")
+            Output.line("Tree:      \(status.root) (replica \(names[status.replicaId] ?? status.replicaId), id \(status.replicaId))")
             Output.line("Remote:    \(status.remote ?? "none (set one with `docsync config remote.url PATH`)")")
             Output.line("Last sync: \(Output.time(status.lastSync))")
-            section("Pending (recorded, not yet on the remote)", status.pending.map { "\($0.kind.rawValue.padding(6))  \($0.path)" })
-            section("Unrecorded changes on disk", status.unrecorded.map { "\($0.kind.rawValue.padding(6))  \($0.path)" })
+            section("Not valid documents, left untouched and not synced", status.problems,
+                    hint: "fix each file; it syncs again once it is a valid JSON object")
+            section("Pending (recorded, not yet on the remote)", ChangeNotes.lines(for: status.pending, recorded: true))
+            section("Unrecorded changes on disk", ChangeNotes.lines(for: status.unrecorded, recorded: false))
+            let (deletionsLost, collisions) = (status.conflicts.filter { $0.deleted == true }, status.conflicts.filter { $0.deleted != true })
+            func name(_ id: String?) -> String { id.map { names[$0] ?? $0 } ?? "another replica" }
             section("Conflicts, open",
-                    status.conflicts.map { record in
+                    collisions.map { record in
                         let side = workspace.sideHere(of: record).rawValue
-                        let what = record.deleted == true ? "\(side) deletion lost to \(record.winner)" : "\(side) version \(record.changesetId) lost to \(record.winner)"
-                        return "\(record.path)  \(what)" + (record.fields.map { $0.isEmpty ? "" : " (fields: \($0.joined(separator: ", ")))" } ?? "")
+                        let fields = record.fields.map { $0.isEmpty ? "" : " (fields: \($0.joined(separator: ", ")))" } ?? ""
+                        return "\(record.path)  \(side) version \(record.changesetId) lost to \(record.winner)\(fields)"
                     },
                     hint: "the losing versions are kept in .docsync/conflicts/; `docsync conflicts` lists them, `docsync resolve DOC` settles one")
+            section("Deletions that lost to an edit (the edit was kept)",
+                    deletionsLost.map { record in
+                        let deletedHere = workspace.sideHere(of: record) == .local
+                        let who = deletedHere ? "deleted here" : "deleted by \(name(record.lostBy ?? record.replica))"
+                        return "\(record.path)  \(who), edited \(deletedHere ? "elsewhere" : "here"): kept version \(record.winner); "
+                            + "`docsync resolve \(record.path) --take \(workspace.sideHere(of: record).rawValue)` deletes it after all"
+                    },
+                    hint: "the deleted version is kept in .docsync/conflicts/")
             section("Waiting for a file to be valid again", status.waiting,
                     hint: "a remote version arrived while the file was not valid JSON; it is merged with your fix on the next sync")
             if status.pending.isEmpty && status.unrecorded.isEmpty && status.conflicts.isEmpty && status.problems.isEmpty && status.waiting.isEmpty {
@@ -54,54 +67,70 @@ extension DocSync {
     struct Log: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the action journal, or one document's history.",
-            discussion: "Without DOC: every journal entry; local actions are marked pending until they reach the remote. With DOC (a path or refId): this replica's journal entries for it and the versions the remote kept (commits on a git remote), each with its changesetId, time and author; `docsync restore DOC --at ID` brings one back."
+            discussion: "Without DOC: every journal entry, one line each, oldest first; local actions are marked pending until they reach the remote, a pulled deletion says deleted. With DOC (a path or refId): this replica's journal entries for it and the versions the remote kept (commits on a git remote), each with its changesetId, time and author; `docsync restore DOC --at ID` brings one back. On a terminal the output is paged with $DOCSYNC_PAGER, else $PAGER, else less -FRX (empty or cat: no pager), like git."
         )
         @OptionGroup var global: GlobalOptions
 
         @Flag(name: .long, help: "Show only local actions still pending.")
         var pending = false
 
+        @Option(name: [.customShort("n"), .customLong("max-count")], help: ArgumentHelp("Show only the N most recent entries (and remote versions).", valueName: "N"))
+        var maxCount: Int?
+
+        @Option(help: ArgumentHelp("Show only entries from this time on: an RFC 3339 date (2026-11-23, midnight UTC) or date-time (2026-11-23T20:44:33Z).", valueName: "DATE"))
+        var since: RFC3339Date?
+
+        @Flag(name: .customLong("no-pager"), help: "Do not page the output (it is paged with $DOCSYNC_PAGER, $PAGER or less -FRX only when stdout is a terminal).")
+        var noPager = false
+
         @Argument(help: "A document (path or refId) whose history to show.")
         var document: String?
+
+        func validate() throws {
+            if let maxCount, maxCount < 0 { throw ValidationError("-n/--max-count must be 0 or more.") }
+        }
+
+        /// The entries to show: from `since` on, the last `maxCount`.
+        private func window<T>(_ items: [T], time: (T) -> Int64) -> [T] {
+            var kept = since.map { since in items.filter { time($0) >= since.millis } } ?? items
+            if let maxCount { kept = Array(kept.suffix(maxCount)) }
+            return kept
+        }
 
         func run() throws {
             Output.configure(global)
             let workspace = try Workspace.open(at: global.workingDirectory, readOnly: true)
             defer { workspace.close() }
+            let names = workspace.replicaNames()
             if let document {
-                let history = try workspace.history(of: document, relativeTo: global.workingDirectory)
-                if global.json { try Output.json(HistoryJSON(history: history), command: "log"); return }
+                var history = try workspace.history(of: document, relativeTo: global.workingDirectory)
+                history.local = window(history.local) { $0.entry.time }
+                // Newest first: the window's last N are the first N.
+                history.remote = window(history.remote.reversed()) { $0.time }.reversed()
+                if global.json { try Output.json(HistoryJSON(history: history, replicaNames: names), command: "log"); return }
+                let pager = noPager ? nil : Pager.start()
+                defer { pager?.finish() }
                 Output.line("Document \(history.refId)" + (history.path.map { " (\($0))" } ?? ""))
                 Output.line("\nRemote versions, newest first:")
                 if let error = history.remoteError { Output.line("  (unavailable: \(error))") }
                 for v in history.remote {
                     let id = v.id.count == 40 ? String(v.id.prefix(12)) : v.id
-                    Output.line("  \(id.padding(13)) \(Output.time(v.time))  \(v.deleted ? "deleted".padding(30) : v.changesetId.padding(30))  \(v.author)  \(v.path ?? "")")
+                    Output.line("  \(id.padding(13)) \(Output.time(v.time))  \(v.deleted ? "deleted".padding(30) : v.changesetId.padding(30))  \(names[v.author] ?? v.author)  \(v.path ?? "")")
                 }
                 Output.line("\nThis replica's journal:")
-                for item in history.local {
-                    let e = item.entry
-                    Output.line("  #\(e.seq) \(Output.time(e.time))  \(e.kind.rawValue.padding(8)) \(e.changesetId ?? "")  \(e.path ?? "")" + (e.isLocalAction ? (item.pending ? "  [pending]" : "  [done]") : ""))
-                }
+                for item in history.local { Output.line("  " + LogLine.text(item, names: names)) }
                 return
             }
             var entries = try workspace.log()
             if pending { entries = entries.filter(\.pending) }
-            if global.json { try Output.json(["entries": entries.map { LogEntryJSON(item: $0) }], command: "log"); return }
-            for item in entries {
-                let e = item.entry
-                var text = "\(String(e.seq).padding(5)) \(Output.time(e.time))  \(e.kind.rawValue.padding(8))"
-                if let path = e.path { text += " \(path)" }
-                if let from = e.fromPath, from != e.path { text += " (from \(from))" }
-                if let cs = e.changesetId, e.kind != .cursor { text += "  \(cs)" }
-                switch e.event {
-                case let .done(_, seqs, reason): text += " \(reason.rawValue) #" + seqs.map(String.init).joined(separator: ",#")
-                case let .cursor(cursor): text += " remote at \(cursor)"
-                default: break
-                }
-                if e.isLocalAction { text += item.pending ? "  [pending]" : "  [done]" }
-                Output.line(text)
+            entries = window(entries) { $0.entry.time }
+            if global.json {
+                try Output.json(["entries": entries.map { LogEntryJSON(item: $0, replicaNames: names) }], command: "log")
+                return
             }
+            let pager = noPager ? nil : Pager.start()
+            defer { pager?.finish() }
+            for item in entries { Output.line(LogLine.text(item, names: names)) }
         }
     }
 

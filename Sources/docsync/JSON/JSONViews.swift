@@ -57,15 +57,21 @@ struct LogEntryJSON: Encodable {
 
 struct RemoteVersionJSON: Encodable {
   var version: RemoteVersionInfo
+  /// The author's replica name, when `author` is a replica id this tree knows.
+  var authorName: String?
 
+  private enum Key: String, CodingKey { case authorName }
   func encode(to encoder: Encoder) throws {
     try version.encode(to: encoder)
     try replaceTimes(encoder, ["time": version.time])
+    var container = encoder.container(keyedBy: Key.self)
+    try container.encodeIfPresent(authorName, forKey: .authorName)
   }
 }
 
 struct HistoryJSON: Encodable {
   var history: DocumentHistory
+  var replicaNames: [String: String] = [:]
 
   private enum Key: String, CodingKey { case refId, path, local, remote, remoteError }
 
@@ -73,8 +79,9 @@ struct HistoryJSON: Encodable {
     var container = encoder.container(keyedBy: Key.self)
     try container.encode(history.refId, forKey: .refId)
     try container.encode(history.path, forKey: .path)
-    try container.encode(history.local.map { LogEntryJSON(item: $0) }, forKey: .local)
-    try container.encode(history.remote.map(RemoteVersionJSON.init), forKey: .remote)
+    try container.encode(history.local.map { LogEntryJSON(item: $0, replicaNames: replicaNames) }, forKey: .local)
+    try container.encode(
+      history.remote.map { RemoteVersionJSON(version: $0, authorName: replicaNames[$0.author]) }, forKey: .remote)
     try container.encode(history.remoteError, forKey: .remoteError)
   }
 }
@@ -109,17 +116,38 @@ struct GCJSON: Encodable {
   }
 }
 
-/// `docsync status --json`.
+/// `docsync status --json`: changes carry the note `status` prints next to them.
 struct StatusJSON: Encodable {
   var status: StatusReport
+  var replicaName: String?
 
-  private enum Key: String, CodingKey { case conflicts }
+  private enum Key: String, CodingKey { case conflicts, pending, unrecorded, replicaName }
 
   func encode(to encoder: Encoder) throws {
     try status.encode(to: encoder)
     try replaceTimes(encoder, ["lastSync": status.lastSync], nullIfMissing: true)
     var container = encoder.container(keyedBy: Key.self)
     try container.encode(status.conflicts.map(ConflictJSON.init), forKey: .conflicts)
+    try container.encode(NotedChange.list(status.pending, recorded: true), forKey: .pending)
+    try container.encode(NotedChange.list(status.unrecorded, recorded: false), forKey: .unrecorded)
+    try container.encode(replicaName ?? status.replicaId, forKey: .replicaName)
+  }
+}
+
+/// A change with the note that explains it (ChangeNotes).
+struct NotedChange: Encodable {
+  var change: ChangeSummary
+  var note: String?
+
+  static func list(_ changes: [ChangeSummary], recorded: Bool) -> [NotedChange] {
+    zip(changes, ChangeNotes.notes(for: changes, recorded: recorded)).map(NotedChange.init)
+  }
+
+  private enum Key: String, CodingKey { case note }
+  func encode(to encoder: Encoder) throws {
+    try change.encode(to: encoder)
+    var container = encoder.container(keyedBy: Key.self)
+    try container.encodeIfPresent(note, forKey: .note)
   }
 }
 
@@ -139,6 +167,9 @@ struct RemoteJSON: Encodable {
     branch = kind == "git" ? (config["remote.branch"] ?? "main") : nil
     self.created = created
   }
+
+  /// "folder", "git repository, branch main".
+  var description: String { branch.map { "git repository, branch \($0)" } ?? "folder" }
 
   private enum Key: String, CodingKey { case url, kind, branch, created }
   func encode(to encoder: Encoder) throws {
