@@ -40,6 +40,10 @@ DEFS = {
                   ["seq", "kind", "time"], "One journal entry (docs/FORMATS.md); pending only on local actions."),
   "remoteVersion": obj({"id": S(), "changesetId": S(), "time": ref("time"), "author": S(), "authorName": S(), "path": S(), "hash": S(), "deleted": B()},
                        ["id", "changesetId", "time", "author", "deleted"]),
+  "refusedPush": obj({"count": I(), "total": I(), "maxDeleteShare": {"type": "number"}, "deletions": A(ref("change")), "restoreCommand": S()},
+                     desc="The max-delete guard stopped the push: nothing was sent (exit 1). restoreCommand brings every deletion back."),
+  "restored": obj({"refId": S(), "path": S(), "version": S(), "source": {"enum": ["journal", "remote"]}, "changesetId": S()},
+                  ["refId", "path", "version", "source"], "A document restore brought back: the version, where it was found, and the changesetId it carries now (absent in a dry run)."),
   "purged": obj({"refId": S(), "path": S(), "changesetId": S(), "deletedBy": S(), "time": ref("time"), "reason": S()},
                 ["refId", "changesetId", "deletedBy", "time", "reason"]),
 }
@@ -65,8 +69,8 @@ def envelope(command, props, required=None, defs=(), desc=""):
 
 syncProps = {"dryRun": B(), "recorded": A(ref("change")), "pulled": A(ref("change")), "pushed": A(ref("change")),
              "conflicts": A(ref("conflictSummary")), "notices": A(S()), "problems": A(S()), "warnings": A(S()),
-             "waiting": A(S()), "pendingAfter": I(), "remoteUnreachable": S()}
-syncReq = [k for k in syncProps if k != "remoteUnreachable"]
+             "waiting": A(S()), "pendingAfter": I(), "remoteUnreachable": S(), "refusedPush": ref("refusedPush"), "restored": A(ref("restored"))}
+syncReq = [k for k in syncProps if k not in ("remoteUnreachable", "refusedPush", "restored")]
 remoteObj = obj({"url": S(), "kind": {"enum": ["dir", "git"]}, "branch": NS(), "created": B()}, ["url", "kind", "branch"])
 treeProps = {"root": S(), "replicaId": S(), "replicaName": S()}
 
@@ -74,8 +78,8 @@ schemas = {
   "init": envelope("init", dict(treeProps, remote={"oneOf": [{"type": "null"}, remoteObj]}), defs=[],
                    desc="docsync init --json. The tree made, and the remote it created (created: true) or joined."),
   "clone": envelope("clone", dict(syncProps, **treeProps, remote=remoteObj, documents=I()), syncReq + list(treeProps) + ["remote", "documents"],
-                    defs=["change", "conflictSummary"], desc="docsync clone --json. The sync report of the first pull, the tree made and the remote joined; documents: how many were pulled."),
-  "sync-report": envelope(["push", "pull", "sync", "rm", "restore", "resolve", "reset-base"], syncProps, syncReq, defs=["change", "conflictSummary"],
+                    defs=["change", "conflictSummary", "refusedPush", "restored"], desc="docsync clone --json. The sync report of the first pull, the tree made and the remote joined; documents: how many were pulled."),
+  "sync-report": envelope(["push", "pull", "sync", "rm", "restore", "resolve", "reset-base"], syncProps, syncReq, defs=["change", "conflictSummary", "refusedPush", "restored"],
                           desc="docsync push|pull|sync|rm|restore|resolve|reset-base --json. What the run did (with --dry-run: would do)."),
   "status": envelope("status", {"root": S(), "replicaId": S(), "replicaName": S(), "remote": S(), "lastSync": {"oneOf": [{"type": "null"}, ref("time")]},
                                 "pending": A(ref("change")), "unrecorded": A(ref("change")), "conflicts": A(ref("conflictRecord")),

@@ -210,4 +210,48 @@ struct JSONOutputTests {
     let offline = Self.check(a.run("sync", "--json"), "sync-report", command: "sync", exit: 75)
     #expect(offline["remoteUnreachable"] is String, "\(offline)")
   }
+
+  @Test(
+    "a push refused by the max-delete guard and the restore it offers print reports valid against sync-report"
+  )
+  func refusedPushAndRestore() {
+    let box = Sandbox()
+    let a = box.initReplica("A", files: ["a.json": "{}", "b.json": "{}", "c.json": "{}"])
+    a.sync()
+    a.remove("a.json")
+    a.remove("b.json")
+    let refused = Self.check(a.run("push", "--json"), "sync-report", command: "push", exit: 1)
+    #expect((refused["refusedPush"] as? [String: Any])?["count"] as? Int == 2, "\(refused)")
+    let restored = Self.check(
+      a.run("restore", "--json", "--deleted"), "sync-report", command: "restore")
+    #expect((restored["restored"] as? [[String: Any]])?.count == 2, "\(restored)")
+    let dry = Self.check(
+      a.run("restore", "--json", "--dry-run", "c.json"), "sync-report", command: "restore")
+    #expect(
+      (dry["restored"] as? [[String: Any]])?.first?["changesetId"] == nil,
+      "a dry run writes no new version: \(dry)")
+  }
+
+  @Test("every example in docs/JSON.md is valid against its schema")
+  func documentedExamplesAreValid() throws {
+    let page = try String(contentsOfFile: CLI.packageRoot + "/docs/JSON.md", encoding: .utf8)
+    let blocks = page.matches(
+      of: #/```console\n\$ docsync [^\n]*\n(\{.*?\n\})\n```/#.dotMatchesNewlines())
+    #expect(blocks.count >= 20, "examples found: \(blocks.count)")
+    for block in blocks {
+      let text = String(block.1)
+      let object = try #require(JSONHelp.parse(text) as? [String: Any], "not JSON: \(text)")
+      let schema: String
+      switch object["command"] as? String {
+      case nil: schema = "error"
+      case "push", "pull", "sync", "rm", "restore", "resolve", "reset-base": schema = "sync-report"
+      case "log": schema = object["entries"] == nil ? "log-document" : "log"
+      case "config": schema = object["values"] == nil ? "config" : "config-list"
+      case let command?: schema = command
+      }
+      if let problems = SchemaValidator.problems(text, schema: schema) {
+        Issue.record("docs/JSON.md example rejected by \(schema).schema.json: \(problems)\n\(text)")
+      }
+    }
+  }
 }

@@ -64,8 +64,36 @@ public struct SyncReport: Codable, Sendable {
     public var waiting: [String] = []
     public var pendingAfter = 0
     public var remoteUnreachable: String? = nil
+    /// Set when the max-delete guard stopped the push (the pull before it still happened).
+    public var refusedPush: RefusedPush? = nil
+    /// `restore`: which version each document got back, and the new version it became.
+    public var restored: [RestoredVersion]? = nil
 
     public init() {}
+}
+
+/// A push the max-delete guard (`push.maxDeleteShare`) stopped: nothing was sent.
+public struct RefusedPush: Codable, Sendable, Equatable {
+    /// Deletions the push would have made, of the remote's `total` documents.
+    public var count: Int
+    public var total: Int
+    public var maxDeleteShare: Double
+    /// The documents it would have deleted (path, refId, the version deleted).
+    public var deletions: [ChangeSummary]
+    /// The one command that brings every one of them back (see `Workspace.restore`).
+    public var restoreCommand = "docsync restore --deleted"
+}
+
+/// One document `restore` brought back.
+public struct RestoredVersion: Codable, Sendable, Equatable {
+    public var refId: String
+    public var path: String
+    /// The version brought back.
+    public var version: String
+    /// Where it was found: `journal` (this replica's object store) or `remote`.
+    public var source: String
+    /// The changesetId the restored content carries now (a new edit); nil in a dry run.
+    public var changesetId: String?
 }
 
 public struct StatusReport: Codable, Sendable {

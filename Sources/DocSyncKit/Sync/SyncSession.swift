@@ -195,7 +195,13 @@ final class SyncSession {
             let total = state.base.count
             let share = workspace.config.number("push.maxDeleteShare")
             if !options.force, deletes > 1, Double(deletes) > share * Double(total) {
-                throw Workspace.Failure.tooManyDeletes(count: deletes, total: total, share: share)
+                // Reported, not thrown: what the pull before it did is still the run's news.
+                let deletions = plan.writes.compactMap { w in
+                    w.new == nil ? w.previous.map { ChangeSummary(kind: .delete, path: $0.path, refId: w.refId, changesetId: $0.changesetId) } : nil
+                }
+                report.refusedPush = RefusedPush(count: deletes, total: total, maxDeleteShare: share,
+                                                deletions: deletions.sorted { $0.path < $1.path })
+                return
             }
             if options.dryRun {
                 report.pushed += plan.summaries

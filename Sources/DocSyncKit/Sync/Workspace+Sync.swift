@@ -34,7 +34,7 @@ extension Workspace {
             // A held version waits for a pull to meet the fixed file, even on `push`.
             if direction != .push || options.dryRun || !state.held.isEmpty { try session.pull() }
             if direction != .pull { try session.push() }
-            if !options.dryRun { setLastSync() }
+            if !options.dryRun && session.report.refusedPush == nil { setLastSync() }
         } catch let error as RemoteError {
             if case .unreachable = error {
                 try checkOfflineLimit(error)

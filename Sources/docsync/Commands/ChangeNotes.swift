@@ -11,6 +11,9 @@ enum ChangeNotes {
     changes.map { change in
       switch change.kind {
       case .delete:
+        if changes.contains(where: { $0.kind == .create && $0.refId == change.refId }) {
+          return "deleted, then brought back: the next push sends the document as it is now"
+        }
         if let successor = changes.first(where: { $0.kind == .create && $0.path == change.path }) {
           // Recorded, a removed refId was replaced by a fresh one: the two cannot be told apart.
           let how =
@@ -27,6 +30,9 @@ enum ChangeNotes {
           ? "a tombstone on the remote after the next push"
           : "file gone: recorded as a deletion (a tombstone on the remote) by the next push or sync"
       case .create:
+        if changes.contains(where: { $0.kind == .delete && $0.refId == change.refId }) {
+          return "the same document, back after its deletion"
+        }
         if let old = changes.first(where: { $0.kind == .delete && $0.path == change.path }) {
           return
             "the file no longer carries refId \(old.refId): it is a new document, the old one is deleted"

@@ -67,25 +67,33 @@ extension DocSync {
 
     struct Restore: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Bring back an earlier version of a document as a new local change.",
-            discussion: "The version is found by changesetId (or, on a git remote, commit id), or a prefix of either, in this replica's journal or the remote's history (see `docsync log DOC`). Without --at, the last synced version comes back, undoing local edits. Whatever is on disk is recorded first, so nothing is lost; the restored version gets a new changesetId and is pushed by the next push or sync."
+            abstract: "Bring back earlier versions of documents as new local changes.",
+            discussion: "The version is found by changesetId (or, on a git remote, commit id), or a prefix of either, in this replica's journal or the remote's history (see `docsync log DOC`); a prefix that matches several versions is refused and the candidates listed. Without --at, a document in the tree gets its last synced version back (undoing local edits), a deleted one its last live version. --deleted brings back every document deleted here that the remote still has: what a push refused by push.maxDeleteShare would have deleted. Whatever is on disk is recorded first, so nothing is lost; each restored version gets a new changesetId (printed) and is pushed by the next push or sync."
         )
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: ArgumentHelp("The version: a changesetId, a commit id, or a prefix.", valueName: "ID"))
+        @Option(help: ArgumentHelp("The version: a changesetId, a commit id, or a prefix (one document only; a prefix matching several versions is refused).", valueName: "ID"))
         var at: String?
+
+        @Flag(name: .long, help: "Also restore every document deleted here whose deletion is not on the remote yet (what a push would delete).")
+        var deleted = false
 
         @Flag(name: .long, help: "Show what would be restored; change nothing.")
         var dryRun = false
 
-        @Argument(help: "The document: a path or refId.")
-        var document: String
+        @Argument(help: "The documents: paths or refIds (deleted ones too).")
+        var documents: [String] = []
+
+        func validate() throws {
+            if documents.isEmpty && !deleted { throw ValidationError("Give a document to restore, or --deleted.") }
+            if at != nil && (documents.count != 1 || deleted) { throw ValidationError("--at names a version of one document: give exactly one.") }
+        }
 
         func run() throws {
             Output.configure(global)
             let workspace = try Workspace.open(at: global.workingDirectory, readOnly: dryRun)
             defer { workspace.close() }
-            let report = try workspace.restore(document, relativeTo: global.workingDirectory, at: at, dryRun: dryRun)
+            let report = try workspace.restore(documents, relativeTo: global.workingDirectory, at: at, deleted: deleted, dryRun: dryRun)
             try SyncPrinter(global: global).finish(report, verb: "Restored", command: "restore")
         }
     }
@@ -142,12 +150,23 @@ struct SyncPrinter {
                 }
                 Output.line("\(tag)conflict  \(report.dryRun ? "" : "      ")\(c.path)\(fields): kept \(c.kept) \(c.keptChangesetId), \(c.stored) version \(c.storedChangesetId) stored" + (c.file.map { " in \($0)" } ?? ""))
             }
+            for r in report.restored ?? [] {
+                Output.line("\(tag)restore \(r.path): version \(r.version) (from the \(r.source == "remote" ? "remote" : "journal"))"
+                            + (r.changesetId.map { ", now \($0)" } ?? ""))
+            }
             for n in report.notices { Output.line("note            \(n)") }
             for w in report.waiting { Output.line("waiting         \(w) (merged with the file once it is valid again)") }
             var parts = ["\(report.recorded.count) recorded", "\(report.pulled.count) pulled", "\(report.pushed.count) pushed"]
             if !report.conflicts.isEmpty { parts.append("\(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s")") }
             if !report.problems.isEmpty { parts.append("\(report.problems.count) file\(report.problems.count == 1 ? "" : "s") skipped") }
             if report.pendingAfter > 0 { parts.append("\(report.pendingAfter) pending") }
+            if let refused = report.refusedPush {
+                Output.line("refused push: it would delete \(refused.count) of the remote's \(refused.total) documents (push.maxDeleteShare \(refused.maxDeleteShare)); nothing was sent:")
+                for d in refused.deletions.prefix(20) { Output.line("  would delete  \(d.path)") }
+                if refused.deletions.count > 20 { Output.line("  … and \(refused.deletions.count - 20) more") }
+                Output.line("To bring them all back:  \(refused.restoreCommand)")
+                Output.line("To delete them after all: docsync \(command) --force")
+            }
             if report.remoteUnreachable != nil {
                 Output.line("Remote unreachable: \(report.recorded.count) change(s) recorded, \(report.pendingAfter) document(s) pending; they will be sent on the next run")
             } else {
@@ -157,6 +176,11 @@ struct SyncPrinter {
         if !report.conflicts.isEmpty && global.quiet {
             // Even a quiet cron run says this, so the mail shows it.
             FileHandle.standardError.write(Data("docsync: \(report.conflicts.count) conflict(s) recorded; see `docsync status`\n".utf8))
+        }
+        if let refused = report.refusedPush {
+            throw CommandFailure(message: "this push would delete \(refused.count) of the remote's \(refused.total) documents (more than \(Int(refused.maxDeleteShare * 100))%, push.maxDeleteShare); nothing was sent. "
+                                     + "Check the tree; `\(refused.restoreCommand)` brings them back, `docsync \(command) --force` deletes them",
+                                 code: .failure, errorCode: "too-many-deletes")
         }
         if let unreachable = report.remoteUnreachable {
             // Under --quiet (cron) the exit code alone says "try again later".
