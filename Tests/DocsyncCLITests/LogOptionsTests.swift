@@ -112,4 +112,22 @@ struct LogOptionsTests {
     #expect(
       r.stderr.contains("cannot write to standard output: No space left on device"), r.comment)
   }
+
+  @Test(
+    "without $PAGER the log goes through less -FRX, which quits by itself when the log fits on the screen",
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/less")))
+  func defaultPagerIsLess() {
+    let box = Sandbox()
+    let a = box.initReplica("A", files: ["one.json": "{}"])
+    a.sync()
+    // timeout only guards against a pager that never returns (a failure, not slack).
+    let command =
+      "stty rows 40 cols 200; env -u PAGER -u DOCSYNC_PAGER -u LESS TERM=xterm \(CLI.binary) log; echo done-$?"
+    let r = CLI.runTool(
+      "/usr/bin/timeout", ["60", "/usr/bin/script", "-qec", command, "/dev/null"], in: a.root)
+    #expect(r.exit == 0 && r.stdout.contains("done-0"), r.comment)
+    #expect(r.stdout.contains("create   one.json"), r.comment)
+    #expect(
+      r.stdout.contains("\u{1B}[?1h"), "less set up the terminal: \(r.stdout.debugDescription)")
+  }
 }
