@@ -302,6 +302,26 @@ run holds this tree, another machine holds the remote's lock, or other replicas 
 pushing during five attempts.
 Local changes stay recorded and are sent by the next run.
 .El
+.Sh SHELL COMPLETION
+.Nm
+.Fl -generate-completion-script Ar bash|zsh|fish
+prints a completion script for that shell (commands, options, file names).
+Install it once, and again after an upgrade:
+.Bd -literal -offset indent
+# bash (with the bash-completion package)
+mkdir -p ~/.local/share/bash-completion/completions
+docsync --generate-completion-script bash \e
+    > ~/.local/share/bash-completion/completions/docsync
+
+# zsh; ~/.zshrc needs, before compinit: fpath=(~/.zfunc $fpath)
+mkdir -p ~/.zfunc
+docsync --generate-completion-script zsh > ~/.zfunc/_docsync
+
+# fish
+mkdir -p ~/.config/fish/completions
+docsync --generate-completion-script fish \e
+    > ~/.config/fish/completions/docsync.fish
+.Ed
 .Sh EXAMPLES
 Start a tree whose remote is a shared folder, and clone it on another machine:
 .Bd -literal -offset indent
