@@ -281,16 +281,18 @@ a damaged state or journal, and a remote not reached for more than
 .It 2
 Wrong usage: an unknown option, a missing argument, a remote URL that can never work.
 .It 3
-.Cm sync
-or
+.Cm push ,
 .Cm pull
-completed and conflicts were recorded (a field merge with colliding fields, a whole
+or
+.Cm sync
+(a push reconciles first when the remote moved) completed and conflicts were recorded (a field merge with colliding fields, a whole
 version that lost, an edit that beat a deletion), or a conflict record arrived saying
 this replica's version lost: each losing version is kept in
 .Pa .docsync/conflicts/ ;
 see
 .Nm Cm conflicts .
 A merge without colliding fields is not a conflict.
+No other command exits 3.
 .It 75
 Try again later
 .Pq Dv EX_TEMPFAIL :
