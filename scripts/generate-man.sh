@@ -337,6 +337,13 @@ as success:
 .Bd -literal -offset indent
 */10 * * * * docsync -C ~/records sync --quiet || [ $? -eq 75 ]
 .Ed
+.Pp
+.Pa examples/cron/
+(a wrapper that logs every run and prints only conflicts and errors) and
+.Pa examples/systemd/
+(a user service and timer,
+.Ql SuccessExitStatus=75 )
+in the source distribution do the same with a log.
 .Sh SEE ALSO
 .Xr cron 8 ,
 .Xr git 1 ,
