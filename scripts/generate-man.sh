@@ -281,16 +281,18 @@ a damaged state or journal, and a remote not reached for more than
 .It 2
 Wrong usage: an unknown option, a missing argument, a remote URL that can never work.
 .It 3
-.Cm sync
-or
+.Cm push ,
 .Cm pull
-completed and conflicts were recorded (a field merge with colliding fields, a whole
+or
+.Cm sync
+(a push reconciles first when the remote moved) completed and conflicts were recorded (a field merge with colliding fields, a whole
 version that lost, an edit that beat a deletion), or a conflict record arrived saying
 this replica's version lost: each losing version is kept in
 .Pa .docsync/conflicts/ ;
 see
 .Nm Cm conflicts .
 A merge without colliding fields is not a conflict.
+No other command exits 3.
 .It 75
 Try again later
 .Pq Dv EX_TEMPFAIL :
@@ -302,6 +304,26 @@ run holds this tree, another machine holds the remote's lock, or other replicas 
 pushing during five attempts.
 Local changes stay recorded and are sent by the next run.
 .El
+.Sh SHELL COMPLETION
+.Nm
+.Fl -generate-completion-script Ar bash|zsh|fish
+prints a completion script for that shell (commands, options, file names).
+Install it once, and again after an upgrade:
+.Bd -literal -offset indent
+# bash (with the bash-completion package)
+mkdir -p ~/.local/share/bash-completion/completions
+docsync --generate-completion-script bash \e
+    > ~/.local/share/bash-completion/completions/docsync
+
+# zsh; ~/.zshrc needs, before compinit: fpath=(~/.zfunc $fpath)
+mkdir -p ~/.zfunc
+docsync --generate-completion-script zsh > ~/.zfunc/_docsync
+
+# fish
+mkdir -p ~/.config/fish/completions
+docsync --generate-completion-script fish \e
+    > ~/.config/fish/completions/docsync.fish
+.Ed
 .Sh EXAMPLES
 Start a tree whose remote is a shared folder, and clone it on another machine:
 .Bd -literal -offset indent
@@ -315,6 +337,13 @@ as success:
 .Bd -literal -offset indent
 */10 * * * * docsync -C ~/records sync --quiet || [ $? -eq 75 ]
 .Ed
+.Pp
+.Pa examples/cron/
+(a wrapper that logs every run and prints only conflicts and errors) and
+.Pa examples/systemd/
+(a user service and timer,
+.Ql SuccessExitStatus=75 )
+in the source distribution do the same with a log.
 .Sh SEE ALSO
 .Xr cron 8 ,
 .Xr git 1 ,

@@ -2,8 +2,14 @@ import ArgumentParser
 import DocSyncKit
 import Foundation
 
-/// Options of the commands that talk to the remote.
-struct SyncFlags: ParsableArguments {
+/// What the commands that talk to the remote take besides the global options.
+protocol RemoteFlags: ParsableArguments {
+    var dryRun: Bool { get }
+    var options: SyncOptions { get }
+}
+
+/// Options of push and sync.
+struct SyncFlags: RemoteFlags {
     @Flag(name: .long, help: "Show what would happen; change nothing, locally or on the remote.")
     var dryRun = false
 
@@ -13,9 +19,22 @@ struct SyncFlags: ParsableArguments {
     var options: SyncOptions { SyncOptions(dryRun: dryRun, force: force) }
 }
 
+/// Options of pull: the same flags, with help that speaks of what a pull does.
+struct PullFlags: RemoteFlags {
+    @Flag(name: .long, help: "Show what would be pulled; change nothing, locally or on the remote.")
+    var dryRun = false
+
+    // Accepted so that scripts can give pull, push and sync the same flags.
+    @Flag(name: .long, help: "No effect on pull: a pull deletes nothing on the remote, so the max-delete guard (push.maxDeleteShare) never stops it.")
+    var force = false
+
+    var options: SyncOptions { SyncOptions(dryRun: dryRun, force: force) }
+}
+
 protocol RemoteCommand: ParsableCommand {
+    associatedtype Flags: RemoteFlags
     var global: GlobalOptions { get }
-    var flags: SyncFlags { get }
+    var flags: Flags { get }
     static var direction: Workspace.Direction { get }
     static var verb: String { get }
 }
@@ -50,7 +69,7 @@ extension DocSync {
         static let direction = Workspace.Direction.pull
         static let verb = "Pulled"
         @OptionGroup var global: GlobalOptions
-        @OptionGroup var flags: SyncFlags
+        @OptionGroup var flags: PullFlags
     }
 
     struct SyncCommand: RemoteCommand {
