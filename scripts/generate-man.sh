@@ -225,6 +225,13 @@ Where
 .Pa ~/.ssh/config ,
 .Pa ~/.ssh/known_hosts
 and the default key are looked up.
+.It Ev VISUAL , Ev EDITOR
+The editor
+.Nm Cm edit
+runs (through
+.Pa /bin/sh ,
+so it may carry arguments): VISUAL if set, else EDITOR, else
+.Xr vi 1 .
 .It Ev NO_COLOR
 Set and not empty: no colour, even on a terminal (https://no-color.org).
 Colour is only ever used when standard error is a terminal.
@@ -271,6 +278,11 @@ clock starts.
 Locked while a command writes to the tree.
 .It Pa .docsync/last-sync
 Time of the last successful push, pull or sync.
+.It Pa .docsync/rejected/
+Edits
+.Nm Cm edit
+refused without a terminal, as
+.Ar name Ns Pa \&. Ns Ar time Ns Pa .json .
 .It Pa .docsync/last-attempt
 The last run that exited 75 and why (JSON), shown by
 .Nm Cm status
