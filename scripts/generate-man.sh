@@ -64,6 +64,31 @@ also before the command name, as in
 Commands find the working tree by walking up from the current folder (or
 .Ar DIR ) ,
 like git.
+.Pp
+On a terminal,
+.Cm push ,
+.Cm pull ,
+.Cm sync ,
+.Cm clone
+and
+.Cm gc
+show their progress on standard error (phase, count, rate and a bar, redrawn in place),
+and print each pulled or pushed document as it is done.
+Nothing of it is written when standard error is not a terminal, or with
+.Fl q
+or
+.Fl -json .
+With
+.Fl q ,
+a run that must be tried again later (exit 75: the remote unreachable, the tree or the
+remote's lock held by another run) prints nothing at all; the reason is kept in
+.Pa .docsync/last-attempt
+and shown by
+.Nm Cm status .
+.Pp
+.Nm
+without a command, or with an unknown one (a near miss is suggested), prints the usage
+on standard error and exits 2.
 .Sh CONFIGURATION
 Settings live in
 .Pa .docsync/config
@@ -200,6 +225,16 @@ Where
 .Pa ~/.ssh/config ,
 .Pa ~/.ssh/known_hosts
 and the default key are looked up.
+.It Ev VISUAL , Ev EDITOR
+The editor
+.Nm Cm edit
+runs (through
+.Pa /bin/sh ,
+so it may carry arguments): VISUAL if set, else EDITOR, else
+.Xr vi 1 .
+.It Ev NO_COLOR
+Set and not empty: no colour, even on a terminal (https://no-color.org).
+Colour is only ever used when standard error is a terminal.
 .It Ev DOCSYNC_CRASH_AT
 For tests only: the name of a point in push, pull, sync or gc where
 .Nm
@@ -243,6 +278,15 @@ clock starts.
 Locked while a command writes to the tree.
 .It Pa .docsync/last-sync
 Time of the last successful push, pull or sync.
+.It Pa .docsync/rejected/
+Edits
+.Nm Cm edit
+refused without a terminal, as
+.Ar name Ns Pa \&. Ns Ar time Ns Pa .json .
+.It Pa .docsync/last-attempt
+The last run that exited 75 and why (JSON), shown by
+.Nm Cm status
+until a later sync succeeds.
 .It Pa .docsync/git
 Git remotes: a bare repository caching the fetched history.
 .It Ar remote Ns Pa /.docsync/

@@ -12,13 +12,14 @@ struct DocSync: ParsableCommand {
             append-only journal, and reconciles the tree three-way against a remote folder.
 
             Exit codes: 0 success; 1 error (including files that are not valid JSON); \
-            2 usage; 3 conflicts were recorded; 75 the remote is unreachable or another run \
+            2 usage (also: no command, or an unknown one); 3 conflicts were recorded; 75 the remote is unreachable or another run \
             holds the tree or the remote (try again later).
             """,
         version: DocSyncVersion.string,
         subcommands: [
             Init.self, Clone.self, Status.self, Push.self, Pull.self, SyncCommand.self,
             Remove.self, Log.self, Restore.self, Conflicts.self, Resolve.self, Verify.self, GC.self, ConfigCommand.self, ResetBase.self,
+            Edit.self, New.self,
         ]
     )
 }
@@ -33,7 +34,7 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .customShort("C"), help: ArgumentHelp("Run as if started in DIR.", valueName: "DIR"))
     var directory: String?
 
-    @Flag(name: [.short, .long], help: "Print only errors.")
+    @Flag(name: [.short, .long], help: "Print only errors; nothing at all when the run must be tried again later (exit 75).")
     var quiet = false
 
     @Flag(name: [.short, .long], help: "Print every document touched and every warning.")
@@ -65,14 +66,27 @@ enum ExitStatus {
 @main
 enum Main {
     static func main() {
-        let arguments = hoistGlobalOptions(Array(CommandLine.arguments.dropFirst()))
+        let typed = Array(CommandLine.arguments.dropFirst())
+        Usage.check(typed)
+        let arguments = hoistGlobalOptions(typed)
+        var commandName = "docsync"
         do {
             var command = try DocSync.parseAsRoot(arguments)
+            commandName = type(of: command)._commandName
             try command.run()
         } catch {
             if DocSync.exitCode(for: error) == .validationFailure {
                 FileHandle.standardError.write(Data((DocSync.fullMessage(for: error) + "\n").utf8))
                 Foundation.exit(ExitStatus.usage.rawValue)
+            }
+            if let reason = tryAgainLaterReason(error) {
+                // Kept for `docsync status`; a quiet (cron) run says nothing: exit 75 is
+                // the whole message.
+                if let directory = Output.workingDirectory {
+                    DeferredAttempt.record(treeContaining: directory, command: commandName, reason: reason)
+                }
+                if !Output.quietRequested { Output.error(reason) }
+                Foundation.exit(ExitStatus.tempFail.rawValue)
             }
             if let failure = error as? CommandFailure {
                 Output.error(failure.message)
@@ -84,6 +98,13 @@ enum Main {
             }
             DocSync.exit(withError: error)
         }
+    }
+
+    /// The message of an error that means "try again later" (exit 75), else nil.
+    static func tryAgainLaterReason(_ error: Error) -> String? {
+        if let failure = error as? CommandFailure { return failure.code == ExitStatus.tempFail ? failure.message : nil }
+        if error is ExitCode || error is CleanExit || isParserError(error) { return nil }
+        return exitCode(for: error) == ExitStatus.tempFail ? describe(error) : nil
     }
 
     static func isParserError(_ error: Error) -> Bool {

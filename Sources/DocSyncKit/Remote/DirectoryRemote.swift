@@ -21,6 +21,7 @@ public final class DirectoryRemote: Remote {
     /// Every pushed version, content-addressed and immutable: what readers fall back to.
     let objects: ObjectStore
     let lockStaleSeconds: Double
+    public var writeProgress: ((RemoteWrite, Int, Int) -> Void)?
     let lockWaitSeconds: Double
 
     public init(url: String, lockStaleSeconds: Double = 600, lockWaitSeconds: Double = 10) {
@@ -303,8 +304,9 @@ public final class DirectoryRemote: Remote {
             guard let previous = write.previous, write.new?.path != previous.path else { continue }
             try removeDocument(previous, io: io)
         }
-        for write in writes {
+        for (written, write) in writes.enumerated() {
             heartbeat()
+            defer { writeProgress?(write, written + 1, writes.count) }
             if let new = write.new, let content = write.content {
                 if !objects.contains(new.hash) {
                     try FileSystem.createDirectories(objects.root + "/" + new.hash.prefix(2))

@@ -140,6 +140,10 @@ public struct RemoteVersionInfo: Codable, Sendable, Equatable {
 public protocol Remote: AnyObject {
     /// The URL as shown to users (never with credentials).
     var displayURL: String { get }
+    /// Called by `commit` as each document is written (the write, how many so far, of
+    /// how many), so a long push can show progress. A commit that then fails has not
+    /// landed any of them.
+    var writeProgress: ((RemoteWrite, Int, Int) -> Void)? { get set }
     /// Changes after `cursor` (nil: everything). A no-op answer must be cheap.
     func changes(since cursor: String?) throws -> RemoteChanges
     /// The bytes of one remote version, checked against its hash.

@@ -82,10 +82,14 @@ extension DocSync {
             Output.configure(global)
             let base = global.workingDirectory
             let address = try remoteOptions.address(url, from: base)
+            let view = ProgressView(global: global)
+            defer { view.clear() }
             let (workspace, report) = try Workspace.clone(url: address.url, into: directory.hasPrefix("/") ? directory : FileSystem.join(base, directory),
-                                                          kind: address.kind, branch: remoteOptions.branch, replicaName: name)
+                                                          kind: address.kind, branch: remoteOptions.branch, replicaName: name,
+                                                          progress: view.handler)
             defer { workspace.close() }
-            try SyncPrinter(global: global).finish(report, verb: "Cloned", extraLine: "into \(workspace.layout.root)")
+            view.clear()
+            try SyncPrinter(global: global, streamed: view.streamed).finish(report, verb: "Cloned", extraLine: "into \(workspace.layout.root)")
         }
     }
 

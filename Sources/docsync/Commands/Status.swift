@@ -20,6 +20,9 @@ extension DocSync {
             Output.line("Tree:      \(status.root) (replica \(status.replicaId))")
             Output.line("Remote:    \(status.remote ?? "none (set one with `docsync config remote.url PATH`)")")
             Output.line("Last sync: \(Output.time(status.lastSync))")
+            if let attempt = status.lastAttempt {
+                Output.line("Last sync attempt \(Output.time(attempt.time)) (\(attempt.command)): gave up for now: \(attempt.reason)")
+            }
             section("Pending (recorded, not yet on the remote)", status.pending.map { "\($0.kind.rawValue.padding(6))  \($0.path)" })
             section("Unrecorded changes on disk", status.unrecorded.map { "\($0.kind.rawValue.padding(6))  \($0.path)" })
             section("Conflicts, open",

@@ -44,8 +44,17 @@ extension RemoteCommand {
         Output.configure(global)
         let workspace = try Workspace.open(at: global.workingDirectory, readOnly: flags.dryRun)
         defer { workspace.close() }
-        let report = try workspace.run(Self.direction, options: flags.options)
-        try SyncPrinter(global: global).finish(report, verb: Self.verb)
+        let view = ProgressView(global: global)
+        workspace.progress = view.handler
+        let report: SyncReport
+        do {
+            report = try workspace.run(Self.direction, options: flags.options)
+            view.clear()
+        } catch {
+            view.clear()
+            throw error
+        }
+        try SyncPrinter(global: global, streamed: view.streamed).finish(report, verb: Self.verb)
     }
 }
 
@@ -136,6 +145,13 @@ extension DocSync {
 /// Prints a SyncReport and turns it into the exit code.
 struct SyncPrinter {
     var global: GlobalOptions
+    /// Lines a ProgressView already printed as they happened.
+    var streamed: Set<String> = []
+
+    /// `pull    create  a.json  (from b.json)`.
+    static func changeLine(verb: String, _ c: ChangeSummary, tag: String = "") -> String {
+        "\(tag)\(verb.padding(6))  \(c.kind.rawValue.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")
+    }
 
     func finish(_ report: SyncReport, verb: String, extraLine: String? = nil) throws {
         for problem in report.problems { Output.problem(problem) }
@@ -145,8 +161,8 @@ struct SyncPrinter {
         } else {
             let tag = report.dryRun ? "would " : ""
             for c in report.recorded { Output.detail("\(tag)record  \(c.kind.rawValue.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")) }
-            for c in report.pulled { Output.line("\(tag)pull    \(c.kind.rawValue.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")) }
-            for c in report.pushed { Output.line("\(tag)push    \(c.kind.rawValue.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")) }
+            for c in report.pulled where !streamed.contains(ProgressView.key("pull", c)) { Output.line(Self.changeLine(verb: "pull", c, tag: tag)) }
+            for c in report.pushed where !streamed.contains(ProgressView.key("push", c)) { Output.line(Self.changeLine(verb: "push", c, tag: tag)) }
             for c in report.conflicts {
                 let fields = c.fields.map { $0.isEmpty ? "" : " (fields \($0.joined(separator: ", ")))" } ?? ""
                 if let by = c.recordedBy {
@@ -173,8 +189,7 @@ struct SyncPrinter {
             FileHandle.standardError.write(Data("docsync: \(report.conflicts.count) conflict(s) recorded; see `docsync status`\n".utf8))
         }
         if let unreachable = report.remoteUnreachable {
-            // Under --quiet (cron) the exit code alone says "try again later".
-            if global.quiet { throw ExitStatus.tempFail }
+            // Main keeps the reason for `status`; under --quiet it prints nothing.
             throw CommandFailure(message: unreachable, code: ExitStatus.tempFail)
         }
         if !report.problems.isEmpty {
