@@ -76,6 +76,31 @@ Times are RFC 3339 in UTC, in JSON and in text.
 Commands find the working tree by walking up from the current folder (or
 .Ar DIR ) ,
 like git.
+.Pp
+On a terminal,
+.Cm push ,
+.Cm pull ,
+.Cm sync ,
+.Cm clone
+and
+.Cm gc
+show their progress on standard error (phase, count, rate and a bar, redrawn in place),
+and print each pulled or pushed document as it is done.
+Nothing of it is written when standard error is not a terminal, or with
+.Fl q
+or
+.Fl -json .
+With
+.Fl q ,
+a run that must be tried again later (exit 75: the remote unreachable, the tree or the
+remote's lock held by another run) prints nothing at all; the reason is kept in
+.Pa .docsync/last-attempt
+and shown by
+.Nm Cm status .
+.Pp
+.Nm
+without a command, or with an unknown one (a near miss is suggested), prints the usage
+on standard error and exits 2.
 .Sh CONFIGURATION
 Settings live in
 .Pa .docsync/config
@@ -212,6 +237,16 @@ Where
 .Pa ~/.ssh/config ,
 .Pa ~/.ssh/known_hosts
 and the default key are looked up.
+.It Ev VISUAL , Ev EDITOR
+The editor
+.Nm Cm edit
+runs (through
+.Pa /bin/sh ,
+so it may carry arguments): VISUAL if set, else EDITOR, else
+.Xr vi 1 .
+.It Ev NO_COLOR
+Set and not empty: no colour, even on a terminal (https://no-color.org).
+Colour is only ever used when standard error is a terminal.
 .It Ev DOCSYNC_CRASH_AT
 For tests only: the name of a point in push, pull, sync or gc where
 .Nm
@@ -255,6 +290,15 @@ clock starts.
 Locked while a command writes to the tree.
 .It Pa .docsync/last-sync
 Time of the last successful push, pull or sync.
+.It Pa .docsync/rejected/
+Edits
+.Nm Cm edit
+refused without a terminal, as
+.Ar name Ns Pa \&. Ns Ar time Ns Pa .json .
+.It Pa .docsync/last-attempt
+The last run that exited 75 and why (JSON), shown by
+.Nm Cm status
+until a later sync succeeds.
 .It Pa .docsync/git
 Git remotes: a bare repository caching the fetched history.
 .It Ar remote Ns Pa /.docsync/
@@ -293,16 +337,18 @@ a damaged state or journal, and a remote not reached for more than
 .It 2
 Wrong usage: an unknown option, a missing argument, a remote URL that can never work.
 .It 3
-.Cm sync
-or
+.Cm push ,
 .Cm pull
-completed and conflicts were recorded (a field merge with colliding fields, a whole
+or
+.Cm sync
+(a push reconciles first when the remote moved) completed and conflicts were recorded (a field merge with colliding fields, a whole
 version that lost, an edit that beat a deletion), or a conflict record arrived saying
 this replica's version lost: each losing version is kept in
 .Pa .docsync/conflicts/ ;
 see
 .Nm Cm conflicts .
 A merge without colliding fields is not a conflict.
+No other command exits 3.
 .It 75
 Try again later
 .Pq Dv EX_TEMPFAIL :
@@ -314,6 +360,26 @@ run holds this tree, another machine holds the remote's lock, or other replicas 
 pushing during five attempts.
 Local changes stay recorded and are sent by the next run.
 .El
+.Sh SHELL COMPLETION
+.Nm
+.Fl -generate-completion-script Ar bash|zsh|fish
+prints a completion script for that shell (commands, options, file names).
+Install it once, and again after an upgrade:
+.Bd -literal -offset indent
+# bash (with the bash-completion package)
+mkdir -p ~/.local/share/bash-completion/completions
+docsync --generate-completion-script bash \e
+    > ~/.local/share/bash-completion/completions/docsync
+
+# zsh; ~/.zshrc needs, before compinit: fpath=(~/.zfunc $fpath)
+mkdir -p ~/.zfunc
+docsync --generate-completion-script zsh > ~/.zfunc/_docsync
+
+# fish
+mkdir -p ~/.config/fish/completions
+docsync --generate-completion-script fish \e
+    > ~/.config/fish/completions/docsync.fish
+.Ed
 .Sh EXAMPLES
 Start a tree whose remote is a shared folder, and clone it on another machine:
 .Bd -literal -offset indent
@@ -327,6 +393,13 @@ as success:
 .Bd -literal -offset indent
 */10 * * * * docsync -C ~/records sync --quiet || [ $? -eq 75 ]
 .Ed
+.Pp
+.Pa examples/cron/
+(a wrapper that logs every run and prints only conflicts and errors) and
+.Pa examples/systemd/
+(a user service and timer,
+.Ql SuccessExitStatus=75 )
+in the source distribution do the same with a log.
 .Sh SEE ALSO
 .Xr cron 8 ,
 .Xr git 1 ,

@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # Installs what building and testing docsync needs on a fresh Debian machine (as root).
+# (The git transport tests' servers: scripts/install-test-servers.sh.)
 # Swift itself is expected at /opt/swift or on PATH.
 set -euo pipefail
 need=()
 command -v git >/dev/null || need+=(git)
 dpkg -s pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 dpkg -s libgit2-dev >/dev/null 2>&1 || need+=(libgit2-dev)
+# For the tests of the docs and examples: the shells whose completion scripts are checked,
+# jq (examples/edit-with-jq-and-sed.sh) and groff (rendering man/docsync.1).
+for pkg in zsh fish jq groff-base; do
+  dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
+done
 # The --json tests validate output against docs/schemas/ with an independent validator.
 python3 -c 'import jsonschema' >/dev/null 2>&1 || need+=(python3-jsonschema)
 if [ ${#need[@]} -gt 0 ]; then

@@ -5,19 +5,21 @@
 # reference model after every step; the first mismatch prints its seed, a diff and the
 # step log, and the script says how to replay it.
 #
-#   scripts/model-check.sh [--ops N] [--per-seed N] [--kind folder|git|both] [--seed S] [--strict] [--no-build]
+#   scripts/model-check.sh [--ops N] [--per-seed N] [--kind folder|git|both] [--seed S] [--strict] [--no-build] [--frozen]
 #
 #   --ops N        operations per remote kind in total (default 100000)
 #   --per-seed N   operations per seed (default 2000)
 #   --seed S       first seed (default: random); the next ones are S+1, S+2, …
 #   --strict       known engine defects fail too (DOCSYNC_MODEL_KNOWN_DEFECTS=none)
 #   --keep-going   go on with the next seed after a failing one
+#   --frozen       copy the test binary and docsync into the log folder and run those copies,
+#                  so the package can be rebuilt while a long run goes on
 #   DOCSYNC_BIN    the binary to check (default: this package's .build/debug/docsync)
 #   SCRATCH        SwiftPM scratch path (default .build)
 set -u
 cd "$(dirname "$0")/.."
 
-ops=100000 per_seed=2000 kinds="folder git" seed="" strict=0 build=1 keep_going=0
+ops=100000 per_seed=2000 kinds="folder git" seed="" strict=0 build=1 keep_going=0 frozen=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --ops) ops=$2; shift ;;
@@ -27,6 +29,7 @@ while [ $# -gt 0 ]; do
         --strict) strict=1 ;;
         --keep-going) keep_going=1 ;;
         --no-build) build=0 ;;
+        --frozen) frozen=1 ;;
         -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
         *) echo "model-check.sh: unknown option $1" >&2; exit 2 ;;
     esac
@@ -41,6 +44,11 @@ export DOCSYNC_BIN=${DOCSYNC_BIN:-$PWD/$scratch/debug/docsync}
 [ "$strict" = 1 ] && export DOCSYNC_MODEL_KNOWN_DEFECTS=none
 [ -n "$seed" ] || seed=$(( (RANDOM << 15 | RANDOM) + 1 ))
 out=$(mktemp -d /tmp/docsync-model-check.XXXXXX)
+tests="$PWD/$scratch/debug/docsyncPackageTests.xctest"
+if [ "$frozen" = 1 ]; then
+    cp "$tests" "$out/tests.xctest" && cp "$DOCSYNC_BIN" "$out/docsync" || { echo "cannot copy the binaries" >&2; exit 1; }
+    tests="$out/tests.xctest" DOCSYNC_BIN="$out/docsync"
+fi
 echo "model check: binary $DOCSYNC_BIN, $ops operations per kind ($per_seed per seed), first seed $seed, log in $out"
 
 status=0
@@ -50,7 +58,7 @@ for kind in $kinds; do
     while [ "$done_ops" -lt "$ops" ]; do
         log="$out/$kind-$s.log"
         DOCSYNC_MODEL_SEED=$s DOCSYNC_MODEL_OPS=$per_seed DOCSYNC_MODEL_KIND=$kind \
-            swift test --skip-build --scratch-path "$scratch" --filter ModelCheck >"$log" 2>&1
+            "$tests" --testing-library swift-testing --filter ModelCheck >"$log" 2>&1
         rc=$?
         line=$(grep '^MODELCHECK kind=' "$log" | tail -1)
         steps=$(sed -n 's/.* steps=\([0-9]*\).*/\1/p' <<<"$line")

@@ -12,13 +12,14 @@ struct DocSync: ParsableCommand {
             append-only journal, and reconciles the tree three-way against a remote folder.
 
             Exit codes: 0 success; 1 error (including files that are not valid JSON); \
-            2 usage; 3 conflicts were recorded; 75 the remote is unreachable or another run \
+            2 usage (also: no command, or an unknown one); 3 conflicts were recorded; 75 the remote is unreachable or another run \
             holds the tree or the remote (try again later).
             """,
         version: DocSyncVersion.string,
         subcommands: [
             Init.self, Clone.self, Status.self, Push.self, Pull.self, SyncCommand.self,
             Remove.self, Log.self, Restore.self, Conflicts.self, Resolve.self, Verify.self, GC.self, ConfigCommand.self, ResetBase.self,
+            Edit.self, New.self,
         ]
     )
 }
@@ -33,7 +34,7 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .customShort("C"), help: ArgumentHelp("Run as if started in DIR.", valueName: "DIR"))
     var directory: String?
 
-    @Flag(name: [.short, .long], help: "Print only errors.")
+    @Flag(name: [.short, .long], help: "Print only errors; nothing at all when the run must be tried again later (exit 75).")
     var quiet = false
 
     @Flag(name: [.short, .long], help: "Print every document touched and every warning.")
@@ -65,15 +66,31 @@ enum ExitStatus {
 @main
 enum Main {
     static func main() {
-        let arguments = hoistGlobalOptions(Array(CommandLine.arguments.dropFirst()))
+        let typed = Array(CommandLine.arguments.dropFirst())
+        Usage.check(typed)
+        let arguments = hoistGlobalOptions(typed)
         let wantsJSON = arguments.prefix { $0 != "--" }.contains("--json")
+        var commandName = "docsync"
         do {
             var command = try DocSync.parseAsRoot(arguments)
+            commandName = type(of: command)._commandName
             try command.run()
             StandardOutput.finish()
         } catch {
             if DocSync.exitCode(for: error) == .validationFailure {
                 fail(DocSync.fullMessage(for: error), code: ExitStatus.usage, errorCode: "usage", json: wantsJSON, plain: true)
+            }
+            if let reason = tryAgainLaterReason(error) {
+                // Kept for `docsync status`; a quiet (cron) run says nothing: exit 75 is
+                // the whole message.
+                if let directory = Output.workingDirectory {
+                    DeferredAttempt.record(treeContaining: directory, command: commandName, reason: reason)
+                }
+                if !Output.quietRequested { Output.error(reason) }
+                // With --json the object says it, unless the command's report already did.
+                if wantsJSON { fail(nil, code: ExitStatus.tempFail, errorCode: ErrorCode.of(error, exitCode: 75), json: true, jsonMessage: reason) }
+                StandardOutput.finish()
+                Foundation.exit(ExitStatus.tempFail.rawValue)
             }
             if let failure = error as? CommandFailure {
                 fail(failure.message, code: failure.code, errorCode: ErrorCode.of(error, exitCode: failure.code.rawValue), json: wantsJSON)
@@ -93,16 +110,24 @@ enum Main {
 
     /// Reports a failure and exits with `code`: on stderr (`plain`: as the parser words it),
     /// and with --json also as the error object on stdout, unless a report was printed.
-    static func fail(_ message: String?, code: ExitCode, errorCode: String, json: Bool, plain: Bool = false) -> Never {
+    static func fail(_ message: String?, code: ExitCode, errorCode: String, json: Bool, plain: Bool = false,
+                     jsonMessage: String? = nil) -> Never {
         if let message {
             if plain { FileHandle.standardError.write(Data((message + "\n").utf8)) } else { Output.error(message) }
         }
         if json && !Output.printedJSON {
-            let text = message.map { plain ? $0.replacingOccurrences(of: "Error: ", with: "") : $0 } ?? "exit \(code.rawValue)"
+            let text = jsonMessage ?? message.map { plain ? $0.replacingOccurrences(of: "Error: ", with: "") : $0 } ?? "exit \(code.rawValue)"
             try? Output.json(JSONError(error: .init(code: errorCode, message: text.firstLine, exitCode: code.rawValue)))
         }
         StandardOutput.finish()
         Foundation.exit(code.rawValue)
+    }
+
+    /// The message of an error that means "try again later" (exit 75), else nil.
+    static func tryAgainLaterReason(_ error: Error) -> String? {
+        if let failure = error as? CommandFailure { return failure.code == ExitStatus.tempFail ? failure.message : nil }
+        if error is ExitCode || error is CleanExit || isParserError(error) { return nil }
+        return exitCode(for: error) == ExitStatus.tempFail ? describe(error) : nil
     }
 
     static func isParserError(_ error: Error) -> Bool {

@@ -33,9 +33,23 @@ enum Output {
     /// Set once a `--json` object went to stdout: a later failure must not print a second one.
     nonisolated(unsafe) static var printedJSON = false
     static let isTerminal = isatty(STDERR_FILENO) != 0
+    /// Colour only on a terminal, and never when NO_COLOR is set and not empty
+    /// (https://no-color.org).
+    static let colour = isTerminal && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+
+    static func writeStderr(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+
+    /// `--quiet` as given (not implied by --json): "try again later" is then silent.
+    nonisolated(unsafe) static var quietRequested = false
+    /// Where the command runs (`-C` applied), once it has parsed its options.
+    nonisolated(unsafe) static var workingDirectory: String?
 
     static func configure(_ options: GlobalOptions) {
         quiet = options.quiet || options.json
+        quietRequested = options.quiet
+        workingDirectory = options.workingDirectory
         verbose = options.verbose
     }
 
@@ -50,7 +64,7 @@ enum Output {
     }
 
     static func error(_ text: String) {
-        let prefix = isTerminal ? "\u{1B}[31merror:\u{1B}[0m " : "error: "
+        let prefix = colour ? "\u{1B}[31merror:\u{1B}[0m " : "error: "
         FileHandle.standardError.write(Data(("docsync: " + prefix + text + "\n").utf8))
     }
 

@@ -40,6 +40,9 @@ import Testing
         #expect(old.isSnapshot)
         #expect(old.entries.map(\.refId) == ["r1"])
         #expect(old.cursor == after)
+        // It still says who deleted r2, so an edit that brings r2 back can tell them.
+        #expect(old.purgedDeleters == ["r2": "aaaa"])
+        #expect(try remote.changes(since: nil).purgedDeleters.isEmpty, "only a snapshot read names purged deleters")
         // From after it: nothing new, then only what changed.
         #expect(try remote.changes(since: after).entries.isEmpty)
         let c3 = try remote.commit([put("r3", "c.json", "{}")], expecting: after, replica: me)
@@ -48,6 +51,35 @@ import Testing
         #expect(try remote.changes(since: c3).entries.isEmpty)
         // A pusher still at a pre-compaction cursor is told the remote moved.
         #expect(throws: RemoteError.self) { try remote.commit([put("r4", "d.json", "{}")], expecting: c2, replica: me) }
+        #expect(remote.verify() == [])
+    }
+
+    @Test func aPurgedDeletionLineGoesOnceTheDocumentComesBack() throws {
+        let (folder, remote) = try makeRemote()
+        let start = try remote.changes(since: nil).cursor
+        let c1 = try remote.commit([put("r1", "a.json", "{\"v\":1}")], expecting: start, replica: me)
+        let v1 = try remote.changes(since: start).entries[0].version!
+        _ = try remote.commit([RemoteWrite(refId: "r1", new: nil, previous: v1, content: nil)], expecting: c1, replica: me)
+        Thread.sleep(forTimeInterval: 0.01)
+        let first = try remote.purgeTombstones(everything, dryRun: false, replica: me)
+        #expect(first.purged.map(\.refId) == ["r1"])
+        func feedText() throws -> String {
+            let generation = String(decoding: try FileSystem.readFile(folder.sub("r/.docsync/generation")), as: UTF8.self)
+            let epoch = generation.split(whereSeparator: { $0 == " " || $0 == "\n" }).last!
+            return String(decoding: try FileSystem.readFile(folder.sub("r/.docsync/feed-\(epoch)")), as: UTF8.self)
+        }
+        #expect(try feedText().contains("\"refId\":\"purged:r1\""))
+        // A later compaction keeps the line while r1 stays deleted (nothing else to purge: no change)…
+        // …and drops it once r1 came back (an edit pushed it again) and another tombstone is purged.
+        var c = try remote.changes(since: nil).cursor
+        c = try remote.commit([put("r1", "a.json", "{\"v\":2}"), put("r2", "b.json", "{}")], expecting: c, replica: me)
+        let v2 = try remote.changes(since: nil).entries.first { $0.refId == "r2" }!.version!
+        _ = try remote.commit([RemoteWrite(refId: "r2", new: nil, previous: v2, content: nil)], expecting: c, replica: me)
+        Thread.sleep(forTimeInterval: 0.01)
+        let second = try remote.purgeTombstones(everything, dryRun: false, replica: me)
+        #expect(second.purged.map(\.refId) == ["r2"])
+        let text = try feedText()
+        #expect(!text.contains("purged:r1") && text.contains("purged:r2"), "\(text)")
         #expect(remote.verify() == [])
     }
 

@@ -145,10 +145,10 @@ import Testing
         #expect(away.json("edited.json")?["v"] as? String == "edited-offline", "a local edit is kept")
         #expect(back.stdout.contains("edited.json: deleted on the remote but edited here: kept the local edit"), back.comment)
         #expect(away.json("other.json")?["v"] as? String == "other-a")
-        // The deleter hears its deletion lost where the remote still knows who deleted:
-        // a git purge commit names the deleter; a compacted folder feed does not (yet).
+        // The deleter hears its deletion lost: a git purge commit names the deleter, a
+        // compacted folder feed keeps a `purged:` line naming it.
         let told = a.run("sync")
-        #expect(told.exit == (kind == .git ? 3 : 0), told.comment)
+        #expect(told.exit == 3, told.comment)
         #expect(a.json("edited.json")?["v"] as? String == "edited-offline", "the kept edit is pushed back")
         #expect(a.json("new.json")?["v"] as? String == "new-offline")
         #expect(!a.exists("plain.json"))

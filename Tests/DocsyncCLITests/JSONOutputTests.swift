@@ -153,6 +153,13 @@ struct JSONOutputTests {
     let all = Self.check(b.run("config", "--json", "--list"), "config-list", command: "config")
     #expect((all["values"] as? [String: String])?["core.replicaName"] == "Bee", "\(all)")
 
+    let created = Self.check(b.run("new", "--json", "notes/n.json"), "new", command: "new")
+    #expect(created["refId"] as? String == b.refId("notes/n.json"), "\(created)")
+    Self.check(b.run(["edit", "--json", "notes/n.json"], env: ["VISUAL": "true"]), "edit", command: "edit")
+    let rejected = Self.check(
+      b.run(["edit", "--json", "notes/n.json"], env: ["VISUAL": "sed -i s/{/[/"]), "edit", command: "edit", exit: 1)
+    #expect(rejected["outcome"] as? String == "rejected", "\(rejected)")
+
     Self.check(b.run("reset-base", "--json"), "sync-report", command: "reset-base")
   }
 

@@ -15,6 +15,7 @@ public final class GitRemote: Remote {
     public let url: GitURL
     public let branch: String
     public var displayURL: String { url.display }
+    public var writeProgress: ((RemoteWrite, Int, Int) -> Void)?
     let repo: GitRepository
     let context: TransportContext
     let effectiveURL: String
@@ -309,6 +310,8 @@ public final class GitRemote: Remote {
         let summary = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
         let message = "docsync: \(summary) from \(replica.name)\n\n" + lines.joined(separator: "\n") + "\n\nReplica: \(replica.replicaId)\n"
         let commit = try publish(baseTree: baseTree, changes: removals + changes, parent: parent, message: message, replica: replica)
+        // One commit lands all of them at once.
+        for (written, write) in writes.enumerated() { writeProgress?(write, written + 1, writes.count) }
         try CrashPoint.hit("remote.after-feed")
         try repo.setReference(trackingRef, to: commit, message: "docsync push")
         return Self.cursorPrefix + commit

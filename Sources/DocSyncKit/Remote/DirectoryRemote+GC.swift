@@ -28,14 +28,14 @@ extension DirectoryRemote {
         var latest: [String: Int] = [:]
         for (i, e) in entries.enumerated() { latest[e.refId] = i }
         // Documents whose latest line is a deletion: the tombstones there are now.
-        let tombstoned = Set(entries.enumerated().filter { latest[$0.element.refId] == $0.offset && $0.element.deleted }.map(\.element.refId))
+        let tombstoned = Set(entries.enumerated().filter { latest[$0.element.refId] == $0.offset && $0.element.deleted && $0.element.purgedDeletion != true }.map(\.element.refId))
 
         var report = TombstonePurge()
         report.feedBytesBefore = now.length
         let records = replicaRecords()
         report.replicas = records.map(\.replicaId).sorted()
         var purged = Set<String>()
-        for (i, entry) in entries.enumerated() where latest[entry.refId] == i && entry.deleted {
+        for (i, entry) in entries.enumerated() where latest[entry.refId] == i && entry.deleted && entry.purgedDeletion != true {
             let end = lines[i].endOffset
             // Seen: the replica's last recorded cursor is in this epoch and past the line.
             let seenByAll = !records.isEmpty && records.allSatisfy { record in
@@ -55,7 +55,18 @@ extension DirectoryRemote {
 
         var compacted = ""
         for (i, entry) in entries.enumerated() where latest[entry.refId] == i && !purged.contains(entry.refId) {
+            // A purged deletion's line goes once the document has come back.
+            if entry.purgedDeletion == true, latest[String(entry.refId.dropFirst(RemoteEntry.purgedPrefix.count))] != nil { continue }
             compacted += ChecksummedLines.encode(lines[i].payload)
+        }
+        // Who deleted each purged document stays in the feed (see `RemoteEntry.purgedDeletion`).
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        for (i, entry) in entries.enumerated() where latest[entry.refId] == i && purged.contains(entry.refId) {
+            var line = RemoteEntry(refId: RemoteEntry.purgedKey(entry.refId), changesetId: entry.changesetId, hash: nil, path: nil,
+                                   deleted: true, replica: entry.replica, time: entry.time)
+            line.purgedDeletion = true
+            compacted += ChecksummedLines.encode(String(decoding: try encoder.encode(line), as: UTF8.self))
         }
         let bytes = Array(compacted.utf8)
         let next = Position(generation: now.generation + 1, length: bytes.count, epoch: now.generation + 1)

@@ -21,6 +21,7 @@ public final class DirectoryRemote: Remote {
     /// Every pushed version, content-addressed and immutable: what readers fall back to.
     let objects: ObjectStore
     let lockStaleSeconds: Double
+    public var writeProgress: ((RemoteWrite, Int, Int) -> Void)?
     let lockWaitSeconds: Double
 
     public init(url: String, lockStaleSeconds: Double = 600, lockWaitSeconds: Double = 10) {
@@ -166,13 +167,17 @@ public final class DirectoryRemote: Remote {
         for (i, e) in entries.enumerated() { latest[e.refId] = i }
         let kept = entries.enumerated().filter { latest[$0.element.refId] == $0.offset }.map(\.element)
         var conflicts: [SharedConflict] = []
+        var purgedDeleters: [String: String] = [:]
+        for entry in kept where entry.purgedDeletion == true {
+            purgedDeleters[String(entry.refId.dropFirst(RemoteEntry.purgedPrefix.count))] = entry.replica
+        }
         for entry in kept {
             guard let record = entry.conflict else { continue }
             let bytes = entry.hash.flatMap { hash in (try? FileSystem.readFile(objects.path(for: hash))).flatMap { ContentHash.of($0) == hash ? $0 : nil } }
             conflicts.append(SharedConflict(record: record, bytes: bytes))
         }
-        return RemoteChanges(entries: kept.filter { $0.conflict == nil }, cursor: Cursor(remoteId: id, position: now).text, warnings: refused,
-                             isSnapshot: snapshot, conflicts: conflicts)
+        return RemoteChanges(entries: kept.filter { $0.conflict == nil && $0.purgedDeletion != true }, cursor: Cursor(remoteId: id, position: now).text,
+                             warnings: refused, isSnapshot: snapshot, conflicts: conflicts, purgedDeleters: snapshot ? purgedDeleters : [:])
     }
 
     /// The feed's entries. One whose path or refId is unsafe is passed to `refuse` and
@@ -210,6 +215,10 @@ public final class DirectoryRemote: Remote {
                     return entry
                 }
                 problem = "conflict record for \(record.refId.debugDescription): not acceptable ids"
+            } else if entry.purgedDeletion == true {
+                let refId = String(entry.refId.dropFirst(RemoteEntry.purgedPrefix.count))
+                if entry.refId.hasPrefix(RemoteEntry.purgedPrefix), RefID.isAcceptable(refId), RefID.isAcceptable(entry.replica) { return entry }
+                problem = "purged deletion \(entry.refId.debugDescription) by \(entry.replica.debugDescription): not acceptable ids"
             } else if let path = entry.path, let pathProblem = DocumentPath.problem(path) {
                 problem = "path '\(path)' of document \(entry.refId.debugDescription): \(pathProblem)"
             } else if !RefID.isAcceptable(entry.refId) {
@@ -295,8 +304,9 @@ public final class DirectoryRemote: Remote {
             guard let previous = write.previous, write.new?.path != previous.path else { continue }
             try removeDocument(previous, io: io)
         }
-        for write in writes {
+        for (written, write) in writes.enumerated() {
             heartbeat()
+            defer { writeProgress?(write, written + 1, writes.count) }
             if let new = write.new, let content = write.content {
                 if !objects.contains(new.hash) {
                     try FileSystem.createDirectories(objects.root + "/" + new.hash.prefix(2))
@@ -450,7 +460,7 @@ public final class DirectoryRemote: Remote {
             let now = try position()
             let entries = try readFeed(from: 0, to: now.length, epoch: now.epoch)
             var latest: [String: RemoteEntry] = [:]
-            for e in entries where e.conflict == nil { latest[e.refId] = e }
+            for e in entries where e.conflict == nil && e.purgedDeletion != true { latest[e.refId] = e }
             var paths: [String: String] = [:]
             for e in latest.values.sorted(by: { $0.refId < $1.refId }) {
                 if e.deleted {

@@ -18,12 +18,22 @@ public struct RemoteEntry: Codable, Sendable, Equatable {
     /// document version: `refId` is then `conflictKey(record)` (`conflict:<storeName>:<refId>`), `hash` the losing
     /// version's bytes in `objects/`, `path` nil. Such lines are never documents.
     public var conflict: ConflictStore.Record? = nil
+    /// Set on a folder remote's feed line that remembers who made a deletion whose
+    /// tombstone `docsync gc` purged: `refId` is then `purgedKey(refId)`, `replica` the
+    /// deleter, `path` and `hash` nil. Such lines are never documents. Why: a replica that
+    /// brings the document back with an edit records that the deletion lost, and the
+    /// deleter is told (exit 3), as the tombstone would have said.
+    public var purgedDeletion: Bool? = nil
 
     /// The feed key of a shared conflict record: one line per record, so the latest line
     /// (open, then resolved) is the record's state, and feed compaction keeps it.
     static func conflictKey(_ record: ConflictStore.Record) -> String {
         "conflict:" + record.storeName + ":" + record.refId
     }
+
+    /// The feed key of a purged deletion's line (see `purgedDeletion`).
+    static func purgedKey(_ refId: String) -> String { purgedPrefix + refId }
+    static let purgedPrefix = "purged:"
 
     public var version: DocVersion? {
         guard !deleted, let hash, let path else { return nil }
@@ -44,6 +54,9 @@ public struct RemoteChanges: Sendable {
     public var isSnapshot = false
     /// Conflict records (and resolutions) other replicas shared since the cursor.
     public var conflicts: [SharedConflict] = []
+    /// With `isSnapshot`: who made the deletions whose tombstones were purged, by refId,
+    /// where the remote still says (a folder remote's compacted feed).
+    public var purgedDeleters: [String: String] = [:]
 }
 
 /// One document change to send: `new` nil means delete. `previous` is the version the
@@ -127,6 +140,10 @@ public struct RemoteVersionInfo: Codable, Sendable, Equatable {
 public protocol Remote: AnyObject {
     /// The URL as shown to users (never with credentials).
     var displayURL: String { get }
+    /// Called by `commit` as each document is written (the write, how many so far, of
+    /// how many), so a long push can show progress. A commit that then fails has not
+    /// landed any of them.
+    var writeProgress: ((RemoteWrite, Int, Int) -> Void)? { get set }
     /// Changes after `cursor` (nil: everything). A no-op answer must be cheap.
     func changes(since cursor: String?) throws -> RemoteChanges
     /// The bytes of one remote version, checked against its hash.

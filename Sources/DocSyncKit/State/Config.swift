@@ -35,6 +35,8 @@ public struct Config: Sendable {
             validate: { $0.isEmpty ? "must not be empty" : nil }),
         Key(name: "remote.lockStaleSeconds", help: "age after which another machine's remote lock is considered abandoned", defaultValue: "600",
             validate: { (Double($0) ?? -1) > 0 ? nil : "must be a positive number of seconds" }),
+        Key(name: "remote.lockWaitSeconds", help: "folder remotes: how long one push attempt waits for another machine's remote lock (a push makes 5 attempts before exiting 75)", defaultValue: "10",
+            validate: { (Double($0) ?? -1) >= 0 ? nil : "must be a number of seconds" }),
         Key(name: "push.maxDeleteShare", help: "largest share (0-1) of the remote's documents one push may delete without --force", defaultValue: "0.5",
             validate: { (Double($0).map { $0 >= 0 && $0 <= 1 } ?? false) ? nil : "must be a number from 0 to 1" }),
         Key(name: "gc.tombstoneMaxAgeDays", help: "docsync gc purges a remote tombstone once every replica known to the remote has seen it, or once it is older than this many days (a replica offline longer still ends up right: its unchanged copy is deleted, its edit is kept and pushed back)", defaultValue: "90",

@@ -14,10 +14,12 @@ extension ObjectStore {
     /// The caller holds the tree lock, so no write into the store is under way. Removing
     /// an object is safe at any moment: nothing kept refers to it, so a crash halfway
     /// leaves only objects that a later sweep removes.
-    func sweep(keeping keep: Set<String>, dryRun: Bool) -> SweepResult {
+    func sweep(keeping keep: Set<String>, dryRun: Bool, progress: ProgressHandler? = nil) -> SweepResult {
         var result = SweepResult()
         guard let folders = try? FileSystem.listDirectory(root) else { return result }
-        for folder in folders.sorted() {
+        defer { progress?(.finished(.gc)) }
+        for (swept, folder) in folders.sorted().enumerated() {
+            progress?(.step(.gc, done: swept, total: folders.count))
             let dir = root + "/" + folder
             guard folder.count == 2, FileSystem.isDirectory(dir), let names = try? FileSystem.listDirectory(dir) else { continue }
             var left = names.count

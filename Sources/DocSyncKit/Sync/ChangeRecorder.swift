@@ -34,6 +34,8 @@ final class ChangeRecorder {
     let clock: HybridLogicalClock
     let objects: ObjectStore
     var index: StatCache
+    /// Told how far the scan and the record have got (nil: nobody is watching).
+    var progress: ProgressHandler?
     private var unstoredContents: [String: [UInt8]] = [:]
 
     init(layout: TreeLayout, tracked: [String: DocVersion], index: StatCache, clock: HybridLogicalClock, objects: ObjectStore) {
@@ -55,7 +57,8 @@ final class ChangeRecorder {
 
         var files: [FileInfo] = []
         files.reserveCapacity(walk.files.count)
-        for entry in walk.files {
+        for (fileNumber, entry) in walk.files.enumerated() {
+            progress?(.step(.scan, done: fileNumber, total: walk.files.count))
             if let cached = index[entry.path], cached.matches(entry.stat) {
                 files.append(FileInfo(path: entry.path, stat: entry.stat, hash: cached.hash,
                                       refId: cached.refId.isEmpty ? nil : cached.refId,
@@ -99,6 +102,8 @@ final class ChangeRecorder {
             files.append(info)
         }
         index.retain(paths: Set(walk.files.map(\.path)))
+        progress?(.step(.scan, done: walk.files.count, total: walk.files.count))
+        progress?(.finished(.scan))
 
         // Who keeps a refId that several files carry: the file at the tracked path, else
         // the file that was there before (same inode: moved, not copied), else the one
@@ -120,6 +125,7 @@ final class ChangeRecorder {
 
         var claimed = Set<String>()
         for i in files.indices {
+            progress?(.step(.record, done: i, total: files.count))
             let f = files[i]
             let isKeeper = f.refId.map { keeperOf[$0] == i } ?? false
             if isKeeper, let ref = f.refId, let t = tracked[ref] {
@@ -152,6 +158,8 @@ final class ChangeRecorder {
             if result.unreadablePaths.contains(t.path) || ignore.isIgnored(t.path, isDirectory: false) { continue }
             result.actions.append(JournalEntry(.local(.delete, version: t, fromPath: nil)))
         }
+        progress?(.step(.record, done: files.count, total: files.count))
+        progress?(.finished(.record))
         result.unstoredContents = unstoredContents
         return result
     }

@@ -13,11 +13,12 @@ extension RemoteChanges {
         let time = FileSystem.currentTimeNanos / 1_000_000
         for version in base.values.sorted(by: { $0.refId < $1.refId }) where !named.contains(version.refId) {
             result.entries.append(RemoteEntry(refId: version.refId, changesetId: version.changesetId, hash: version.hash, path: version.path,
-                                              deleted: true, replica: Self.purgedReplica, time: time))
+                                              deleted: true, replica: purgedDeleters[version.refId] ?? Self.purgedReplica, time: time))
         }
         return result
     }
 
-    /// The `replica` of a deletion whose tombstone was purged (who deleted it is gone too).
+    /// The `replica` of a deletion whose tombstone was purged when the remote no longer
+    /// says who deleted it.
     static let purgedReplica = "gc"
 }

@@ -108,6 +108,8 @@ public struct StatusReport: Codable, Sendable {
     public var waiting: [String] = []
     public var problems: [String]
     public var warnings: [String]
+    /// The last run that gave up for now (exit 75), if none has synced since.
+    public var lastAttempt: DeferredAttempt? = nil
 }
 
 public struct LogEntry: Codable, Sendable {

@@ -59,9 +59,17 @@ final class SyncSession {
         }
         let store = workspace.conflictStore
         let (objects, layout, remote, unstored) = (workspace.objects, workspace.layout, remote, local.unstoredContents)
+        let progress = workspace.progress
+        let total = changes.entries.count
+        var read = 0
         let planner = PullPlanner(base: state.base, pending: state.pending, held: state.held, tracked: state.tracked,
                                   unreadable: local.unreadablePaths, config: workspace.config, replicaId: workspace.config.replicaId,
-                                  clock: workspace.clock, readRemote: { try remote.read($0) },
+                                  clock: workspace.clock,
+                                  readRemote: {
+                                      read += 1
+                                      progress?(.step(.pull, done: read, total: total))
+                                      return try remote.read($0)
+                                  },
                                   readObject: { try unstored[$0] ?? objects.get($0) },
                                   isOccupied: { FileSystem.exists(layout.absolute($0)) },
                                   knownConflict: { store.record(refId: $0, storeName: $1) })
@@ -95,6 +103,14 @@ final class SyncSession {
             skipped.insert(op.refId)
         }
         let fileOps = plan.fileOperations
+        // Each pulled document is reported as soon as its file is in place.
+        var unreported = Dictionary(grouping: plan.pulled, by: \.refId)
+        var finishedOps = 0
+        func applied(_ op: JournalEntry.FileOperation) {
+            finishedOps += 1
+            for summary in unreported.removeValue(forKey: op.refId) ?? [] { workspace.progress?(.document(.pull, summary)) }
+            workspace.progress?(.step(.pull, done: finishedOps, total: fileOps.count))
+        }
         for op in fileOps {
             guard let from = op.fromPath, op.result?.path != from else { continue }
             if let current = try? io.readIfPresent(from), ContentHash.of(current) != op.fromHash {
@@ -103,6 +119,7 @@ final class SyncSession {
             }
             try io.remove(from)
             workspace.index.remove(path: from)
+            if op.result == nil { applied(op) }
         }
         for op in fileOps {
             guard let target = op.result, !skipped.contains(op.refId) else { continue }
@@ -121,7 +138,9 @@ final class SyncSession {
                 workspace.index.record(path: target.path, stat: st, hash: target.hash, refId: target.refId, changesetId: target.changesetId,
                              readAtNanos: FileSystem.currentTimeNanos)
             }
+            applied(op)
         }
+        workspace.progress?(.finished(.pull))
         // A skipped document keeps its old base, so the local file is compared with what
         // it really came from next time (and conflicts are kept, not overwritten).
         let reverts = skipped.sorted().map { refId -> JournalEntry in
@@ -213,6 +232,16 @@ final class SyncSession {
                 return
             }
             do {
+                let summaries = Dictionary(grouping: plan.summaries, by: \.refId)
+                let progress = workspace.progress
+                remote.writeProgress = { write, done, total in
+                    for summary in summaries[write.refId] ?? [] { progress?(.document(.push, summary)) }
+                    progress?(.step(.push, done: done, total: total))
+                }
+                defer {
+                    remote.writeProgress = nil
+                    progress?(.finished(.push))
+                }
                 let cursor = try remote.commit(plan.writes, conflicts: plan.conflicts, expecting: state.cursor, replica: workspace.replicaInfo)
                 try CrashPoint.hit("push.after-remote-commit")
                 var entries = [JournalEntry(.cursor(cursor))]

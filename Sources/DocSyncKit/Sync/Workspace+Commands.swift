@@ -7,7 +7,7 @@ extension Workspace {
     /// Makes `directory` (new or empty) a working tree of the remote at `url` and pulls
     /// every document.
     public static func clone(url: String, into directory: String, kind: RemoteKind? = nil, branch: String? = nil,
-                             replicaName: String? = nil) throws -> (Workspace, SyncReport) {
+                             replicaName: String? = nil, progress: ProgressHandler? = nil) throws -> (Workspace, SyncReport) {
         let root = FileSystem.absolute(directory)
         let existed = FileSystem.exists(root)
         if existed, !(try FileSystem.listDirectory(root)).isEmpty { throw Failure.notEmpty(root) }
@@ -20,6 +20,7 @@ extension Workspace {
         try FileSystem.createDirectories(root)
         do {
             let (workspace, _) = try initialize(at: root, remoteURL: address.url, kind: address.kind, branch: branch, replicaName: replicaName)
+            workspace.progress = progress
             let report = try workspace.run(.pull)
             if let unreachable = report.remoteUnreachable { throw Failure.unreachable(unreachable) }
             return (workspace, report)
@@ -35,10 +36,13 @@ extension Workspace {
     public func status() throws -> StatusReport {
         var scratch = SyncReport()
         let local = try recordLocalChanges(write: false, report: &scratch)
-        return StatusReport(root: layout.root, replicaId: config.replicaId, remote: config["remote.url"], lastSync: lastSync ?? state.lastSync,
+        let synced = lastSync ?? state.lastSync
+        // An attempt is news only until a run gets through.
+        let attempt = DeferredAttempt.load(layout).flatMap { $0.time > (synced ?? 0) ? $0 : nil }
+        return StatusReport(root: layout.root, replicaId: config.replicaId, remote: config["remote.url"], lastSync: synced,
                             pending: state.pending.map(ChangeSummary.init), unrecorded: local.actions.map(ChangeSummary.init),
                             conflicts: conflictStore.list().filter(\.isOpen), waiting: waitingVersions, problems: scratch.problems,
-                            warnings: warnings + scratch.warnings)
+                            warnings: warnings + scratch.warnings, lastAttempt: attempt)
     }
 
     // MARK: log

@@ -35,7 +35,7 @@ extension Workspace {
             // The open Journal must number on from, and measure, the new file.
             _ = try journal.read(from: state.journalOffset, lastKnownSeq: state.journalSeq, repair: true)
         }
-        let swept = objects.sweep(keeping: referencedObjects(), dryRun: dryRun)
+        let swept = objects.sweep(keeping: referencedObjects(), dryRun: dryRun, progress: progress)
         report.objectsRemoved = swept.removed
         report.objectBytesFreed = swept.bytes
         report.temporaryFilesRemoved = swept.temporaryFiles + removeLeftoverTemporaryFiles(dryRun: dryRun)

@@ -24,6 +24,8 @@ public final class Workspace {
     private var lock: TreeLock?
     let readOnly: Bool
     public internal(set) var warnings: [String] = []
+    /// Told what a long run is doing as it happens (the command line draws it).
+    public var progress: ProgressHandler?
 
     public enum Failure: Error, LocalizedError {
         case notATree(String)
@@ -258,13 +260,15 @@ public final class Workspace {
             let settings = GitTransportSettings(sshKey: config["remote.sshKey"], knownHosts: config["remote.knownHosts"], caFile: config["remote.caFile"])
             return try GitRemote(url: url, branch: config["remote.branch"] ?? "main", cachePath: layout.metadata + "/git", settings: settings)
         default:
-            return DirectoryRemote(url: url, lockStaleSeconds: config.number("remote.lockStaleSeconds"))
+            return DirectoryRemote(url: url, lockStaleSeconds: config.number("remote.lockStaleSeconds"),
+                                   lockWaitSeconds: config.number("remote.lockWaitSeconds"))
         }
     }
 
     /// Scans the tree and journals what changed. With `write` false nothing is touched.
     func recordLocalChanges(write: Bool, report: inout SyncReport) throws -> ChangeRecorder.Result {
         let recorder = ChangeRecorder(layout: layout, tracked: state.tracked, index: index, clock: clock, objects: objects)
+        recorder.progress = progress
         let result = try recorder.detect(write: write)
         report.problems += result.problems.map(\.description)
         report.warnings += result.skipped.map { "\($0.path): skipped, \($0.reason)" }

@@ -21,7 +21,11 @@ extension DocSync {
             Output.configure(global)
             let workspace = try Workspace.open(at: global.workingDirectory, readOnly: dryRun)
             defer { workspace.close() }
+            let view = ProgressView(global: global)
+            workspace.progress = view.handler
+            defer { view.clear() }
             let report = try workspace.collectGarbage(dryRun: dryRun, localOnly: localOnly)
+            view.clear()
             for warning in report.warnings { Output.warning(warning) }
             if global.json {
                 try Output.json(GCJSON(report: report), command: "gc")
@@ -29,7 +33,6 @@ extension DocSync {
                 print(report)
             }
             if let unreachable = report.remoteUnreachable {
-                if global.quiet { throw ExitStatus.tempFail }
                 throw CommandFailure(message: unreachable, code: ExitStatus.tempFail)
             }
         }

@@ -81,12 +81,16 @@ extension DocSync {
             Output.configure(global)
             let base = global.workingDirectory
             let address = try remoteOptions.address(url, from: base)
+            let view = ProgressView(global: global)
+            defer { view.clear() }
             let (workspace, report) = try Workspace.clone(url: address.url, into: directory.hasPrefix("/") ? directory : FileSystem.join(base, directory),
-                                                          kind: address.kind, branch: remoteOptions.branch, replicaName: name)
+                                                          kind: address.kind, branch: remoteOptions.branch, replicaName: name,
+                                                          progress: view.handler)
             defer { workspace.close() }
+            view.clear()
             let tree = TreeJSON(workspace, remote: RemoteJSON(workspace.config, created: nil))
             let remote = tree.remote.map { " from \($0.url) (\($0.description))" } ?? ""
-            try SyncPrinter(global: global).finish(report, verb: "Cloned", command: "clone",
+            try SyncPrinter(global: global, streamed: view.streamed).finish(report, verb: "Cloned", command: "clone",
                                                    extraLine: "into \(tree.root)\(remote) as replica \(tree.replicaName)",
                                                    extra: WithFields(base: tree, extra: ["documents": report.pulled.count]))
         }

@@ -25,6 +25,9 @@ extension DocSync {
             Output.line("Tree:      \(status.root) (replica \(names[status.replicaId] ?? status.replicaId), id \(status.replicaId))")
             Output.line("Remote:    \(status.remote ?? "none (set one with `docsync config remote.url PATH`)")")
             Output.line("Last sync: \(Output.time(status.lastSync))")
+            if let attempt = status.lastAttempt {
+                Output.line("Last sync attempt \(Output.time(attempt.time)) (\(attempt.command)): gave up for now: \(attempt.reason)")
+            }
             section("Not valid documents, left untouched and not synced", status.problems,
                     hint: "fix each file; it syncs again once it is a valid JSON object")
             section("Pending (recorded, not yet on the remote)", ChangeNotes.lines(for: status.pending, recorded: true))

@@ -2,8 +2,14 @@ import ArgumentParser
 import DocSyncKit
 import Foundation
 
-/// Options of the commands that talk to the remote.
-struct SyncFlags: ParsableArguments {
+/// What the commands that talk to the remote take besides the global options.
+protocol RemoteFlags: ParsableArguments {
+    var dryRun: Bool { get }
+    var options: SyncOptions { get }
+}
+
+/// Options of push and sync.
+struct SyncFlags: RemoteFlags {
     @Flag(name: .long, help: "Show what would happen; change nothing, locally or on the remote.")
     var dryRun = false
 
@@ -13,9 +19,22 @@ struct SyncFlags: ParsableArguments {
     var options: SyncOptions { SyncOptions(dryRun: dryRun, force: force) }
 }
 
+/// Options of pull: the same flags, with help that speaks of what a pull does.
+struct PullFlags: RemoteFlags {
+    @Flag(name: .long, help: "Show what would be pulled; change nothing, locally or on the remote.")
+    var dryRun = false
+
+    // Accepted so that scripts can give pull, push and sync the same flags.
+    @Flag(name: .long, help: "No effect on pull: a pull deletes nothing on the remote, so the max-delete guard (push.maxDeleteShare) never stops it.")
+    var force = false
+
+    var options: SyncOptions { SyncOptions(dryRun: dryRun, force: force) }
+}
+
 protocol RemoteCommand: ParsableCommand {
+    associatedtype Flags: RemoteFlags
     var global: GlobalOptions { get }
-    var flags: SyncFlags { get }
+    var flags: Flags { get }
     static var direction: Workspace.Direction { get }
     static var verb: String { get }
 }
@@ -25,8 +44,17 @@ extension RemoteCommand {
         Output.configure(global)
         let workspace = try Workspace.open(at: global.workingDirectory, readOnly: flags.dryRun)
         defer { workspace.close() }
-        let report = try workspace.run(Self.direction, options: flags.options)
-        try SyncPrinter(global: global).finish(report, verb: Self.verb, command: Self._commandName)
+        let view = ProgressView(global: global)
+        workspace.progress = view.handler
+        let report: SyncReport
+        do {
+            report = try workspace.run(Self.direction, options: flags.options)
+            view.clear()
+        } catch {
+            view.clear()
+            throw error
+        }
+        try SyncPrinter(global: global, streamed: view.streamed).finish(report, verb: Self.verb, command: Self._commandName)
     }
 }
 
@@ -50,7 +78,7 @@ extension DocSync {
         static let direction = Workspace.Direction.pull
         static let verb = "Pulled"
         @OptionGroup var global: GlobalOptions
-        @OptionGroup var flags: SyncFlags
+        @OptionGroup var flags: PullFlags
     }
 
     struct SyncCommand: RemoteCommand {
@@ -125,6 +153,13 @@ extension DocSync {
 /// Prints a SyncReport and turns it into the exit code.
 struct SyncPrinter {
     var global: GlobalOptions
+    /// Lines a ProgressView already printed as they happened.
+    var streamed: Set<String> = []
+
+    /// `pull    create  a.json  (from b.json)`.
+    static func changeLine(verb: String, _ c: ChangeSummary, tag: String = "") -> String {
+        "\(tag)\(verb.padding(6))  \(c.kind.rawValue.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")
+    }
 
     func finish(_ report: SyncReport, verb: String, command: String, extraLine: String? = nil) throws {
         try finish(report, verb: verb, command: command, extraLine: extraLine, extra: NoFields())
@@ -139,8 +174,8 @@ struct SyncPrinter {
         } else {
             let tag = report.dryRun ? "would " : ""
             for c in report.recorded { Output.detail("\(tag)record  \(c.kind.rawValue.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")) }
-            for c in report.pulled { Output.line("\(tag)pull    \(c.kind.rawValue.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")) }
-            for c in report.pushed { Output.line("\(tag)push    \(c.kind.rawValue.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")) }
+            for c in report.pulled where !streamed.contains(ProgressView.key("pull", c)) { Output.line(Self.changeLine(verb: "pull", c, tag: tag)) }
+            for c in report.pushed where !streamed.contains(ProgressView.key("push", c)) { Output.line(Self.changeLine(verb: "push", c, tag: tag)) }
             for c in report.conflicts {
                 let fields = c.fields.map { $0.isEmpty ? "" : " (fields \($0.joined(separator: ", ")))" } ?? ""
                 if let by = c.recordedBy {
@@ -183,8 +218,7 @@ struct SyncPrinter {
                                  code: .failure, errorCode: "too-many-deletes")
         }
         if let unreachable = report.remoteUnreachable {
-            // Under --quiet (cron) the exit code alone says "try again later".
-            if global.quiet { throw ExitStatus.tempFail }
+            // Main keeps the reason for `status`; under --quiet it prints nothing.
             throw CommandFailure(message: unreachable, code: ExitStatus.tempFail)
         }
         if !report.problems.isEmpty {

@@ -52,7 +52,9 @@ enum ErrorCode {
     case Workspace.Failure.notTracked: return "unknown-document"
     case Workspace.Failure.tooManyDeletes: return "too-many-deletes"
     case Workspace.Failure.offlineTooLong: return "offline-too-long"
-    default: return exitCode == ExitStatus.usage.rawValue ? "usage" : "error"
+    default:
+      if exitCode == ExitStatus.usage.rawValue { return "usage" }
+      return exitCode == ExitStatus.tempFail.rawValue ? "try-again-later" : "error"
     }
   }
 }

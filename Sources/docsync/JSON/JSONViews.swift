@@ -121,7 +121,7 @@ struct StatusJSON: Encodable {
   var status: StatusReport
   var replicaName: String?
 
-  private enum Key: String, CodingKey { case conflicts, pending, unrecorded, replicaName }
+  private enum Key: String, CodingKey { case conflicts, pending, unrecorded, replicaName, lastAttempt }
 
   func encode(to encoder: Encoder) throws {
     try status.encode(to: encoder)
@@ -131,6 +131,17 @@ struct StatusJSON: Encodable {
     try container.encode(NotedChange.list(status.pending, recorded: true), forKey: .pending)
     try container.encode(NotedChange.list(status.unrecorded, recorded: false), forKey: .unrecorded)
     try container.encode(replicaName ?? status.replicaId, forKey: .replicaName)
+    try container.encodeIfPresent(status.lastAttempt.map(AttemptJSON.init), forKey: .lastAttempt)
+  }
+}
+
+/// The last run that gave up for now (exit 75), as `status` shows it.
+struct AttemptJSON: Encodable {
+  var attempt: DeferredAttempt
+
+  func encode(to encoder: Encoder) throws {
+    try attempt.encode(to: encoder)
+    try replaceTimes(encoder, ["time": attempt.time])
   }
 }
 

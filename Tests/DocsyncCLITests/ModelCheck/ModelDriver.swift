@@ -119,6 +119,12 @@ extension MC {
                 guard c.exit == 0 else { Issue.record("clone failed: \(c)"); return }
             }
             replicas = names.map { box.replica($0) }
+            // The max-delete guard is not part of the model: random `rm`s among a few
+            // documents would trip it. Its own tests are in DeletionTests.
+            for replica in replicas {
+                let c = replica.run("config", "push.maxDeleteShare", "1")
+                guard c.exit == 0 else { Issue.record("config failed: \(c)"); return }
+            }
             lastRunEndMs = nowMs()
             // A few documents everywhere to start from.
             for _ in 0 ..< 3 { create(0) }

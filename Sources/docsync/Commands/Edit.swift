@@ -1,0 +1,137 @@
+import ArgumentParser
+import DocSyncKit
+import Foundation
+
+extension DocSync {
+  struct Edit: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Edit a record in $VISUAL or $EDITOR, validated before it replaces the file.",
+      discussion: """
+        The editor ($VISUAL, else $EDITOR, else vi) opens a temporary copy under .docsync/tmp/. \
+        When it exits, the text must be valid JSON with a top-level object, and "refId" and \
+        "changesetId" must be as they were. A valid edit replaces the record atomically and is \
+        recorded like any edit (a new changesetId, sent by the next push or sync); an unchanged \
+        one changes nothing. On a terminal a refused edit shows line:col: reason and asks whether \
+        to edit it again; otherwise docsync exits 1, leaves the record as it was and keeps the \
+        refused text in .docsync/rejected/. The tree is not locked while the editor is open.
+        """
+    )
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: "The record: a path or refId.")
+    var document: String
+
+    func run() throws {
+      Output.configure(global)
+      // Read without the tree lock: an editor may stay open for hours, and cron
+      // runs must go on meanwhile. The write below checks nothing changed since.
+      let reader = try Workspace.open(at: global.workingDirectory, readOnly: true)
+      let (path, refId, original) = try reader.editableDocument(
+        document, relativeTo: global.workingDirectory)
+      let tmpFolder = reader.layout.metadata + "/tmp"
+      reader.close()
+      try FileSystem.createDirectories(tmpFolder)
+      let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
+      let temp = tmpFolder + "/\(name).\(getpid()).json"
+      try FileSystem.writeAtomically(temp, original, mode: 0o600)
+      defer { try? FileSystem.removeFile(temp) }
+      let interactive = isatty(STDIN_FILENO) != 0 && isatty(STDERR_FILENO) != 0
+
+      while true {
+        try Self.runEditor(on: temp)
+        let edited = try FileSystem.readFile(temp)
+        guard let problem = Workspace.checkEdit(original: original, edited: edited) else {
+          let workspace = try Workspace.open(at: global.workingDirectory, readOnly: false)
+          defer { workspace.close() }
+          let report = try workspace.applyEdit(
+            path: path, refId: refId, original: original, edited: edited)
+          if global.json {
+            try Output.json(report, command: "edit")
+            return
+          }
+          if report.outcome == "unchanged" {
+            Output.line("No changes: \(path) left as it was")
+          } else {
+            Output.line(
+              "edited  \(path)  (\(report.changesetId ?? "?")); the next push or sync sends it")
+          }
+          return
+        }
+        Output.problem("\(path):\(problem.description)")
+        if interactive {
+          Output.writeStderr("What now? (e)dit again, (k)eep \(path) as it was: ")
+          if let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased(),
+            answer.hasPrefix("e")
+          {
+            continue
+          }
+        }
+        let workspace = try Workspace.open(at: global.workingDirectory, readOnly: true)
+        defer { workspace.close() }
+        let kept = try workspace.keepRejected(edited, for: path)
+        if global.json {
+          try Output.json(
+            EditReport(
+              path: path, refId: refId, changesetId: nil, outcome: "rejected", rejectedCopy: kept,
+              problem: problem.description), command: "edit")
+        }
+        throw CommandFailure(
+          message: "\(path) was left as it was; the refused text is kept in \(kept)", code: .failure
+        )
+      }
+    }
+
+    /// Runs the user's editor on `file` through the shell, so `EDITOR="code --wait"` works.
+    static func runEditor(on file: String) throws {
+      let env = ProcessInfo.processInfo.environment
+      let editor = [env["VISUAL"], env["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
+      let process = Process()
+      process.executableURL = URL(fileURLWithPath: "/bin/sh")
+      process.arguments = ["-c", editor + " \"$1\"", "sh", file]
+      do { try process.run() } catch {
+        throw CommandFailure(
+          message: "could not start the editor '\(editor)': \(error.localizedDescription)",
+          code: .failure)
+      }
+      process.waitUntilExit()
+      guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+        throw CommandFailure(
+          message:
+            "the editor '\(editor)' failed (status \(process.terminationStatus)); the record was left as it was",
+          code: .failure)
+      }
+    }
+  }
+
+  struct New: ParsableCommand {
+    static let configuration = CommandConfiguration(
+      abstract: "Create a record with fresh ids: an empty object, or a copy of a template.",
+      discussion:
+        "PATH must be inside the tree, end in .json and not exist yet. The new record gets a new refId and changesetId (a template's own ids are replaced) and is recorded as a new document, sent by the next push or sync."
+    )
+    @OptionGroup var global: GlobalOptions
+
+    @Option(
+      name: .long,
+      help: ArgumentHelp("A JSON file whose content the record starts from.", valueName: "TEMPLATE")
+    )
+    var from: String?
+
+    @Argument(help: "Where to create the record, e.g. contacts/ada.json.")
+    var path: String
+
+    func run() throws {
+      Output.configure(global)
+      let workspace = try Workspace.open(at: global.workingDirectory, readOnly: false)
+      defer { workspace.close() }
+      let report = try workspace.createDocument(
+        at: path, relativeTo: global.workingDirectory, template: from)
+      if global.json {
+        try Output.json(report, command: "new")
+        return
+      }
+      Output.line(
+        "created  \(report.path)  (refId \(report.refId)); the next push or sync sends it")
+    }
+  }
+}
