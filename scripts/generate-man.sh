@@ -359,6 +359,15 @@ as success:
 .Bd -literal -offset indent
 */10 * * * * docsync -C ~/records sync --quiet || [ $? -eq 75 ]
 .Ed
+.Pp
+See who syncs with the remote, retire a machine that is gone, and let
+.Cm gc
+purge the deletions it held back:
+.Bd -literal -offset indent
+docsync replicas
+docsync replicas forget old-pc
+docsync gc
+.Ed
 .Sh SEE ALSO
 .Xr cron 8 ,
 .Xr git 1 ,
