@@ -400,6 +400,15 @@ as success:
 (a user service and timer,
 .Ql SuccessExitStatus=75 )
 in the source distribution do the same with a log.
+.Pp
+See who syncs with the remote, retire a machine that is gone, and let
+.Cm gc
+purge the deletions it held back:
+.Bd -literal -offset indent
+docsync replicas
+docsync replicas forget old-pc
+docsync gc
+.Ed
 .Sh SEE ALSO
 .Xr cron 8 ,
 .Xr git 1 ,

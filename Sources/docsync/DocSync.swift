@@ -19,7 +19,7 @@ struct DocSync: ParsableCommand {
         subcommands: [
             Init.self, Clone.self, Status.self, Push.self, Pull.self, SyncCommand.self,
             Remove.self, Log.self, Restore.self, Conflicts.self, Resolve.self, Verify.self, GC.self, ConfigCommand.self, ResetBase.self,
-            Edit.self, New.self,
+            Edit.self, New.self, Replicas.self,
         ]
     )
 }
@@ -68,6 +68,7 @@ enum Main {
     static func main() {
         let typed = Array(CommandLine.arguments.dropFirst())
         Usage.check(typed)
+        ReplicaInfo.softwareVersion = DocSyncVersion.string
         let arguments = hoistGlobalOptions(typed)
         let wantsJSON = arguments.prefix { $0 != "--" }.contains("--json")
         var commandName = "docsync"
@@ -152,6 +153,12 @@ enum Main {
                  errorCode: "usage", json: globals.contains("--json"), plain: true)
         }
         guard commands.contains(args[i]) else { return args }
-        return [args[i]] + globals + Array(args[(i + 1)...])
+        // After a nested command's name too (`docsync --json replicas forget NAME`).
+        var end = i + 1
+        if let command = DocSync.configuration.subcommands.first(where: { $0._commandName == args[i] }), end < args.count,
+           command.configuration.subcommands.contains(where: { $0._commandName == args[end] }) {
+            end += 1
+        }
+        return Array(args[i..<end]) + globals + Array(args[end...])
     }
 }

@@ -15,7 +15,8 @@ extension GitRemote {
     /// on top of the one that added it (it had fetched it), or made that commit. A
     /// replica that only pulls is not known; that is safe, because a git pull diffs its
     /// last synced commit against the new one and sees the document's file go whether a
-    /// tombstone is still there or not.
+    /// tombstone is still there or not. A replica retired by `docsync replicas forget` (a
+    /// `Retired-Replica:` commit) is not counted until it commits again (`scanHistory`).
     public func purgeTombstones(_ rule: TombstoneRule, dryRun: Bool, replica: ReplicaInfo) throws -> TombstonePurge {
         var attempts = 0
         while true {
@@ -30,7 +31,7 @@ extension GitRemote {
             // deletion later (its tombstone gone) can still tell the deleter if an edit wins.
             let deleters = report.purged.map { "\(Self.purgedByTrailer) \($0.deletedBy) \($0.refId)" }.sorted()
             let message = "docsync: gc, \(count) tombstone\(count == 1 ? "" : "s") purged from \(replica.name)\n\n" + lines.joined(separator: "\n")
-                + "\n\nReplica: \(replica.replicaId)\n" + deleters.map { $0 + "\n" }.joined()
+                + "\n\n" + Self.trailers(of: replica) + deleters.map { $0 + "\n" }.joined()
             do {
                 let commit = try publish(baseTree: try repo.commit(head).tree, changes: paths.map { ($0, nil) }, parent: head, message: message, replica: replica)
                 try CrashPoint.hit("gc.after-remote-commit")
@@ -52,40 +53,34 @@ extension GitRemote {
         var report = TombstonePurge()
         guard !tombstones.isEmpty else { return (report, []) }
         let blobAtHead = Dictionary(tombstones.map { ($0.path, $0.blob) }, uniquingKeysWith: { a, _ in a })
-        // Newest first: the index of each replica's latest commit, and of the commit that
-        // wrote each tombstone's current content.
-        var latestPush: [String: Int] = [:]
-        var introduced: [String: Int] = [:]
-        var current: GitOID? = head
-        var index = 0
-        while let id = current, index < Self.gcHistoryLimit {
-            let info = try repo.commit(id)
-            if let replicaId = Self.replicaId(inMessage: info.message), latestPush[replicaId] == nil { latestPush[replicaId] = index }
-            let parentTree = try info.parents.first.map { try repo.commit($0).tree }
-            for change in try repo.diff(from: parentTree, to: info.tree) {
-                guard let path = change.newPath, introduced[path] == nil, let blob = change.newBlob, blobAtHead[path] == blob else { continue }
-                introduced[path] = index
-            }
-            current = info.parents.first
-            index += 1
-        }
+        let scan = try scanHistory(head: head, tombstones: blobAtHead)
+        let latestPush = scan.latestPush
+        let introduced = scan.introduced
         report.replicas = latestPush.keys.sorted()
         var paths: [String] = []
         for file in tombstones.sorted(by: { $0.path < $1.path }) {
             guard let entry = try? JSONDecoder().decode(RemoteEntry.self, from: Data(try repo.blob(file.blob))) else { continue }
-            let seenByAll = introduced[file.path].map { at in !latestPush.isEmpty && latestPush.values.allSatisfy { $0 <= at } } ?? false
+            // Not seen: the replica's latest commit is older than the one that wrote it.
+            let unseenBy = introduced[file.path].map { at in latestPush.filter { $0.value > at }.map(\.key).sorted() } ?? []
+            let seenByAll = introduced[file.path] != nil && !latestPush.isEmpty && unseenBy.isEmpty
             let reason = rule.reason(deletedAt: entry.time, seenByAll: seenByAll)
             if reason != nil { paths.append(file.path) }
-            report.record(entry, purgedBecause: reason)
+            report.record(entry, purgedBecause: reason, unseenBy: unseenBy)
         }
         return (report, paths)
     }
 
     /// The replica named by the `Replica:` line docsync writes at the end of its commits.
     static func replicaId(inMessage message: String) -> String? {
-        for line in message.split(separator: "\n").reversed() where line.hasPrefix("Replica: ") {
-            let id = line.dropFirst("Replica: ".count).trimmingCharacters(in: .whitespaces)
-            return id.isEmpty ? nil : id
+        trailer("Replica:", in: message)
+    }
+
+    /// The last `Key: value` line of a commit message with this key, trimmed; nil if none
+    /// or empty.
+    static func trailer(_ key: String, in message: String) -> String? {
+        for line in message.split(separator: "\n").reversed() where line.hasPrefix(key + " ") {
+            let value = line.dropFirst(key.count + 1).trimmingCharacters(in: .whitespaces)
+            return value.isEmpty ? nil : value
         }
         return nil
     }

@@ -308,7 +308,7 @@ public final class GitRemote: Remote {
             lines.append("\(what) \(shared.record.path) (\(shared.record.changesetId))")
         }
         let summary = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-        let message = "docsync: \(summary) from \(replica.name)\n\n" + lines.joined(separator: "\n") + "\n\nReplica: \(replica.replicaId)\n"
+        let message = "docsync: \(summary) from \(replica.name)\n\n" + lines.joined(separator: "\n") + "\n\n" + Self.trailers(of: replica)
         let commit = try publish(baseTree: baseTree, changes: removals + changes, parent: parent, message: message, replica: replica)
         // One commit lands all of them at once.
         for (written, write) in writes.enumerated() { writeProgress?(write, written + 1, writes.count) }

@@ -38,13 +38,14 @@ extension DirectoryRemote {
         for (i, entry) in entries.enumerated() where latest[entry.refId] == i && entry.deleted && entry.purgedDeletion != true {
             let end = lines[i].endOffset
             // Seen: the replica's last recorded cursor is in this epoch and past the line.
-            let seenByAll = !records.isEmpty && records.allSatisfy { record in
-                guard let cursor = Cursor(record.seen), cursor.remoteId == id else { return false }
-                return cursor.position.generation >= now.epoch && cursor.position.length >= end
-            }
+            let unseenBy = records.filter { record in
+                guard let cursor = Cursor(record.seen), cursor.remoteId == id else { return true }
+                return cursor.position.generation < now.epoch || cursor.position.length < end
+            }.map(\.replicaId)
+            let seenByAll = !records.isEmpty && unseenBy.isEmpty
             let reason = rule.reason(deletedAt: entry.time, seenByAll: seenByAll)
             if reason != nil { purged.insert(entry.refId) }
-            report.record(entry, purgedBecause: reason)
+            report.record(entry, purgedBecause: reason, unseenBy: unseenBy)
         }
         if dryRun { return report }
         if purged.isEmpty {

@@ -410,13 +410,26 @@ public final class DirectoryRemote: Remote {
         var name: String
         var seen: String
         var time: Int64
+        /// Absent in records written before docsync kept it.
+        var version: String? = nil
+    }
+
+    /// How stale a record may grow while its replica syncs without news: a no-op sync
+    /// rewrites it only this often, so `docsync replicas` shows "last synced" to within
+    /// this, and a no-op pull still writes nothing most of the time.
+    static let replicaRecordRefreshMillis: Int64 = 3_600_000
+
+    func replicaRecordPath(_ replicaId: String) -> String {
+        meta + "/replicas/" + DocumentPath.fileName(forRefId: replicaId) + ".json"
     }
 
     private func writeReplicaRecord(_ replica: ReplicaInfo, seen cursor: String) throws {
-        let path = meta + "/replicas/" + DocumentPath.fileName(forRefId: replica.replicaId) + ".json"
+        let path = replicaRecordPath(replica.replicaId)
+        let now = FileSystem.currentTimeNanos / 1_000_000
         if let old = try? FileSystem.readFile(path), let record = try? JSONDecoder().decode(ReplicaRecord.self, from: Data(old)),
-           record.seen == cursor, record.name == replica.name { return }
-        let record = ReplicaRecord(replicaId: replica.replicaId, name: replica.name, seen: cursor, time: FileSystem.currentTimeNanos / 1_000_000)
+           record.seen == cursor, record.name == replica.name, record.version == replica.version,
+           now - record.time < Self.replicaRecordRefreshMillis { return }
+        let record = ReplicaRecord(replicaId: replica.replicaId, name: replica.name, seen: cursor, time: now, version: replica.version)
         try FileSystem.createDirectories(meta + "/replicas")
         try FileSystem.writeAtomically(path, Array(try Self.json(record).utf8) + [10])
     }

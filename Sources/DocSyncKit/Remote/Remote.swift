@@ -80,6 +80,12 @@ public struct RemoteWrite: Sendable {
 public struct ReplicaInfo: Codable, Sendable {
     public var replicaId: String
     public var name: String
+    /// The docsync version this replica runs (shown by `docsync replicas`).
+    public var version: String? = nil
+
+    /// The running docsync's version, set once by the command line at start-up (the
+    /// engine does not know its own release number).
+    nonisolated(unsafe) public static var softwareVersion: String?
 }
 
 public enum RemoteError: Error, LocalizedError, Sendable {
@@ -162,6 +168,11 @@ public protocol Remote: AnyObject {
     /// `docsync gc`: removes the tombstones every replica known to the remote has seen,
     /// or older than the rule's age. With `dryRun`, only says which.
     func purgeTombstones(_ rule: TombstoneRule, dryRun: Bool, replica: ReplicaInfo) throws -> TombstonePurge
+    /// `docsync replicas`: every replica the remote knows, as it last recorded them.
+    func knownReplicas() throws -> [KnownReplica]
+    /// `docsync replicas forget`: the remote stops counting `replicaId` (for gc) until it
+    /// syncs again. `replica` is the one doing it.
+    func forgetReplica(_ replicaId: String, replica: ReplicaInfo) throws
 }
 
 extension Remote {

@@ -17,6 +17,9 @@ public struct TombstonePurge: Codable, Sendable {
     public var kept = 0
     /// The replicas the remote knows (ids), whose progress decides.
     public var replicas: [String] = []
+    /// For each known replica that has not seen some kept tombstone: how many. These are
+    /// the tombstones that replica holds back (`docsync replicas`, `replicas forget`).
+    public var heldBack: [String: Int] = [:]
     /// Folder remotes: the feed's size before and after its compaction.
     public var feedBytesBefore: Int? = nil
     public var feedBytesAfter: Int? = nil
@@ -31,8 +34,13 @@ public struct TombstonePurge: Codable, Sendable {
     public init() {}
 
     /// Counts the tombstone of `entry` as purged (`reason` set) or kept.
-    mutating func record(_ entry: RemoteEntry, purgedBecause reason: String?) {
-        guard let reason else { kept += 1; return }
+    /// `unseenBy` are the known replicas that have not seen it: a kept one is held back by them.
+    mutating func record(_ entry: RemoteEntry, purgedBecause reason: String?, unseenBy: [String] = []) {
+        guard let reason else {
+            kept += 1
+            for replicaId in unseenBy { heldBack[replicaId, default: 0] += 1 }
+            return
+        }
         purged.append(Purged(refId: entry.refId, path: entry.path, changesetId: entry.changesetId,
                              deletedBy: entry.replica, time: entry.time, reason: reason))
     }

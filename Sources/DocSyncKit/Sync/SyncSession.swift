@@ -82,9 +82,11 @@ final class SyncSession {
             if plan.cursor != state.cursor {
                 try workspace.append([JournalEntry(.cursor(plan.cursor))])
                 try workspace.checkpoint()
-                // Why: tombstone gc counts a replica as up to date only from its record.
-                try? remote.noteReplica(workspace.replicaInfo, seen: plan.cursor)
             }
+            // Why: tombstone gc counts a replica as up to date only from its record. With
+            // nothing new the record is rewritten only once it is an hour old, so
+            // `docsync replicas` still shows this replica as syncing.
+            try? remote.noteReplica(workspace.replicaInfo, seen: plan.cursor)
             return
         }
         for (hash, bytes) in plan.objects.sorted(by: { $0.key < $1.key }) { try workspace.objects.put(bytes, hash: hash) }

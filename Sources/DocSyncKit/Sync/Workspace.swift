@@ -250,7 +250,7 @@ public final class Workspace {
     // MARK: Pieces shared by the commands
 
     var replicaInfo: ReplicaInfo {
-        ReplicaInfo(replicaId: config.replicaId, name: config["core.replicaName"] ?? config.replicaId)
+        ReplicaInfo(replicaId: config.replicaId, name: config["core.replicaName"] ?? config.replicaId, version: ReplicaInfo.softwareVersion)
     }
 
     public func makeRemote() throws -> Remote {
