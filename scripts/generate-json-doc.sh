@@ -44,6 +44,8 @@ ex() { local name=$1; shift; echo "### $name \$ docsync $*"; set +e; "$docsync" 
   ex configlist -C B config --json --list
   ex new -C B new --json notes/idea.json
   VISUAL="sed -i s/{/[/" ex edit-rejected -C B edit --json notes/idea.json
+  ex replicas -C B replicas --json
+  ex forget -C B replicas forget --json --dry-run laptop
   ex resetbase -C B reset-base --json
   ex error -C / status --json
   ex usage -C B log --json --bogus
@@ -70,6 +72,7 @@ sections = [
     ("gc", "What was dropped and freed locally, and the remote's tombstone purge (`null` with `--local-only`).", ["gc"]),
     ("config", "`config KEY` prints the key's value (its default when not set; `null` and exit 1 when it has none) and the default; setting a key prints the new value and whether the remote changed.", ["config", "configset", "configlist"]),
     ("new, edit", "`new` names the record it made and its ids; `edit` says what the edit did (`outcome`: updated, unchanged, rejected; a rejected edit exits 1 and names where the refused text was kept).", ["new", "edit-rejected"]),
+    ("replicas", "Every replica the remote knows (`self`: this tree); `replicas forget` names the one retired.", ["replicas", "forget"]),
     ("Errors", "", ["error", "usage"]),
 ]
 out = [head.rstrip() + "\n\n## Examples\n\nReal output of one session (written by `scripts/generate-json-doc.sh`): replica `laptop`\n(tree `A`) makes a folder remote, replica `desk` (tree `B`) clones it, both edit `ada.json`'s\n`city`.\n"]

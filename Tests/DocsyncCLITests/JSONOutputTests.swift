@@ -160,6 +160,9 @@ struct JSONOutputTests {
       b.run(["edit", "--json", "notes/n.json"], env: ["VISUAL": "sed -i s/{/[/"]), "edit", command: "edit", exit: 1)
     #expect(rejected["outcome"] as? String == "rejected", "\(rejected)")
 
+    let known = Self.check(b.run("replicas", "--json"), "replicas", command: "replicas")
+    #expect(Set((known["replicas"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }).isSuperset(of: ["A", "B"]), "\(known)")
+    Self.check(b.run("replicas", "forget", "--json", "--dry-run", "A"), "replicas-forget", command: "replicas forget")
     Self.check(b.run("reset-base", "--json"), "sync-report", command: "reset-base")
   }
 
@@ -254,6 +257,7 @@ struct JSONOutputTests {
       case "push", "pull", "sync", "rm", "restore", "resolve", "reset-base": schema = "sync-report"
       case "log": schema = object["entries"] == nil ? "log-document" : "log"
       case "config": schema = object["values"] == nil ? "config" : "config-list"
+      case "replicas forget": schema = "replicas-forget"
       case let command?: schema = command
       }
       if let problems = SchemaValidator.problems(text, schema: schema) {

@@ -26,7 +26,7 @@ extension DocSync {
         defer { workspace.close() }
         let report = try workspace.replicas()
         if global.json {
-          try Output.json(ReplicasJSON(report))
+          try Output.json(ReplicasJSON(report), command: "replicas")
           return
         }
         ReplicasTable.print(report)
@@ -62,7 +62,7 @@ extension DocSync {
             ForgetJSON(
               forgotten: ReplicasJSON.Replica(
                 gone, holdsBack: nil, isSelf: gone.replicaId == workspace.config.replicaId),
-              dryRun: dryRun))
+              dryRun: dryRun), command: "replicas forget")
           return
         }
         Output.line(
