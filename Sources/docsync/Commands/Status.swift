@@ -16,7 +16,8 @@ extension DocSync {
             let status = try workspace.status()
             for problem in status.problems { Output.problem(problem) }
             for warning in status.warnings { Output.warning(warning) }
-            let names = workspace.replicaNames()
+            // status works offline: the remote's replica records only when a line names another replica.
+            let names = workspace.replicaNames(fromRemote: status.conflicts.contains { $0.deleted == true })
             if global.json {
                 try Output.json(StatusJSON(status: status, replicaName: names[status.replicaId]), command: "status")
                 if !status.problems.isEmpty { throw ExitCode.failure }
@@ -104,8 +105,8 @@ extension DocSync {
             Output.configure(global)
             let workspace = try Workspace.open(at: global.workingDirectory, readOnly: true)
             defer { workspace.close() }
-            let names = workspace.replicaNames()
             if let document {
+                let names = workspace.replicaNames()
                 var history = try workspace.history(of: document, relativeTo: global.workingDirectory)
                 history.local = window(history.local) { $0.entry.time }
                 // Newest first: the window's last N are the first N.
@@ -127,6 +128,8 @@ extension DocSync {
             var entries = try workspace.log()
             if pending { entries = entries.filter(\.pending) }
             entries = window(entries) { $0.entry.time }
+            // The remote's replica records only when an entry names another replica.
+            let names = workspace.replicaNames(fromRemote: entries.contains { $0.entry.kind == .held })
             if global.json {
                 try Output.json(["entries": entries.map { LogEntryJSON(item: $0, replicaNames: names) }], command: "log")
                 return
