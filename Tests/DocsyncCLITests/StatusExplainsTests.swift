@@ -121,6 +121,8 @@ struct StatusExplainsTests {
     #expect(
       status.stdout.contains("`docsync resolve a.json --take local` deletes it after all"),
       status.comment)
+    let listed = a.ok("conflicts")
+    #expect(listed.stdout.contains("recorded by replica B ("), "replicas by name: \(listed)")
     // The command offered does what it says.
     #expect(a.run("resolve", "a.json", "--take", "local").exit == 0)
     #expect(!a.exists("a.json"))

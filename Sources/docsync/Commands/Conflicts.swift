@@ -19,11 +19,13 @@ extension DocSync {
             let records = workspace.conflicts(all: all)
             if global.json { try Output.json(["conflicts": records.map(ConflictJSON.init)], command: "conflicts"); return }
             if records.isEmpty { Output.line(all ? "No conflicts recorded." : "No open conflicts."); return }
+            let own = workspace.config.replicaId
+            let names = workspace.replicaNames(fromRemote: records.contains { $0.replica.map { $0 != own } ?? false })
             for r in records {
                 let what = r.fields.map { $0.isEmpty ? "whole document" : "fields " + $0.joined(separator: ", ") } ?? "whole document"
                 Output.line("\(r.path)  (\(r.refId))")
                 let side = workspace.sideHere(of: r).rawValue
-                let by = r.replica.map { $0 == workspace.config.replicaId ? "" : "; recorded by replica \($0)" } ?? ""
+                let by = r.replica.map { $0 == own ? "" : "; recorded by replica \(names[$0].map { "\($0) (\(r.replica!))" } ?? $0)" } ?? ""
                 let decided = r.deleted == true ? "a deletion lost to an edit" : "\(what); policy \((r.policy ?? .lww).rawValue)"
                 Output.line("  \(decided); \(Output.time(r.time))\(by)"
                             + (r.resolved.map { "; resolved \(Output.time($0))" + (r.take.map { " (took \($0))" } ?? "") } ?? ""))
