@@ -306,7 +306,9 @@ extension MC.Run {
 
     func engineConflicts(_ r: Int) -> (records: [EngineRecord]?, error: String) {
         let result = replicas[r].run(["conflicts", "--json"])
-        guard result.exit == 0, let list = JSONHelp.parse(result.stdout) as? [[String: Any]] else { return (nil, "\(result)") }
+        guard result.exit == 0, let list = (JSONHelp.parse(result.stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] else {
+            return (nil, "\(result)")
+        }
         var records: [EngineRecord] = []
         for item in list {
             let refId = item["refId"] as? String ?? "?"
