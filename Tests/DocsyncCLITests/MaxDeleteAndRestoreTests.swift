@@ -49,6 +49,10 @@ struct MaxDeleteAndRestoreTests {
         "nothing was deleted on the remote")
     }
 
+    let quiet = a.run("sync", "--quiet")
+    #expect(quiet.exit == 1 && quiet.stdout.isEmpty, "cron: nothing on stdout: \(quiet)")
+    #expect(quiet.stderr.contains("docsync restore --deleted"), "the one line cron mails names the way back: \(quiet)")
+
     let json = a.run("sync", "--json")
     #expect(json.exit == 1, json.comment)
     let report = try #require(
