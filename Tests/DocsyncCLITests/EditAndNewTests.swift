@@ -106,6 +106,26 @@ struct EditAndNewTests {
     #expect(a.json("a.json")?["v"] as? Int == 2, r.comment)
   }
 
+  @Test("an editor that reads the keyboard runs in the terminal's foreground and is not stopped")
+  func editorReadsTheTerminal() {
+    let box = Sandbox()
+    let a = box.initReplica("A", files: ["a.json": "{\"v\": 1}\n"])
+    a.sync()
+    // Like vi: the editor reads the terminal. Started in a process group of its own it
+    // would be stopped by SIGTTIN and `edit` would never return (timeout: exit 124).
+    let ed = Self.editor(
+      box, "reads-tty.sh",
+      """
+      read answer < /dev/tty
+      sed "s/\\"v\\": *1/\\"v\\": \\"$answer\\"/" "$1" > "$1.new" && mv "$1.new" "$1"
+      """)
+    let command = ([CLI.binary, "edit", "a.json"]).map(PTY.quote).joined(separator: " ")
+    let shell = "printf 'typed\\n' | timeout 60 script -qec \(PTY.quote(command)) /dev/null"
+    let r = CLI.runTool("/bin/sh", ["-c", shell], in: a.root, env: ["VISUAL": ed])
+    #expect(r.exit == 0, "exit 124 means the editor was stopped waiting for the terminal: \(r.comment)")
+    #expect(a.json("a.json")?["v"] as? String == "typed", r.comment)
+  }
+
   @Test("new creates a stamped record (empty or from a template) and refuses bad paths")
   func newRecord() {
     let box = Sandbox()

@@ -85,19 +85,20 @@ extension DocSync {
     static func runEditor(on file: String) throws {
       let env = ProcessInfo.processInfo.environment
       let editor = [env["VISUAL"], env["EDITOR"]].compactMap { $0 }.first { !$0.isEmpty } ?? "vi"
-      let process = Process()
-      process.executableURL = URL(fileURLWithPath: "/bin/sh")
-      process.arguments = ["-c", editor + " \"$1\"", "sh", file]
-      do { try process.run() } catch {
+      switch ForegroundCommand.run(editor + " \"$1\"", arguments: [file]) {
+      case .exited(0):
+        return
+      case .notStarted(let code):
         throw CommandFailure(
-          message: "could not start the editor '\(editor)': \(error.localizedDescription)",
+          message: "could not start the editor '\(editor)': \(String(cString: strerror(code)))",
           code: .failure)
-      }
-      process.waitUntilExit()
-      guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+      case .exited(let status):
         throw CommandFailure(
-          message:
-            "the editor '\(editor)' failed (status \(process.terminationStatus)); the record was left as it was",
+          message: "the editor '\(editor)' failed (status \(status)); the record was left as it was",
+          code: .failure)
+      case .signalled(let signalNumber):
+        throw CommandFailure(
+          message: "the editor '\(editor)' was killed by signal \(signalNumber); the record was left as it was",
           code: .failure)
       }
     }
