@@ -294,7 +294,11 @@ import Glibc
         for i in 0..<6 { set.write(a, "d\(i).json", "{\"i\": \(i)}") }
         try set.sync(a)
         for i in 0..<4 { try FileManager.default.removeItem(atPath: a + "/d\(i).json") }
-        #expect(throws: Workspace.Failure.self) { try set.sync(a) }
+        // Refused, and reported as such (with the deletions and the command that undoes them).
+        let refused = try set.sync(a)
+        #expect(refused.refusedPush?.count == 4 && refused.refusedPush?.total == 6, "\(refused)")
+        #expect(refused.refusedPush?.deletions.map(\.path).sorted() == ["d0.json", "d1.json", "d2.json", "d3.json"])
+        #expect(refused.pushed.isEmpty && refused.pendingAfter == 4)
         #expect(FileManager.default.fileExists(atPath: set.remote + "/d0.json"))
         try set.sync(a, force: true)
         #expect(!FileManager.default.fileExists(atPath: set.remote + "/d0.json"))

@@ -36,7 +36,6 @@ public final class Workspace {
         case notEmpty(String)
         case noRemote
         case busy(String)
-        case tooManyDeletes(count: Int, total: Int, share: Double)
         case notTracked(String)
         case gaveUp(String)
         /// The remote could not be reached (the message says why): try again later.
@@ -56,8 +55,6 @@ public final class Workspace {
             case let .notEmpty(dir): return "\(dir) exists and is not empty"
             case .noRemote: return "no remote configured; set one with `docsync config remote.url PATH`"
             case let .busy(holder): return "another docsync run is working on this tree (\(holder.isEmpty ? "lock held" : holder)); try again later"
-            case let .tooManyDeletes(count, total, share):
-                return "this push would delete \(count) of the remote's \(total) documents (more than \(Int(share * 100))%, push.maxDeleteShare); nothing was sent. Check the tree, then run again with --force if this is intended"
             case let .notTracked(path): return "\(path): not a tracked document"
             case let .gaveUp(reason): return reason
             case let .unreachable(message): return message

@@ -50,7 +50,6 @@ enum ErrorCode {
     case Workspace.Failure.notATree: return "not-a-tree"
     case Workspace.Failure.noRemote: return "no-remote"
     case Workspace.Failure.notTracked: return "unknown-document"
-    case Workspace.Failure.tooManyDeletes: return "too-many-deletes"
     case Workspace.Failure.offlineTooLong: return "offline-too-long"
     default:
       if exitCode == ExitStatus.usage.rawValue { return "usage" }
