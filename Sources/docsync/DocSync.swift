@@ -12,7 +12,7 @@ struct DocSync: ParsableCommand {
             append-only journal, and reconciles the tree three-way against a remote folder.
 
             Exit codes: 0 success; 1 error (including files that are not valid JSON); \
-            2 usage (also: no command, or an unknown one); 3 conflicts were recorded; 75 the remote is unreachable or another run \
+            2 usage (also: no command, or an unknown one); 3 (push, pull and sync only) conflicts were recorded; 75 the remote is unreachable or another run \
             holds the tree or the remote (try again later).
             """,
         version: DocSyncVersion.string,
