@@ -126,6 +126,35 @@ struct EditAndNewTests {
     #expect(a.json("a.json")?["v"] as? String == "typed", r.comment)
   }
 
+  @Test("the copy left by a killed edit is kept in .docsync/rejected/ by the next edit, never deleted")
+  func leftoverCopyOfAKilledEditIsKept() throws {
+    let box = Sandbox()
+    let a = box.initReplica("A", files: ["a.json": "{\"v\": 1}\n"])
+    a.sync()
+    // What a killed `edit` leaves: its copy, named with a process id that no longer runs.
+    let gone = Process()
+    gone.executableURL = URL(fileURLWithPath: "/bin/true")
+    try gone.run()
+    gone.waitUntilExit()
+    let tmp = a.root + "/.docsync/tmp"
+    try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
+    let saved = "{\"v\": \"typed before the kill\"}"
+    try Data(saved.utf8).write(to: URL(fileURLWithPath: tmp + "/a.\(gone.processIdentifier).json"))
+    // And a copy of an edit still running (this test's own process): left alone.
+    let live = tmp + "/a.\(getpid()).json"
+    try Data("{}".utf8).write(to: URL(fileURLWithPath: live))
+
+    let ed = Self.editor(box, "noop.sh", "true")
+    let r = a.run(["edit", "a.json"], env: ["VISUAL": ed])
+    #expect(r.exit == 0, r.comment)
+    #expect(r.stderr.contains("did not finish; its text is kept in"), r.comment)
+    let rejected = try FileManager.default.contentsOfDirectory(atPath: a.root + "/.docsync/rejected")
+    #expect(rejected.count == 1, "\(rejected)")
+    let keptText = try String(contentsOfFile: a.root + "/.docsync/rejected/" + rejected[0], encoding: .utf8)
+    #expect(keptText == saved)
+    #expect(FileManager.default.fileExists(atPath: live), "a running edit's copy stays")
+  }
+
   @Test("new creates a stamped record (empty or from a template) and refuses bad paths")
   func newRecord() {
     let box = Sandbox()

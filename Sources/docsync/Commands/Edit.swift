@@ -13,7 +13,8 @@ extension DocSync {
         recorded like any edit (a new changesetId, sent by the next push or sync); an unchanged \
         one changes nothing. On a terminal a refused edit shows line:col: reason and asks whether \
         to edit it again; otherwise docsync exits 1, leaves the record as it was and keeps the \
-        refused text in .docsync/rejected/. The tree is not locked while the editor is open.
+        refused text in .docsync/rejected/. The tree is not locked while the editor is open. \
+        A copy left by an edit that was killed is moved to .docsync/rejected/ by the next edit.
         """
     )
     @OptionGroup var global: GlobalOptions
@@ -29,6 +30,9 @@ extension DocSync {
       let (path, refId, original) = try reader.editableDocument(
         document, relativeTo: global.workingDirectory)
       let tmpFolder = reader.layout.metadata + "/tmp"
+      for (leftover, kept) in Self.keepLeftoverCopies(in: tmpFolder, workspace: reader) {
+        Output.warning("an earlier edit (\(leftover)) did not finish; its text is kept in \(kept)")
+      }
       reader.close()
       try FileSystem.createDirectories(tmpFolder)
       let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
@@ -79,6 +83,26 @@ extension DocSync {
           message: "\(path) was left as it was; the refused text is kept in \(kept)", code: .failure
         )
       }
+    }
+
+    /// Copies left in `.docsync/tmp/` by an `edit` that was killed (its process is gone) may
+    /// hold text the user saved in the editor: they move to `.docsync/rejected/`, never
+    /// deleted. A copy whose process still runs is another `edit` at work and stays.
+    static func keepLeftoverCopies(in folder: String, workspace: Workspace) -> [(String, String)] {
+      guard let names = try? FileSystem.listDirectory(folder) else { return [] }
+      var kept: [(String, String)] = []
+      for name in names.sorted() where name.hasSuffix(".json") {
+        let parts = name.split(separator: ".")
+        guard parts.count >= 3, let pid = pid_t(parts[parts.count - 2]) else { continue }
+        if kill(pid, 0) == 0 || errno == EPERM { continue }
+        let file = folder + "/" + name
+        guard let bytes = try? FileSystem.readFile(file),
+          let target = try? workspace.keepRejected(bytes, for: parts.dropLast(2).joined(separator: ".") + ".json")
+        else { continue }
+        try? FileSystem.removeFile(file)
+        kept.append((name, target))
+      }
+      return kept
     }
 
     /// Runs the user's editor on `file` through the shell, so `EDITOR="code --wait"` works.
