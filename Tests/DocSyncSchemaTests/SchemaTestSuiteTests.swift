@@ -1,0 +1,121 @@
+import DocSyncJSON
+import Foundation
+import Testing
+@testable import DocSyncSchema
+
+/// Runs the official JSON-Schema-Test-Suite (copied under JSON-Schema-Test-Suite/, see its
+/// ORIGIN) for draft 2020-12 and draft-07: every case of every top-level keyword file, and
+/// the optional/format files. Prints "passed/total" per draft and file. A failing case
+/// fails the test unless its file or case is listed below with the reason.
+///
+/// `swift test --filter SchemaTestSuiteTests`
+@Suite struct SchemaTestSuiteTests {
+    static let suiteRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("JSON-Schema-Test-Suite")
+
+    /// Files not supported at all: counted and printed, never failing.
+    static let unsupportedFiles: [String: String] = [
+        "draft2020-12/vocabulary.json": "custom metaschemas with $vocabulary are not supported",
+    ]
+
+    /// Single groups ("file: group description") or cases ("file: group description: case description").
+    static let unsupportedCases: [String: String] = [:]
+
+    struct Tally {
+        var passed = 0, total = 0
+    }
+
+    @Test func officialSuite() throws {
+        let remotes = try Self.loadRemotes()
+        var unexpected: [String] = []
+        var summary: [String] = []
+        for (folder, draft) in [("draft2020-12", SchemaDraft.draft2020_12), ("draft7", .draft7)] {
+            var draftTally = Tally()
+            let directory = Self.suiteRoot.appendingPathComponent("tests/\(folder)")
+            let files = try Self.jsonFiles(in: directory).map { ($0, $0) }
+                + Self.jsonFiles(in: directory.appendingPathComponent("optional/format")).map { ("optional/format/" + $0, "optional/format/" + $0) }
+            var lines: [String] = []
+            for (name, _) in files {
+                let key = "\(folder)/\(name)"
+                let document = try Self.parse(directory.appendingPathComponent(name))
+                var tally = Tally()
+                var failures: [String] = []
+                for group in document.arrayValue {
+                    let description = group["description"]?.stringValue ?? "?"
+                    let schema = Result { () throws(SchemaError) in
+                        try Schema(group["schema"] ?? .bool(true), defaultDraft: draft, remotes: remotes)
+                    }
+                    for test in group["tests"]?.arrayValue ?? [] {
+                        let testDescription = test["description"]?.stringValue ?? "?"
+                        let expected = test["valid"] == .bool(true)
+                        let outcome: Bool? = switch schema {
+                        case .success(let compiled): compiled.isValid(test["data"] ?? .null)
+                        case .failure: nil
+                        }
+                        tally.total += 1
+                        if outcome == expected {
+                            tally.passed += 1
+                            continue
+                        }
+                        let caseKey = "\(key): \(description): \(testDescription)"
+                        if Self.unsupportedFiles[key] != nil || Self.unsupportedCases["\(key): \(description)"] != nil
+                            || Self.unsupportedCases[caseKey] != nil
+                        {
+                            continue
+                        }
+                        let got = switch schema {
+                        case .success: "valid \(!expected)"
+                        case .failure(let error): "schema error: \(error)"
+                        }
+                        failures.append("\(caseKey) (expected valid \(expected), got \(got))")
+                    }
+                }
+                draftTally.passed += tally.passed
+                draftTally.total += tally.total
+                lines.append("  \(name) \(tally.passed)/\(tally.total)")
+                unexpected += failures
+            }
+            summary.append("\(folder) \(draftTally.passed)/\(draftTally.total)")
+            summary += lines
+        }
+        print("JSON-Schema-Test-Suite results:\n" + summary.joined(separator: "\n"))
+        if !unexpected.isEmpty {
+            print("Unexpected failures:\n" + unexpected.joined(separator: "\n"))
+        }
+        #expect(unexpected.isEmpty, "\(unexpected.count) unexpected failures, listed above")
+    }
+
+    /// remotes/… served as http://localhost:1234/….
+    static func loadRemotes() throws -> [String: JSONValue] {
+        let root = suiteRoot.appendingPathComponent("remotes")
+        var remotes: [String: JSONValue] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: root.path)
+        while let relative = enumerator?.nextObject() as? String {
+            guard relative.hasSuffix(".json") else { continue }
+            remotes["http://localhost:1234/" + relative] = try parse(root.appendingPathComponent(relative))
+        }
+        return remotes
+    }
+
+    static func jsonFiles(in directory: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }.sorted()
+    }
+
+    static func parse(_ url: URL) throws -> JSONValue {
+        try JSONValueParser.parse(Array(Data(contentsOf: url)))
+    }
+}
+
+extension JSONValue {
+    subscript(key: String) -> JSONValue? {
+        if case .object(let members) = self { members[key] } else { nil }
+    }
+
+    var arrayValue: [JSONValue] {
+        if case .array(let items) = self { items } else { [] }
+    }
+
+    var stringValue: String? {
+        if case .string(let text) = self { text } else { nil }
+    }
+}
