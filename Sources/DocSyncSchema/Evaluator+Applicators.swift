@@ -34,7 +34,10 @@ extension Evaluator {
     private func entering(_ target: SchemaLocation, _ context: EvaluationContext) -> EvaluationContext {
         var context = context
         context.base = target.base
-        if context.scope.last != target.base { context.scope.append(target.base) }
+        // A target with its own `$id` enters that resource (evaluate adds it to the scope);
+        // any other enters the resource that holds it.
+        let hasID = if case .object(let keywords) = target.schema, keywords["$id"] != nil { true } else { false }
+        if !hasID, context.scope.last != target.base { context.scope.append(target.base) }
         return context
     }
 

@@ -112,8 +112,7 @@ enum Format {
     }
 
     private static func isHostname(_ text: String) -> Bool {
-        var name = Substring(text)
-        if name.hasSuffix(".") { name = name.dropLast() }
+        let name = Substring(text)
         guard !name.isEmpty, name.utf8.count <= 253 else { return false }
         return name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
             guard !label.isEmpty, label.utf8.count <= 63, !label.hasPrefix("-"), !label.hasSuffix("-") else { return false }
@@ -173,27 +172,49 @@ enum Format {
             i += 1
         }
         let beforeFragment = text.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
+        var rest = beforeFragment
         if let colon = beforeFragment.firstIndex(of: ":"),
            let first = beforeFragment.first, first.isLetter,
            beforeFragment[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) })
         {
-            let rest = beforeFragment[beforeFragment.index(after: colon)...]
-            if rest.hasPrefix("//") {
-                // Brackets only around an IP literal in the authority.
-                let authority = rest.dropFirst(2).prefix { $0 != "/" && $0 != "?" }
-                if authority.contains("[") || authority.contains("]") {
-                    guard let open = authority.firstIndex(of: "["), let close = authority.firstIndex(of: "]"), open < close else { return false }
-                }
-                let afterAuthority = rest.dropFirst(2 + authority.count)
-                if afterAuthority.contains("[") || afterAuthority.contains("]") { return false }
-            } else if rest.contains("[") || rest.contains("]") {
-                return false
-            }
-            return true
+            rest = beforeFragment[beforeFragment.index(after: colon)...]
+        } else if requireScheme {
+            return false
+        } else if let firstSegment = rest.split(separator: "/", omittingEmptySubsequences: false).first,
+                  !rest.hasPrefix("//"), firstSegment.prefix(while: { $0 != "?" }).contains(":")
+        {
+            // A relative path's first segment may not hold a colon (it would read as a scheme).
+            return false
         }
-        if requireScheme { return false }
-        // A relative reference: its first segment may not contain ":".
-        return !beforeFragment.contains("[") && !beforeFragment.contains("]")
+        if rest.hasPrefix("//") {
+            let authority = rest.dropFirst(2).prefix { $0 != "/" && $0 != "?" }
+            guard isAuthority(authority) else { return false }
+            rest = rest.dropFirst(2 + authority.count)
+        }
+        return !rest.contains("[") && !rest.contains("]")
+    }
+
+    /// `[userinfo@]host[:port]` with an IP literal in brackets, a numeric port, one "@" at most.
+    private static func isAuthority(_ authority: Substring) -> Bool {
+        var host = authority
+        if let at = authority.firstIndex(of: "@") {
+            host = authority[authority.index(after: at)...]
+            let userinfo = authority[..<at]
+            if host.contains("@") || userinfo.contains("[") || userinfo.contains("]") { return false }
+        }
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else { return false }
+            let literal = host[host.index(after: host.startIndex) ..< close]
+            guard literal.hasPrefix("v") || isIPv6(String(literal)) else { return false }
+            host = host[host.index(after: close)...]
+            guard host.isEmpty || host.hasPrefix(":") else { return false }
+        } else if host.contains("[") || host.contains("]") {
+            return false
+        }
+        if let colon = host.lastIndex(of: ":") {
+            return host[host.index(after: colon)...].allSatisfy { $0.isASCII && $0.isNumber }
+        }
+        return true
     }
 
     private static func isUUID(_ text: String) -> Bool {

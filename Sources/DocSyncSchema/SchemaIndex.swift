@@ -8,7 +8,8 @@
 
 import DocSyncJSON
 
-/// A subschema and the base URI of the resource it belongs to.
+/// A subschema and the base URI it sits in: that of the enclosing resource, before the
+/// subschema's own `$id` (which evaluation applies on entering it).
 struct SchemaLocation {
     var schema: JSONValue
     var base: String
@@ -51,7 +52,7 @@ struct SchemaIndex {
             // A pointer into a place the walk does not visit: follow it from the resource.
             guard let root = locations[resource + "#"], let tokens = pointerTokens(fragment),
                   let value = resolvePointer(tokens, in: root.schema) else { return nil }
-            return SchemaLocation(schema: value, base: root.base)
+            return SchemaLocation(schema: value, base: resource)
         }
         return anchors[resource + "#" + fragment]
     }
@@ -62,26 +63,27 @@ struct SchemaIndex {
     }
 
     private mutating func walk(_ schema: JSONValue, base: String, paths: [(String, String)]) {
+        let outer = SchemaLocation(schema: schema, base: base)
         var base = base
         var paths = paths
         if case .object(let keywords) = schema {
             let refIsAlone = draft == .draft7 && keywords["$ref"] != nil
             if case .string(let id) = keywords["$id"], !refIsAlone {
                 if draft == .draft7, id.hasPrefix("#") {
-                    anchors[base + id] = SchemaLocation(schema: schema, base: base)
+                    anchors[base + id] = outer
                 } else {
                     let (resolved, fragment) = splitFragment(resolveURI(id, against: base))
                     base = resolved
                     paths.append((resolved, ""))
-                    if !fragment.isEmpty { anchors[resolved + "#" + fragment] = SchemaLocation(schema: schema, base: base) }
+                    if !fragment.isEmpty { anchors[resolved + "#" + fragment] = outer }
                 }
             }
             if draft == .draft2020_12 {
                 if case .string(let name) = keywords["$anchor"] {
-                    anchors[base + "#" + name] = SchemaLocation(schema: schema, base: base)
+                    anchors[base + "#" + name] = outer
                 }
                 if case .string(let name) = keywords["$dynamicAnchor"] {
-                    anchors[base + "#" + name] = SchemaLocation(schema: schema, base: base)
+                    anchors[base + "#" + name] = outer
                     dynamicAnchors.insert(base + "#" + name)
                 }
             }
@@ -98,7 +100,7 @@ struct SchemaIndex {
         }
         for (uri, pointer) in paths {
             let key = uri + "#" + pointer
-            if locations[key] == nil { locations[key] = SchemaLocation(schema: schema, base: base) }
+            if locations[key] == nil { locations[key] = outer }
         }
         forEachSubschema(of: schema, draft: draft) { child, tokens in
             let suffix = tokens.map { "/" + escapePointerToken($0) }.joined()

@@ -14,12 +14,45 @@ import Testing
         .appendingPathComponent("JSON-Schema-Test-Suite")
 
     /// Files not supported at all: counted and printed, never failing.
-    static let unsupportedFiles: [String: String] = [
-        "draft2020-12/vocabulary.json": "custom metaschemas with $vocabulary are not supported",
-    ]
+    static let unsupportedFiles: [String: String] = {
+        var files = [
+            "draft2020-12/vocabulary.json": "custom metaschemas with $vocabulary are not supported",
+        ]
+        // Formats that are not asserted (see Formats.swift): any string passes.
+        let notAsserted = [
+            "duration", "idn-email", "idn-hostname", "iri", "iri-reference", "json-pointer",
+            "relative-json-pointer", "uri-template", "unknown",
+        ]
+        for draft in ["draft2020-12", "draft7"] {
+            for format in notAsserted {
+                files["\(draft)/optional/format/\(format).json"] = "format \(format) is not asserted"
+            }
+            files["\(draft)/optional/format/ecmascript-regex.json"] =
+                "format regex is checked with ICU (NSRegularExpression), not an ECMA-262 parser"
+        }
+        return files
+    }()
 
     /// Single groups ("file: group description") or cases ("file: group description: case description").
-    static let unsupportedCases: [String: String] = [:]
+    static let unsupportedCases: [String: String] = {
+        var cases: [String: String] = [:]
+        let metaschema = "needs the draft's metaschema, which is not bundled (no network fetches)"
+        cases["draft2020-12/defs.json: validate definition against metaschema"] = metaschema
+        cases["draft2020-12/ref.json: remote ref, containing refs itself"] = metaschema
+        cases["draft7/definitions.json: validate definition against metaschema"] = metaschema
+        cases["draft7/ref.json: remote ref, containing refs itself"] = metaschema
+        // docsync asserts formats (issue 12: a record with a bad date must not sync), where
+        // 2020-12 by default only annotates.
+        for format in ["email", "regex", "ipv4", "ipv6", "hostname", "date", "date-time", "time", "uri", "uri-reference", "uuid"] {
+            cases["draft2020-12/format.json: \(format) format: invalid \(format) string is only an annotation by default"] =
+                "formats are asserted, not only annotated"
+        }
+        for draft in ["draft2020-12", "draft7"] {
+            cases["\(draft)/optional/format/hostname.json: validation of A-label (punycode) host names"] =
+                "IDNA2008 rules for xn-- labels are not checked"
+        }
+        return cases
+    }()
 
     struct Tally {
         var passed = 0, total = 0
