@@ -21,10 +21,9 @@ struct SchemaIndex {
     private(set) var anchors: [String: SchemaLocation] = [:]
     private(set) var dynamicAnchors: Set<String> = []
     private(set) var patterns: [String: RegexPattern] = [:]
-    /// Every `$ref`/`$dynamicRef` of the root document as absolute URIs, checked after
-    /// the walk. (A remote's own references are resolved when validation reaches them.)
-    private(set) var references: [String] = []
-    private var walkingRoot = false
+    /// Every `$ref`/`$dynamicRef` as absolute URIs, in the order walked. The root
+    /// document's must resolve; a remote's own are resolved when validation reaches them.
+    private var references: [String] = []
     /// True when some schema uses `unevaluatedProperties` or `unevaluatedItems`, so
     /// validation must collect which members and items were evaluated.
     private(set) var needsAnnotations = false
@@ -32,13 +31,19 @@ struct SchemaIndex {
 
     init(root: JSONValue, rootBase: String, remotes: [String: JSONValue], draft: SchemaDraft) throws(SchemaError) {
         self.draft = draft
-        for (uri, document) in remotes.sorted(by: { $0.key < $1.key }) {
-            walk(document, base: uri, paths: [(uri, "")])
-        }
-        walkingRoot = true
         walk(root, base: rootBase, paths: [(rootBase, "")])
+        let rootReferences = references
+        // Remote documents are indexed when some reference names them, transitively.
+        var next = 0
+        while next < references.count {
+            let resource = splitFragment(references[next]).uri
+            next += 1
+            if locations[resource + "#"] == nil, let document = remotes[resource] {
+                walk(document, base: resource, paths: [(resource, "")])
+            }
+        }
         if let invalidPattern { throw .invalidPattern(invalidPattern) }
-        for reference in references where resolve(reference) == nil {
+        for reference in rootReferences where resolve(reference) == nil {
             throw .unresolvedReference(reference)
         }
     }
@@ -88,7 +93,7 @@ struct SchemaIndex {
                 }
             }
             for key in ["$ref", "$dynamicRef"] {
-                if walkingRoot, case .string(let ref) = keywords[key] { references.append(resolveURI(ref, against: base)) }
+                if case .string(let ref) = keywords[key] { references.append(resolveURI(ref, against: base)) }
             }
             if keywords["unevaluatedProperties"] != nil || keywords["unevaluatedItems"] != nil {
                 needsAnnotations = true
