@@ -34,10 +34,12 @@ public struct Schema: Sendable {
         self.index = try SchemaIndex(root: schema, rootBase: defaultBaseURI, remotes: remotes, draft: draft)
     }
 
-    /// Every way `value` fails the schema, in document order; empty when it is valid.
+    /// Every way `value` fails the schema, in the order of the places in `value` they
+    /// point to; empty when it is valid.
     public func validate(_ value: JSONValue) -> [ValidationError] {
         let context = EvaluationContext(base: rootBase, scope: [rootBase])
-        return Evaluator(index: index).evaluate(root, value, InstancePath(), context).errors
+        let errors = Evaluator(index: index).evaluate(root, value, InstancePath(), context).errors
+        return inDocumentOrder(errors, of: value)
     }
 
     public func isValid(_ value: JSONValue) -> Bool {
