@@ -113,4 +113,14 @@ import Testing
             "/d unevaluatedProperties: property d is not allowed",
         ])
     }
+
+    @Test func deepValuesDoNotExhaustTheStack() throws {
+        let schema = try Schema(json(##"{"items": {"$ref": "#"}, "type": "array"}"##))
+        let deep = String(repeating: "[", count: 990) + String(repeating: "]", count: 990)
+        let found = schema.validate(try json(deep))
+        #expect(found.count == 1)
+        #expect(found.first?.reason.hasPrefix("schema references nest deeper") == true)
+        let shallow = String(repeating: "[", count: 200) + String(repeating: "]", count: 200)
+        #expect(schema.validate(try json(shallow)) == [])
+    }
 }
