@@ -1,4 +1,5 @@
 import DocSyncJSON
+import Foundation
 import Testing
 @testable import DocSyncSchema
 
@@ -122,5 +123,17 @@ import Testing
         #expect(found.first?.reason.hasPrefix("schema references nest deeper") == true)
         let shallow = String(repeating: "[", count: 200) + String(repeating: "]", count: 200)
         #expect(schema.validate(try json(shallow)) == [])
+    }
+
+    /// The project's own schemas (docs/schemas, for `--json` output) compile.
+    @Test func projectSchemasCompile() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../docs/schemas").standardized
+        let names = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }
+        #expect(!names.isEmpty)
+        for name in names {
+            let value = try JSONValueParser.parse(Array(Data(contentsOf: folder.appendingPathComponent(name))))
+            #expect(throws: Never.self, "\(name)") { try Schema(value) }
+        }
     }
 }
