@@ -3,7 +3,8 @@
 //
 // Every keyword is checked and every error kept. In draft-07 a `$ref` replaces its
 // siblings (they are ignored, `$id` too); in 2020-12 it is one keyword among the others.
-// Keywords of the other draft are ignored, as are unknown keywords.
+// Keywords of the other draft are ignored (except draft-07 `dependencies`, honoured in
+// 2020-12 for compatibility), as are unknown keywords.
 
 import Collections
 import DocSyncJSON
@@ -145,7 +146,8 @@ struct Evaluator {
 private let keywordsOnlyIn2020: Set<String> = [
     "$dynamicRef", "prefixItems", "dependentRequired", "dependentSchemas", "minContains", "maxContains",
 ]
-private let keywordsOnlyIn7: Set<String> = ["additionalItems", "dependencies"]
+/// `dependencies` stays in 2020-12 too, as the specification allows for compatibility.
+private let keywordsOnlyIn7: Set<String> = ["additionalItems"]
 
 typealias JSONObject = OrderedDictionary<String, JSONValue>
 

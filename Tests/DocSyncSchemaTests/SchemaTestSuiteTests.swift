@@ -4,8 +4,8 @@ import Testing
 @testable import DocSyncSchema
 
 /// Runs the official JSON-Schema-Test-Suite (copied under JSON-Schema-Test-Suite/, see its
-/// ORIGIN) for draft 2020-12 and draft-07: every case of every top-level keyword file, and
-/// the optional/format files. Prints "passed/total" per draft and file. A failing case
+/// ORIGIN) for draft 2020-12 and draft-07: every case of every top-level keyword file, of
+/// the optional files (bignum, float-overflow, ecmascript-regex …) and of optional/format. Prints "passed/total" per draft and file. A failing case
 /// fails the test unless its file or case is listed below with the reason.
 ///
 /// `swift test --filter SchemaTestSuiteTests`
@@ -17,6 +17,10 @@ import Testing
     static let unsupportedFiles: [String: String] = {
         var files = [
             "draft2020-12/vocabulary.json": "custom metaschemas with $vocabulary are not supported",
+            "draft2020-12/optional/format-assertion.json": "custom metaschemas with $vocabulary are not supported",
+            "draft2020-12/optional/cross-draft.json": "one draft per document: a $ref into another draft's schema reads it with the root's draft",
+            "draft7/optional/cross-draft.json": "one draft per document: a $ref into another draft's schema reads it with the root's draft",
+            "draft7/optional/content.json": "contentMediaType and contentEncoding are annotations only",
         ]
         // Formats that are not asserted (see Formats.swift): any string passes.
         let notAsserted = [
@@ -65,10 +69,11 @@ import Testing
         for (folder, draft) in [("draft2020-12", SchemaDraft.draft2020_12), ("draft7", .draft7)] {
             var required = Tally(), optional = Tally()
             let directory = Self.suiteRoot.appendingPathComponent("tests/\(folder)")
-            let files = try Self.jsonFiles(in: directory).map { ($0, $0) }
-                + Self.jsonFiles(in: directory.appendingPathComponent("optional/format")).map { ("optional/format/" + $0, "optional/format/" + $0) }
+            let files = try Self.jsonFiles(in: directory)
+                + Self.jsonFiles(in: directory.appendingPathComponent("optional")).map { "optional/" + $0 }
+                + Self.jsonFiles(in: directory.appendingPathComponent("optional/format")).map { "optional/format/" + $0 }
             var lines: [String] = []
-            for (name, _) in files {
+            for name in files {
                 let key = "\(folder)/\(name)"
                 let document = try Self.parse(directory.appendingPathComponent(name))
                 var tally = Tally()
@@ -113,7 +118,7 @@ import Testing
                 lines.append("  \(name) \(tally.passed)/\(tally.total)")
                 unexpected += failures
             }
-            summary.append("\(folder): required \(required.passed)/\(required.total), optional/format \(optional.passed)/\(optional.total)")
+            summary.append("\(folder): required \(required.passed)/\(required.total), optional \(optional.passed)/\(optional.total)")
             summary += lines
         }
         print("JSON-Schema-Test-Suite results:\n" + summary.joined(separator: "\n"))
