@@ -6,8 +6,7 @@ import DocSyncJSON
 
 extension Evaluator {
     func followReference(_ ref: String, _ instance: JSONValue, _ path: InstancePath, _ context: EvaluationContext) -> Outcome {
-        let uri = resolveURI(ref, against: context.base)
-        guard let target = index.resolve(uri) else { return unresolved(ref, path) }
+        guard let target = index.target(of: ref, base: context.base) else { return unresolved(ref, path) }
         return evaluate(target.schema, instance, path, entering(target, context))
     }
 
@@ -17,9 +16,8 @@ extension Evaluator {
     func followDynamicReference(_ ref: String, _ instance: JSONValue, _ path: InstancePath,
                                 _ context: EvaluationContext) -> Outcome
     {
-        let uri = resolveURI(ref, against: context.base)
-        guard var target = index.resolve(uri) else { return unresolved(ref, path) }
-        let name = percentDecode(splitFragment(uri).fragment)
+        guard var target = index.target(of: ref, base: context.base) else { return unresolved(ref, path) }
+        let name = percentDecode(splitFragment(ref).fragment)
         if !name.isEmpty, !name.hasPrefix("/"), case .object(let keywords) = target.schema,
            case .string(name) = keywords["$dynamicAnchor"]
         {

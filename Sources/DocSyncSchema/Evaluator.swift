@@ -56,77 +56,77 @@ struct Evaluator {
             return outcome
         }
 
-        let foreign = draft == .draft7 ? keywordsOnlyIn2020 : keywordsOnlyIn7
-        for (keyword, value) in keywords where !foreign.contains(keyword) {
-            switch keyword {
+        var unevaluatedProperties: JSONValue?, unevaluatedItems: JSONValue?
+        for (keyword, value) in keywords {
+            guard let kind = Keyword.table[keyword], kind.applies(in: draft) else { continue }
+            switch kind {
             // Applicators on the same value.
-            case "$ref":
+            case .ref:
                 if case .string(let ref) = value { outcome.absorb(followReference(ref, instance, path, context)) }
-            case "$dynamicRef":
+            case .dynamicRef:
                 if case .string(let ref) = value { outcome.absorb(followDynamicReference(ref, instance, path, context)) }
-            case "allOf", "anyOf", "oneOf":
+            case .combination:
                 if case .array(let schemas) = value {
                     checkCombination(keyword, schemas, instance, path, context, &outcome)
                 }
-            case "not":
+            case .not:
                 checkNot(value, instance, path, context, &outcome)
-            case "if":
+            case .if:
                 checkConditional(value, keywords, instance, path, context, &outcome)
 
             // Any value.
-            case "type":
+            case .type:
                 checkType(value, instance, path, &outcome)
-            case "enum":
+            case .enum:
                 checkEnum(value, instance, path, &outcome)
-            case "const":
+            case .const:
                 if !jsonEqual(value, instance) { outcome.fail(path, "const", "expected \(short(value))") }
-            case "format":
+            case .format:
                 checkFormat(value, instance, path, &outcome)
 
             // Numbers.
-            case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
+            case .numberBound:
                 checkNumber(keyword, value, instance, path, &outcome)
 
             // Strings.
-            case "minLength", "maxLength":
+            case .length:
                 checkLength(keyword, value, instance, path, &outcome)
-            case "pattern":
+            case .pattern:
                 checkPattern(value, instance, path, &outcome)
 
             // Objects.
-            case "properties", "patternProperties", "additionalProperties":
+            case .properties:
                 checkProperties(keyword, value, keywords, instance, path, context, &outcome)
-            case "propertyNames":
+            case .propertyNames:
                 checkPropertyNames(value, instance, path, context, &outcome)
-            case "required":
+            case .required:
                 checkRequired(value, instance, path, &outcome)
-            case "minProperties", "maxProperties":
+            case .propertyCount:
                 checkPropertyCount(keyword, value, instance, path, &outcome)
-            case "dependentRequired", "dependentSchemas", "dependencies":
+            case .dependencies, .dependentOnly2020:
                 checkDependencies(keyword, value, instance, path, context, &outcome)
+            case .unevaluatedProperties:
+                unevaluatedProperties = value
 
             // Arrays.
-            case "prefixItems", "items", "additionalItems":
+            case .items, .prefixItems, .additionalItems:
                 checkItems(keyword, value, keywords, instance, path, context, &outcome)
-            case "contains":
+            case .contains:
                 checkContains(value, keywords, instance, path, context, &outcome)
-            case "minItems", "maxItems":
+            case .itemCount:
                 checkItemCount(keyword, value, instance, path, &outcome)
-            case "uniqueItems":
+            case .uniqueItems:
                 checkUniqueItems(value, instance, path, &outcome)
-
-            default:
-                break
+            case .unevaluatedItems:
+                unevaluatedItems = value
             }
         }
         // The unevaluated keywords see what every other keyword evaluated.
-        if draft == .draft2020_12 {
-            if let value = keywords["unevaluatedProperties"] {
-                checkUnevaluatedProperties(value, instance, path, context, &outcome)
-            }
-            if let value = keywords["unevaluatedItems"] {
-                checkUnevaluatedItems(value, instance, path, context, &outcome)
-            }
+        if let unevaluatedProperties {
+            checkUnevaluatedProperties(unevaluatedProperties, instance, path, context, &outcome)
+        }
+        if let unevaluatedItems {
+            checkUnevaluatedItems(unevaluatedItems, instance, path, context, &outcome)
         }
         return outcome
     }
@@ -143,11 +143,40 @@ struct Evaluator {
     }
 }
 
-private let keywordsOnlyIn2020: Set<String> = [
-    "$dynamicRef", "prefixItems", "dependentRequired", "dependentSchemas", "minContains", "maxContains",
-]
-/// `dependencies` stays in 2020-12 too, as the specification allows for compatibility.
-private let keywordsOnlyIn7: Set<String> = ["additionalItems"]
+/// The keywords evaluation acts on, looked up once per member (a table beats comparing
+/// the name against every case).
+enum Keyword {
+    case ref, dynamicRef, combination, not, `if`, type, `enum`, const, format, numberBound, length, pattern
+    case properties, propertyNames, required, propertyCount, dependencies, dependentOnly2020, unevaluatedProperties
+    case items, prefixItems, additionalItems, contains, itemCount, uniqueItems, unevaluatedItems
+
+    static let table: [String: Keyword] = [
+        "$ref": .ref, "$dynamicRef": .dynamicRef, "allOf": .combination, "anyOf": .combination, "oneOf": .combination,
+        "not": .not, "if": .if, "type": .type, "enum": .enum, "const": .const, "format": .format,
+        "minimum": .numberBound, "maximum": .numberBound, "exclusiveMinimum": .numberBound,
+        "exclusiveMaximum": .numberBound, "multipleOf": .numberBound, "minLength": .length, "maxLength": .length,
+        "pattern": .pattern, "properties": .properties, "patternProperties": .properties,
+        "additionalProperties": .properties, "propertyNames": .propertyNames, "required": .required,
+        "minProperties": .propertyCount, "maxProperties": .propertyCount, "dependencies": .dependencies,
+        "dependentRequired": .dependentOnly2020, "dependentSchemas": .dependentOnly2020,
+        "unevaluatedProperties": .unevaluatedProperties, "items": .items, "prefixItems": .prefixItems,
+        "additionalItems": .additionalItems, "contains": .contains, "minItems": .itemCount, "maxItems": .itemCount,
+        "uniqueItems": .uniqueItems, "unevaluatedItems": .unevaluatedItems,
+    ]
+
+    /// `dependencies` stays in 2020-12 too, as the specification allows for compatibility.
+    /// (`minContains`/`maxContains` are read by `contains`, in 2020-12 only.)
+    func applies(in draft: SchemaDraft) -> Bool {
+        switch self {
+        case .dynamicRef, .prefixItems, .dependentOnly2020, .unevaluatedProperties, .unevaluatedItems:
+            draft == .draft2020_12
+        case .additionalItems:
+            draft == .draft7
+        default:
+            true
+        }
+    }
+}
 
 typealias JSONObject = OrderedDictionary<String, JSONValue>
 

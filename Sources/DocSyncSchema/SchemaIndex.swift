@@ -28,6 +28,10 @@ struct SchemaIndex {
     /// validation must collect which members and items were evaluated.
     private(set) var needsAnnotations = false
     private var invalidPattern: String?
+    /// Each reference as written, by the base it appears under, resolved once here so
+    /// validation does no URI work: base → reference → target.
+    private var targets: [String: [String: SchemaLocation]] = [:]
+    private var written: [(base: String, ref: String)] = []
 
     init(root: JSONValue, rootBase: String, remotes: [String: JSONValue], draft: SchemaDraft) throws(SchemaError) {
         self.draft = draft
@@ -43,9 +47,18 @@ struct SchemaIndex {
             }
         }
         if let invalidPattern { throw .invalidPattern(invalidPattern) }
+        for (base, ref) in written {
+            if let target = resolve(resolveURI(ref, against: base)) { targets[base, default: [:]][ref] = target }
+        }
         for reference in rootReferences where resolve(reference) == nil {
             throw .unresolvedReference(reference)
         }
+    }
+
+    /// The schema a reference written under `base` names (resolved when compiling).
+    func target(of ref: String, base: String) -> SchemaLocation? {
+        if let found = targets[base]?[ref] { return found }
+        return resolve(resolveURI(ref, against: base))
     }
 
     /// The schema an absolute URI with optional fragment names.
@@ -93,7 +106,10 @@ struct SchemaIndex {
                 }
             }
             for key in ["$ref", "$dynamicRef"] {
-                if case .string(let ref) = keywords[key] { references.append(resolveURI(ref, against: base)) }
+                if case .string(let ref) = keywords[key] {
+                    references.append(resolveURI(ref, against: base))
+                    written.append((base, ref))
+                }
             }
             if keywords["unevaluatedProperties"] != nil || keywords["unevaluatedItems"] != nil {
                 needsAnnotations = true
