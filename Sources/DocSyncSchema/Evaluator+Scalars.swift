@@ -31,13 +31,26 @@ extension Evaluator {
     func checkNumber(_ keyword: String, _ bound: JSONValue, _ instance: JSONValue, _ path: InstancePath,
                      _ outcome: inout Outcome)
     {
-        guard let value = ExactNumber(instance), let limit = ExactNumber(bound), case .number(let limitText) = bound else { return }
-        let ok = switch keyword {
-        case "minimum": !(value < limit)
-        case "maximum": !(limit < value)
-        case "exclusiveMinimum": limit < value
-        case "exclusiveMaximum": value < limit
-        default: limit.isZero || limit.negative || value.isMultiple(of: limit)
+        guard case .number(let found) = instance, case .number(let limitText) = bound else { return }
+        let ok: Bool
+        if let value = Int(found), let limit = Int(limitText) {
+            // Plain integers that fit in 64 bits: no decimal arithmetic needed.
+            ok = switch keyword {
+            case "minimum": value >= limit
+            case "maximum": value <= limit
+            case "exclusiveMinimum": value > limit
+            case "exclusiveMaximum": value < limit
+            default: limit <= 0 || value % limit == 0
+            }
+        } else {
+            guard let value = ExactNumber(found), let limit = ExactNumber(limitText) else { return }
+            ok = switch keyword {
+            case "minimum": !(value < limit)
+            case "maximum": !(limit < value)
+            case "exclusiveMinimum": limit < value
+            case "exclusiveMaximum": value < limit
+            default: limit.isZero || limit.negative || value.isMultiple(of: limit)
+            }
         }
         guard !ok else { return }
         let expectation = switch keyword {
@@ -47,7 +60,6 @@ extension Evaluator {
         case "exclusiveMaximum": "less than \(limitText)"
         default: "a multiple of \(limitText)"
         }
-        guard case .number(let found) = instance else { return }
         outcome.fail(path, keyword, "expected \(expectation), found \(found)")
     }
 
@@ -76,8 +88,10 @@ func has(type name: String, _ instance: JSONValue) -> Bool {
     case ("null", .null), ("boolean", .bool), ("object", .object), ("array", .array), ("string", .string),
          ("number", .number):
         true
-    case ("integer", .number):
-        ExactNumber(instance)?.isInteger ?? false
+    case ("integer", .number(let text)):
+        // Text without a fraction or exponent is an integer; otherwise look at the value (1.0, 1e2).
+        !text.utf8.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
+            || (ExactNumber(text)?.isInteger ?? false)
     default:
         false
     }
@@ -97,6 +111,7 @@ func typeName(_ instance: JSONValue) -> String {
 
 /// A non-negative integer keyword value (1.0 counts), clamped to Int.
 func count(_ value: JSONValue) -> Int? {
+    if case .number(let text) = value, let plain = Int(text) { return plain >= 0 ? plain : nil }
     guard let number = ExactNumber(value), number.isInteger, !number.negative else { return nil }
     if number.isZero { return 0 }
     guard number.digits.count + number.exponent <= 18 else { return .max }

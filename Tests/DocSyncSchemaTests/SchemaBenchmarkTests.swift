@@ -1,7 +1,7 @@
 import DocSyncJSON
 import Foundation
 import Testing
-@testable import DocSyncSchema
+import DocSyncSchema
 
 /// Opt-in: `DOCSYNC_SCHEMA_BENCH=100000 swift test --filter SchemaBenchmarkTests` parses that
 /// many small records and validates them, printing both times (issue 12: validating must
