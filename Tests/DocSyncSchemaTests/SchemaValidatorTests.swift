@@ -136,4 +136,18 @@ import Testing
             #expect(throws: Never.self, "\(name)") { try Schema(value) }
         }
     }
+
+    /// One compiled schema shared by concurrent validations (patterns included).
+    @Test func oneSchemaValidatesConcurrently() async throws {
+        let schema = try Schema(json(#"{"items": {"type": "string", "pattern": "^[a-z]+-[0-9]+$", "format": "date"}}"#))
+        let value = try json(#"["abc-1", "abc", "2024-01-01"]"#)
+        let counts = await withTaskGroup(of: Int.self) { group in
+            for _ in 0 ..< 8 {
+                group.addTask { (0 ..< 200).reduce(0) { total, _ in total + schema.validate(value).count } }
+            }
+            return await group.reduce(into: [Int]()) { $0.append($1) }
+        }
+        // "abc-1": not a date; "abc": pattern and date; "2024-01-01": pattern.
+        #expect(counts == Array(repeating: 4 * 200, count: 8))
+    }
 }
