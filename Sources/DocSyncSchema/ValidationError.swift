@@ -5,8 +5,10 @@ public struct ValidationError: Sendable, Equatable, Hashable, CustomStringConver
     /// JSON pointer (RFC 6901) to the failing part of the validated value: "" for the value
     /// itself, "/items/0/qty" for a member of an element.
     public var instancePath: String
-    /// The schema keyword that failed ("type", "required", "$ref" is never reported: the
-    /// keyword inside the referenced schema is). A `false` schema reports "false".
+    /// The schema keyword that failed: "type", "required" … Through a `$ref` it is the
+    /// keyword inside the referenced schema; "$ref" itself only for the nesting limit. A
+    /// `false` subschema reports the keyword that applied it ("additionalProperties"), or
+    /// "false" when it is the root or in an in-place applicator.
     public var keyword: String
     /// A short lowercase reason: "expected integer, found string".
     public var reason: String
