@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "docsync", targets: ["docsync"]),
         .library(name: "DocSyncKit", targets: ["DocSyncKit"]),
+        .library(name: "DocSyncSchema", targets: ["DocSyncSchema"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -29,6 +30,13 @@ let package = Package(
             name: "DocSyncJSON",
             dependencies: [.product(name: "Collections", package: "swift-collections")]
         ),
+        // JSON Schema validation (drafts 2020-12 and 07) over `JSONValue`: compile a schema
+        // once, validate values into every error with its JSON pointer. Pure functions over
+        // values; knows nothing of files or sync.
+        .target(
+            name: "DocSyncSchema",
+            dependencies: ["DocSyncJSON", .product(name: "Collections", package: "swift-collections")]
+        ),
         // The sync engine: scanning the tree, journal, state, reconciliation, remotes.
         .target(
             name: "DocSyncKit",
@@ -50,5 +58,10 @@ let package = Package(
         ),
         .testTarget(name: "DocSyncKitTests", dependencies: ["DocSyncKit", "DocSyncJSON"]),
         .testTarget(name: "DocsyncCLITests", dependencies: ["DocSyncKit"]),
+        .testTarget(
+            name: "DocSyncSchemaTests",
+            dependencies: ["DocSyncSchema", "DocSyncJSON"],
+            exclude: ["JSON-Schema-Test-Suite"]
+        ),
     ]
 )
