@@ -118,6 +118,16 @@ struct WatchTests {
     w.write("new/deeper/later.json", "{\"name\": \"Later\"}\n")
     #expect(Self.reachesRemote(probe, "new/deeper/later.json"), watch.comment)
 
+    // A watched folder renamed: files written under its new name are seen; removed:
+    // its documents' deletions reach the remote.
+    #expect(rename(w.path("new"), w.path("moved")) == 0)
+    #expect(Self.reachesRemote(probe, "moved/deeper/grace.json"), watch.comment)
+    w.write("moved/deeper/third.json", "{\"name\": \"Third\"}\n")
+    #expect(Self.reachesRemote(probe, "moved/deeper/third.json"), watch.comment)
+    // (Three of six documents: more than push.maxDeleteShare's default half.)
+    w.ok("config", "push.maxDeleteShare", "1")
+    try? FileManager.default.removeItem(atPath: w.path("moved"))
+    #expect(waitUntil(seconds: 60) { probe.run("pull", "--quiet"); return !probe.exists("moved/deeper/third.json") }, watch.comment)
     w.write("local-notes.json", "{\"private\": 1}\n")
     w.write("scratch/tmp.json", "{\"private\": 2}\n")
     w.write("after.json", "{\"name\": \"After\"}\n")
