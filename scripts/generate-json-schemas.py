@@ -116,6 +116,15 @@ schemas = {
                        desc="docsync replicas --json. Every replica the remote knows, with when it last synced and what it holds back."),
   "replicas-forget": envelope("replicas forget", {"forgotten": ref("replica"), "dryRun": B()}, defs=["replica"],
                               desc="docsync replicas forget NAME --json. The replica retired (with --dry-run: that would be)."),
+  "watch": envelope("watch", {"event": {"enum": ["watching", "sync", "stopped"]}, "time": ref("time"),
+                              "root": S(), "folders": I(), "debounceMs": I(), "pullSeconds": {"type": "number"}, "signal": {"enum": ["SIGINT", "SIGTERM"]},
+                              "trigger": {"enum": ["start", "edit", "pull", "retry", "overflow"]}, "exitCode": {"type": "integer"}, "meaning": S(),
+                              "recorded": I(), "pulled": I(), "pushed": I(), "conflicts": I(), "problems": A(S()), "pendingAfter": I(),
+                              "message": S(), "retryInSeconds": I()},
+                    ["event", "time"], defs=["time"],
+                    desc="docsync watch --json. One object per line: event watching (root, folders, debounceMs, pullSeconds) first, "
+                         "then sync (trigger, exitCode: what docsync sync would exit with, meaning, counts, message, retryInSeconds) per sync logged, "
+                         "and stopped (signal) last."),
   "error": envelope(None, {"error": obj({"code": S(), "message": S(), "exitCode": {"type": "integer"}})},
                     desc="Any command with --json that fails before it has a report: the error, on stdout, with the same exit code."),
 }

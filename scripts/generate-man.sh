@@ -401,6 +401,22 @@ as success:
 .Ql SuccessExitStatus=75 )
 in the source distribution do the same with a log.
 .Pp
+Or sync as files change, from a login session or the systemd user unit
+.Pa examples/systemd/docsync-watch.service :
+.Bd -literal -offset indent
+docsync -C ~/records watch
+.Ed
+.Pp
+.Cm watch
+holds the tree lock only while it syncs, so the cron line above may stay.
+It needs one inotify watch per folder of the tree; when
+.Pa /proc/sys/fs/inotify/max_user_watches
+is too low it exits 1 and says so; raise it with
+.Ql sysctl fs.inotify.max_user_watches=524288
+(and a file in
+.Pa /etc/sysctl.d/
+to keep it).
+.Pp
 See who syncs with the remote, retire a machine that is gone, and let
 .Cm gc
 purge the deletions it held back:
