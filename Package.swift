@@ -42,6 +42,7 @@ let package = Package(
             name: "DocSyncKit",
             dependencies: [
                 "DocSyncJSON",
+                "DocSyncSchema",
                 "CLibGit2",
                 "GitShim",
                 .product(name: "Crypto", package: "swift-crypto"),

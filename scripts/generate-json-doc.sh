@@ -50,6 +50,11 @@ ex() { local name=$1; shift; echo "### $name \$ docsync $*"; set +e; "$docsync" 
   ex error -C / status --json
   ex usage -C B log --json --bogus
   ex pull -C A pull --json
+  printf '{"type": "object", "required": ["name"], "properties": {"name": {"type": "string"}}}\n' > contact.schema.json
+  mkdir -p B/people
+  printf '{"name": 7}\n' > B/people/bo.json
+  printf '{"name": "Al"\n' > B/people/al.json
+  ex check -C B check --json --schema ../contact.schema.json people
 ) > "$out"
 sed -i "s#$work#/home/ada/notes#g" "$out"
 python3 - "$out" docs/JSON.md <<'PY'
@@ -73,6 +78,7 @@ sections = [
     ("config", "`config KEY` prints the key's value (its default when not set; `null` and exit 1 when it has none) and the default; setting a key prints the new value and whether the remote changed.", ["config", "configset", "configlist"]),
     ("new, edit", "`new` names the record it made and its ids; `edit` says what the edit did (`outcome`: updated, unchanged, rejected; a rejected edit exits 1 and names where the refused text was kept).", ["new", "edit-rejected"]),
     ("replicas", "Every replica the remote knows (`self`: this tree); `replicas forget` names the one retired.", ["replicas", "forget"]),
+    ("check", "Every problem of the records checked: `line` and `column` for invalid JSON, `pointer` (RFC 6901; `\"\"` is the record itself) for a schema error; `invalid` counts records, `withSchema` those that had a schema; `tree` is `null` outside a docsync tree; exit 1 when `invalid` is not 0.", ["check"]),
     ("Errors", "", ["error", "usage"]),
 ]
 out = [head.rstrip() + "\n\n## Examples\n\nReal output of one session (written by `scripts/generate-json-doc.sh`): replica `laptop`\n(tree `A`) makes a folder remote, replica `desk` (tree `B`) clones it, both edit `ada.json`'s\n`city`.\n"]

@@ -71,7 +71,7 @@ def envelope(command, props, required=None, defs=(), desc=""):
     return s
 
 syncProps = {"dryRun": B(), "recorded": A(ref("change")), "pulled": A(ref("change")), "pushed": A(ref("change")),
-             "conflicts": A(ref("conflictSummary")), "notices": A(S()), "problems": A(S()), "warnings": A(S()),
+             "conflicts": A(ref("conflictSummary")), "notices": A(S()), "problems": A(S()), "invalidFiles": A(S()), "warnings": A(S()),
              "waiting": A(S()), "pendingAfter": I(), "remoteUnreachable": S(), "refusedPush": ref("refusedPush"), "restored": A(ref("restored"))}
 syncReq = [k for k in syncProps if k not in ("remoteUnreachable", "refusedPush", "restored")]
 remoteObj = obj({"url": S(), "kind": {"enum": ["dir", "git"]}, "branch": NS(), "created": B()}, ["url", "kind", "branch"])
@@ -86,9 +86,9 @@ schemas = {
                           desc="docsync push|pull|sync|rm|restore|resolve|reset-base --json. What the run did (with --dry-run: would do)."),
   "status": envelope("status", {"root": S(), "replicaId": S(), "replicaName": S(), "remote": S(), "lastSync": {"oneOf": [{"type": "null"}, ref("time")]},
                                 "pending": A(ref("change")), "unrecorded": A(ref("change")), "conflicts": A(ref("conflictRecord")),
-                                "waiting": A(S()), "problems": A(S()), "warnings": A(S()),
+                                "waiting": A(S()), "problems": A(S()), "invalidFiles": A(S()), "warnings": A(S()),
                                 "lastAttempt": obj({"time": ref("time"), "command": S(), "reason": S()}, desc="The last run that gave up for now (exit 75), and why.")},
-                     ["root", "replicaId", "replicaName", "lastSync", "pending", "unrecorded", "conflicts", "waiting", "problems", "warnings"],
+                     ["root", "replicaId", "replicaName", "lastSync", "pending", "unrecorded", "conflicts", "waiting", "problems", "invalidFiles", "warnings"],
                      defs=["change", "conflictRecord"], desc="docsync status --json. Pending, unrecorded and conflicting changes, and the last sync."),
   "log": envelope("log", {"entries": A(ref("logEntry"))}, defs=["logEntry"], desc="docsync log --json. Journal entries, oldest first."),
   "log-document": envelope("log", {"refId": S(), "path": NS(), "local": A(ref("logEntry")), "remote": A(ref("remoteVersion")), "remoteError": NS()},
@@ -125,6 +125,11 @@ schemas = {
                     desc="docsync watch --json. One object per line: event watching (root, folders, debounceMs, pullSeconds) first, "
                          "then sync (trigger, exitCode: what docsync sync would exit with, meaning, counts, message, retryInSeconds) per sync logged, "
                          "and stopped (signal) last."),
+  "check": envelope("check", {"tree": NS(), "checked": I(), "withSchema": I(), "invalid": I(),
+                              "problems": A(obj({"path": S(), "line": I(), "column": I(), "pointer": S(), "reason": S()}, ["path", "reason"],
+                                                "One problem: line and column for invalid JSON, pointer (RFC 6901, \"\" for the record) for a schema error.")),
+                              "notes": A(S())}, ["tree", "checked", "withSchema", "invalid", "problems", "notes"],
+                    desc="docsync check --json. Every problem of the records checked (exit 1 if any); tree: the docsync tree they are in, null outside one."),
   "error": envelope(None, {"error": obj({"code": S(), "message": S(), "exitCode": {"type": "integer"}})},
                     desc="Any command with --json that fails before it has a report: the error, on stdout, with the same exit code."),
 }

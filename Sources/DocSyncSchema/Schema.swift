@@ -20,8 +20,10 @@ public struct Schema: Sendable {
     ///   - schema: the schema document (an object or a boolean).
     ///   - defaultDraft: the draft when the root has no `$schema`.
     ///   - remotes: documents that `$ref`s may name, by absolute URI (no fragment).
+    ///   - baseURI: the document's URI when it has no `$id` (a `file:` URI lets relative
+    ///     `$ref`s name the files beside it, passed in `remotes`).
     public init(_ schema: JSONValue, defaultDraft: SchemaDraft = .draft2020_12,
-                remotes: [String: JSONValue] = [:]) throws(SchemaError)
+                remotes: [String: JSONValue] = [:], baseURI: String? = nil) throws(SchemaError)
     {
         var draft = defaultDraft
         if case .object(let keywords) = schema, case .string(let uri) = keywords["$schema"] {
@@ -30,8 +32,8 @@ public struct Schema: Sendable {
         }
         self.draft = draft
         self.root = schema
-        self.rootBase = defaultBaseURI
-        self.index = try SchemaIndex(root: schema, rootBase: defaultBaseURI, remotes: remotes, draft: draft)
+        self.rootBase = baseURI ?? defaultBaseURI
+        self.index = try SchemaIndex(root: schema, rootBase: rootBase, remotes: remotes, draft: draft)
     }
 
     /// Every way `value` fails the schema, in the order of the places in `value` they

@@ -53,6 +53,8 @@ public struct Config: Sendable {
             validate: validPolicy),
         Key(name: "merge.policyFor.<glob>", help: "the policy for documents whose path matches <glob> (gitignore-style: * within a folder, ** across folders), e.g. merge.policyFor.contacts/** lww; the last matching key in --list order wins over merge.policy", defaultValue: nil,
             validate: validPolicy),
+        Key(name: "schema.<glob>", help: "the JSON Schema (a file; relative paths from the tree's root) that records whose path matches <glob> must satisfy, e.g. schema.contacts/** schemas/contact.json; a record that fails it is reported and never pushed; the last matching key in --list order wins; a record's own \"$schema\" member naming a file wins over every key", defaultValue: nil,
+            validate: { $0.isEmpty || $0.contains("\n") ? "must be a file path" : nil }),
         Key(name: "merge.counters", help: "comma-separated dotted paths of numeric fields merged by adding both sides' changes, e.g. stats.plays,visits", defaultValue: nil,
             validate: { $0.split(separator: ",").allSatisfy { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ? nil : "must be comma-separated field paths" }),
     ]
@@ -64,8 +66,8 @@ public struct Config: Sendable {
     /// The declared key, or for pattern keys (`merge.policyFor.<glob>`) its template.
     public static func key(named name: String) -> Key? {
         if let exact = keys.first(where: { $0.name == name }) { return exact }
-        if name.hasPrefix("merge.policyFor."), name.count > "merge.policyFor.".count {
-            return keys.first { $0.name == "merge.policyFor.<glob>" }
+        for template in ["merge.policyFor.", "schema."] where name.hasPrefix(template) && name.count > template.count {
+            return keys.first { $0.name == template + "<glob>" }
         }
         return nil
     }
@@ -78,6 +80,13 @@ public struct Config: Sendable {
             if Glob.match(Array(glob.utf8), Array(path.utf8)), let policy = MergePolicy(rawValue: value) { result = policy }
         }
         return result
+    }
+
+    /// `schema.<glob>` keys as (glob, schema file) in --list order (the last match wins).
+    public var schemaRules: [(glob: String, schema: String)] {
+        values.sorted(by: { $0.key < $1.key }).compactMap { name, value in
+            name.hasPrefix("schema.") ? (String(name.dropFirst("schema.".count)), value) : nil
+        }
     }
 
     public var counters: Set<String> {

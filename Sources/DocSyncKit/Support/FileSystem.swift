@@ -227,7 +227,12 @@ public enum FileSystem {
     }
 
     public static func absolute(_ path: String) -> String {
-        let full = path.hasPrefix("/") ? path : join(FileManager.default.currentDirectoryPath, path)
+        absolute(path, relativeTo: FileManager.default.currentDirectoryPath)
+    }
+
+    /// `path` made absolute against `directory` (itself absolute), without `.` and `..`.
+    public static func absolute(_ path: String, relativeTo directory: String) -> String {
+        let full = path.hasPrefix("/") ? path : join(directory, path)
         return (full as NSString).standardizingPath
     }
 }

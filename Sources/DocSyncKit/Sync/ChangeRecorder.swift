@@ -4,8 +4,9 @@ import Foundation
 /// Finds what changed in the working tree since the last record and turns it into
 /// journal actions: new files get a refId, changed files a new changesetId (written into
 /// the file without reformatting it), copies a fresh refId, moves keep theirs, missing
-/// files become deletions. Files that are not valid documents are reported and skipped;
-/// a tracked document whose file became invalid is not treated as deleted.
+/// files become deletions. Files that are not valid documents (invalid JSON, or a new
+/// version that fails its JSON Schema) are reported and skipped; a tracked document whose
+/// file became invalid is not treated as deleted.
 final class ChangeRecorder {
     struct Result {
         var actions: [JournalEntry] = []
@@ -33,13 +34,17 @@ final class ChangeRecorder {
     let tracked: [String: DocVersion]
     let clock: HybridLogicalClock
     let objects: ObjectStore
+    /// The schemas records must satisfy (nil: none are checked).
+    let schemas: RecordSchemas?
     var index: StatCache
     /// Told how far the scan and the record have got (nil: nobody is watching).
     var progress: ProgressHandler?
     private var unstoredContents: [String: [UInt8]] = [:]
 
-    init(layout: TreeLayout, tracked: [String: DocVersion], index: StatCache, clock: HybridLogicalClock, objects: ObjectStore) {
+    init(layout: TreeLayout, tracked: [String: DocVersion], index: StatCache, clock: HybridLogicalClock, objects: ObjectStore,
+         schemas: RecordSchemas? = nil) {
         self.layout = layout
+        self.schemas = schemas
         self.tracked = tracked
         self.index = index
         self.clock = clock
@@ -60,9 +65,18 @@ final class ChangeRecorder {
         for (fileNumber, entry) in walk.files.enumerated() {
             progress?(.step(.scan, done: fileNumber, total: walk.files.count))
             if let cached = index[entry.path], cached.matches(entry.stat) {
-                files.append(FileInfo(path: entry.path, stat: entry.stat, hash: cached.hash,
-                                      refId: cached.refId.isEmpty ? nil : cached.refId,
-                                      changesetId: cached.changesetId.isEmpty ? nil : cached.changesetId))
+                let info = FileInfo(path: entry.path, stat: entry.stat, hash: cached.hash,
+                                    refId: cached.refId.isEmpty ? nil : cached.refId,
+                                    changesetId: cached.changesetId.isEmpty ? nil : cached.changesetId)
+                // Read by `status` or a dry run and not recorded since: checked now.
+                if isNewVersion(info), let bytes = try? FileSystem.readFile(layout.absolute(entry.path)),
+                   let scanned = try? JSONScanner.scanDocument(bytes), let problems = schemaProblems(entry.path, bytes, scanned) {
+                    result.problems += problems
+                    result.unreadablePaths.insert(entry.path)
+                    index.remove(path: entry.path)
+                    continue
+                }
+                files.append(info)
                 continue
             }
             // A name no remote can hold (a newline or control character in it) is this
@@ -98,6 +112,14 @@ final class ChangeRecorder {
                 }
             }
             if let member = scanned.member(named: "changesetId"), member.kind == .string { info.changesetId = member.stringValue }
+            // A new version that fails its schema is held like invalid JSON: reported,
+            // never recorded or pushed, and what the remote sends for it waits aside.
+            if isNewVersion(info), let problems = schemaProblems(entry.path, bytes, scanned) {
+                result.problems += problems
+                result.unreadablePaths.insert(entry.path)
+                index.remove(path: entry.path)
+                continue
+            }
             index.record(path: entry.path, stat: entry.stat, hash: info.hash, refId: info.refId ?? "", changesetId: info.changesetId ?? "", readAtNanos: readAt)
             files.append(info)
         }
@@ -162,6 +184,22 @@ final class ChangeRecorder {
         progress?(.finished(.record))
         result.unstoredContents = unstoredContents
         return result
+    }
+
+    /// Whether the file holds content this tree has not recorded for its document: only
+    /// such versions are checked against a schema (one pulled or recorded before a schema
+    /// changed is not this replica's new edit, and holding it would hold the remote's next one).
+    private func isNewVersion(_ f: FileInfo) -> Bool {
+        guard let ref = f.refId, let known = tracked[ref] else { return true }
+        return known.hash != f.hash
+    }
+
+    /// Every way a file breaks its schema, or nil when it has none or satisfies it. Files
+    /// are parsed only when a schema can apply (a `schema.<glob>` key or a `$schema` member).
+    private func schemaProblems(_ path: String, _ bytes: [UInt8], _ scanned: ScannedDocument) -> [DocumentProblem]? {
+        guard let schemas, schemas.hasRules || scanned.member(named: "$schema") != nil else { return nil }
+        let problems = schemas.verdict(path: path, bytes: bytes).problems
+        return problems.isEmpty ? nil : problems
     }
 
     /// Stamps ids into one file and stores the stamped version. Returns nil (and leaves

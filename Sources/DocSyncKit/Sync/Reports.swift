@@ -59,6 +59,9 @@ public struct SyncReport: Codable, Sendable {
     public var conflicts: [ConflictSummary] = []
     public var notices: [String] = []
     public var problems: [String] = []
+    /// The files behind `problems` that are not valid documents (invalid JSON, or failing
+    /// their schema: one file can have several problems), sorted.
+    public var invalidFiles: [String] = []
     public var warnings: [String] = []
     /// Remote versions waiting for a local file to become valid again (path: version).
     public var waiting: [String] = []
@@ -107,6 +110,8 @@ public struct StatusReport: Codable, Sendable {
     /// Remote versions held aside until a local file is valid again (path: version).
     public var waiting: [String] = []
     public var problems: [String]
+    /// The files behind `problems`, sorted.
+    public var invalidFiles: [String] = []
     public var warnings: [String]
     /// The last run that gave up for now (exit 75), if none has synced since.
     public var lastAttempt: DeferredAttempt? = nil

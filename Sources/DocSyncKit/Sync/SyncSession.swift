@@ -99,6 +99,7 @@ final class SyncSession {
         try CrashPoint.hit("pull.after-journal")
         // Removals first, so a document can move onto a path another one just left.
         let io = SafeTreeIO(root: workspace.layout.root)
+        let schemas = RecordSchemas(root: workspace.layout.root, config: workspace.config)
         var skipped = Set<String>()
         func skip(_ op: JournalEntry.FileOperation, _ message: String) {
             report.warnings.append(message)
@@ -130,7 +131,15 @@ final class SyncSession {
                 continue
             }
             do {
-                try io.write(target.path, try workspace.objects.get(target.hash))
+                let content = try workspace.objects.get(target.hash)
+                try io.write(target.path, content)
+                // Applied all the same: another replica may check against an older schema,
+                // and refusing it would leave this tree behind everyone else.
+                if schemas.mightApply(to: content) {
+                    for problem in schemas.verdict(path: target.path, bytes: content).problems {
+                        report.warnings.append("pulled \(problem.description) (the record fails its schema; it was written, fix it here or where it was edited)")
+                    }
+                }
             } catch let refused as SafeTreeIO.Refused {
                 report.problems.append("refused to write \(refused.description)")
                 skipped.insert(op.refId)

@@ -42,7 +42,7 @@ extension Workspace {
         return StatusReport(root: layout.root, replicaId: config.replicaId, remote: config["remote.url"], lastSync: synced,
                             pending: state.pending.map(ChangeSummary.init), unrecorded: local.actions.map(ChangeSummary.init),
                             conflicts: conflictStore.list().filter(\.isOpen), waiting: waitingVersions, problems: scratch.problems,
-                            warnings: warnings + scratch.warnings, lastAttempt: attempt)
+                            invalidFiles: scratch.invalidFiles, warnings: warnings + scratch.warnings, lastAttempt: attempt)
     }
 
     // MARK: log
@@ -175,6 +175,13 @@ extension Workspace {
             try address.checkSeparate(fromTree: layout.root)
             try updated.set("remote.url", address.url)
             if config["remote.kind"] != nil || key == "remote.kind" { try updated.set("remote.kind", address.kind.rawValue) }
+        }
+        // A schema that cannot be read or compiled would hold every record it names.
+        if key.hasPrefix("schema."), let value {
+            let file = FileSystem.absolute(value, relativeTo: layout.root)
+            if let problem = RecordSchemas(root: layout.root, config: updated).checkSchemaFile(file) {
+                throw Config.Problem(message: "\(key): \(problem)")
+            }
         }
         let remoteKeys: Set = ["remote.url", "remote.kind", "remote.branch"]
         let remoteChanged = remoteKeys.contains(key) && updated[key] != config[key] && state.cursor != nil

@@ -264,10 +264,12 @@ public final class Workspace {
 
     /// Scans the tree and journals what changed. With `write` false nothing is touched.
     func recordLocalChanges(write: Bool, report: inout SyncReport) throws -> ChangeRecorder.Result {
-        let recorder = ChangeRecorder(layout: layout, tracked: state.tracked, index: index, clock: clock, objects: objects)
+        let recorder = ChangeRecorder(layout: layout, tracked: state.tracked, index: index, clock: clock, objects: objects,
+                                      schemas: RecordSchemas(root: layout.root, config: config))
         recorder.progress = progress
         let result = try recorder.detect(write: write)
         report.problems += result.problems.map(\.description)
+        report.invalidFiles = Array(Set(result.problems.map(\.path))).sorted()
         report.warnings += result.skipped.map { "\($0.path): skipped, \($0.reason)" }
         report.recorded += result.actions.map(ChangeSummary.init)
         guard write else { return result }

@@ -5,7 +5,7 @@ extension DocSync {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show pending, unrecorded and conflicting changes, and the last sync.",
-            discussion: "Changes nothing. Files that are not valid documents are listed with path:line:col and the reason (exit 1). \"Pending\" actions are recorded but not yet on the remote; \"unrecorded\" changes are on disk and will be recorded by the next push, pull or sync. A change says why where it is not obvious: a rename where the document was, a delete + create of one file that its refId was removed or changed, a deletion that it goes to the remote as a tombstone. Deletions that lost to an edit are listed with the command that deletes the document after all."
+            discussion: "Changes nothing. Files that are not valid documents are listed with path:line:col and the reason, or path: /json/pointer: reason for a record that fails its JSON Schema (exit 1). \"Pending\" actions are recorded but not yet on the remote; \"unrecorded\" changes are on disk and will be recorded by the next push, pull or sync. A change says why where it is not obvious: a rename where the document was, a delete + create of one file that its refId was removed or changed, a deletion that it goes to the remote as a tombstone. Deletions that lost to an edit are listed with the command that deletes the document after all."
         )
         @OptionGroup var global: GlobalOptions
 
@@ -30,7 +30,7 @@ extension DocSync {
                 Output.line("Last sync attempt \(Output.time(attempt.time)) (\(attempt.command)): gave up for now: \(attempt.reason)")
             }
             section("Not valid documents, left untouched and not synced", status.problems,
-                    hint: "fix each file; it syncs again once it is a valid JSON object")
+                    hint: "fix each file; it syncs again once it is a valid JSON object that satisfies its schema, if it has one")
             section("Pending (recorded, not yet on the remote)", ChangeNotes.lines(for: status.pending, recorded: true))
             section("Unrecorded changes on disk", ChangeNotes.lines(for: status.unrecorded, recorded: false))
             let (deletionsLost, collisions) = (status.conflicts.filter { $0.deleted == true }, status.conflicts.filter { $0.deleted != true })
@@ -51,12 +51,13 @@ extension DocSync {
                     },
                     hint: "the deleted version is kept in .docsync/conflicts/")
             section("Waiting for a file to be valid again", status.waiting,
-                    hint: "a remote version arrived while the file was not valid JSON; it is merged with your fix on the next sync")
+                    hint: "a remote version arrived while the file was not valid (JSON, or its schema); it is merged with your fix on the next sync")
             if status.pending.isEmpty && status.unrecorded.isEmpty && status.conflicts.isEmpty && status.problems.isEmpty && status.waiting.isEmpty {
                 Output.line("Nothing to sync.")
             }
             if !status.problems.isEmpty {
-                throw CommandFailure(message: "\(status.problems.count) file(s) are not valid documents", code: .failure)
+                let n = max(status.invalidFiles.count, 1)
+                throw CommandFailure(message: n == 1 ? "1 file is not a valid document" : "\(n) files are not valid documents", code: .failure)
             }
         }
 

@@ -193,7 +193,8 @@ struct SyncPrinter {
             for w in report.waiting { Output.line("waiting         \(w) (merged with the file once it is valid again)") }
             var parts = ["\(report.recorded.count) recorded", "\(report.pulled.count) pulled", "\(report.pushed.count) pushed"]
             if !report.conflicts.isEmpty { parts.append("\(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s")") }
-            if !report.problems.isEmpty { parts.append("\(report.problems.count) file\(report.problems.count == 1 ? "" : "s") skipped") }
+            let skipped = max(report.invalidFiles.count, report.problems.count - report.invalidFiles.count)
+            if !report.problems.isEmpty { parts.append("\(skipped) file\(skipped == 1 ? "" : "s") skipped") }
             if report.pendingAfter > 0 { parts.append("\(report.pendingAfter) pending") }
             if let refused = report.refusedPush {
                 Output.line("refused push: it would delete \(refused.count) of the remote's \(refused.total) documents (push.maxDeleteShare \(refused.maxDeleteShare)); nothing was sent:")
@@ -222,7 +223,8 @@ struct SyncPrinter {
             throw CommandFailure(message: unreachable, code: ExitStatus.tempFail)
         }
         if !report.problems.isEmpty {
-            let n = report.problems.count
+            // Problems that are not about one file (a refused write) count one each.
+            let n = report.invalidFiles.count + report.problems.count - report.problems.filter { p in report.invalidFiles.contains { p.hasPrefix($0 + ":") } }.count
             throw CommandFailure(message: n == 1 ? "1 file is not a valid document and was left untouched; everything else was processed"
                                                  : "\(n) files are not valid documents and were left untouched; everything else was processed", code: .failure)
         }
