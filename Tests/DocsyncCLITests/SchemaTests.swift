@@ -196,4 +196,20 @@ struct SchemaTests {
         #expect(check.exit == 1, check.comment)
         #expect(check.stderr.contains("contacts/old.json: error: (root): missing required property name"), check.comment)
     }
+
+    @Test("docsync edit refuses an edit that fails the record's schema, at the failing member, with every error; the record is unchanged")
+    func editChecksTheSchema() {
+        let box = Sandbox()
+        let original = "{\n  \"name\": \"Ann\",\n  \"phone\": \"1\"\n}\n"
+        let (_, a) = setUp(box, .dir, files: ["contacts/ann.json": original])
+        a.ok("sync")
+        let before = a.read("contacts/ann.json")
+        let editor = EditAndNewTests.editor(box, "ed.sh", #"sed -i -e 's/"Ann"/5/' -e 's/"1"/"one"/' "$1""#)
+        let r = a.run(["edit", "contacts/ann.json"], env: ["VISUAL": editor])
+        #expect(r.exit == 1, r.comment)
+        #expect(r.stderr.contains("contacts/ann.json:4:11: error: fails its schema: /name: expected string, found integer; /phone: does not match the pattern")
+                    || r.stderr.contains("fails its schema: /name: expected string, found integer; /phone: does not match the pattern"), r.comment)
+        #expect(a.read("contacts/ann.json") == before, "a refused edit leaves the record as it was")
+        #expect(r.stderr.contains(".docsync/rejected/"), "the refused text is kept: \(r)")
+    }
 }

@@ -74,6 +74,22 @@ extension Workspace {
     return nil
   }
 
+  /// Checks an edited record against its JSON Schema (see RecordSchemas): the edit is
+  /// refused like invalid JSON, at the first failing member, with every error.
+  public static func checkSchema(_ edited: [UInt8], path: String, schemas: RecordSchemas) -> EditProblem? {
+    guard schemas.mightApply(to: edited), let scanned = try? JSONScanner.scanDocument(edited) else { return nil }
+    let problems = schemas.verdict(path: path, bytes: edited).problems
+    guard let first = problems.first else { return nil }
+    // The editor is sent to the top-level member the first error is in.
+    let key = first.pointer.flatMap { $0.split(separator: "/").first }.map {
+      $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+    }
+    let offset = key.flatMap { scanned.member(named: $0)?.valueRange.lowerBound } ?? scanned.openBrace
+    let at = JSONScanner.location(of: offset, in: edited)
+    let reasons = problems.map { p in p.pointer.map { ($0.isEmpty ? "(root)" : $0) + ": " + p.reason } ?? p.reason }
+    return EditProblem(line: at.line, column: at.column, reason: "fails its schema: " + reasons.joined(separator: "; "))
+  }
+
   /// Keeps refused text under `.docsync/rejected/<name>.<time>.json`; returns that path.
   public func keepRejected(_ bytes: [UInt8], for path: String) throws -> String {
     let folder = layout.metadata + "/rejected"

@@ -8,7 +8,8 @@ extension DocSync {
       abstract: "Edit a record in $VISUAL or $EDITOR, validated before it replaces the file.",
       discussion: """
         The editor ($VISUAL, else $EDITOR, else vi) opens a temporary copy under .docsync/tmp/. \
-        When it exits, the text must be valid JSON with a top-level object, and "refId" and \
+        When it exits, the text must be valid JSON with a top-level object that satisfies the \
+        record's JSON Schema, if it has one (see docsync check), and "refId" and \
         "changesetId" must be as they were. A valid edit replaces the record atomically and is \
         recorded like any edit (a new changesetId, sent by the next push or sync); an unchanged \
         one changes nothing. On a terminal a refused edit shows line:col: reason and asks whether \
@@ -33,6 +34,7 @@ extension DocSync {
       for (leftover, kept) in Self.keepLeftoverCopies(in: tmpFolder, workspace: reader) {
         Output.warning("an earlier edit (\(leftover)) did not finish; its text is kept in \(kept)")
       }
+      let schemas = RecordSchemas(root: reader.layout.root, config: reader.config)
       reader.close()
       try FileSystem.createDirectories(tmpFolder)
       let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
@@ -44,7 +46,10 @@ extension DocSync {
       while true {
         try Self.runEditor(on: temp)
         let edited = try FileSystem.readFile(temp)
-        guard let problem = Workspace.checkEdit(original: original, edited: edited) else {
+        guard
+          let problem = Workspace.checkEdit(original: original, edited: edited)
+            ?? Workspace.checkSchema(edited, path: path, schemas: schemas)
+        else {
           let workspace = try Workspace.open(at: global.workingDirectory, readOnly: false)
           defer { workspace.close() }
           let report = try workspace.applyEdit(
