@@ -26,23 +26,10 @@ final class Pager {
     var fds: [Int32] = [0, 0]
     guard pipe(&fds) == 0 else { return nil }
     let (readEnd, writeEnd) = (fds[0], fds[1])
-    // posix_spawn, not Process: the pager must stay in the terminal's foreground process
-    // group (Process starts a new one, and less is then stopped when it reads the keyboard).
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_adddup2(&actions, readEnd, STDIN_FILENO)
-    posix_spawn_file_actions_addclose(&actions, readEnd)
-    posix_spawn_file_actions_addclose(&actions, writeEnd)
-    let words: [String] = ["/bin/sh", "-c", command]
-    let settings: [String] = pagerEnvironment.map { "\($0.key)=\($0.value)" }
-    let argv = words.map { strdup($0) } + [nil]
-    let envp = settings.map { strdup($0) } + [nil]
-    defer { for p in argv + envp { free(p) } }
-    var pid: pid_t = 0
-    let spawned = posix_spawn(&pid, "/bin/sh", &actions, nil, argv, envp)
+    // In docsync's process group (ShellSpawn): less must stay in the terminal's foreground.
+    let started = ShellSpawn.start(command, environment: pagerEnvironment, stdin: readEnd, closing: [readEnd, writeEnd])
     close(readEnd)
-    guard spawned == 0 else {
+    guard case .success(let pid) = started else {
       close(writeEnd)
       return nil
     }
@@ -64,7 +51,6 @@ final class Pager {
   func finish() {
     StandardOutput.flush()
     close(STDOUT_FILENO)
-    var status: Int32 = 0
-    while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    _ = ShellSpawn.wait(pid)
   }
 }
