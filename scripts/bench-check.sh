@@ -35,7 +35,7 @@ schema = {
         "notes": {"type": "string"},
     },
     "additionalProperties": False,
-    "$defs": {"money": {"type": "number", "minimum": 0, "multipleOf": 0.01}},
+    "$defs": {"money": {"type": "number", "minimum": 0, "maximum": 1000}},
 }
 json.dump(schema, open(os.path.join(work, "schema.json"), "w"), indent=2)
 for i in range(n):
