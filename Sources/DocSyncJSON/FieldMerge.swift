@@ -12,7 +12,9 @@
 // - changed differently on both sides (including added on both with different values,
 //   and an object on one side against anything else on the other): the `collisions`
 //   side wins, reported as a conflict.
-// Arrays, strings, numbers, booleans and null are atomic. Values compare exactly
+// - an array on both sides, changed differently: merged element by element (as a set, by
+//   an identity member, or as a sequence; see ArrayMerge.swift and docs/SYNC.md#arrays).
+// Strings, numbers, booleans and null are atomic. Values compare exactly
 // (`JSONValue.==`: numbers by their text, so 1.0 and 1 differ).
 //
 // Key order of a merged object: local's keys in local's order, then the keys only remote
@@ -78,14 +80,32 @@ public enum FieldMerge {
     ///   - counters: dotted paths of numeric fields merged by adding both sides' deltas to
     ///     the base (base 1, local 11, remote 6 → 16).
     ///   - reserved: dotted paths left alone for the caller to set.
+    ///   - arrays: which arrays are sets, and which identity member others are matched by.
     public static func merge(base: JSONValue?, local: JSONValue, remote: JSONValue, collisions: Winner,
-                             counters: Set<String>, ignoring reserved: Set<String> = ["refId", "changesetId"]) -> Result {
+                             counters: Set<String>, arrays: ArrayRules = ArrayRules(),
+                             ignoring reserved: Set<String> = ["refId", "changesetId"]) -> Result {
         var trie = PathTrie()
         for path in counters { trie.insert(keys(inPath: path), flag: PathTrie.counter) }
         for path in reserved { trie.insert(keys(inPath: path), flag: PathTrie.reserved) }
+        for path in arrays.sets { trie.insert(keys(inPath: path), flag: PathTrie.set) }
+        for (path, key) in arrays.keys { trie.insert(keys(inPath: path), flag: 0, arrayKey: key) }
         var merger = Merger(collisions: collisions, trie: trie)
         let merged = merger.run(base: base, local: local, remote: remote)
         return Result(merged: merged, conflicts: merger.conflicts)
+    }
+
+    /// How arrays changed on both sides are merged (docs/SYNC.md#arrays). Paths are dotted
+    /// like counters', `*` matching any one key or array element.
+    public struct ArrayRules: Sendable, Equatable {
+        /// Arrays merged as sets (`merge.sets`).
+        public var sets: Set<String>
+        /// The identity member of the elements of arrays at these paths (`merge.arrayKey.<path>`).
+        public var keys: [String: String]
+
+        public init(sets: Set<String> = [], keys: [String: String] = [:]) {
+            self.sets = sets
+            self.keys = keys
+        }
     }
 
     /// The dotted path of a key list: `["address", "a.b"]` → `address.a~1b`.
@@ -137,16 +157,20 @@ public enum FieldMerge {
 
 // MARK: - Declared paths
 
-/// Counter and reserved paths as a tree of keys, so each key is checked in O(1) while
-/// walking and no path text is built unless a conflict is reported.
-private struct PathTrie {
+/// Counter, reserved, set and identity-array paths as a tree of keys, so each key is
+/// checked in O(1) while walking and no path text is built unless a conflict is reported.
+/// A `*` key matches any key or array element that has no literal entry.
+struct PathTrie {
     static let counter: UInt8 = 1
     static let reserved: UInt8 = 2
+    static let set: UInt8 = 4
 
     var children: [[String: Int]] = [[:]]
     var flags: [UInt8] = [0]
+    /// The configured identity member of arrays at a node.
+    var arrayKeys: [Int: String] = [:]
 
-    mutating func insert(_ keys: [String], flag: UInt8) {
+    mutating func insert(_ keys: [String], flag: UInt8, arrayKey: String? = nil) {
         guard !keys.isEmpty else { return } // the root is never a counter or reserved
         var node = 0
         for key in keys {
@@ -160,11 +184,13 @@ private struct PathTrie {
             }
         }
         flags[node] |= flag
+        if let arrayKey { arrayKeys[node] = arrayKey }
     }
 
-    /// The node for `key` under `node`; -1 when no declared path goes there.
+    /// The node for `key` under `node` (a literal key before `*`); -1 when no declared
+    /// path goes there.
     func child(_ node: Int, _ key: String) -> Int {
-        node < 0 ? -1 : children[node][key] ?? -1
+        node < 0 ? -1 : children[node][key] ?? children[node]["*"] ?? -1
     }
 
     func has(_ node: Int, _ flag: UInt8) -> Bool {
@@ -174,7 +200,7 @@ private struct PathTrie {
 
 // MARK: - The merge
 
-private struct Merger {
+struct Merger {
     typealias Members = OrderedDictionary<String, JSONValue>
 
     /// An object being merged.
@@ -211,18 +237,26 @@ private struct Merger {
     let trie: PathTrie
     var conflicts: [FieldMerge.FieldConflict] = []
     var stack: [Frame] = []
+    /// Where the merged value sits: the trie node and key path of its root (an array
+    /// element's merge starts inside the document), and how many array merges enclose it.
+    let rootNode: Int
+    let rootPath: [String]
+    let arrayDepth: Int
 
-    init(collisions: FieldMerge.Winner, trie: PathTrie) {
+    init(collisions: FieldMerge.Winner, trie: PathTrie, rootNode: Int = 0, rootPath: [String] = [], arrayDepth: Int = 0) {
         self.collisions = collisions
         self.trie = trie
+        self.rootNode = rootNode
+        self.rootPath = rootPath
+        self.arrayDepth = arrayDepth
     }
 
     mutating func run(base: JSONValue?, local: JSONValue, remote: JSONValue) -> JSONValue {
-        switch decide(node: 0, key: nil, base: base, local: local, remote: remote).decision {
+        switch decide(node: rootNode, key: nil, base: base, local: local, remote: remote).decision {
         case .value(let value):
             return value ?? local // both sides have a root, so never nil
         case let .descend(base, local, remote):
-            stack.append(Frame(key: "", node: 0, base: base, local: local, remote: remote))
+            stack.append(Frame(key: "", node: rootNode, base: base, local: local, remote: remote))
         }
 
         while true {
@@ -281,6 +315,10 @@ private struct Merger {
         if local == remote { return (.value(local), local == base) }
         if local == base { return (.value(remote), true) }
         if remote == base { return (.value(local), false) }
+        if case .array(let l)? = local, case .array(let r)? = remote, arrayDepth < Merger.maxArrayDepth {
+            let b: [JSONValue] = if case .array(let b)? = base { b } else { [] }
+            return (.value(.array(mergeArray(node: node, path: keyPath(key), base: b, local: l, remote: r))), false)
+        }
         // Changed differently on both sides.
         let winner: FieldMerge.Winner = if local == nil { .remote } else if remote == nil { .local } else { collisions }
         conflicts.append(FieldMerge.FieldConflict(
@@ -306,13 +344,18 @@ private struct Merger {
         return ExactDecimal.sum(terms)
     }
 
-    private func currentPath(_ key: String?) -> String {
-        guard let key else { return "" }
-        return FieldMerge.path(stack.dropFirst().map(\.key) + [key])
+    func currentPath(_ key: String?) -> String {
+        FieldMerge.path(keyPath(key))
+    }
+
+    /// The keys from the document's root to `key` (nil: the value being merged).
+    func keyPath(_ key: String?) -> [String] {
+        guard let key else { return rootPath }
+        return rootPath + stack.dropFirst().map(\.key) + [key]
     }
 }
 
-private func compact(_ value: JSONValue) -> String {
+func compact(_ value: JSONValue) -> String {
     String(decoding: JSONValueWriter.writeCompact(value), as: UTF8.self)
 }
 

@@ -26,6 +26,24 @@ public enum FieldPaths {
         return out
     }
 
+    /// The field a conflict at `path` is settled at: `path` itself, or, where `path` goes
+    /// into an array in any of `documents` (an element of a merged array: its index differs
+    /// between versions), the array. Taking a side then takes that side's whole array.
+    public static func settledField(_ path: String, in documents: [JSONValue]) -> String {
+        let keys = FieldMerge.keys(inPath: path)
+        var currents = documents.map { Optional($0) }
+        for (depth, key) in keys.enumerated() {
+            if currents.contains(where: { if case .array? = $0 { true } else { false } }) {
+                return FieldMerge.path(Array(keys.prefix(depth)))
+            }
+            currents = currents.map { current in
+                guard case .object(let members)? = current else { return nil }
+                return members[key]
+            }
+        }
+        return path
+    }
+
     /// The value at `path` (nil: absent).
     public static func value(at path: String, in root: JSONValue) -> JSONValue? {
         var current = root

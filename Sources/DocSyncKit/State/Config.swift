@@ -1,3 +1,4 @@
+import DocSyncJSON
 import Foundation
 
 /// Per-tree settings, `.docsync/config`, read and written git-style by `docsync config`.
@@ -53,6 +54,10 @@ public struct Config: Sendable {
             validate: validPolicy),
         Key(name: "merge.policyFor.<glob>", help: "the policy for documents whose path matches <glob> (gitignore-style: * within a folder, ** across folders), e.g. merge.policyFor.contacts/** lww; the last matching key in --list order wins over merge.policy", defaultValue: nil,
             validate: validPolicy),
+        Key(name: "merge.sets", help: "comma-separated dotted paths of arrays merged as sets (tags): every element either side added, none either side removed, each once; * matches any key or element, e.g. tags,items.*.labels", defaultValue: nil,
+            validate: { $0.split(separator: ",").allSatisfy { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ? nil : "must be comma-separated field paths" }),
+        Key(name: "merge.arrayKey.<path>", help: "the member that identifies the elements of the array at <path> (a dotted path, * for any key or element), e.g. merge.arrayKey.order.lines sku; without one, the first of id, refId, uuid, key that every element has, unique", defaultValue: nil,
+            validate: { $0.isEmpty || $0.contains("\n") ? "must be a member name" : nil }),
         Key(name: "schema.<glob>", help: "the JSON Schema (a file; relative paths from the tree's root) that records whose path matches <glob> must satisfy, e.g. schema.contacts/** schemas/contact.json; a record that fails it is reported and never pushed; the last matching key in --list order wins; a record's own \"$schema\" member naming a file wins over every key", defaultValue: nil,
             validate: { $0.isEmpty || $0.contains("\n") ? "must be a file path" : nil }),
         Key(name: "merge.counters", help: "comma-separated dotted paths of numeric fields merged by adding both sides' changes, e.g. stats.plays,visits", defaultValue: nil,
@@ -66,8 +71,8 @@ public struct Config: Sendable {
     /// The declared key, or for pattern keys (`merge.policyFor.<glob>`) its template.
     public static func key(named name: String) -> Key? {
         if let exact = keys.first(where: { $0.name == name }) { return exact }
-        for template in ["merge.policyFor.", "schema."] where name.hasPrefix(template) && name.count > template.count {
-            return keys.first { $0.name == template + "<glob>" }
+        for template in ["merge.policyFor.", "schema.", "merge.arrayKey."] where name.hasPrefix(template) && name.count > template.count {
+            return keys.first { $0.name == template + "<glob>" || $0.name == template + "<path>" }
         }
         return nil
     }
@@ -87,6 +92,14 @@ public struct Config: Sendable {
         values.sorted(by: { $0.key < $1.key }).compactMap { name, value in
             name.hasPrefix("schema.") ? (String(name.dropFirst("schema.".count)), value) : nil
         }
+    }
+
+    /// `merge.sets` and `merge.arrayKey.<path>`: how arrays changed on both sides merge.
+    public var arrayRules: FieldMerge.ArrayRules {
+        let sets = Set((self["merge.sets"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        var keys: [String: String] = [:]
+        for (name, value) in values where name.hasPrefix("merge.arrayKey.") { keys[String(name.dropFirst("merge.arrayKey.".count))] = value }
+        return FieldMerge.ArrayRules(sets: sets, keys: keys)
     }
 
     public var counters: Set<String> {

@@ -24,6 +24,7 @@ struct ContentPolicy {
 
     let policy: MergePolicy
     let counters: Set<String>
+    var arrays = FieldMerge.ArrayRules()
 
     /// - Parameters: `path` is where the document ends up (the path decision is separate).
     func settle(base: [UInt8]?, local: DocVersion, localBytes: [UInt8], remote: DocVersion, remoteBytes: [UInt8], path: String,
@@ -47,7 +48,7 @@ struct ContentPolicy {
             return whole(localIsLater ? .local : .remote, "later changesetId; too deep to merge field by field")
         }
         let b = base.flatMap { try? JSONValueParser.parse($0) }
-        let merge = FieldMerge.merge(base: b, local: l, remote: r, collisions: localIsLater ? .local : .remote, counters: counters)
+        let merge = FieldMerge.merge(base: b, local: l, remote: r, collisions: localIsLater ? .local : .remote, counters: counters, arrays: arrays)
         let fields = merge.conflicts.map(\.path)
         // A side lost if the merge dropped any of its values: a collision it lost, or a
         // removal the other side's edit beat. When both lost something, keep the local

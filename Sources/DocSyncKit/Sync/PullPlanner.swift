@@ -157,7 +157,7 @@ struct PullPlanner {
                 // settles it (field merge by default).
                 if decision.loser != nil, let local, let localBytes, let target = decision.result?.path {
                     let policy = config.policy(for: target)
-                    let outcome = ContentPolicy(policy: policy, counters: config.counters).settle(
+                    let outcome = ContentPolicy(policy: policy, counters: config.counters, arrays: config.arrayRules).settle(
                         base: baseBytes, local: local, localBytes: localBytes,
                         remote: remoteVersion, remoteBytes: fetched, path: target, newChangesetId: { clock.next().description })
                     if let merged = outcome.mergedBytes { plan.objects[outcome.result.hash] = merged }

@@ -138,7 +138,10 @@ extension Workspace {
             throw Failure.gaveUp("this conflict record names no fields (an older docsync recorded it); take the whole stored version with --whole")
         }
         var result = current
-        for field in fields { result = FieldPaths.setting(FieldPaths.value(at: field, in: storedValue), at: field, in: result) }
+        // A field inside a merged array is settled at the array (see FieldPaths.settledField).
+        var settled: [String] = []
+        for field in fields.map({ FieldPaths.settledField($0, in: [current, storedValue]) }) where !settled.contains(field) { settled.append(field) }
+        for field in settled { result = FieldPaths.setting(FieldPaths.value(at: field, in: storedValue), at: field, in: result) }
         if result == current { return nil }
         return .fields(result, replaced: fields)
     }
