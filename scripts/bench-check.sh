@@ -15,7 +15,9 @@ work=$(mktemp -d /tmp/docsync-bench-check.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir "$work/records"
 # Records of ~525 bytes in 100 folders with a fixed seed; one in 1,000 breaks the schema,
-# so every tool has errors to find and report.
+# so every tool has errors to find and report. No `multipleOf` on prices: Python's
+# jsonschema divides in floating point and calls 19.99 not a multiple of 0.01 (it found
+# 13,752 such "invalid" records of 100,000), so the two would not check the same thing.
 python3 - "$work" "$N" <<'PY'
 import json, os, random, sys
 work, n = sys.argv[1], int(sys.argv[2])

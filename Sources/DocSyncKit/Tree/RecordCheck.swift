@@ -103,6 +103,16 @@ public enum RecordCheck {
         do { bytes = try FileSystem.readFile(target.absolute) } catch {
             return .init(schema: nil, problems: [DocumentProblem(path: target.display, reason: "cannot read: \(error.localizedDescription)")])
         }
+        // With a schema to check, one parse gives both the syntax check and the value.
+        if schemas.mightApply(to: bytes), let value = try? JSONValueParser.parse(bytes), case .object(let members) = value {
+            var verdict = schemas.verdict(path: target.treePath, value: value)
+            for i in verdict.problems.indices { verdict.problems[i].path = target.display }
+            if let refId = members["refId"], case .string = refId {} else if members["refId"] != nil {
+                verdict.problems.insert(DocumentProblem(path: target.display, reason: "\"refId\" must be a string"), at: 0)
+            }
+            return verdict
+        }
+        // Otherwise the scanner: the same syntax errors, in the same words, as a sync.
         let scanned: ScannedDocument
         do { scanned = try JSONScanner.scanDocument(bytes) } catch {
             return .init(schema: nil, problems: [DocumentProblem(path: target.display, line: error.line, column: error.column, reason: error.reason)])
@@ -112,6 +122,7 @@ public enum RecordCheck {
             problems.append(DocumentProblem(path: target.display, reason: "\"refId\" must be a string"))
         }
         guard schemas.mightApply(to: bytes) else { return .init(schema: nil, problems: problems) }
+        // Scanned but not parsed (too deep for values): the schema check says why, as in a sync.
         var verdict = schemas.verdict(path: target.treePath, bytes: bytes)
         for i in verdict.problems.indices { verdict.problems[i].path = target.display }
         verdict.problems = problems + verdict.problems
