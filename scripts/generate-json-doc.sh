@@ -55,6 +55,12 @@ ex() { local name=$1; shift; echo "### $name \$ docsync $*"; set +e; "$docsync" 
   printf '{"name": 7}\n' > B/people/bo.json
   printf '{"name": "Al"\n' > B/people/al.json
   ex check -C B check --json --schema ../contact.schema.json people
+  git init -q -b main G
+  ex gitsetup -C G git-setup --json
+  printf '{"tags": ["a"], "v": 1}\n' > G/base.json
+  printf '{"tags": ["a", "b"], "v": 2}\n' > G/ours.json
+  printf '{"tags": ["c", "a"], "v": 3}\n' > G/theirs.json
+  ex mergedriver -C G merge-driver --json base.json ours.json theirs.json tags.json
 ) > "$out"
 sed -i "s#$work#/home/ada/notes#g" "$out"
 python3 - "$out" docs/JSON.md <<'PY'
@@ -79,6 +85,7 @@ sections = [
     ("new, edit", "`new` names the record it made and its ids; `edit` says what the edit did (`outcome`: updated, unchanged, rejected; a rejected edit exits 1 and names where the refused text was kept).", ["new", "edit-rejected"]),
     ("replicas", "Every replica the remote knows (`self`: this tree); `replicas forget` names the one retired.", ["replicas", "forget"]),
     ("check", "Every problem of the records checked: `line` and `column` for invalid JSON, `pointer` (RFC 6901; `\"\"` is the record itself) for a schema error; `invalid` counts records, `withSchema` those that had a schema; `tree` is `null` outside a docsync tree; exit 1 when `invalid` is not 0.", ["check"]),
+    ("git-setup, merge-driver", "`git-setup` names the repository and whether it added the `.gitattributes` line; `merge-driver` says whether the file merged (`merged`: false and exit 1 when fields collided or the policy does not merge), which side won collisions and why, and each collision as a JSON pointer with both values.", ["gitsetup", "mergedriver"]),
     ("Errors", "", ["error", "usage"]),
 ]
 out = [head.rstrip() + "\n\n## Examples\n\nReal output of one session (written by `scripts/generate-json-doc.sh`): replica `laptop`\n(tree `A`) makes a folder remote, replica `desk` (tree `B`) clones it, both edit `ada.json`'s\n`city`.\n"]

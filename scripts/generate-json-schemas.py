@@ -130,6 +130,12 @@ schemas = {
                                                 "One problem: line and column for invalid JSON, pointer (RFC 6901, \"\" for the record) for a schema error.")),
                               "notes": A(S())}, ["tree", "checked", "withSchema", "invalid", "problems", "notes"],
                     desc="docsync check --json. Every problem of the records checked (exit 1 if any); tree: the docsync tree they are in, null outside one."),
+  "merge-driver": envelope("merge-driver", {"path": S(), "merged": B(), "winner": {"enum": ["ours", "theirs"]}, "why": S(),
+                                            "collisions": A(obj({"pointer": S(), "ours": S(), "theirs": S(), "kept": {"enum": ["ours", "theirs"]}}, ["pointer", "kept"],
+                                                                "A field changed on both sides: its JSON pointer, each side's value (compact JSON; absent: removed) and which was kept."))},
+                           desc="docsync merge-driver --json. Whether the file merged cleanly (exit 0) or git should mark it unmerged (exit 1), and every collision."),
+  "git-setup": envelope("git-setup", {"repository": S(), "attributesFile": S(), "attributesAdded": B(), "driver": S()},
+                        desc="docsync git-setup --json. The repository set up, its .gitattributes and whether the line was added, and the driver command configured."),
   "error": envelope(None, {"error": obj({"code": S(), "message": S(), "exitCode": {"type": "integer"}})},
                     desc="Any command with --json that fails before it has a report: the error, on stdout, with the same exit code."),
 }
