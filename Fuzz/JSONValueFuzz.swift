@@ -12,6 +12,7 @@
 //   occurrence, parsed on its own from the scanner's value range.
 // - A top-level string decodes as the independent reference decoder does.
 // - Equality is reflexive; dismantle() empties a copy without touching the original.
+// - An array of three values is a three-way merge input: see checkMerge.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func jsonValueFuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
@@ -118,4 +119,51 @@ func checkJSONValue(_ bytes: [UInt8]) {
     copy.dismantle()
     check(copy == .null, "dismantle left \(copy.kind)")
     check(JSONValueWriter.write(value) == pretty, "dismantling a copy changed the original")
+    if case .array(let three) = value, three.count == 3 { checkMerge(base: three[0], local: three[1], remote: three[2]) }
+}
+
+/// The three-way merge on an input `[base, local, remote]` (docs/SYNC.md#arrays): it ends,
+/// a side that did not change gives the other side, both sides the same gives that, and
+/// swapping the sides (with the later save) gives the same arrays everywhere. With
+/// `"tags"` declared a set and `items.*.n` a counter, so those paths are reached too.
+func checkMerge(base: JSONValue, local: JSONValue, remote: JSONValue) {
+    let arrays = FieldMerge.ArrayRules(sets: ["tags", "*.tags"], keys: [:])
+    func merge(_ b: JSONValue?, _ l: JSONValue, _ r: JSONValue, _ later: FieldMerge.Winner) -> FieldMerge.Result {
+        FieldMerge.merge(base: b, local: l, remote: r, collisions: later, counters: ["items.*.n"], arrays: arrays)
+    }
+    for later in [FieldMerge.Winner.local, .remote] {
+        check(merge(base, base, remote, later).merged == remote, "local unchanged must give remote")
+        check(merge(base, local, base, later).merged == local, "remote unchanged must give local")
+        check(merge(base, local, local, later).merged == local, "both the same must give it")
+        let one = merge(base, local, remote, later)
+        let other = merge(base, remote, local, later == .local ? .remote : .local)
+        check(arraysOf(one.merged) == arraysOf(other.merged), "arrays differ when the sides are swapped: base \(base) local \(local) remote \(remote)")
+        _ = merge(nil, local, remote, later)
+    }
+}
+
+/// Every array in a value, compactly, in a walk that does not depend on object key order
+/// (keys sorted), so only the arrays' contents are compared.
+private func arraysOf(_ value: JSONValue) -> [String] {
+    var out: [String] = []
+    var pending = [value]
+    while let next = pending.popLast() {
+        switch next {
+        case .array(let items):
+            out.append(String(decoding: JSONValueWriter.writeCompact(.array(items.map(sortedKeys))), as: UTF8.self))
+            pending += items
+        case .object(let members):
+            pending += members.keys.sorted().map { members[$0]! }
+        default: break
+        }
+    }
+    return out
+}
+
+private func sortedKeys(_ value: JSONValue) -> JSONValue {
+    switch value {
+    case .object(let members): .object(.init(uniqueKeysWithValues: members.keys.sorted().map { ($0, sortedKeys(members[$0]!)) }))
+    case .array(let items): .array(items.map(sortedKeys))
+    default: value
+    }
 }

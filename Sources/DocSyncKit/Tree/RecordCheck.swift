@@ -164,6 +164,12 @@ public enum RecordCheck {
 
     /// `absolute` relative to `base` ("../x.json" when it is beside it), for display.
     static func relative(_ absolute: String, from base: String) -> String {
+        // The common case (a file under the base) without splitting: this runs per record.
+        if absolute.hasPrefix(base), absolute.utf8.count > base.utf8.count {
+            let rest = absolute.utf8.dropFirst(base.utf8.count)
+            if base == "/" { return String(Substring(rest)) }
+            if rest.first == UInt8(ascii: "/") { return String(Substring(rest.dropFirst())) }
+        }
         let target = absolute.split(separator: "/")
         let from = base.split(separator: "/")
         var common = 0
