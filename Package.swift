@@ -54,6 +54,7 @@ let package = Package(
             name: "docsync",
             dependencies: [
                 "DocSyncKit",
+                "DocSyncJSON",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -46,6 +46,8 @@ ex() { local name=$1; shift; echo "### $name \$ docsync $*"; set +e; "$docsync" 
   VISUAL="sed -i s/{/[/" ex edit-rejected -C B edit --json notes/idea.json
   ex replicas -C B replicas --json
   ex forget -C B replicas forget --json --dry-run laptop
+  sed -i 's/"Ada"/"Ada L."/' B/ada.json
+  ex diff -C B diff --json
   ex resetbase -C B reset-base --json
   ex error -C / status --json
   ex usage -C B log --json --bogus
@@ -85,6 +87,7 @@ sections = [
     ("new, edit", "`new` names the record it made and its ids; `edit` says what the edit did (`outcome`: updated, unchanged, rejected; a rejected edit exits 1 and names where the refused text was kept).", ["new", "edit-rejected"]),
     ("replicas", "Every replica the remote knows (`self`: this tree); `replicas forget` names the one retired.", ["replicas", "forget"]),
     ("check", "Every problem of the records checked: `line` and `column` for invalid JSON, `pointer` (RFC 6901; `\"\"` is the record itself) for a schema error; `invalid` counts records, `withSchema` those that had a schema; `tree` is `null` outside a docsync tree; exit 1 when `invalid` is not 0.", ["check"]),
+    ("diff", "Per document, what it was compared with (`against`: base, remote, the changesetId asked for, or a file) and its version (`againstChangesetId`), and each change: `pointer` (RFC 6901), `kind` (added, removed, changed), `old` and `new` as compact JSON; `note` says `new`, `deleted`, or that a side is not valid JSON.", ["diff"]),
     ("git-setup, merge-driver", "`git-setup` names the repository and whether it added the `.gitattributes` line; `merge-driver` says whether the file merged (`merged`: false and exit 1 when fields collided or the policy does not merge), which side won collisions and why, and each collision as a JSON pointer with both values.", ["gitsetup", "mergedriver"]),
     ("Errors", "", ["error", "usage"]),
 ]

@@ -13,7 +13,7 @@ import Foundation
 /// Unrecorded edits are recorded first, so they stay in the journal.
 extension Workspace {
   /// A version found to restore.
-  private struct Found {
+  struct Found {
     var bytes: [UInt8]
     var path: String?
     var changesetId: String
@@ -116,7 +116,7 @@ extension Workspace {
   }
 
   /// The version of `refId` to bring back (see the type's comment).
-  private func version(
+  func version(
     of refId: String, named name: String, path: String?, at: String?, exists: Bool
   ) throws -> Found {
     // Journal entries with content this replica stored, newest last.

@@ -1,0 +1,124 @@
+// A semantic diff of two JSON values by JSON pointer (`docsync diff`): what changed, was
+// added or was removed, at the deepest place that says it. Objects are compared key by
+// key; arrays whose elements have an identity (as the merge finds one: id, refId, uuid,
+// key) element by element by identity, other arrays by a longest common subsequence, an
+// element changed in place shown inside it. Recursive, to `maxDepth` levels.
+
+public enum JSONDiff {
+    public enum Kind: String, Sendable, Codable { case added, removed, changed }
+
+    public struct Change: Sendable, Equatable, Codable {
+        /// RFC 6901 pointer ("" for the whole value).
+        public var pointer: String
+        public var kind: Kind
+        /// Compact JSON text of the old and new value (nil where there is none).
+        public var old: String?
+        public var new: String?
+
+        public init(pointer: String, kind: Kind, old: String?, new: String?) {
+            self.pointer = pointer
+            self.kind = kind
+            self.old = old
+            self.new = new
+        }
+
+        /// `~ /items/1/qty: 1 → 5`, `+ /tags/2: "c"`, `- /note: "x"`.
+        public var line: String {
+            let at = pointer.isEmpty ? "(root)" : pointer
+            switch kind {
+            case .added: return "+ \(at): \(new ?? "")"
+            case .removed: return "- \(at): \(old ?? "")"
+            case .changed: return "~ \(at): \(old ?? "") → \(new ?? "")"
+            }
+        }
+    }
+
+    public static func changes(from old: JSONValue, to new: JSONValue, arrayKeys: [String] = ["id", "refId", "uuid", "key"]) -> [Change] {
+        var out: [Change] = []
+        diff(old, new, pointer: "", depth: 0, keys: arrayKeys, into: &out)
+        return out
+    }
+
+    /// RFC 6901: "~" is "~0", "/" is "~1".
+    private static func escape(_ key: String) -> String {
+        guard key.contains(where: { $0 == "~" || $0 == "/" }) else { return key }
+        var out = ""
+        for ch in key {
+            switch ch {
+            case "~": out += "~0"
+            case "/": out += "~1"
+            default: out.append(ch)
+            }
+        }
+        return out
+    }
+
+    private static func diff(_ a: JSONValue, _ b: JSONValue, pointer at: String, depth: Int, keys: [String], into out: inout [Change]) {
+        if a == b { return }
+        switch (a, b) {
+        case let (.object(x), .object(y)) where depth < maxDepth:
+            for (key, value) in x {
+                let place = at + "/" + escape(key)
+                if let other = y[key] {
+                    diff(value, other, pointer: place, depth: depth + 1, keys: keys, into: &out)
+                } else {
+                    out.append(Change(pointer: place, kind: .removed, old: compact(value), new: nil))
+                }
+            }
+            for (key, value) in y where x[key] == nil {
+                out.append(Change(pointer: at + "/" + escape(key), kind: .added, old: nil, new: compact(value)))
+            }
+        case let (.array(x), .array(y)) where depth < maxDepth:
+            out += arrayChanges(x, y, pointer: at, depth: depth, keys: keys)
+        default:
+            out.append(Change(pointer: at, kind: .changed, old: compact(a), new: compact(b)))
+        }
+    }
+
+    /// Deeper than this, a changed value is shown whole (a bound on recursion).
+    static let maxDepth = 1_000
+
+    private static func arrayChanges(_ x: [JSONValue], _ y: [JSONValue], pointer: String, depth: Int, keys: [String]) -> [Change] {
+        var out: [Change] = []
+        if let key = keys.first(where: { Merger.isIdentity($0, in: [x, y]) }) {
+            let newIndex = Dictionary(uniqueKeysWithValues: y.enumerated().map { (Merger.identity(of: $1, key: key)!, $0) })
+            let oldIds = Set(x.map { Merger.identity(of: $0, key: key)! })
+            for (i, element) in x.enumerated() {
+                let id = Merger.identity(of: element, key: key)!
+                if let j = newIndex[id] { diff(element, y[j], pointer: pointer + "/\(j)", depth: depth + 1, keys: keys, into: &out) } else {
+                    out.append(Change(pointer: pointer + "/\(i)", kind: .removed, old: compact(element), new: nil))
+                }
+            }
+            for (j, element) in y.enumerated() where !oldIds.contains(Merger.identity(of: element, key: key)!) {
+                out.append(Change(pointer: pointer + "/\(j)", kind: .added, old: nil, new: compact(element)))
+            }
+            return out
+        }
+        var tokens: [String: Int] = [:]
+        func token(_ v: JSONValue) -> Int {
+            let text = compact(v)
+            if let t = tokens[text] { return t }
+            tokens[text] = tokens.count
+            return tokens.count - 1
+        }
+        let (tx, ty) = (x.map(token), y.map(token))
+        let match = SequenceMerge.matches(tx, ty)
+        var j = 0
+        var i = 0
+        while i <= x.count {
+            // The stretch up to the next matched pair (or the ends).
+            var k = i
+            while k < x.count, match[k] == nil { k += 1 }
+            let end = k < x.count ? match[k]! : y.count
+            let removed = Array(i..<k), added = Array(j..<end)
+            let paired = min(removed.count, added.count)
+            for p in 0..<paired { diff(x[removed[p]], y[added[p]], pointer: pointer + "/\(added[p])", depth: depth + 1, keys: keys, into: &out) }
+            for r in removed.dropFirst(paired) { out.append(Change(pointer: pointer + "/\(r)", kind: .removed, old: compact(x[r]), new: nil)) }
+            for a in added.dropFirst(paired) { out.append(Change(pointer: pointer + "/\(a)", kind: .added, old: nil, new: compact(y[a]))) }
+            if k >= x.count { break }
+            i = k + 1
+            j = end + 1
+        }
+        return out
+    }
+}

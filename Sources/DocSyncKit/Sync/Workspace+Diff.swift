@@ -1,0 +1,136 @@
+import DocSyncJSON
+import Foundation
+
+/// One document's semantic diff (`docsync diff`).
+public struct DocumentDiff: Codable, Sendable {
+    public var path: String
+    /// nil for a file not yet recorded.
+    public var refId: String?
+    /// What the file was compared with: `base` (the last synced version), `remote`, or a changesetId.
+    public var against: String
+    /// The changesetId of the version compared with, when there is one.
+    public var againstChangesetId: String?
+    public var changes: [JSONDiff.Change]
+    /// Why there is no field-level diff: `new`, `deleted`, or the file is not valid JSON.
+    public var note: String?
+
+    public init(path: String, refId: String?, against: String, againstChangesetId: String?, changes: [JSONDiff.Change], note: String? = nil) {
+        self.path = path
+        self.refId = refId
+        self.against = against
+        self.againstChangesetId = againstChangesetId
+        self.changes = changes
+        self.note = note
+    }
+}
+
+extension Workspace {
+    /// What to compare with.
+    public enum DiffTarget: Sendable, Equatable {
+        case base, remote
+        case changeset(String)
+
+        public init(_ text: String?) {
+            switch text?.lowercased() {
+            case nil, "base": self = .base
+            case "remote": self = .remote
+            default: self = .changeset(text!)
+            }
+        }
+    }
+
+    /// The semantic diff of `docs` (paths or refIds; none: every document changed here
+    /// since the last sync, and with `.remote` every one the remote changed too) against
+    /// `target`. Reads the tree, the object store and, for `.remote` and changesets, the
+    /// remote; changes nothing.
+    public func diff(_ docs: [String], relativeTo cwd: String, against target: DiffTarget) throws -> [DocumentDiff] {
+        var wanted: [(refId: String?, path: String)] = []
+        var remoteChanged: [String: RemoteEntry] = [:]
+        // One remote for the listing and the reads: a git remote reads from what it fetched.
+        var remote: Remote?
+        if case .remote = target {
+            remote = try makeRemote()
+            for entry in try remote!.changes(since: state.cursor).entries { remoteChanged[entry.refId] = entry }
+        }
+        if docs.isEmpty {
+            let status = try status()
+            var seen = Set<String>()
+            for change in status.pending + status.unrecorded {
+                let known = state.tracked[change.refId] != nil || state.base[change.refId] != nil
+                let key = known ? change.refId : "path:" + change.path
+                if seen.insert(key).inserted { wanted.append((known ? change.refId : nil, change.path)) }
+            }
+            for (refId, entry) in remoteChanged.sorted(by: { $0.key < $1.key }) where seen.insert(refId).inserted {
+                wanted.append((refId, state.tracked[refId]?.path ?? entry.path ?? refId))
+            }
+        } else {
+            for doc in docs {
+                let (refId, path) = try resolveDocument(doc, relativeTo: cwd)
+                wanted.append((state.tracked[refId] != nil || state.base[refId] != nil ? refId : nil, path ?? doc))
+            }
+        }
+        if case .changeset = target, docs.isEmpty {
+            throw Failure.gaveUp("a changesetId names one document's version: give the document (docsync diff DOC --against ID)")
+        }
+
+        var out: [DocumentDiff] = []
+        let io = SafeTreeIO(root: layout.root)
+        for (refId, path) in wanted.sorted(by: { $0.path < $1.path }) {
+            let current = try io.readIfPresent(path)
+            var old: [UInt8]?
+            var against = "base", oldId: String?
+            switch target {
+            case .base:
+                if let refId, let base = state.base[refId] { old = try objects.get(base.hash); oldId = base.changesetId }
+            case .remote:
+                against = "remote"
+                if let refId, let entry = remoteChanged[refId] {
+                    if !entry.deleted, let remote { old = try remote.read(entry) }
+                    oldId = entry.changesetId
+                } else if let refId, let base = state.base[refId] {
+                    old = try objects.get(base.hash)
+                    oldId = base.changesetId
+                }
+            case .changeset(let id):
+                guard let refId else { throw Failure.gaveUp("\(path) has no versions yet (it is not recorded)") }
+                let found = try version(of: refId, named: path, path: path, at: id, exists: current != nil)
+                old = found.bytes
+                oldId = found.changesetId
+                against = found.changesetId
+            }
+            var result = DocumentDiff(path: path, refId: refId, against: against, againstChangesetId: oldId, changes: [])
+            switch (old, current) {
+            case (nil, nil): continue
+            case (nil, let now?):
+                result.note = "new"
+                result.changes = (try? JSONValueParser.parse(now)).map { [JSONDiff.Change(pointer: "", kind: .added, old: nil, new: compactText(Self.withoutIds($0)))] } ?? []
+            case (let was?, nil):
+                result.note = "deleted"
+                result.changes = (try? JSONValueParser.parse(was)).map { [JSONDiff.Change(pointer: "", kind: .removed, old: compactText(Self.withoutIds($0)), new: nil)] } ?? []
+            case (let was?, let now?):
+                guard let a = try? JSONValueParser.parse(was) else { result.note = "the version compared with is not valid JSON"; break }
+                do {
+                    let b = try JSONValueParser.parse(now)
+                    result.changes = JSONDiff.changes(from: Self.withoutIds(a), to: Self.withoutIds(b))
+                } catch {
+                    result.note = "not valid JSON: \(error.line):\(error.column): \(error.reason)"
+                }
+            }
+            if result.changes.isEmpty && result.note == nil { continue }
+            out.append(result)
+        }
+        return out
+    }
+
+    /// refId and changesetId are docsync's, not the user's edits: not shown.
+    static func withoutIds(_ value: JSONValue) -> JSONValue {
+        guard case .object(var members) = value else { return value }
+        members.removeValue(forKey: "refId")
+        members.removeValue(forKey: "changesetId")
+        return .object(members)
+    }
+
+    private func compactText(_ value: JSONValue) -> String {
+        String(decoding: JSONValueWriter.writeCompact(value), as: UTF8.self)
+    }
+}
