@@ -1,0 +1,115 @@
+import DocSyncJSON
+import Foundation
+
+/// `docsync blame DOC [POINTER]`: for each field of a record, the version that last set it.
+public struct FieldBlame: Codable, Sendable, Equatable {
+    /// RFC 6901 pointer of a field (a scalar, or an empty object or array).
+    public var pointer: String
+    /// Compact JSON of its value now.
+    public var value: String
+    /// The version that set it: its changesetId, the replica that made it, and when.
+    public var changesetId: String
+    public var replica: String
+    public var time: Int64
+}
+
+public struct BlameReport: Codable, Sendable {
+    public var path: String
+    public var refId: String
+    /// How many versions were read, and from where.
+    public var versions: Int
+    public var fields: [FieldBlame]
+    /// Why the remote's history was not read, if it was not (only this replica's journal then).
+    public var remoteError: String?
+}
+
+extension Workspace {
+    /// One version of a record, as blame reads it.
+    private struct BlameVersion {
+        var changesetId: String
+        var replica: String
+        var time: Int64
+        var value: JSONValue
+    }
+
+    /// Every version of the record (the remote's history and this replica's journal,
+    /// oldest first by changesetId), then, per field of the file as it is now, the last
+    /// version whose value there differs from the one before. Fields are found by position
+    /// (an array element that moved counts as set by the move). Changes nothing.
+    public func blame(_ doc: String, pointer: String?, relativeTo cwd: String) throws -> BlameReport {
+        let (refId, path) = try resolveDocument(doc, relativeTo: cwd)
+        guard let path, let bytes = try SafeTreeIO(root: layout.root).readIfPresent(path) else { throw Failure.notTracked(doc) }
+        guard let current = try? JSONValueParser.parse(bytes) else { throw Failure.gaveUp("\(path) is not valid JSON right now") }
+
+        var versions: [String: BlameVersion] = [:]
+        func add(_ id: String, _ replica: String, _ time: Int64, _ content: [UInt8]?) {
+            guard versions[id] == nil, let content, let value = try? JSONValueParser.parse(content) else { return }
+            // When it was saved: the time in its changesetId (when it reached here otherwise).
+            let saved = ChangesetID(id).map { Int64($0.wallMillis) } ?? time
+            versions[id] = BlameVersion(changesetId: id, replica: replica, time: saved, value: Self.withoutIds(value))
+        }
+        for entry in try log().map(\.entry) where entry.refId == refId {
+            guard let id = entry.changesetId, let hash = entry.hash else { continue }
+            add(id, ChangesetID(id)?.replica ?? config.replicaId, entry.time, try? objects.get(hash))
+        }
+        var remoteError: String?
+        do {
+            let remote = try makeRemote()
+            for v in try remote.history(of: refId, path: path) where !v.deleted && versions[v.changesetId] == nil {
+                add(v.changesetId, ChangesetID(v.changesetId)?.replica ?? v.author, v.time, try? remote.content(of: v, refId: refId))
+            }
+        } catch {
+            remoteError = (error as? LocalizedError)?.errorDescription ?? "\(error)"
+        }
+        let ordered = versions.values.sorted { changesetOrder($0.changesetId, $1.changesetId) }
+        let now = Self.withoutIds(current)
+        let nowId = (try? JSONScanner.scanDocument(bytes))?.member(named: "changesetId")?.stringValue
+        let unrecorded = BlameVersion(changesetId: nowId.flatMap { versions[$0] != nil ? nil : $0 } ?? "(not recorded)",
+                                      replica: config.replicaId, time: FileSystem.currentTimeNanos / 1_000_000, value: now)
+        let history = ordered.last.map { $0.value == now } ?? false ? ordered : ordered + [unrecorded]
+        var fields: [FieldBlame] = []
+        for (place, value) in Self.leaves(now) where pointer.map({ place == $0 || place.hasPrefix($0 + "/") }) ?? true {
+            // The last version whose value here differs from the version before it.
+            var setter = history.first!
+            for (before, after) in zip(history, history.dropFirst()) where Self.value(at: place, in: before.value) != Self.value(at: place, in: after.value) {
+                setter = after
+            }
+            fields.append(FieldBlame(pointer: place, value: String(decoding: JSONValueWriter.writeCompact(value), as: UTF8.self),
+                                     changesetId: setter.changesetId, replica: setter.replica, time: setter.time))
+        }
+        return BlameReport(path: path, refId: refId, versions: ordered.count, fields: fields, remoteError: remoteError)
+    }
+
+    /// Every scalar (and empty container) of a value with its pointer, in document order.
+    static func leaves(_ value: JSONValue) -> [(String, JSONValue)] {
+        var out: [(String, JSONValue)] = []
+        var pending: [(String, JSONValue)] = [("", value)]
+        while let (at, v) = pending.popLast() {
+            switch v {
+            case .object(let members) where !members.isEmpty:
+                for (key, child) in members.reversed() {
+                    pending.append((at + "/" + key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1"), child))
+                }
+            case .array(let items) where !items.isEmpty:
+                for (i, child) in items.enumerated().reversed() { pending.append((at + "/\(i)", child)) }
+            default:
+                out.append((at, v))
+            }
+        }
+        return out
+    }
+
+    /// The value at an RFC 6901 pointer (nil: not there).
+    static func value(at pointer: String, in root: JSONValue) -> JSONValue? {
+        var current = root
+        for raw in pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
+            let key = raw.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
+            switch current {
+            case .object(let members): guard let next = members[key] else { return nil }; current = next
+            case .array(let items): guard let i = Int(key), items.indices.contains(i) else { return nil }; current = items[i]
+            default: return nil
+            }
+        }
+        return current
+    }
+}
