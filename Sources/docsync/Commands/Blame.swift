@@ -19,7 +19,7 @@ extension DocSync {
             defer { workspace.close() }
             let report = try workspace.blame(document, pointer: pointer, relativeTo: global.workingDirectory)
             if let error = report.remoteError { Output.warning("the remote's history was not read (\(error)); from this replica's journal only") }
-            if global.json { return try Output.json(report, command: "blame") }
+            if global.json { return try Output.json(BlameJSON(report), command: "blame") }
             // Names from the remote's own list of replicas (both kinds), else what this tree knows.
             var names = workspace.replicaNames()
             for known in (try? workspace.makeRemote().knownReplicas()) ?? [] where !known.name.isEmpty && names[known.replicaId] == nil {
@@ -30,6 +30,26 @@ extension DocSync {
                 let who = names[field.replica] ?? field.replica
                 StandardOutput.write("\(field.pointer.padding(width))  \(field.changesetId)  \(Output.time(field.time))  \(who)  \(field.value)\n")
             }
+        }
+    }
+
+    /// `blame --json`: times in RFC 3339, as everywhere in --json.
+    struct BlameJSON: Encodable {
+        struct Field: Encodable {
+            var pointer, value, changesetId, replica, time: String
+        }
+        var path: String
+        var refId: String
+        var versions: Int
+        var fields: [Field]
+        var remoteError: String?
+
+        init(_ report: BlameReport) {
+            path = report.path
+            refId = report.refId
+            versions = report.versions
+            remoteError = report.remoteError
+            fields = report.fields.map { Field(pointer: $0.pointer, value: $0.value, changesetId: $0.changesetId, replica: $0.replica, time: Output.time($0.time)) }
         }
     }
 }
