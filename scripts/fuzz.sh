@@ -44,7 +44,8 @@ mkdir -p "$OUT/bin" "$OUT/crashes" "$OUT/logs"
 # Engine sources each target is built from (plus Fuzz/Common.swift, Fuzz/ScannerChecks.swift and the harness).
 ENGINE=Sources/DocSyncKit
 JSONLAYER=Sources/DocSyncJSON
-SOURCES_JSON=("$JSONLAYER"/JSONScanner.swift "$JSONLAYER"/JSONStringDecoding.swift "$JSONLAYER"/IdentityStamper.swift "$JSONLAYER"/JSONValue*.swift)
+SOURCES_JSON=("$JSONLAYER"/JSONScanner.swift "$JSONLAYER"/JSONStringDecoding.swift "$JSONLAYER"/IdentityStamper.swift "$JSONLAYER"/JSONValue*.swift
+              "$JSONLAYER"/FieldMerge.swift "$JSONLAYER"/ArrayMerge.swift "$JSONLAYER"/SequenceMerge.swift)
 SOURCES_JOURNAL=("$ENGINE/Support/ChecksummedLines.swift" "$ENGINE/Support/ContentHash.swift"
                  "$ENGINE/Support/FileSystem.swift" "$ENGINE/State/Journal.swift"
                  "$ENGINE/State/JournalEntry.swift" "$ENGINE/State/DocVersion.swift"

@@ -104,6 +104,14 @@ enum Main {
                 // A failure the command did not describe (e.g. --quiet's bare exit 75).
                 fail(nil, code: code, errorCode: code == ExitStatus.tempFail ? "try-again-later" : "error", json: true)
             }
+            if DocSync.exitCode(for: error) == .success {
+                // Help and --version through StandardOutput, so `docsync --help >/dev/full`
+                // fails (exit 1) instead of losing the text with exit 0.
+                let text = DocSync.fullMessage(for: error)
+                if !text.isEmpty { StandardOutput.write(text + "\n") }
+                StandardOutput.finish()
+                Foundation.exit(0)
+            }
             StandardOutput.finish()
             DocSync.exit(withError: error)
         }

@@ -100,7 +100,8 @@ struct LogOptionsTests {
   @Test(
     "a failed write to stdout (>/dev/full) is an error: exit 1 with a message",
     arguments: [
-      ["log"], ["status"], ["status", "--json"], ["conflicts"], ["verify", "--local-only"],
+      ["log"], ["status"], ["status", "--json"], ["conflicts"], ["verify", "--local-only"], ["--help"], ["sync", "--help"],
+      ["--version"],
     ])
   func writeErrorsAreErrors(_ args: [String]) {
     let box = Sandbox()
