@@ -118,7 +118,7 @@ schemas = {
                               desc="docsync replicas forget NAME --json. The replica retired (with --dry-run: that would be)."),
   "watch": envelope("watch", {"event": {"enum": ["watching", "sync", "stopped"]}, "time": ref("time"),
                               "root": S(), "folders": I(), "debounceMs": I(), "pullSeconds": {"type": "number"}, "signal": {"enum": ["SIGINT", "SIGTERM"]},
-                              "trigger": {"enum": ["start", "edit", "pull", "retry", "overflow"]}, "exitCode": {"type": "integer"}, "meaning": S(),
+                              "trigger": {"enum": ["start", "edit", "pull", "retry", "overflow", "remote"]}, "exitCode": {"type": "integer"}, "meaning": S(),
                               "recorded": I(), "pulled": I(), "pushed": I(), "conflicts": I(), "problems": A(S()), "pendingAfter": I(),
                               "message": S(), "retryInSeconds": I()},
                     ["event", "time"], defs=["time"],

@@ -187,7 +187,8 @@ struct WatchTests {
     probe.write("from-probe.json", "{\"by\": \"probe\"}\n")
     probe.sync()
     #expect(waitUntil(seconds: 60) { w.exists("from-probe.json") }, watch.comment)
-    #expect(waitUntil(seconds: 10) { watch.syncLines.contains { $0.contains("sync pull: 0 recorded, 1 pulled") } }, watch.comment)
+    // A folder remote is also watched: its push may arrive by either trigger.
+    #expect(waitUntil(seconds: 10) { watch.syncLines.contains { $0.contains("sync pull: 0 recorded, 1 pulled") || (kind == .dir && $0.contains("sync remote: 0 recorded, 1 pulled")) } }, watch.comment)
     #expect(watch.stop() == 0, watch.comment)
   }
 
@@ -322,4 +323,76 @@ struct WatchTests {
     let verify = CLI.runTool(analyze, ["verify", "--man=no", units + "/docsync-watch.service"], in: units)
     #expect(verify.exit == 0 && verify.stderr.isEmpty && verify.stdout.isEmpty, "systemd-analyze verify: \(verify)")
   }
+
+  @Test("a sync's own writes (ids stamped) do not start another sync: one edit is one sync, even with -v logging every sync", arguments: Kind.allCases)
+  func ownWritesAreNotEdits(kind: Kind) {
+    let box = Sandbox()
+    let (w, probe) = Self.setUp(box, kind)
+    let watch = WatchProcess(w, ["-v"])
+    #expect(watch.waitStarted(), watch.comment)
+    let before = watch.syncLines.count
+    w.write("one.json", "{\"n\": 1}\n")   // no ids: the sync stamps them into the file
+    #expect(Self.reachesRemote(probe, "one.json"), watch.comment)
+    _ = waitUntil(seconds: 3) { watch.syncLines.count > before + 1 }
+    #expect(watch.syncLines.dropFirst(before).count == 1, "exactly one sync for one edit: \(watch.description)")
+    #expect(w.refId("one.json") != nil)
+    #expect(watch.stop() == 0, watch.comment)
+  }
+
+  @Test("an edit made while a sync runs is synced after it")
+  func editDuringSync() {
+    let box = Sandbox()
+    let (w, probe) = Self.setUp(box, .dir, debounceMs: 100)
+    let watch = WatchProcess(w)
+    #expect(watch.waitStarted(), watch.comment)
+    for i in 1...1500 { w.write(String(format: "burst/b%04d.json", i), "{\"n\": \(i)}\n") }
+    // Wait until the sync holds the tree lock, then edit a file it has already stamped or is about to.
+    let locked = waitUntil(seconds: 60) { isFlockHeld(w.path(".docsync/lock")) }
+    #expect(locked, "the sync of the burst was seen running: \(watch.description)")
+    w.write("during.json", "{\"made\": \"during the sync\"}\n")
+    #expect(Self.reachesRemote(probe, "during.json", seconds: 120), "the edit made during the sync reached the remote: \(watch.description)")
+    #expect(Self.reachesRemote(probe, "burst/b1500.json"), watch.comment)
+    #expect(watch.stop() == 0, watch.comment)
+  }
+
+  @Test("a folder remote on this machine is watched: another replica's push is pulled at once, not at watch.pullSeconds")
+  func folderRemoteIsWatched() {
+    let box = Sandbox()
+    let (w, probe) = Self.setUp(box, .dir, pullSeconds: 3600)
+    let watch = WatchProcess(w, ["--json"])
+    #expect(watch.waitStarted(), watch.comment)
+    probe.write("from-probe.json", "{\"by\": \"probe\"}\n")
+    probe.ok("sync")
+    #expect(waitUntil(seconds: 30) { w.exists("from-probe.json") }, "pulled within seconds, though the pull interval is an hour: \(watch.description)")
+    // The file is in place just before the sync's line is printed.
+    #expect(waitUntil(seconds: 10) { watch.lines.contains { $0.contains("\"trigger\":\"remote\"") && $0.contains("\"pulled\":1") } }, watch.comment)
+    // Its own pushes are not news: an edit here is one sync, with no remote-triggered one after it.
+    let before = watch.syncLines.count
+    w.write("mine.json", "{\"by\": \"w\"}\n")
+    #expect(Self.reachesRemote(probe, "mine.json"), watch.comment)
+    _ = waitUntil(seconds: 3) { watch.syncLines.count > before + 1 }
+    #expect(!watch.syncLines.dropFirst(before).contains { $0.contains("\"trigger\":\"remote\"") }, watch.comment)
+    #expect(watch.stop() == 0, watch.comment)
+  }
+
+  @Test("inotify's queue overflowing (events lost while watch was stopped) falls back to a full sync that finds every file")
+  func queueOverflow() throws {
+    let box = Sandbox()
+    let (w, probe) = Self.setUp(box, .dir, debounceMs: 200)
+    let watch = WatchProcess(w, ["--json"])
+    #expect(watch.waitStarted(), watch.comment)
+    let limit = Int(try String(contentsOfFile: "/proc/sys/fs/inotify/max_queued_events", encoding: .utf8)
+      .trimmingCharacters(in: .whitespacesAndNewlines)) ?? 16384
+    // Each new file is at least 3 events (create, modify, close): more than the queue holds.
+    let files = limit / 3 + 500
+    #expect(kill(watch.process.processIdentifier, SIGSTOP) == 0)
+    for i in 1...files { w.write(String(format: "flood/f%05d.json", i), "{\"n\": \(i)}\n") }
+    #expect(kill(watch.process.processIdentifier, SIGCONT) == 0)
+    #expect(waitUntil(seconds: 240) { watch.lines.contains { $0.contains("\"trigger\":\"overflow\"") } },
+            "the overflow of a \(limit)-event queue by \(files * 3)+ events was seen: \(watch.description)")
+    #expect(waitUntil(seconds: 240) { probe.run("pull", "--quiet"); return Files.list(probe.path("flood"), skipMetadata: true).count == files },
+            "every one of \(files) files reached the remote")
+    #expect(watch.stop() == 0, watch.comment)
+  }
 }
+

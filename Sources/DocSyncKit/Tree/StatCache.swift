@@ -77,3 +77,21 @@ public struct StatCache {
         isDirty = false
     }
 }
+
+extension StatCache {
+    /// Whether every one of `paths` (tree-relative) is as the tree's saved index says the
+    /// last scan or sync left it: the same file (inode, size, times, not racy), or absent
+    /// and not in the index. `docsync watch` asks this of the files whose events arrived
+    /// during its own sync: docsync stamping ids and writing pulled versions is not an edit.
+    public static func unchangedSinceLastScan(root: String, paths: Set<String>) -> Bool {
+        let index = StatCache.load(from: TreeLayout(root: root).index)
+        return paths.allSatisfy { path in
+            guard let now = try? FileSystem.linkStatus(root + "/" + path) else { return index[path] == nil }
+            // Racy entries count too: a same-size edit within the timestamp granularity of
+            // docsync's own write is caught by the next sync's scan (which re-reads racy files).
+            guard let entry = index[path] else { return false }
+            return entry.inode == now.inode && entry.size == now.size && entry.mtimeNanos == now.mtimeNanos && entry.ctimeNanos == now.ctimeNanos
+        }
+    }
+}
+

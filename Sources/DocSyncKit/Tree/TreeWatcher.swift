@@ -33,6 +33,12 @@ public final class TreeWatcher {
         /// The kernel's queue overflowed: events were lost, the watches were rebuilt and a
         /// full sync is due.
         public var overflowed = false
+        /// Documents (tree-relative) that had events. When these are all a batch had, the
+        /// caller may find they are exactly as the last sync left them (its own writes).
+        public var documents: Set<String> = []
+        /// Something other than a document changed (a folder, `.docsyncignore`, an
+        /// overflow): a sync is due whatever the documents look like.
+        public var structural = false
     }
 
     public let root: String
@@ -140,6 +146,7 @@ public final class TreeWatcher {
                 let mask = event.mask
                 if mask & UInt32(IN_Q_OVERFLOW) != 0 {
                     changes.overflowed = true
+                    changes.structural = true
                     changes.relevant = true
                     rewatchNeeded = true
                     continue
@@ -150,13 +157,14 @@ public final class TreeWatcher {
                     continue
                 }
                 guard let folder = paths[event.wd] else { continue }
-                if mask & UInt32(IN_DELETE_SELF) != 0 { changes.relevant = true; continue }
+                if mask & UInt32(IN_DELETE_SELF) != 0 { changes.relevant = true; changes.structural = true; continue }
                 let path = folder.isEmpty ? name : folder + "/" + name
                 let isDirectory = mask & UInt32(IN_ISDIR) != 0
                 if folder.isEmpty && name == ".docsyncignore" {
                     // New ignore rules: which folders are watched may change.
                     rewatchNeeded = true
                     changes.relevant = true
+                    changes.structural = true
                     continue
                 }
                 if isDirectory {
@@ -169,12 +177,14 @@ public final class TreeWatcher {
                         unwatchTree(path)
                     }
                     changes.relevant = true
+                    changes.structural = true
                     continue
                 }
                 // Only documents matter: editors' and sed's temporary files, docsync's own
                 // `.docsync-tmp-…` files and ignored documents do not.
                 guard name.hasSuffix(".json"), !name.hasPrefix(".docsync-tmp-"), !ignore.isIgnored(path, isDirectory: false) else { continue }
                 changes.relevant = true
+                changes.documents.insert(path)
             }
         }
         if rewatchNeeded { try rewatch() }

@@ -18,7 +18,9 @@ extension DocSync {
         Watches every folder of the tree with inotify and runs a sync (exactly what `docsync sync` does, \
         under the same tree lock) once edits have settled for watch.debounceMs (500 ms): a burst of \
         saves is one sync. When nothing changes here it syncs every watch.pullSeconds (60 s) to bring \
-        in the remote's changes. The tree lock is held only during a sync, so `docsync sync`, `status` \
+        in the remote's changes; a folder remote on this machine is watched too, so another \
+        replica's push is pulled a moment after it lands (trigger remote). A sync's own writes \
+        (ids stamped, pulled files) do not trigger another sync; an edit made during a sync does. The tree lock is held only during a sync, so `docsync sync`, `status` \
         or `edit` from another process work while it idles. A remote that is unreachable or busy \
         (what makes `sync` exit 75) is retried quietly, 5 s later doubling up to 5 minutes; edits \
         keep being recorded meanwhile. Prints one line per sync that changed something or whose \
@@ -40,6 +42,9 @@ extension DocSync {
       var loop = WatchLoop(
         root: layout.root, debounce: config.number("watch.debounceMs") / 1000,
         pullInterval: config.number("watch.pullSeconds"), global: global)
+      // A folder remote on this machine is watched too: another replica's push is pulled
+      // a moment after it lands, not at the next pull.
+      loop.remoteWatcher = RemoteFolderWatcher(config: config)
       try loop.run()
     }
   }
@@ -57,7 +62,10 @@ struct WatchLoop {
   static let lastRetry = 300.0
 
   /// Why a sync ran.
-  enum Trigger: String { case start, edit, pull, retry, overflow }
+  enum Trigger: String { case start, edit, pull, retry, overflow, remote }
+
+  /// Set when the remote is a folder on this machine.
+  var remoteWatcher: RemoteFolderWatcher?
 
   /// The outcome of the last line printed, so that an unchanged one is not repeated.
   private var lastLogged: String?
@@ -109,6 +117,7 @@ struct WatchLoop {
     emitStart(folders: watcher.folderCount)
 
     var dirtyAt: Double? = nil          // last relevant event not synced yet
+    var remoteDirty = false             // another replica pushed (a watched folder remote)
     var overflowed = false
     var timer = Self.now()              // the first sync right away: edits made while not watching
     var timerTrigger = Trigger.start    // pull, or retry while the remote is away
@@ -121,10 +130,25 @@ struct WatchLoop {
       // while retrying, so it is recorded in the journal at once.
       let due = dirtyAt.map { min(timer, $0 + debounce) } ?? timer
       if now >= due {
-        let trigger = dirtyAt != nil && timer > now ? (overflowed ? Trigger.overflow : .edit) : timerTrigger
+        let trigger = dirtyAt != nil && timer > now ? (overflowed ? Trigger.overflow : remoteDirty ? .remote : .edit) : timerTrigger
         dirtyAt = nil
         overflowed = false
+        remoteDirty = false
         let (code, retryIn) = syncOnce(trigger: trigger, backoff: backoff)
+        // The sync's own writes (ids stamped, pulled versions) came back as events: they
+        // are not edits when every file is as the sync left it. An edit made meanwhile is.
+        do {
+          let own = try watcher.drain()
+          if own.relevant && (own.structural || !StatCache.unchangedSinceLastScan(root: root, paths: own.documents)) {
+            dirtyAt = Self.now()
+            if own.overflowed { overflowed = true }
+          }
+        } catch let failure as TreeWatcher.Failure {
+          throw CommandFailure(message: failure.localizedDescription, code: .failure, errorCode: "watch-limit")
+        }
+        // This sync's own push replaced the remote's commit point: not news. (A push by
+        // another replica during this sync waits for the next pull.)
+        _ = remoteWatcher?.drain()
         if code == ExitStatus.tempFail.rawValue || retryIn != nil {
           // An edit synced while retrying keeps the retry where it was.
           if timerTrigger == .retry && trigger != .retry && timer > Self.now() { continue }
@@ -143,8 +167,9 @@ struct WatchLoop {
       var fds = [
         pollfd(fd: watcher.fd, events: Int16(POLLIN), revents: 0),
         pollfd(fd: pipeFds[0], events: Int16(POLLIN), revents: 0),
+        pollfd(fd: remoteWatcher?.fd ?? -1, events: Int16(POLLIN), revents: 0),
       ]
-      let ready = poll(&fds, 2, timeout)
+      let ready = poll(&fds, 3, timeout)
       if ready < 0 {
         if errno == EINTR { continue }
         throw CommandFailure(message: "poll: \(String(cString: strerror(errno)))", code: .failure)
@@ -160,6 +185,11 @@ struct WatchLoop {
         }
         if changes.relevant { dirtyAt = Self.now() }
         if changes.overflowed { overflowed = true }
+      }
+      if fds[2].revents != 0, remoteWatcher?.drain() == true {
+        // Another replica pushed: pull once its push has settled, like an edit here.
+        dirtyAt = Self.now()
+        remoteDirty = true
       }
     }
     emitStop(signal: stopSignal ?? SIGTERM)
