@@ -49,6 +49,17 @@ ex() { local name=$1; shift; echo "### $name \$ docsync $*"; set +e; "$docsync" 
   sed -i 's/"Ada"/"Ada L."/' B/ada.json
   ex diff -C B diff --json
   ex blame -C B blame --json ada.json
+  # watch: started, one edit synced, stopped with SIGTERM.
+  (
+    echo "### watch \$ docsync -C B watch --json"
+    "$docsync" -C B watch --json 2>/dev/null & pid=$!
+    sleep 2
+    printf '{"title": "water plants"}\n' > B/plants.json
+    sleep 3
+    kill -TERM $pid
+    wait $pid
+    echo "### exit $?"
+  )
   ex resetbase -C B reset-base --json
   ex error -C / status --json
   ex usage -C B log --json --bogus
@@ -89,6 +100,7 @@ sections = [
     ("replicas", "Every replica the remote knows (`self`: this tree); `replicas forget` names the one retired.", ["replicas", "forget"]),
     ("check", "Every problem of the records checked: `line` and `column` for invalid JSON, `pointer` (RFC 6901; `\"\"` is the record itself) for a schema error; `invalid` counts records, `withSchema` those that had a schema; `tree` is `null` outside a docsync tree; exit 1 when `invalid` is not 0.", ["check"]),
     ("diff", "Per document, what it was compared with (`against`: base, remote, the changesetId asked for, or a file) and its version (`againstChangesetId`), and each change: `pointer` (RFC 6901), `kind` (added, removed, changed), `old` and `new` as compact JSON; `note` says `new`, `deleted`, or that a side is not valid JSON.", ["diff"]),
+    ("watch", "One compact object per line: `watching` first (the tree, how many folders, the settings), one `sync` per sync logged (`trigger`: start, edit, pull, remote, retry, overflow; `exitCode` and `meaning`: what `docsync sync` would have exited with; the counts; `message` and `retryInSeconds` when it failed), and `stopped` with the signal.", ["watch"]),
     ("blame", "Per field of the record (`pointer`, its `value` now as compact JSON), the version that last set it: `changesetId`, the `replica` id in it, and `time` (the save time in the changesetId); `(not recorded)` for an edit not recorded yet; `versions` counts the versions read; `remoteError` says why only the journal was read.", ["blame"]),
     ("git-setup, merge-driver", "`git-setup` names the repository and whether it added the `.gitattributes` line; `merge-driver` says whether the file merged (`merged`: false and exit 1 when fields collided or the policy does not merge), which side won collisions and why, and each collision as a JSON pointer with both values.", ["gitsetup", "mergedriver"]),
     ("Errors", "", ["error", "usage"]),

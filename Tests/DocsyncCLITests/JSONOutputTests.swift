@@ -245,9 +245,19 @@ struct JSONOutputTests {
   @Test("every example in docs/JSON.md is valid against its schema")
   func documentedExamplesAreValid() throws {
     let page = try String(contentsOfFile: CLI.packageRoot + "/docs/JSON.md", encoding: .utf8)
+    // A pretty object (no fence inside), or lines of compact objects (watch --json).
     let blocks = page.matches(
-      of: #/```console\n\$ docsync [^\n]*\n(\{.*?\n\})\n```/#.dotMatchesNewlines())
+      of: #/```console\n\$ docsync [^\n]*\n(\{[^`]*?\n\})\n```/#.dotMatchesNewlines())
     #expect(blocks.count >= 20, "examples found: \(blocks.count)")
+    let lineBlocks = page.matches(of: #/```console\n\$ docsync [^\n]*watch --json\n((?:\{[^\n]*\}\n)+)```/#)
+    #expect(lineBlocks.count == 1, "the watch example: \(lineBlocks.count)")
+    for block in lineBlocks {
+      for line in block.1.split(separator: "\n") {
+        if let problems = SchemaValidator.problems(String(line), schema: "watch") {
+          Issue.record("docs/JSON.md watch line rejected by watch.schema.json: \(problems)\n\(line)")
+        }
+      }
+    }
     for block in blocks {
       let text = String(block.1)
       let object = try #require(JSONHelp.parse(text) as? [String: Any], "not JSON: \(text)")
