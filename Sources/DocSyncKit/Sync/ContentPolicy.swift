@@ -48,7 +48,21 @@ struct ContentPolicy {
             return whole(localIsLater ? .local : .remote, "later changesetId; too deep to merge field by field")
         }
         let b = base.flatMap { try? JSONValueParser.parse($0) }
-        let merge = FieldMerge.merge(base: b, local: l, remote: r, collisions: localIsLater ? .local : .remote, counters: counters, arrays: arrays)
+        // Merged with the earlier save as the first side and its file's layout, so that
+        // every replica merging the same three versions writes the same bytes, whichever
+        // side is local; conflicts are then said by side again.
+        var merge = localIsLater
+            ? FieldMerge.merge(base: b, local: r, remote: l, collisions: .remote, counters: counters, arrays: arrays)
+            : FieldMerge.merge(base: b, local: l, remote: r, collisions: .remote, counters: counters, arrays: arrays)
+        if localIsLater {
+            merge.conflicts = merge.conflicts.map { c in
+                var c = c
+                (c.local, c.remote) = (c.remote, c.local)
+                c.taken = c.taken == "local" ? "remote" : "local"
+                return c
+            }
+        }
+        let layoutBytes = localIsLater ? remoteBytes : localBytes
         let fields = merge.conflicts.map(\.path)
         // A side lost if the merge dropped any of its values: a collision it lost, or a
         // removal the other side's edit beat. When both lost something, keep the local
@@ -80,7 +94,7 @@ struct ContentPolicy {
             }
             merged = .object(members)
         }
-        let bytes = Self.keepingLineEndsAndBOM(of: localBytes, JSONValueWriter.write(merged, indent: JSONValueWriter.detectIndent(of: localBytes)))
+        let bytes = Self.keepingLineEndsAndBOM(of: layoutBytes, JSONValueWriter.write(merged, indent: JSONValueWriter.detectIndent(of: layoutBytes)))
         let version = DocVersion(refId: local.refId, changesetId: changesetId, hash: ContentHash.of(bytes), path: path)
         return Outcome(result: version, mergedBytes: bytes, contentFrom: nil, loser: loser, fields: fields, notice: note)
     }
