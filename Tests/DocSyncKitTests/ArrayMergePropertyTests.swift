@@ -42,7 +42,7 @@ struct ArrayMergePropertyTests {
 
     @Test("random edits on 4 replicas, synced in random orders: same bytes everywhere, every edit kept or recorded", arguments: 1...20)
     func converges(seed: Int) {
-        var rng = SystemRandomNumberGenerator.Seeded(seed: UInt64(seed) * 7919)
+        var rng = SeededGenerator(seed: UInt64(seed) * 7919)
         let start = Self.with(items: [OrderedItem(id: "1", v: "a")], tags: ["t0"])
         var remote = start
         var remoteSavedAt = 0

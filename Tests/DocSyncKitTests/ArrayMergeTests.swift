@@ -56,7 +56,7 @@ struct ArrayMergeTests {
 
     @Test("symmetric: swapping the sides and the later save gives the same arrays (random arrays, fixed seed)")
     func symmetry() {
-        var rng = SystemRandomNumberGenerator.Seeded(seed: 20261123)
+        var rng = SeededGenerator(seed: 20261123)
         func randomArray(from base: [Int]) -> [Int] {
             var a = base
             for _ in 0..<Int.random(in: 0...4, using: &rng) {
@@ -109,20 +109,5 @@ struct ArrayMergeTests {
         let result = merge(#"{"a":"# + nested(200, "0") + "}", #"{"a":"# + nested(200, "1") + "}", #"{"a":"# + nested(200, "2") + "}")
         #expect(result.0 == #"{"a":"# + nested(200, "2") + "}")
         #expect(result.1.count == 1 && result.1[0].hasPrefix("a.0.c.0.c"), "one collision, deep in the nesting: \(result.1)")
-    }
-}
-
-extension SystemRandomNumberGenerator {
-    /// A seeded generator (SplitMix64), so a failure replays.
-    struct Seeded: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
     }
 }

@@ -200,7 +200,7 @@ struct IdentityStamperTests {
     /// re-scanning yields the ids and keeps every other member's raw bytes.
     @Test(arguments: [1, 2, 3, 4, 5, 6, 7, 8] as [UInt64])
     func stampingGeneratedDocuments(seed: UInt64) throws {
-        var rng = SplitMix64(seed: seed)
+        var rng = SeededGenerator(seed: seed)
         for _ in 0 ..< 250 {
             let doc = DocumentGenerator.make(&rng)
             let before = try JSONScanner.scanDocument(doc)
@@ -229,17 +229,6 @@ struct IdentityStamperTests {
 
 // MARK: - Generated documents
 
-private struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 private enum DocumentGenerator {
     struct Style {
@@ -250,7 +239,7 @@ private enum DocumentGenerator {
         var comma: String
     }
 
-    static func make(_ rng: inout SplitMix64) -> [UInt8] {
+    static func make(_ rng: inout SeededGenerator) -> [UInt8] {
         let pretty = Bool.random(using: &rng)
         let style = Style(
             pretty: pretty,
@@ -283,16 +272,16 @@ private enum DocumentGenerator {
         return bom + Array((lead + body + trail).utf8)
     }
 
-    static func key(_ rng: inout SplitMix64) -> String {
+    static func key(_ rng: inout SeededGenerator) -> String {
         ["title", "n", "ключ", "emoji😀", "a\"b", "tab\tkey", "refIdX", "changeset", "", "x"].randomElement(using: &rng)!
     }
 
-    static func idValue(_ rng: inout SplitMix64) -> String {
+    static func idValue(_ rng: inout SeededGenerator) -> String {
         let pieces = ["01HZX", "ref", "-", "é", "\"", "\\", "\n", "\u{1}", "😀", "0000", "/"]
         return (0 ..< Int.random(in: 1 ... 5, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
     }
 
-    static func value(_ rng: inout SplitMix64, style: Style, depth: Int) -> String {
+    static func value(_ rng: inout SeededGenerator, style: Style, depth: Int) -> String {
         switch Int.random(in: 0 ..< (depth > 3 ? 5 : 7), using: &rng) {
         case 0: return ["0", "-0", "1e400", "12345678901234567890.1234567890", "-3.25E-2"].randomElement(using: &rng)!
         case 1: return quoted(["", "text", "é\u{1F600}", "line\nbreak", "q\"uote", "\\"].randomElement(using: &rng)!)

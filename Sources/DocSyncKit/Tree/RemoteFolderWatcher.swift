@@ -30,21 +30,8 @@ public final class RemoteFolderWatcher {
     /// Reads every queued event (never blocks); true when the commit point was replaced.
     public func drain() -> Bool {
         var pushed = false
-        let size = 16 * 1024
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
-        defer { buffer.deallocate() }
-        while true {
-            let n = read(fd, buffer, size)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            var offset = 0
-            while offset + MemoryLayout<inotify_event>.size <= n {
-                let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
-                let nameStart = buffer.advanced(by: offset + MemoryLayout<inotify_event>.size)
-                let name = event.len > 0 ? String(cString: nameStart.assumingMemoryBound(to: CChar.self)) : ""
-                offset += MemoryLayout<inotify_event>.size + Int(event.len)
-                if name == "generation" || event.mask & UInt32(IN_Q_OVERFLOW) != 0 { pushed = true }
-            }
+        InotifyEvents.drain(fd) { _, mask, name in
+            if name == "generation" || mask & UInt32(IN_Q_OVERFLOW) != 0 { pushed = true }
         }
         return pushed
     }

@@ -130,62 +130,48 @@ public final class TreeWatcher {
     public func drain() throws -> Changes {
         var changes = Changes()
         var rewatchNeeded = false
-        let size = 64 * 1024
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 8)
-        defer { buffer.deallocate() }
-        while true {
-            let n = read(fd, buffer, size)
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { break }
-            var offset = 0
-            while offset + MemoryLayout<inotify_event>.size <= n {
-                let event = buffer.load(fromByteOffset: offset, as: inotify_event.self)
-                let nameStart = buffer.advanced(by: offset + MemoryLayout<inotify_event>.size)
-                let name = event.len > 0 ? String(cString: nameStart.assumingMemoryBound(to: CChar.self)) : ""
-                offset += MemoryLayout<inotify_event>.size + Int(event.len)
-                let mask = event.mask
-                if mask & UInt32(IN_Q_OVERFLOW) != 0 {
-                    changes.overflowed = true
-                    changes.structural = true
-                    changes.relevant = true
-                    rewatchNeeded = true
-                    continue
-                }
-                if mask & UInt32(IN_IGNORED) != 0 {
-                    // The folder was removed (or its watch dropped): forget it.
-                    if let folder = paths.removeValue(forKey: event.wd), descriptors[folder] == event.wd { descriptors.removeValue(forKey: folder) }
-                    continue
-                }
-                guard let folder = paths[event.wd] else { continue }
-                if mask & UInt32(IN_DELETE_SELF) != 0 { changes.relevant = true; changes.structural = true; continue }
-                let path = folder.isEmpty ? name : folder + "/" + name
-                let isDirectory = mask & UInt32(IN_ISDIR) != 0
-                if folder.isEmpty && name == ".docsyncignore" {
-                    // New ignore rules: which folders are watched may change.
-                    rewatchNeeded = true
-                    changes.relevant = true
-                    changes.structural = true
-                    continue
-                }
-                if isDirectory {
-                    guard isWatchable(name: name, path: path, parent: folder) else { continue }
-                    if mask & (UInt32(IN_CREATE) | UInt32(IN_MOVED_TO)) != 0 {
-                        // Files may be in it already (a folder moved in, or filled before
-                        // its watch was added): the sync scans them.
-                        try watchTree(path)
-                    } else if mask & UInt32(IN_MOVED_FROM) != 0 {
-                        unwatchTree(path)
-                    }
-                    changes.relevant = true
-                    changes.structural = true
-                    continue
-                }
-                // Only documents matter: editors' and sed's temporary files, docsync's own
-                // `.docsync-tmp-…` files and ignored documents do not.
-                guard name.hasSuffix(".json"), !name.hasPrefix(".docsync-tmp-"), !ignore.isIgnored(path, isDirectory: false) else { continue }
+        try InotifyEvents.drain(fd) { wd, mask, name in
+            if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                changes.overflowed = true
+                changes.structural = true
                 changes.relevant = true
-                changes.documents.insert(path)
+                rewatchNeeded = true
+                return
             }
+            if mask & UInt32(IN_IGNORED) != 0 {
+                // The folder was removed (or its watch dropped): forget it.
+                if let folder = paths.removeValue(forKey: wd), descriptors[folder] == wd { descriptors.removeValue(forKey: folder) }
+                return
+            }
+            guard let folder = paths[wd] else { return }
+            if mask & UInt32(IN_DELETE_SELF) != 0 { changes.relevant = true; changes.structural = true; return }
+            let path = folder.isEmpty ? name : folder + "/" + name
+            let isDirectory = mask & UInt32(IN_ISDIR) != 0
+            if folder.isEmpty && name == ".docsyncignore" {
+                // New ignore rules: which folders are watched may change.
+                rewatchNeeded = true
+                changes.relevant = true
+                changes.structural = true
+                return
+            }
+            if isDirectory {
+                guard isWatchable(name: name, path: path, parent: folder) else { return }
+                if mask & (UInt32(IN_CREATE) | UInt32(IN_MOVED_TO)) != 0 {
+                    // Files may be in it already (a folder moved in, or filled before
+                    // its watch was added): the sync scans them.
+                    try watchTree(path)
+                } else if mask & UInt32(IN_MOVED_FROM) != 0 {
+                    unwatchTree(path)
+                }
+                changes.relevant = true
+                changes.structural = true
+                return
+            }
+            // Only documents matter: editors' and sed's temporary files, docsync's own
+            // `.docsync-tmp-…` files and ignored documents do not.
+            guard name.hasSuffix(".json"), !name.hasPrefix(".docsync-tmp-"), !ignore.isIgnored(path, isDirectory: false) else { return }
+            changes.relevant = true
+            changes.documents.insert(path)
         }
         if rewatchNeeded { try rewatch() }
         return changes
