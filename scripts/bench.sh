@@ -1,43 +1,148 @@
 #!/usr/bin/env bash
-# Prints how long a no-op sync takes on N documents, beside `git status` and an rsync
-# dry run over the same folder. Usage: scripts/bench.sh [N] (default 10000).
-# Uses the release build (built if missing).
+# docsync beside the tools a user would otherwise pick (git, rsync, unison), on the same
+# generated records, in one run: hyperfine for times (medians), /usr/bin/time for peak RSS.
+#
+#   scripts/bench.sh [N ...]            default: 10000
+#
+# Environment:
+#   DOCSYNC      the binary to measure (default: the release build, built if missing)
+#   BENCH_ROOT   where trees go (default /tmp/docsync-bench); each run gets its own folder
+#                and nothing is deleted: on ext4 without a journal, creating files within
+#                minutes of a mass delete is 5-20x slower, which would skew the next run.
+#                Old trees are moved aside (aside/), never removed between timed runs.
+#   RUNS         runs of the cheap operations (no-op status and sync; default 5)
+#   HEAVY_RUNS   runs of first push and clone (default 3, or 1 when N > 20000)
+#   MID_RUNS     runs of the 1% push and pull (default 3, or 2 when N > 20000)
+#   SKIP_PEERS   set to measure docsync only
+#
+# Every command must exit 0 (hyperfine stops otherwise), and each no-op is checked to
+# have changed nothing (tree and remote listings before and after). The table goes to
+# stdout; raw hyperfine JSON and RSS figures stay in the run folder.
 set -euo pipefail
-N=${1:-10000}
 here=$(cd "$(dirname "$0")/.." && pwd)
-bin="$here/.build-release/release/docsync"
-[ -x "$bin" ] || (cd "$here" && swift build -c release --scratch-path .build-release >/dev/null)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-python3 - "$work/tree" "$N" <<'PY'
-import os, sys, json
-root, n = sys.argv[1], int(sys.argv[2])
-for i in range(n):
-    d = os.path.join(root, f"group{i % 100:03d}")
-    os.makedirs(d, exist_ok=True)
-    with open(os.path.join(d, f"doc{i:06d}.json"), "w") as f:
-        json.dump({"name": f"record {i}", "tags": ["a", "b"], "n": i, "notes": "x" * 200}, f, indent=2)
-PY
-secs() { local s e; s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N); echo "$e - $s" | bc; }
-best() { local b=999; for _ in 1 2 3; do t=$(secs "$@"); b=$(echo "if ($t < $b) $t else $b" | bc); done; printf '%.3f' "$b"; }
-rss() { /usr/bin/time -f %M "$@" 2>&1 >/dev/null | tail -1; }
+data="$here/scripts/bench_data.py"
+for tool in hyperfine git rsync python3 /usr/bin/time; do
+  command -v "$tool" >/dev/null || { echo "bench: $tool is missing (apt-get install hyperfine rsync unison time)" >&2; exit 1; }
+done
+have_unison=$(command -v unison >/dev/null && echo 1 || echo "")
+bin=${DOCSYNC:-$here/.build-release/release/docsync}
+if [ ! -x "$bin" ]; then
+  (cd "$here" && swift build -c release --product docsync --scratch-path .build-release >&2)
+fi
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+root=${BENCH_ROOT:-/tmp/docsync-bench}/run-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$root"
+export GIT_AUTHOR_NAME=bench GIT_AUTHOR_EMAIL=bench@example.org GIT_COMMITTER_NAME=bench GIT_COMMITTER_EMAIL=bench@example.org
+export GIT_CONFIG_NOSYSTEM=1 HOME="$root/home"
+mkdir -p "$HOME"
+git config --global gc.auto 0
+git config --global init.defaultBranch main
+export UNISON="$root/unison"
 
-"$bin" init -q --remote "$work/remote" "$work/tree"
-first=$(secs "$bin" -C "$work/tree" sync --quiet)
-"$bin" -C "$work/tree" sync --quiet   # settles racy stat-cache entries
-noop=$(best "$bin" -C "$work/tree" sync --quiet)
-noop_rss=$(rss "$bin" -C "$work/tree" sync --quiet)
-status=$(best "$bin" -C "$work/tree" status)
+commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
+echo "docsync $commit ($bin)"
+echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -r), $(git --version), $(rsync --version | head -1 | cut -d' ' -f1-4), $([ -n "$have_unison" ] && unison -version || echo 'no unison')"
+echo "trees: $root"
 
-git -C "$work/tree" init -q && git -C "$work/tree" config gc.auto 0 && git -C "$work/tree" add -A . && git -C "$work/tree" -c user.name=b -c user.email=b@b commit -qm init
-git -C "$work/tree" status >/dev/null
-gitstatus=$(best git -C "$work/tree" status --porcelain)
-mkdir -p "$work/mirror" && rsync -a --exclude .git --exclude .docsync "$work/tree/" "$work/mirror/"
-rsyncnoop=$(best rsync -a --dry-run --exclude .git --exclude .docsync "$work/tree/" "$work/mirror/")
+for N in "${@:-10000}"; do
+  W="$root/n$N"; R="$W/results"
+  mkdir -p "$W/aside" "$R"
+  heavy=${HEAVY_RUNS:-$([ "$N" -gt 20000 ] && echo 1 || echo 3)}
+  mid=${MID_RUNS:-$([ "$N" -gt 20000 ] && echo 2 || echo 3)}
+  runs=${RUNS:-5}
 
-printf '%-34s %10s\n' "N=$N documents" "seconds"
-printf '%-34s %10.3f\n' "docsync first sync (stamp + push)" "$first"
-printf '%-34s %10s   (max RSS %s KiB)\n' "docsync sync, nothing to do" "$noop" "$noop_rss"
-printf '%-34s %10s\n' "docsync status" "$status"
-printf '%-34s %10s\n' "git status --porcelain" "$gitstatus"
-printf '%-34s %10s\n' "rsync -a --dry-run (no changes)" "$rsyncnoop"
+  # Helpers the prepare commands call (hyperfine runs them through sh).
+  cat > "$W/aside.sh" <<EOF
+#!/usr/bin/env bash
+# Moves trees aside instead of deleting them (see the header of scripts/bench.sh).
+for p in "\$@"; do [ -e "\$p" ] && mv "\$p" "$W/aside/\$(date +%s%N)-\$(basename "\$p")"; done; true
+EOF
+  cat > "$W/mutate.sh" <<EOF
+#!/usr/bin/env bash
+# Edits 1% and deletes 0.1% of the files, a new choice each call (the seed counts up).
+seed=\$(( \$(cat "$W/seed" 2>/dev/null || echo 100) + 1 )); echo \$seed > "$W/seed"
+python3 "$data" mutate "\$1" "\$seed" "\${@:2}" >/dev/null
+EOF
+  chmod +x "$W/aside.sh" "$W/mutate.sh"
+  A="$W/aside.sh"; M="$W/mutate.sh"
+
+  # hf NAME RUNS PREPARE COMMAND: times COMMAND, recording each run's peak RSS.
+  hf() {
+    local name=$1 n=$2 prepare=$3 command=$4 extra=()
+    [ -n "$prepare" ] && extra=(--prepare "$prepare")
+    [ "$n" -gt 1 ] && [ -z "$prepare" ] && extra=(--warmup 1)
+    hyperfine --style basic --runs "$n" "${extra[@]}" --export-json "$R/$name.json" --command-name "$name" \
+      "/usr/bin/time -a -o $R/$name.rss -f %M bash -c '$command'" >"$R/$name.log" 2>&1 \
+      || { echo "bench: $name failed:"; tail -20 "$R/$name.log"; exit 1; } >&2
+    printf '  %-18s %s\n' "$name" "$(python3 -c "import json,statistics;t=json.load(open('$R/$name.json'))['results'][0]['times'];print(f'{statistics.median(t):.3f} s median of {len(t)}')")"
+  }
+  # noop NAME COMMAND FOLDER...: a no-op, checked to leave FOLDERs as they were.
+  noop() {
+    local name=$1 command=$2; shift 2
+    local before after
+    before=$(for f in "$@"; do python3 "$data" snapshot "$f"; done | md5sum)
+    hf "$name" "$runs" "" "$command"
+    after=$(for f in "$@"; do python3 "$data" snapshot "$f"; done | md5sum)
+    [ "$before" = "$after" ] || { echo "bench: $name was not a no-op: files changed" >&2; exit 1; }
+  }
+
+  echo "== N=$N: generating"
+  python3 "$data" generate "$W/gen" "$N"
+  echo "   $(find "$W/gen" -name '*.json' | wc -l) files, $(du -sb "$W/gen" | cut -f1) bytes"
+
+  # ---- folder remote -------------------------------------------------------------
+  echo "== folder remote"
+  hf push-folder "$heavy" "$A $W/df && mkdir -p $W/df && cp -a $W/gen $W/df/tree && $bin init -q --remote $W/df/remote $W/df/tree" \
+    "$bin -C $W/df/tree push --quiet"
+  "$bin" -C "$W/df/tree" sync --quiet; sleep 2; "$bin" -C "$W/df/tree" sync --quiet   # settle racy index entries
+  noop noop-folder "$bin -C $W/df/tree sync --quiet" "$W/df/tree" "$W/df/remote"
+  hf change-folder "$mid" "$M $W/df/tree" "$bin -C $W/df/tree push --quiet"
+  hf clone-folder "$heavy" "$A $W/df/clone" "$bin clone -q $W/df/remote $W/df/clone"
+  "$bin" clone -q "$W/df/remote" "$W/df/tree2"
+  hf pull-folder "$mid" "$M $W/df/tree && $bin -C $W/df/tree push --quiet" "$bin -C $W/df/tree2 pull --quiet"
+
+  if [ -z "${SKIP_PEERS:-}" ]; then
+    mkdir -p "$W/rs" && cp -a "$W/gen" "$W/rs/src"
+    hf rsync-first "$heavy" "$A $W/rs/dst" "rsync -a $W/rs/src/ $W/rs/dst/"
+    noop rsync-noop "rsync -a $W/rs/src/ $W/rs/dst/" "$W/rs/src" "$W/rs/dst"
+    hf rsync-change "$mid" "$M $W/rs/src" "rsync -a --delete $W/rs/src/ $W/rs/dst/"
+    hf rsync-clone "$heavy" "$A $W/rs/clone" "rsync -a $W/rs/dst/ $W/rs/clone/"
+    rsync -a "$W/rs/dst/" "$W/rs/dst2/"
+    hf rsync-pull "$mid" "$M $W/rs/src && rsync -a --delete $W/rs/src/ $W/rs/dst/" "rsync -a --delete $W/rs/dst/ $W/rs/dst2/"
+    if [ -n "$have_unison" ]; then
+      mkdir -p "$W/un" && cp -a "$W/gen" "$W/un/src"
+      hf unison-first "$heavy" "$A $W/un/dst $UNISON && mkdir -p $W/un/dst" "unison -batch -silent -times $W/un/src $W/un/dst"
+      noop unison-noop "unison -batch -silent -times $W/un/src $W/un/dst" "$W/un/src" "$W/un/dst"
+      hf unison-change "$mid" "$M $W/un/src" "unison -batch -silent -times $W/un/src $W/un/dst"
+    fi
+  fi
+
+  # ---- git remote ----------------------------------------------------------------
+  echo "== git remote"
+  hf push-git "$heavy" "$A $W/dg && mkdir -p $W/dg && cp -a $W/gen $W/dg/tree && git init -q --bare $W/dg/remote.git && $bin init -q --remote $W/dg/remote.git $W/dg/tree" \
+    "$bin -C $W/dg/tree push --quiet"
+  "$bin" -C "$W/dg/tree" sync --quiet; sleep 2; "$bin" -C "$W/dg/tree" sync --quiet
+  noop status "$bin -C $W/dg/tree status >/dev/null" "$W/dg/tree" "$W/dg/remote.git"
+  noop noop-git "$bin -C $W/dg/tree sync --quiet" "$W/dg/tree" "$W/dg/remote.git"
+  hf change-git "$mid" "$M $W/dg/tree" "$bin -C $W/dg/tree push --quiet"
+  hf clone-git "$heavy" "$A $W/dg/clone" "$bin clone -q $W/dg/remote.git $W/dg/clone"
+  "$bin" clone -q "$W/dg/remote.git" "$W/dg/tree2"
+  hf pull-git "$mid" "$M $W/dg/tree && $bin -C $W/dg/tree push --quiet" "$bin -C $W/dg/tree2 pull --quiet"
+
+  if [ -z "${SKIP_PEERS:-}" ]; then
+    hf git-first-push "$heavy" "$A $W/g && mkdir -p $W/g && cp -a $W/gen $W/g/tree && git init -q $W/g/tree && git init -q --bare $W/g/remote.git && git -C $W/g/tree remote add origin $W/g/remote.git" \
+      "cd $W/g/tree && git add -A && git commit -q -m init && git push -q origin main"
+    git -C "$W/g/tree" status --porcelain >/dev/null   # as docsync, settle the index first
+    noop git-status "git -C $W/g/tree status --porcelain >/dev/null" "$W/g/tree"
+    noop git-status-fetch "git -C $W/g/tree status --porcelain >/dev/null && git -C $W/g/tree fetch -q origin" "$W/g/tree" "$W/g/remote.git"
+    hf git-change-push "$mid" "$M $W/g/tree" "cd $W/g/tree && git add -A && git commit -q -m change && git push -q origin main"
+    hf git-clone "$heavy" "$A $W/g/clone" "git clone -q --no-local $W/g/remote.git $W/g/clone"
+    git clone -q --no-local "$W/g/remote.git" "$W/g/tree2"
+    hf git-pull "$mid" "$M $W/g/tree && cd $W/g/tree && git add -A && git commit -q -m change && git push -q origin main" "git -C $W/g/tree2 pull -q --no-rebase origin main"
+  fi
+
+  echo
+  python3 "$data" table "$R" "$N" | tee "$R/table.md"
+  echo
+done
+echo "Trees kept in $root (remove it later, not right before another run)."
