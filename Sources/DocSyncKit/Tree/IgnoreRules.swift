@@ -41,9 +41,11 @@ public struct IgnoreRules: Sendable {
     /// Whether the tree-relative `path` is ignored. Folders are checked on the way down
     /// by the walker, so an ignored folder's contents are never visited.
     public func isIgnored(_ path: String, isDirectory: Bool) -> Bool {
+        // Most trees have no rules: asked once per file, this must cost nothing then.
+        if rules.isEmpty { return false }
         var ignored = false
         let full = Array(path.utf8)
-        let name = Array(path.split(separator: "/").last.map { String($0) }.map { Array($0.utf8) } ?? full)
+        let name = full.lastIndex(of: UInt8(ascii: "/")).map { Array(full[($0 + 1)...]) } ?? full
         for rule in rules {
             if rule.directoryOnly && !isDirectory { continue }
             let matched = rule.anchored ? Glob.match(rule.pattern, full) : Glob.match(rule.pattern, name) || Glob.match(Array("**/".utf8) + rule.pattern, full)
