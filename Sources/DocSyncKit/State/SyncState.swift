@@ -71,38 +71,42 @@ public struct SyncState: Sendable {
         guard let bytes = try FileSystem.readFileIfPresent(path) else {
             throw Damaged(path: path, reason: "missing")
         }
-        guard let lines = SealedFile.open(bytes) else { throw Damaged(path: path, reason: "damaged (checksum mismatch: torn or corrupted)") }
-        guard lines.first?.joined(separator: "\t") == header else { throw Damaged(path: path, reason: "not a state file this version understands") }
         var state = SyncState()
-        state.base.reserveCapacity(lines.count)
+        state.base.reserveCapacity(bytes.count / 150)
+        var sawHeader = false
         var sawEnd = false
-        for f in lines.dropFirst() {
-            switch f.first {
-            case "journal" where f.count == 3:
-                state.journalSeq = Int(f[1]) ?? 0
-                state.journalOffset = Int(f[2]) ?? 0
-            case "cursor" where f.count == 2:
-                state.cursor = f[1].isEmpty ? nil : FieldEscaping.unescape(f[1])
-            case "lastsync" where f.count == 2:
-                state.lastSync = Int64(f[1])
-            case "base" where f.count == 5:
-                let v = DocVersion(refId: FieldEscaping.unescape(f[1]), changesetId: FieldEscaping.unescape(f[2]), hash: String(f[3]), path: FieldEscaping.unescape(f[4]))
+        let sound = try SealedFile.forEachLine(bytes) { f in
+            if !sawHeader {
+                guard f.count == 1, f.equals(0, "docsync-state 1") else { throw Damaged(path: path, reason: "not a state file this version understands") }
+                sawHeader = true
+            } else if f.equals(0, "base") && f.count == 5 {
+                let v = DocVersion(refId: f.text(1), changesetId: f.text(2), hash: f.raw(3), path: f.text(4))
                 state.base[v.refId] = v
-            case "held" where f.count == 2:
-                guard let entry = try? JournalEntry.decode(FieldEscaping.unescape(f[1])), let refId = entry.refId else {
+            } else if f.equals(0, "journal") && f.count == 3 {
+                state.journalSeq = f.int64(1).map { Int($0) } ?? 0
+                state.journalOffset = f.int64(2).map { Int($0) } ?? 0
+            } else if f.equals(0, "cursor") && f.count == 2 {
+                let cursor = f.text(1)
+                state.cursor = cursor.isEmpty ? nil : cursor
+            } else if f.equals(0, "lastsync") && f.count == 2 {
+                state.lastSync = f.int64(1)
+            } else if f.equals(0, "held") && f.count == 2 {
+                guard let entry = try? JournalEntry.decode(f.text(1)), let refId = entry.refId else {
                     throw Damaged(path: path, reason: "damaged (bad held entry)")
                 }
                 state.held[refId] = entry
-            case "pending" where f.count == 2:
-                guard let entry = try? JournalEntry.decode(FieldEscaping.unescape(f[1])) else { throw Damaged(path: path, reason: "damaged (bad pending entry)") }
+            } else if f.equals(0, "pending") && f.count == 2 {
+                guard let entry = try? JournalEntry.decode(f.text(1)) else { throw Damaged(path: path, reason: "damaged (bad pending entry)") }
                 state.pending.append(entry)
-            case "end" where f.count == 3:
-                guard Int(f[1]) == state.base.count, Int(f[2]) == state.pending.count else { throw Damaged(path: path, reason: "incomplete") }
+            } else if f.equals(0, "end") && f.count == 3 {
+                guard f.int64(1) == Int64(state.base.count), f.int64(2) == Int64(state.pending.count) else { throw Damaged(path: path, reason: "incomplete") }
                 sawEnd = true
-            default:
+            } else {
                 throw Damaged(path: path, reason: "damaged (unknown record)")
             }
         }
+        guard sound else { throw Damaged(path: path, reason: "damaged (checksum mismatch: torn or corrupted)") }
+        guard sawHeader else { throw Damaged(path: path, reason: "not a state file this version understands") }
         guard sawEnd else { throw Damaged(path: path, reason: "incomplete") }
         return state
     }

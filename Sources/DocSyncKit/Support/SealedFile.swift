@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Files rewritten whole (state, index): tab-separated lines followed by one trailer
 /// line `#sha256 <hex of everything before it>`. A torn, truncated or bit-flipped file
 /// fails the check as a whole; no per-line work is needed to read a sound one.
@@ -8,30 +12,84 @@ enum SealedFile {
         return bytes
     }
 
-    /// The lines of a sound file, each split into its tab-separated fields; nil if the
-    /// trailer is missing or does not match.
-    static func open(_ bytes: [UInt8]) -> [[Substring]]? {
+    /// Where the body ends (the trailer's first byte) if `bytes` is a sound sealed file.
+    static func bodyEnd(_ bytes: [UInt8]) -> Int? {
         guard bytes.last == 10 else { return nil }
-        let withoutFinal = bytes.dropLast()
-        let trailerStart = (withoutFinal.lastIndex(of: 10).map { $0 + 1 }) ?? 0
+        let trailerStart = (bytes.dropLast().lastIndex(of: 10).map { $0 + 1 }) ?? 0
         let trailer = String(decoding: bytes[trailerStart..<(bytes.count - 1)], as: UTF8.self)
         guard trailer.hasPrefix("#sha256 "), String(trailer.dropFirst(8)) == ContentHash.of(Array(bytes[0..<trailerStart])) else { return nil }
-        // Split on bytes, not Characters: this runs over 100,000 lines on every sync.
-        var lines: [[Substring]] = []
-        bytes.withUnsafeBufferPointer { buffer in
-            var fields: [Substring] = []
+        return trailerStart
+    }
+
+    /// Calls `body` with each line of a sound sealed file, its fields as byte ranges of
+    /// the buffer: no string is made for a field nobody asks for. Returns false (calling
+    /// nothing) if the file is not sound. Why: the index and the state are read on every
+    /// run, one line per document, and making a String of every field was most of it.
+    static func forEachLine(_ bytes: [UInt8], _ body: (Fields) throws -> Void) rethrows -> Bool {
+        guard let end = bodyEnd(bytes) else { return false }
+        try bytes.withUnsafeBufferPointer { buffer in
+            var fields = Fields(buffer: buffer, ranges: [])
+            fields.ranges.reserveCapacity(16)
             var fieldStart = 0
-            for i in 0..<trailerStart {
+            for i in 0..<end {
                 let byte = buffer[i]
                 guard byte == 9 || byte == 10 else { continue }
-                fields.append(Substring(String(decoding: UnsafeBufferPointer(rebasing: buffer[fieldStart..<i]), as: UTF8.self)))
+                fields.ranges.append(fieldStart..<i)
                 fieldStart = i + 1
                 if byte == 10 {
-                    lines.append(fields)
-                    fields.removeAll(keepingCapacity: true)
+                    try body(fields)
+                    fields.ranges.removeAll(keepingCapacity: true)
                 }
             }
         }
-        return lines
+        return true
+    }
+
+    /// One line's fields, read in place.
+    struct Fields {
+        let buffer: UnsafeBufferPointer<UInt8>
+        var ranges: [Range<Int>]
+
+        var count: Int { ranges.count }
+
+        /// Field `i` as text, with `FieldEscaping` undone.
+        func text(_ i: Int) -> String {
+            let slice = UnsafeBufferPointer(rebasing: buffer[ranges[i]])
+            let raw = String(decoding: slice, as: UTF8.self)
+            return slice.contains(92) ? FieldEscaping.unescape(raw) : raw
+        }
+
+        /// Field `i` as text, taken as it is (hashes and other fields never escaped).
+        func raw(_ i: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: buffer[ranges[i]]), as: UTF8.self) }
+
+        func uint64(_ i: Int) -> UInt64? { digits(ranges[i]) }
+
+        func int64(_ i: Int) -> Int64? {
+            let range = ranges[i]
+            let negative = !range.isEmpty && buffer[range.lowerBound] == UInt8(ascii: "-")
+            guard let magnitude = digits(negative ? (range.lowerBound + 1)..<range.upperBound : range), magnitude <= UInt64(Int64.max) else { return nil }
+            return negative ? -Int64(magnitude) : Int64(magnitude)
+        }
+
+        /// Decimal digits only, no sign; nil when empty, not digits, or too large.
+        private func digits(_ range: Range<Int>) -> UInt64? {
+            guard !range.isEmpty, range.count <= 20 else { return nil }
+            var value: UInt64 = 0
+            for index in range {
+                let digit = buffer[index] &- 48
+                guard digit < 10 else { return nil }
+                let (times10, o1) = value.multipliedReportingOverflow(by: 10)
+                let (sum, o2) = times10.addingReportingOverflow(UInt64(digit))
+                guard !o1, !o2 else { return nil }
+                value = sum
+            }
+            return value
+        }
+
+        func equals(_ i: Int, _ text: StaticString) -> Bool {
+            let range = ranges[i]
+            guard range.count == text.utf8CodeUnitCount else { return false }
+            return memcmp(buffer.baseAddress! + range.lowerBound, text.utf8Start, range.count) == 0
+        }
     }
 }

@@ -54,16 +54,26 @@ public struct StatCache {
     static let header = "docsync-index 1"
 
     public static func load(from path: String) -> StatCache {
+        guard let bytes = try? FileSystem.readFile(path) else { return StatCache() }
         var cache = StatCache()
-        guard let bytes = try? FileSystem.readFile(path), let lines = SealedFile.open(bytes),
-              lines.first?.joined(separator: "\t") == header else { return cache }
-        cache.entries.reserveCapacity(lines.count)
-        for f in lines.dropFirst() {
-            guard f.count == 9, let ino = UInt64(f[1]), let size = Int64(f[2]), let m = Int64(f[3]), let c = Int64(f[4]) else { return StatCache() }
-            cache.entries[FieldEscaping.unescape(f[0])] = Entry(inode: ino, size: size, mtimeNanos: m, ctimeNanos: c, hash: String(f[5]),
-                                                              refId: FieldEscaping.unescape(f[6]), changesetId: FieldEscaping.unescape(f[7]), racy: f[8] == "r")
+        cache.entries.reserveCapacity(bytes.count / 160)
+        var sawHeader = false
+        var sound = true
+        let sealed = SealedFile.forEachLine(bytes) { f in
+            guard sound else { return }
+            guard sawHeader else {
+                sawHeader = f.count == 1 && f.equals(0, "docsync-index 1")
+                sound = sawHeader
+                return
+            }
+            guard f.count == 9, let ino = f.uint64(1), let size = f.int64(2), let m = f.int64(3), let c = f.int64(4) else {
+                sound = false
+                return
+            }
+            cache.entries[f.text(0)] = Entry(inode: ino, size: size, mtimeNanos: m, ctimeNanos: c, hash: f.raw(5),
+                                             refId: f.text(6), changesetId: f.text(7), racy: f.equals(8, "r"))
         }
-        return cache
+        return sealed && sound && sawHeader ? cache : StatCache()
     }
 
     public mutating func save(to path: String) throws {
