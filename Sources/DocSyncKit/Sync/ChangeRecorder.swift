@@ -123,35 +123,50 @@ final class ChangeRecorder {
             index.record(path: entry.path, stat: entry.stat, hash: info.hash, refId: info.refId ?? "", changesetId: info.changesetId ?? "", readAtNanos: readAt)
             files.append(info)
         }
-        index.retain(paths: Set(walk.files.map(\.path)))
+        // Entries of files that are gone. Why the count first: building a set of 100,000
+        // paths on every no-op run, to find nothing, was a tenth of it.
+        if index.entries.count > files.count {
+            index.retain(paths: Set(walk.files.map(\.path)))
+        }
         progress?(.step(.scan, done: walk.files.count, total: walk.files.count))
         progress?(.finished(.scan))
 
         // Who keeps a refId that several files carry: the file at the tracked path, else
         // the file that was there before (same inode: moved, not copied), else the one
         // with the tracked content, else the first by path. The rest are copies.
-        var byRef: [String: [Int]] = [:]
-        for (i, f) in files.enumerated() { if let r = f.refId { byRef[r, default: []].append(i) } }
-        var keeperOf: [String: Int] = [:]
-        for (ref, idxs) in byRef {
+        // Most refIds are carried by one file: only the shared ones get a list.
+        var firstCarrier: [String: Int] = [:]
+        firstCarrier.reserveCapacity(files.count)
+        var sharedRefIds: [String: [Int]] = [:]
+        for (i, f) in files.enumerated() {
+            guard let r = f.refId else { continue }
+            if let first = firstCarrier.updateValue(i, forKey: r) {
+                firstCarrier[r] = first
+                sharedRefIds[r, default: [first]].append(i)
+            }
+        }
+        func keeper(of ref: String, carrier: Int) -> Int? {
             let t = tracked[ref]
             // The tracked file is still there but not a valid document right now: it keeps
             // the identity (it is not deleted either), and every other file carrying the
             // refId is a copy. Why: a copy made just before the original was saved half-way
             // took the identity, as a rename, and the original was deleted everywhere.
-            if let t, result.unreadablePaths.contains(t.path) { continue }
+            if let t, result.unreadablePaths.contains(t.path) { return nil }
+            guard let idxs = sharedRefIds[ref] else { return carrier }
             let oldInode = t.flatMap { previousIndex[$0.path]?.inode }
-            keeperOf[ref] = idxs.first { files[$0].path == t?.path } ?? idxs.first { files[$0].stat.inode == oldInode }
+            return idxs.first { files[$0].path == t?.path } ?? idxs.first { files[$0].stat.inode == oldInode }
                 ?? idxs.first { files[$0].hash == t?.hash } ?? idxs[0]
         }
 
         var claimed = Set<String>()
+        var claimedTracked = 0
         for i in files.indices {
             progress?(.step(.record, done: i, total: files.count))
             let f = files[i]
-            let isKeeper = f.refId.map { keeperOf[$0] == i } ?? false
+            let isKeeper = f.refId.map { keeper(of: $0, carrier: i) == i } ?? false
             if isKeeper, let ref = f.refId, let t = tracked[ref] {
                 claimed.insert(ref)
+                claimedTracked += 1
                 if f.hash == t.hash {
                     if f.path != t.path {
                         result.actions.append(JournalEntry(.local(.rename, version: DocVersion(refId: ref, changesetId: t.changesetId, hash: t.hash, path: f.path),
@@ -176,7 +191,8 @@ final class ChangeRecorder {
             }
         }
 
-        for (ref, t) in tracked.filter({ !claimed.contains($0.key) }).sorted(by: { $0.value.path < $1.value.path }) {
+        let unclaimed = claimedTracked == tracked.count ? [] : tracked.filter { !claimed.contains($0.key) }.sorted { $0.value.path < $1.value.path }
+        for (ref, t) in unclaimed {
             if result.unreadablePaths.contains(t.path) || ignore.isIgnored(t.path, isDirectory: false) { continue }
             result.actions.append(JournalEntry(.local(.delete, version: t, fromPath: nil)))
         }
