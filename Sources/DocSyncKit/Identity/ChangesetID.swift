@@ -73,7 +73,10 @@ public enum RefID {
 
 enum UUIDString {
     static func random() -> String {
-        var bytes = (0..<16).map { _ in UInt8.random(in: 0...255) }
+        // Two draws, not sixteen: each draw is a getrandom(2) call, and a first push
+        // makes one id per document.
+        var generator = SystemRandomNumberGenerator()
+        var bytes = withUnsafeBytes(of: (generator.next() as UInt64, generator.next() as UInt64)) { Array($0) }
         bytes[6] = (bytes[6] & 0x0f) | 0x40
         bytes[8] = (bytes[8] & 0x3f) | 0x80
         let hex = ContentHash.hex(bytes)

@@ -4,9 +4,13 @@ import Glibc
 import Darwin
 #endif
 import Foundation
+import Synchronization
 
 private func statFollowingLinks(_ path: UnsafePointer<CChar>, _ buf: UnsafeMutablePointer<stat>) -> Int32 { stat(path, buf) }
 @_silgen_name("syncfs") private func c_syncfs(_ fd: Int32) -> Int32
+/// Numbers this process's temporary files (see `FileSystem.writeAtomically`).
+private let temporaryCounter = Atomic<UInt64>(0)
+private let processID = getpid()
 
 /// A failed system call, with the path it was about and the errno text.
 public struct FileSystemError: Error, LocalizedError, Sendable, Equatable {
@@ -103,10 +107,17 @@ public enum FileSystem {
     /// and fsyncs the folder. The temp name starts with `.docsync-tmp-` so a scan never
     /// mistakes a leftover for a document.
     public static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644, durable: Bool = true) throws(FileSystemError) {
-        let dir = (path as NSString).deletingLastPathComponent
-        let base = (path as NSString).lastPathComponent
-        let temp = (dir.isEmpty ? "" : dir + "/") + ".docsync-tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))-" + base.prefix(40)
-        let fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        let (dir, base) = splitLast(path)
+        // pid and a counter name it uniquely among live processes; O_EXCL and the retry
+        // cover a leftover of a dead process that had the same pid. Why not random: one
+        // getrandom(2) per file written was a tenth of a first push's system calls.
+        var temp = ""
+        var fd: Int32 = -1
+        for _ in 0..<100 {
+            temp = (dir.isEmpty ? "" : dir + "/") + ".docsync-tmp-\(processID)-\(temporaryCounter.add(1, ordering: .relaxed).newValue)-" + base.prefix(40)
+            fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+            if fd >= 0 || errno != EEXIST { break }
+        }
         guard fd >= 0 else { throw FileSystemError(path: path, operation: "create (temporary file)", code: errno) }
         do throws(FileSystemError) {
             try writeAll(fd, bytes, path: temp)
@@ -126,6 +137,14 @@ public enum FileSystem {
             throw FileSystemError(path: path, operation: "rename", code: code)
         }
         if durable { try syncDirectory(dir.isEmpty ? "." : dir) }
+    }
+
+    /// The folder and the name of `path` (`("", path)` without a slash): on bytes, not
+    /// through NSString, as it runs once per file written.
+    static func splitLast(_ path: String) -> (folder: String, name: String) {
+        guard let slash = path.utf8.lastIndex(of: UInt8(ascii: "/")) else { return ("", path) }
+        let folder = slash == path.utf8.startIndex ? "/" : String(path[..<slash])
+        return (folder, String(path[path.utf8.index(after: slash)...]))
     }
 
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(FileSystemError) {
