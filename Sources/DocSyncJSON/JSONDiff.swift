@@ -39,26 +39,12 @@ public enum JSONDiff {
         return out
     }
 
-    /// RFC 6901: "~" is "~0", "/" is "~1".
-    private static func escape(_ key: String) -> String {
-        guard key.contains(where: { $0 == "~" || $0 == "/" }) else { return key }
-        var out = ""
-        for ch in key {
-            switch ch {
-            case "~": out += "~0"
-            case "/": out += "~1"
-            default: out.append(ch)
-            }
-        }
-        return out
-    }
-
     private static func diff(_ a: JSONValue, _ b: JSONValue, pointer at: String, depth: Int, keys: [String], into out: inout [Change]) {
         if a == b { return }
         switch (a, b) {
         case let (.object(x), .object(y)) where depth < maxDepth:
             for (key, value) in x {
-                let place = at + "/" + escape(key)
+                let place = JSONPointer.appending(key, to: at)
                 if let other = y[key] {
                     diff(value, other, pointer: place, depth: depth + 1, keys: keys, into: &out)
                 } else {
@@ -66,7 +52,7 @@ public enum JSONDiff {
                 }
             }
             for (key, value) in y where x[key] == nil {
-                out.append(Change(pointer: at + "/" + escape(key), kind: .added, old: nil, new: compact(value)))
+                out.append(Change(pointer: JSONPointer.appending(key, to: at), kind: .added, old: nil, new: compact(value)))
             }
         case let (.array(x), .array(y)) where depth < maxDepth:
             out += arrayChanges(x, y, pointer: at, depth: depth, keys: keys)

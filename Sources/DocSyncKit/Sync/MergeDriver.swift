@@ -95,6 +95,6 @@ public enum MergeDriver {
 
     /// A dotted field path as a JSON pointer: `a.b~1c` → `/a/b.c`.
     public static func pointer(_ path: String) -> String {
-        FieldMerge.keys(inPath: path).map { "/" + $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }.joined()
+        JSONPointer.pointer(FieldMerge.keys(inPath: path))
     }
 }
