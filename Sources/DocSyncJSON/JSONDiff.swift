@@ -48,16 +48,16 @@ public enum JSONDiff {
                 if let other = y[key] {
                     diff(value, other, pointer: place, depth: depth + 1, keys: keys, into: &out)
                 } else {
-                    out.append(Change(pointer: place, kind: .removed, old: compact(value), new: nil))
+                    out.append(Change(pointer: place, kind: .removed, old: JSONValueWriter.compactString(value), new: nil))
                 }
             }
             for (key, value) in y where x[key] == nil {
-                out.append(Change(pointer: JSONPointer.appending(key, to: at), kind: .added, old: nil, new: compact(value)))
+                out.append(Change(pointer: JSONPointer.appending(key, to: at), kind: .added, old: nil, new: JSONValueWriter.compactString(value)))
             }
         case let (.array(x), .array(y)) where depth < maxDepth:
             out += arrayChanges(x, y, pointer: at, depth: depth, keys: keys)
         default:
-            out.append(Change(pointer: at, kind: .changed, old: compact(a), new: compact(b)))
+            out.append(Change(pointer: at, kind: .changed, old: JSONValueWriter.compactString(a), new: JSONValueWriter.compactString(b)))
         }
     }
 
@@ -72,17 +72,17 @@ public enum JSONDiff {
             for (i, element) in x.enumerated() {
                 let id = Merger.identity(of: element, key: key)!
                 if let j = newIndex[id] { diff(element, y[j], pointer: pointer + "/\(j)", depth: depth + 1, keys: keys, into: &out) } else {
-                    out.append(Change(pointer: pointer + "/\(i)", kind: .removed, old: compact(element), new: nil))
+                    out.append(Change(pointer: pointer + "/\(i)", kind: .removed, old: JSONValueWriter.compactString(element), new: nil))
                 }
             }
             for (j, element) in y.enumerated() where !oldIds.contains(Merger.identity(of: element, key: key)!) {
-                out.append(Change(pointer: pointer + "/\(j)", kind: .added, old: nil, new: compact(element)))
+                out.append(Change(pointer: pointer + "/\(j)", kind: .added, old: nil, new: JSONValueWriter.compactString(element)))
             }
             return out
         }
         var tokens: [String: Int] = [:]
         func token(_ v: JSONValue) -> Int {
-            let text = compact(v)
+            let text = JSONValueWriter.compactString(v)
             if let t = tokens[text] { return t }
             tokens[text] = tokens.count
             return tokens.count - 1
@@ -99,8 +99,8 @@ public enum JSONDiff {
             let removed = Array(i..<k), added = Array(j..<end)
             let paired = min(removed.count, added.count)
             for p in 0..<paired { diff(x[removed[p]], y[added[p]], pointer: pointer + "/\(added[p])", depth: depth + 1, keys: keys, into: &out) }
-            for r in removed.dropFirst(paired) { out.append(Change(pointer: pointer + "/\(r)", kind: .removed, old: compact(x[r]), new: nil)) }
-            for a in added.dropFirst(paired) { out.append(Change(pointer: pointer + "/\(a)", kind: .added, old: nil, new: compact(y[a]))) }
+            for r in removed.dropFirst(paired) { out.append(Change(pointer: pointer + "/\(r)", kind: .removed, old: JSONValueWriter.compactString(x[r]), new: nil)) }
+            for a in added.dropFirst(paired) { out.append(Change(pointer: pointer + "/\(a)", kind: .added, old: nil, new: JSONValueWriter.compactString(y[a]))) }
             if k >= x.count { break }
             i = k + 1
             j = end + 1

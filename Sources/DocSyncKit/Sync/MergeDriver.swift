@@ -64,8 +64,9 @@ public enum MergeDriver {
             Collision(pointer: pointer($0.path), ours: $0.local, theirs: $0.remote, kept: $0.taken == "local" ? "ours" : "theirs")
         }
         var outcome = Outcome(result: ours, collisions: collisions, winner: winner, why: why, unmerged: !collisions.isEmpty)
-        if sameIgnoringChangeset(merged.merged, o) { return outcome }
-        if sameIgnoringChangeset(merged.merged, t) {
+        // Only the changesetId is left out here: a different refId is a different document.
+        if merged.merged.isSameDocument(as: o, ignoring: .changesetId) { return outcome }
+        if merged.merged.isSameDocument(as: t, ignoring: .changesetId) {
             outcome.result = theirs
             return outcome
         }
@@ -84,13 +85,6 @@ public enum MergeDriver {
     static func changesetId(of value: JSONValue) -> String? {
         guard case .object(let members) = value, case .string(let id)? = members["changesetId"], ChangesetID(id) != nil else { return nil }
         return id
-    }
-
-    static func sameIgnoringChangeset(_ a: JSONValue, _ b: JSONValue) -> Bool {
-        guard case .object(var x) = a, case .object(var y) = b else { return a == b }
-        x.removeValue(forKey: "changesetId")
-        y.removeValue(forKey: "changesetId")
-        return JSONValue.object(x) == JSONValue.object(y)
     }
 
     /// A dotted field path as a JSON pointer: `a.b~1c` → `/a/b.c`.

@@ -46,7 +46,7 @@ extension Workspace {
             guard versions[id] == nil, let content, let value = try? JSONValueParser.parse(content) else { return }
             // When it was saved: the time in its changesetId (when it reached here otherwise).
             let saved = ChangesetID(id).map { Int64($0.wallMillis) } ?? time
-            versions[id] = BlameVersion(changesetId: id, replica: replica, time: saved, value: Self.withoutIds(value))
+            versions[id] = BlameVersion(changesetId: id, replica: replica, time: saved, value: value.removing(.both))
         }
         for entry in try log().map(\.entry) where entry.refId == refId {
             guard let id = entry.changesetId, let hash = entry.hash else { continue }
@@ -62,7 +62,7 @@ extension Workspace {
             remoteError = (error as? LocalizedError)?.errorDescription ?? "\(error)"
         }
         let ordered = versions.values.sorted { changesetOrder($0.changesetId, $1.changesetId) }
-        let now = Self.withoutIds(current)
+        let now = current.removing(.both)
         let nowId = (try? JSONScanner.scanDocument(bytes))?.member(named: "changesetId")?.stringValue
         let unrecorded = BlameVersion(changesetId: nowId.flatMap { versions[$0] != nil ? nil : $0 } ?? "(not recorded)",
                                       replica: config.replicaId, time: FileSystem.currentTimeNanos / 1_000_000, value: now)
@@ -74,7 +74,7 @@ extension Workspace {
             for (before, after) in zip(history, history.dropFirst()) where JSONPointer.value(at: place, in: before.value) != JSONPointer.value(at: place, in: after.value) {
                 setter = after
             }
-            fields.append(FieldBlame(pointer: place, value: String(decoding: JSONValueWriter.writeCompact(value), as: UTF8.self),
+            fields.append(FieldBlame(pointer: place, value: JSONValueWriter.compactString(value),
                                      changesetId: setter.changesetId, replica: setter.replica, time: setter.time))
         }
         return BlameReport(path: path, refId: refId, versions: ordered.count, fields: fields, remoteError: remoteError)
