@@ -27,7 +27,7 @@ extension Merger {
         let sequence = SequenceMerge.merge(base: tokens.of(base), local: tokens.of(local), remote: tokens.of(remote), laterIsLocal: laterIsLocal)
         if !sequence.collisions.isEmpty {
             conflicts.append(FieldMerge.FieldConflict(
-                path: FieldMerge.path(path), base: compact(.array(base)), local: compact(.array(local)), remote: compact(.array(remote)),
+                path: FieldMerge.path(path), base: JSONValueWriter.compactString(.array(base)), local: JSONValueWriter.compactString(.array(local)), remote: JSONValueWriter.compactString(.array(remote)),
                 taken: collisions.rawValue))
         }
         let sides = [base, local, remote]
@@ -50,7 +50,7 @@ extension Merger {
     static func identity(of element: JSONValue, key: String) -> String? {
         guard case .object(let members) = element, let value = members[key] else { return nil }
         switch value {
-        case .string, .number: return compact(value)
+        case .string, .number: return JSONValueWriter.compactString(value)
         default: return nil
         }
     }
@@ -118,8 +118,8 @@ extension Merger {
             case (let only?, nil), (nil, let only?):
                 if let side = beatRemoval[id] {
                     conflicts.append(FieldMerge.FieldConflict(
-                        path: FieldMerge.path(elementPath), base: b[id].map(compact), local: side == .local ? compact(only) : nil,
-                        remote: side == .remote ? compact(only) : nil, taken: side.rawValue))
+                        path: FieldMerge.path(elementPath), base: b[id].map(JSONValueWriter.compactString), local: side == .local ? JSONValueWriter.compactString(only) : nil,
+                        remote: side == .remote ? JSONValueWriter.compactString(only) : nil, taken: side.rawValue))
                 }
                 merged.append(only)
             case (nil, nil): break
@@ -176,7 +176,7 @@ private struct Tokens {
     private var known: [String: Int] = [:]
 
     mutating func of(_ values: [JSONValue]) -> [Int] {
-        values.map { token(compact($0)) }
+        values.map { token(JSONValueWriter.compactString($0)) }
     }
 
     mutating func of(_ texts: [String]) -> [Int] {

@@ -322,7 +322,7 @@ struct Merger {
         // Changed differently on both sides.
         let winner: FieldMerge.Winner = if local == nil { .remote } else if remote == nil { .local } else { collisions }
         conflicts.append(FieldMerge.FieldConflict(
-            path: currentPath(key), base: base.map(compact), local: local.map(compact), remote: remote.map(compact),
+            path: currentPath(key), base: base.map(JSONValueWriter.compactString), local: local.map(JSONValueWriter.compactString), remote: remote.map(JSONValueWriter.compactString),
             taken: winner.rawValue))
         return (.value(winner == .local ? local : remote), false)
     }
@@ -353,10 +353,6 @@ struct Merger {
         guard let key else { return rootPath }
         return rootPath + stack.dropFirst().map(\.key) + [key]
     }
-}
-
-func compact(_ value: JSONValue) -> String {
-    String(decoding: JSONValueWriter.writeCompact(value), as: UTF8.self)
 }
 
 // MARK: - Exact decimal arithmetic for counters

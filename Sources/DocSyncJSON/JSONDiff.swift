@@ -39,39 +39,25 @@ public enum JSONDiff {
         return out
     }
 
-    /// RFC 6901: "~" is "~0", "/" is "~1".
-    private static func escape(_ key: String) -> String {
-        guard key.contains(where: { $0 == "~" || $0 == "/" }) else { return key }
-        var out = ""
-        for ch in key {
-            switch ch {
-            case "~": out += "~0"
-            case "/": out += "~1"
-            default: out.append(ch)
-            }
-        }
-        return out
-    }
-
     private static func diff(_ a: JSONValue, _ b: JSONValue, pointer at: String, depth: Int, keys: [String], into out: inout [Change]) {
         if a == b { return }
         switch (a, b) {
         case let (.object(x), .object(y)) where depth < maxDepth:
             for (key, value) in x {
-                let place = at + "/" + escape(key)
+                let place = JSONPointer.appending(key, to: at)
                 if let other = y[key] {
                     diff(value, other, pointer: place, depth: depth + 1, keys: keys, into: &out)
                 } else {
-                    out.append(Change(pointer: place, kind: .removed, old: compact(value), new: nil))
+                    out.append(Change(pointer: place, kind: .removed, old: JSONValueWriter.compactString(value), new: nil))
                 }
             }
             for (key, value) in y where x[key] == nil {
-                out.append(Change(pointer: at + "/" + escape(key), kind: .added, old: nil, new: compact(value)))
+                out.append(Change(pointer: JSONPointer.appending(key, to: at), kind: .added, old: nil, new: JSONValueWriter.compactString(value)))
             }
         case let (.array(x), .array(y)) where depth < maxDepth:
             out += arrayChanges(x, y, pointer: at, depth: depth, keys: keys)
         default:
-            out.append(Change(pointer: at, kind: .changed, old: compact(a), new: compact(b)))
+            out.append(Change(pointer: at, kind: .changed, old: JSONValueWriter.compactString(a), new: JSONValueWriter.compactString(b)))
         }
     }
 
@@ -86,17 +72,17 @@ public enum JSONDiff {
             for (i, element) in x.enumerated() {
                 let id = Merger.identity(of: element, key: key)!
                 if let j = newIndex[id] { diff(element, y[j], pointer: pointer + "/\(j)", depth: depth + 1, keys: keys, into: &out) } else {
-                    out.append(Change(pointer: pointer + "/\(i)", kind: .removed, old: compact(element), new: nil))
+                    out.append(Change(pointer: pointer + "/\(i)", kind: .removed, old: JSONValueWriter.compactString(element), new: nil))
                 }
             }
             for (j, element) in y.enumerated() where !oldIds.contains(Merger.identity(of: element, key: key)!) {
-                out.append(Change(pointer: pointer + "/\(j)", kind: .added, old: nil, new: compact(element)))
+                out.append(Change(pointer: pointer + "/\(j)", kind: .added, old: nil, new: JSONValueWriter.compactString(element)))
             }
             return out
         }
         var tokens: [String: Int] = [:]
         func token(_ v: JSONValue) -> Int {
-            let text = compact(v)
+            let text = JSONValueWriter.compactString(v)
             if let t = tokens[text] { return t }
             tokens[text] = tokens.count
             return tokens.count - 1
@@ -113,8 +99,8 @@ public enum JSONDiff {
             let removed = Array(i..<k), added = Array(j..<end)
             let paired = min(removed.count, added.count)
             for p in 0..<paired { diff(x[removed[p]], y[added[p]], pointer: pointer + "/\(added[p])", depth: depth + 1, keys: keys, into: &out) }
-            for r in removed.dropFirst(paired) { out.append(Change(pointer: pointer + "/\(r)", kind: .removed, old: compact(x[r]), new: nil)) }
-            for a in added.dropFirst(paired) { out.append(Change(pointer: pointer + "/\(a)", kind: .added, old: nil, new: compact(y[a]))) }
+            for r in removed.dropFirst(paired) { out.append(Change(pointer: pointer + "/\(r)", kind: .removed, old: JSONValueWriter.compactString(x[r]), new: nil)) }
+            for a in added.dropFirst(paired) { out.append(Change(pointer: pointer + "/\(a)", kind: .added, old: nil, new: JSONValueWriter.compactString(y[a]))) }
             if k >= x.count { break }
             i = k + 1
             j = end + 1

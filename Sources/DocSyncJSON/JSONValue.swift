@@ -140,9 +140,9 @@ private func shallowMatch(_ a: JSONValue, _ b: JSONValue) -> Bool {
 // MARK: - Description and literals
 
 extension JSONValue: CustomStringConvertible {
-    /// Compact JSON text (`JSONValueWriter.writeCompact`).
+    /// Compact JSON text (`JSONValueWriter.compactString`).
     public var description: String {
-        String(decoding: JSONValueWriter.writeCompact(self), as: UTF8.self)
+        JSONValueWriter.compactString(self)
     }
 }
 

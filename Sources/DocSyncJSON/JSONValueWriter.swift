@@ -46,6 +46,11 @@ public enum JSONValueWriter {
         return writer.out
     }
 
+    /// `writeCompact` as a String: the text diffs, conflicts, collisions and blame show.
+    public static func compactString(_ value: JSONValue) -> String {
+        String(decoding: writeCompact(value), as: UTF8.self)
+    }
+
     /// The indentation a JSON file uses, so a merged file can keep it: a tab if the first
     /// indented line starts with one, else the smallest run of leading spaces (1 to 8) on
     /// any line, else (a one-line or unindented file) two spaces. Looks at the first

@@ -7,7 +7,7 @@ import DocSyncJSON
 
 func inDocumentOrder(_ errors: [ValidationError], of value: JSONValue) -> [ValidationError] {
     guard errors.count > 1 else { return errors }
-    let keyed = errors.enumerated().map { (offset: $0.offset, tokens: pointerTokens($0.element.instancePath) ?? [], error: $0.element) }
+    let keyed = errors.enumerated().map { (offset: $0.offset, tokens: JSONPointer.tokens($0.element.instancePath) ?? [], error: $0.element) }
     return keyed.sorted { a, b in
         let order = compare(a.tokens, b.tokens, in: value)
         return order == 0 ? a.offset < b.offset : order < 0
@@ -18,7 +18,7 @@ func inDocumentOrder(_ errors: [ValidationError], of value: JSONValue) -> [Valid
 private func compare(_ a: [String], _ b: [String], in value: JSONValue) -> Int {
     let common = zip(a, b).prefix { $0 == $1 }.count
     if common == a.count || common == b.count { return a.count == b.count ? 0 : (a.count < b.count ? -1 : 1) }
-    let parent = resolvePointer(Array(a[..<common]), in: value)
+    let parent = JSONPointer.value(at: Array(a[..<common]), in: value)
     let (x, y) = (position(of: a[common], in: parent), position(of: b[common], in: parent))
     return x == y ? 0 : (x < y ? -1 : 1)
 }

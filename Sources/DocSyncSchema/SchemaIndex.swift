@@ -68,8 +68,8 @@ struct SchemaIndex {
         if fragment.isEmpty || fragment.hasPrefix("/") {
             if let found = locations[resource + "#" + fragment] { return found }
             // A pointer into a place the walk does not visit: follow it from the resource.
-            guard let root = locations[resource + "#"], let tokens = pointerTokens(fragment),
-                  let value = resolvePointer(tokens, in: root.schema) else { return nil }
+            guard let root = locations[resource + "#"], let tokens = JSONPointer.tokens(fragment, keepingInvalidEscapes: true),
+                  let value = JSONPointer.value(at: tokens, in: root.schema) else { return nil }
             return SchemaLocation(schema: value, base: resource)
         }
         return anchors[resource + "#" + fragment]
@@ -124,7 +124,7 @@ struct SchemaIndex {
             if locations[key] == nil { locations[key] = outer }
         }
         forEachSubschema(of: schema, draft: draft) { child, tokens in
-            let suffix = tokens.map { "/" + escapePointerToken($0) }.joined()
+            let suffix = JSONPointer.pointer(tokens)
             walk(child, base: base, paths: paths.map { ($0.0, $0.1 + suffix) })
         }
     }

@@ -80,7 +80,7 @@ struct ContentPolicy {
             note = "changed on both sides: merged field by field"
         }
         // The merge may come out as exactly one side's document: keep that version as is.
-        for (side, value, version) in [(Reconciler.Side.local, l, local), (.remote, r, remote)] where Self.sameIgnoringIds(merge.merged, value) {
+        for (side, value, version) in [(Reconciler.Side.local, l, local), (.remote, r, remote)] where merge.merged.isSameDocument(as: value, ignoring: .both) {
             var result = version
             result.path = path
             return Outcome(result: result, contentFrom: side, loser: loser, fields: fields, notice: note)
@@ -135,12 +135,5 @@ struct ContentPolicy {
             let keys = FieldMerge.keys(inPath: path)
             return value(old, keys) != value(new, keys)
         }
-    }
-
-    static func sameIgnoringIds(_ a: JSONValue, _ b: JSONValue) -> Bool {
-        guard case .object(var x) = a, case .object(var y) = b else { return a == b }
-        x.removeValue(forKey: "changesetId"); y.removeValue(forKey: "changesetId")
-        x.removeValue(forKey: "refId"); y.removeValue(forKey: "refId")
-        return JSONValue.object(x) == JSONValue.object(y)
     }
 }

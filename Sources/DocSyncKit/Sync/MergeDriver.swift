@@ -64,8 +64,9 @@ public enum MergeDriver {
             Collision(pointer: pointer($0.path), ours: $0.local, theirs: $0.remote, kept: $0.taken == "local" ? "ours" : "theirs")
         }
         var outcome = Outcome(result: ours, collisions: collisions, winner: winner, why: why, unmerged: !collisions.isEmpty)
-        if sameIgnoringChangeset(merged.merged, o) { return outcome }
-        if sameIgnoringChangeset(merged.merged, t) {
+        // Only the changesetId is left out here: a different refId is a different document.
+        if merged.merged.isSameDocument(as: o, ignoring: .changesetId) { return outcome }
+        if merged.merged.isSameDocument(as: t, ignoring: .changesetId) {
             outcome.result = theirs
             return outcome
         }
@@ -86,15 +87,8 @@ public enum MergeDriver {
         return id
     }
 
-    static func sameIgnoringChangeset(_ a: JSONValue, _ b: JSONValue) -> Bool {
-        guard case .object(var x) = a, case .object(var y) = b else { return a == b }
-        x.removeValue(forKey: "changesetId")
-        y.removeValue(forKey: "changesetId")
-        return JSONValue.object(x) == JSONValue.object(y)
-    }
-
     /// A dotted field path as a JSON pointer: `a.b~1c` → `/a/b.c`.
     public static func pointer(_ path: String) -> String {
-        FieldMerge.keys(inPath: path).map { "/" + $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }.joined()
+        JSONPointer.pointer(FieldMerge.keys(inPath: path))
     }
 }

@@ -50,6 +50,47 @@ public struct ConflictSummary: Codable, Sendable, Equatable {
     public var recordedBy: String? = nil
 }
 
+/// A problem a run reports: a file that is not a valid document, or one that is not about
+/// a file's content.
+public enum ReportedProblem: Sendable, Equatable, Codable, CustomStringConvertible {
+    /// A file that is not a valid document (invalid JSON, or failing its schema), left
+    /// untouched.
+    case invalidDocument(DocumentProblem)
+    /// Anything else: a refused write, something the remote sent that was refused.
+    case other(String)
+
+    /// The file that is not a valid document (nil: another kind of problem).
+    public var invalidFile: String? {
+        if case .invalidDocument(let problem) = self { problem.path } else { nil }
+    }
+
+    /// As shown: `path:line:col: reason`, `path: /pointer: reason`, `refused to write …`.
+    public var message: String {
+        switch self {
+        case .invalidDocument(let problem): problem.description
+        case .other(let text): text
+        }
+    }
+
+    public var description: String { message }
+
+    /// The distinct files of `problems` that are not valid documents, sorted.
+    static func invalidFiles(in problems: [ReportedProblem]) -> [String] {
+        Array(Set(problems.compactMap(\.invalidFile))).sorted()
+    }
+
+    /// In `--json` output a problem is its message (docs/JSON.md). Read back, it is
+    /// `.other`: the text does not say which file, if any, it is about.
+    public init(from decoder: Decoder) throws {
+        self = .other(try decoder.singleValueContainer().decode(String.self))
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(message)
+    }
+}
+
 /// What a push, pull or sync did (or, with --dry-run, would do).
 public struct SyncReport: Codable, Sendable {
     public var dryRun = false
@@ -58,10 +99,7 @@ public struct SyncReport: Codable, Sendable {
     public var pushed: [ChangeSummary] = []
     public var conflicts: [ConflictSummary] = []
     public var notices: [String] = []
-    public var problems: [String] = []
-    /// The files behind `problems` that are not valid documents (invalid JSON, or failing
-    /// their schema: one file can have several problems), sorted.
-    public var invalidFiles: [String] = []
+    public var problems: [ReportedProblem] = []
     public var warnings: [String] = []
     /// Remote versions waiting for a local file to become valid again (path: version).
     public var waiting: [String] = []
@@ -73,6 +111,10 @@ public struct SyncReport: Codable, Sendable {
     public var restored: [RestoredVersion]? = nil
 
     public init() {}
+
+    /// The files behind `problems` that are not valid documents (invalid JSON, or failing
+    /// their schema: one file can have several problems), sorted.
+    public var invalidFiles: [String] { ReportedProblem.invalidFiles(in: problems) }
 }
 
 /// A push the max-delete guard (`push.maxDeleteShare`) stopped: nothing was sent.
@@ -109,12 +151,13 @@ public struct StatusReport: Codable, Sendable {
     public var conflicts: [ConflictStore.Record]
     /// Remote versions held aside until a local file is valid again (path: version).
     public var waiting: [String] = []
-    public var problems: [String]
-    /// The files behind `problems`, sorted.
-    public var invalidFiles: [String] = []
+    public var problems: [ReportedProblem]
     public var warnings: [String]
     /// The last run that gave up for now (exit 75), if none has synced since.
     public var lastAttempt: DeferredAttempt? = nil
+
+    /// The files behind `problems`, sorted.
+    public var invalidFiles: [String] { ReportedProblem.invalidFiles(in: problems) }
 }
 
 public struct LogEntry: Codable, Sendable {

@@ -32,7 +32,7 @@ final class SyncSession {
     func pull() throws {
         let changes = try remote.changes(since: state.cursor).checked(url: remote.displayURL).addingPurgedDeletions(base: state.base)
         let plan = try planPull(changes)
-        report.problems += plan.problems
+        report.problems += plan.problems.map(ReportedProblem.other)
         report.notices += plan.notices
         report.pulled += plan.pulled
         report.conflicts += plan.conflictSummaries
@@ -144,7 +144,7 @@ final class SyncSession {
                     }
                 }
             } catch let refused as SafeTreeIO.Refused {
-                report.problems.append("refused to write \(refused.description)")
+                report.problems.append(.other("refused to write \(refused.description)"))
                 skipped.insert(op.refId)
                 continue
             }

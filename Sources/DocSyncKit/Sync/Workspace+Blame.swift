@@ -46,7 +46,7 @@ extension Workspace {
             guard versions[id] == nil, let content, let value = try? JSONValueParser.parse(content) else { return }
             // When it was saved: the time in its changesetId (when it reached here otherwise).
             let saved = ChangesetID(id).map { Int64($0.wallMillis) } ?? time
-            versions[id] = BlameVersion(changesetId: id, replica: replica, time: saved, value: Self.withoutIds(value))
+            versions[id] = BlameVersion(changesetId: id, replica: replica, time: saved, value: value.removing(.both))
         }
         for entry in try log().map(\.entry) where entry.refId == refId {
             guard let id = entry.changesetId, let hash = entry.hash else { continue }
@@ -62,7 +62,7 @@ extension Workspace {
             remoteError = (error as? LocalizedError)?.errorDescription ?? "\(error)"
         }
         let ordered = versions.values.sorted { changesetOrder($0.changesetId, $1.changesetId) }
-        let now = Self.withoutIds(current)
+        let now = current.removing(.both)
         let nowId = (try? JSONScanner.scanDocument(bytes))?.member(named: "changesetId")?.stringValue
         let unrecorded = BlameVersion(changesetId: nowId.flatMap { versions[$0] != nil ? nil : $0 } ?? "(not recorded)",
                                       replica: config.replicaId, time: FileSystem.currentTimeNanos / 1_000_000, value: now)
@@ -71,10 +71,10 @@ extension Workspace {
         for (place, value) in Self.leaves(now) where pointer.map({ place == $0 || place.hasPrefix($0 + "/") }) ?? true {
             // The last version whose value here differs from the version before it.
             var setter = history.first!
-            for (before, after) in zip(history, history.dropFirst()) where Self.value(at: place, in: before.value) != Self.value(at: place, in: after.value) {
+            for (before, after) in zip(history, history.dropFirst()) where JSONPointer.value(at: place, in: before.value) != JSONPointer.value(at: place, in: after.value) {
                 setter = after
             }
-            fields.append(FieldBlame(pointer: place, value: String(decoding: JSONValueWriter.writeCompact(value), as: UTF8.self),
+            fields.append(FieldBlame(pointer: place, value: JSONValueWriter.compactString(value),
                                      changesetId: setter.changesetId, replica: setter.replica, time: setter.time))
         }
         return BlameReport(path: path, refId: refId, versions: ordered.count, fields: fields, remoteError: remoteError)
@@ -88,7 +88,7 @@ extension Workspace {
             switch v {
             case .object(let members) where !members.isEmpty:
                 for (key, child) in members.reversed() {
-                    pending.append((at + "/" + key.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1"), child))
+                    pending.append((JSONPointer.appending(key, to: at), child))
                 }
             case .array(let items) where !items.isEmpty:
                 for (i, child) in items.enumerated().reversed() { pending.append((at + "/\(i)", child)) }
@@ -97,19 +97,5 @@ extension Workspace {
             }
         }
         return out
-    }
-
-    /// The value at an RFC 6901 pointer (nil: not there).
-    static func value(at pointer: String, in root: JSONValue) -> JSONValue? {
-        var current = root
-        for raw in pointer.split(separator: "/", omittingEmptySubsequences: false).dropFirst() {
-            let key = raw.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-            switch current {
-            case .object(let members): guard let next = members[key] else { return nil }; current = next
-            case .array(let items): guard let i = Int(key), items.indices.contains(i) else { return nil }; current = items[i]
-            default: return nil
-            }
-        }
-        return current
     }
 }

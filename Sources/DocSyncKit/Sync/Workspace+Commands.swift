@@ -42,7 +42,7 @@ extension Workspace {
         return StatusReport(root: layout.root, replicaId: config.replicaId, remote: config["remote.url"], lastSync: synced,
                             pending: state.pending.map(ChangeSummary.init), unrecorded: local.actions.map(ChangeSummary.init),
                             conflicts: conflictStore.list().filter(\.isOpen), waiting: waitingVersions, problems: scratch.problems,
-                            invalidFiles: scratch.invalidFiles, warnings: warnings + scratch.warnings, lastAttempt: attempt)
+                            warnings: warnings + scratch.warnings, lastAttempt: attempt)
     }
 
     // MARK: log

@@ -99,19 +99,20 @@ extension Workspace {
                 against = found.changesetId
             }
             var result = DocumentDiff(path: path, refId: refId, against: against, againstChangesetId: oldId, changes: [])
+            // refId and changesetId are docsync's, not the user's edits: not shown.
             switch (old, current) {
             case (nil, nil): continue
             case (nil, let now?):
                 result.note = "new"
-                result.changes = (try? JSONValueParser.parse(now)).map { [JSONDiff.Change(pointer: "", kind: .added, old: nil, new: compactText(Self.withoutIds($0)))] } ?? []
+                result.changes = (try? JSONValueParser.parse(now)).map { [JSONDiff.Change(pointer: "", kind: .added, old: nil, new: JSONValueWriter.compactString($0.removing(.both)))] } ?? []
             case (let was?, nil):
                 result.note = "deleted"
-                result.changes = (try? JSONValueParser.parse(was)).map { [JSONDiff.Change(pointer: "", kind: .removed, old: compactText(Self.withoutIds($0)), new: nil)] } ?? []
+                result.changes = (try? JSONValueParser.parse(was)).map { [JSONDiff.Change(pointer: "", kind: .removed, old: JSONValueWriter.compactString($0.removing(.both)), new: nil)] } ?? []
             case (let was?, let now?):
                 guard let a = try? JSONValueParser.parse(was) else { result.note = "the version compared with is not valid JSON"; break }
                 do {
                     let b = try JSONValueParser.parse(now)
-                    result.changes = JSONDiff.changes(from: Self.withoutIds(a), to: Self.withoutIds(b))
+                    result.changes = JSONDiff.changes(from: a.removing(.both), to: b.removing(.both))
                 } catch {
                     result.note = "not valid JSON: \(error.line):\(error.column): \(error.reason)"
                 }
@@ -120,17 +121,5 @@ extension Workspace {
             out.append(result)
         }
         return out
-    }
-
-    /// refId and changesetId are docsync's, not the user's edits: not shown.
-    static func withoutIds(_ value: JSONValue) -> JSONValue {
-        guard case .object(var members) = value else { return value }
-        members.removeValue(forKey: "refId")
-        members.removeValue(forKey: "changesetId")
-        return .object(members)
-    }
-
-    private func compactText(_ value: JSONValue) -> String {
-        String(decoding: JSONValueWriter.writeCompact(value), as: UTF8.self)
     }
 }

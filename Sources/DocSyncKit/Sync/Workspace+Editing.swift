@@ -81,9 +81,8 @@ extension Workspace {
     let problems = schemas.verdict(path: path, bytes: edited).problems
     guard let first = problems.first else { return nil }
     // The editor is sent to the top-level member the first error is in.
-    let key = first.pointer.flatMap { $0.split(separator: "/").first }.map {
-      $0.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
-    }
+    // (The first non-empty token, as before: a member named "" is skipped.)
+    let key = first.pointer.flatMap { JSONPointer.tokens($0)?.first(where: { !$0.isEmpty }) }
     let offset = key.flatMap { scanned.member(named: $0)?.valueRange.lowerBound } ?? scanned.openBrace
     let at = JSONScanner.location(of: offset, in: edited)
     let reasons = problems.map { p in p.pointer.map { ($0.isEmpty ? "(root)" : $0) + ": " + p.reason } ?? p.reason }

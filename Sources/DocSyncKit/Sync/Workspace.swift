@@ -268,8 +268,7 @@ public final class Workspace {
                                       schemas: RecordSchemas(root: layout.root, config: config))
         recorder.progress = progress
         let result = try recorder.detect(write: write)
-        report.problems += result.problems.map(\.description)
-        report.invalidFiles = Array(Set(result.problems.map(\.path))).sorted()
+        report.problems += result.problems.map(ReportedProblem.invalidDocument)
         report.warnings += result.skipped.map { "\($0.path): skipped, \($0.reason)" }
         report.recorded += result.actions.map(ChangeSummary.init)
         guard write else { return result }

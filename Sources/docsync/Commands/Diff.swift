@@ -83,14 +83,12 @@ extension DocSync {
                                       againstChangesetId: nil, changes: [])
             switch (a, b) {
             case let (x?, y?): result.changes = JSONDiff.changes(from: x, to: y)
-            case (nil, let y?): result.note = "new"; result.changes = [JSONDiff.Change(pointer: "", kind: .added, old: nil, new: Self.compact(y))]
-            case (let x?, nil): result.note = "deleted"; result.changes = [JSONDiff.Change(pointer: "", kind: .removed, old: Self.compact(x), new: nil)]
+            case (nil, let y?): result.note = "new"; result.changes = [JSONDiff.Change(pointer: "", kind: .added, old: nil, new: JSONValueWriter.compactString(y))]
+            case (let x?, nil): result.note = "deleted"; result.changes = [JSONDiff.Change(pointer: "", kind: .removed, old: JSONValueWriter.compactString(x), new: nil)]
             case (nil, nil): break
             }
             return result
         }
-
-        static func compact(_ value: JSONValue) -> String { String(decoding: JSONValueWriter.writeCompact(value), as: UTF8.self) }
     }
 
     struct DiffJSON: Encodable {

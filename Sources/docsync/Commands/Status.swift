@@ -14,7 +14,7 @@ extension DocSync {
             let workspace = try Workspace.open(at: global.workingDirectory, readOnly: true)
             defer { workspace.close() }
             let status = try workspace.status()
-            for problem in status.problems { Output.problem(problem) }
+            for problem in status.problems { Output.problem(problem.message) }
             for warning in status.warnings { Output.warning(warning) }
             // status works offline: the remote's replica records only when a line names another replica.
             let names = workspace.replicaNames(fromRemote: status.conflicts.contains { $0.deleted == true })
@@ -29,7 +29,7 @@ extension DocSync {
             if let attempt = status.lastAttempt {
                 Output.line("Last sync attempt \(Output.time(attempt.time)) (\(attempt.command)): gave up for now: \(attempt.reason)")
             }
-            section("Not valid documents, left untouched and not synced", status.problems,
+            section("Not valid documents, left untouched and not synced", status.problems.map(\.message),
                     hint: "fix each file; it syncs again once it is a valid JSON object that satisfies its schema, if it has one")
             section("Pending (recorded, not yet on the remote)", ChangeNotes.lines(for: status.pending, recorded: true))
             section("Unrecorded changes on disk", ChangeNotes.lines(for: status.unrecorded, recorded: false))

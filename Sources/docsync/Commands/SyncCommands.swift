@@ -167,10 +167,10 @@ struct SyncPrinter {
 
     /// `extra`: fields the command adds to the report's `--json` object.
     func finish<Extra: Encodable>(_ report: SyncReport, verb: String, command: String, extraLine: String? = nil, extra: Extra) throws {
-        for problem in report.problems { Output.problem(problem) }
+        for problem in report.problems { Output.problem(problem.message) }
         for warning in report.warnings { Output.warning(warning) }
         if global.json {
-            try Output.json(WithFields(base: report, extra: extra), command: command)
+            try Output.json(WithFields(base: SyncReportJSON(report: report), extra: extra), command: command)
         } else {
             let tag = report.dryRun ? "would " : ""
             for c in report.recorded { Output.detail("\(tag)record  \(c.kind.rawValue.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")) }
@@ -224,7 +224,7 @@ struct SyncPrinter {
         }
         if !report.problems.isEmpty {
             // Problems that are not about one file (a refused write) count one each.
-            let n = report.invalidFiles.count + report.problems.count - report.problems.filter { p in report.invalidFiles.contains { p.hasPrefix($0 + ":") } }.count
+            let n = report.invalidFiles.count + report.problems.filter { $0.invalidFile == nil }.count
             throw CommandFailure(message: n == 1 ? "1 file is not a valid document and was left untouched; everything else was processed"
                                                  : "\(n) files are not valid documents and were left untouched; everything else was processed", code: .failure)
         }

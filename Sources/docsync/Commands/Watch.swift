@@ -245,7 +245,7 @@ struct WatchLoop {
     // Said once per outcome: a remote that stays away, or a file that stays invalid, is
     // not repeated at every retry or pull.
     // A remote that stays away is one outcome, whatever each attempt's message says.
-    let outcome = code == ExitStatus.tempFail.rawValue ? "75" : "\(code) \(message ?? "") \(report?.problems ?? [])"
+    let outcome = code == ExitStatus.tempFail.rawValue ? "75" : "\(code) \(message ?? "") \(report?.problems.map(\.message) ?? [])"
     let shouldLog: Bool
     if code == ExitStatus.tempFail.rawValue && lastLogged == outcome {
       shouldLog = global.verbose   // still away: quiet, even when edits were recorded meanwhile
@@ -255,7 +255,7 @@ struct WatchLoop {
     guard shouldLog else { return (code, retryIn) }
     lastLogged = outcome
     if code == 1 || code == 3 {
-      for problem in report?.problems ?? [] { Output.problem(problem) }
+      for problem in report?.problems ?? [] { Output.problem(problem.message) }
     }
     if global.json {
       emitJSON(
@@ -263,7 +263,7 @@ struct WatchLoop {
           time: Timestamp.rfc3339(time), trigger: trigger.rawValue, exitCode: code, meaning: meaning,
           recorded: report?.recorded.count ?? 0, pulled: report?.pulled.count ?? 0,
           pushed: report?.pushed.count ?? 0, conflicts: report?.conflicts.count ?? 0,
-          problems: report?.problems ?? [], pendingAfter: report?.pendingAfter ?? 0,
+          problems: report?.problems.map(\.message) ?? [], pendingAfter: report?.pendingAfter ?? 0,
           message: message, retryInSeconds: retryIn.map { Int($0) }))
       return (code, retryIn)
     }

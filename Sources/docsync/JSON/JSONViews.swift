@@ -121,17 +121,33 @@ struct StatusJSON: Encodable {
   var status: StatusReport
   var replicaName: String?
 
-  private enum Key: String, CodingKey { case conflicts, pending, unrecorded, replicaName, lastAttempt }
+  private enum Key: String, CodingKey { case conflicts, pending, unrecorded, replicaName, lastAttempt, invalidFiles }
 
   func encode(to encoder: Encoder) throws {
     try status.encode(to: encoder)
     try replaceTimes(encoder, ["lastSync": status.lastSync], nullIfMissing: true)
     var container = encoder.container(keyedBy: Key.self)
+    try container.encode(status.invalidFiles, forKey: .invalidFiles)
     try container.encode(status.conflicts.map(ConflictJSON.init), forKey: .conflicts)
     try container.encode(NotedChange.list(status.pending, recorded: true), forKey: .pending)
     try container.encode(NotedChange.list(status.unrecorded, recorded: false), forKey: .unrecorded)
     try container.encode(replicaName ?? status.replicaId, forKey: .replicaName)
     try container.encodeIfPresent(status.lastAttempt.map(AttemptJSON.init), forKey: .lastAttempt)
+  }
+}
+
+/// A push, pull or sync report (and clone's, restore's …) as `--json` shows it: its fields,
+/// each problem as its text, and `invalidFiles`, the files among them that are not valid
+/// documents.
+struct SyncReportJSON: Encodable {
+  var report: SyncReport
+
+  private enum Key: String, CodingKey { case invalidFiles }
+
+  func encode(to encoder: Encoder) throws {
+    try report.encode(to: encoder)
+    var container = encoder.container(keyedBy: Key.self)
+    try container.encode(report.invalidFiles, forKey: .invalidFiles)
   }
 }
 
