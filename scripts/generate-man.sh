@@ -271,7 +271,9 @@ rewrites it, keeping the actions not yet on the remote.
 .It Pa .docsync/index
 The stat cache; safe to delete.
 .It Pa .docsync/objects/
-Every recorded or fetched version, by SHA-256;
+Every recorded or fetched version, by SHA-256, loose or (for a batch of more than 16)
+in a pack under
+.Pa packs/ ;
 .Cm gc
 removes those nothing refers to.
 .It Pa .docsync/conflicts/ Ns Ar refId Ns Pa / Ns Ar changesetId Ns Pa .json

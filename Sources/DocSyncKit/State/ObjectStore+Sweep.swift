@@ -36,6 +36,54 @@ extension ObjectStore {
             }
             if left == 0 && !dryRun { rmdir(dir) }
         }
+        sweepPacks(keeping: keep, dryRun: dryRun, into: &result)
         return result
+    }
+
+    /// Packs holding objects nobody needs are rewritten with only the live ones (into
+    /// one new pack, complete and flushed before the old ones go); a pack without an
+    /// index is what a killed run left and is removed.
+    private func sweepPacks(keeping keep: Set<String>, dryRun: Bool, into result: inout SweepResult) {
+        let folder = packs.folder
+        guard let names = try? FileSystem.listDirectory(folder) else { return }
+        let indexes = packs.allIndexes()
+        let indexed = Set(indexes.map(\.packPath))
+        for name in names.sorted() where name.hasPrefix(".docsync-tmp-") || (name.hasSuffix(".pack") && !indexed.contains(folder + "/" + name)) {
+            if !dryRun { guard unlink(folder + "/" + name) == 0 else { continue } }
+            result.temporaryFiles += 1
+        }
+        var stale: [PackIndex] = []
+        var live: [(hash: String, bytes: [UInt8])] = []
+        var seen = Set<String>()
+        for index in indexes {
+            let entries = index.entries()
+            let dead = entries.filter { !keep.contains($0.hash) }
+            guard !dead.isEmpty else { continue }
+            result.removed += dead.count
+            result.bytes += Int64(dead.reduce(0) { $0 + $1.length })
+            stale.append(index)
+            guard !dryRun else { continue }
+            for entry in entries where keep.contains(entry.hash) && seen.insert(entry.hash).inserted {
+                // A damaged copy is not carried over: `verify` reports the object missing.
+                guard let raw = ContentHash.raw(entry.hash), let bytes = index.bytes(raw), ContentHash.of(bytes) == entry.hash else { continue }
+                live.append((entry.hash, bytes))
+            }
+        }
+        guard !dryRun, !stale.isEmpty else { return }
+        do {
+            if !live.isEmpty {
+                let writer = try PackWriter(folder: folder)
+                for object in live { try writer.append(object.bytes, hash: ContentHash.raw(object.hash)!) }
+                _ = try writer.finish()
+                FileSystem.syncFilesystem(containing: folder)
+            }
+        } catch {
+            return   // the old packs stay: nothing is lost, the next gc tries again
+        }
+        for index in stale {
+            unlink(index.indexPath)
+            unlink(index.packPath)
+        }
+        packs.forget()
     }
 }

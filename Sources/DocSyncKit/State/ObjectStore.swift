@@ -1,28 +1,37 @@
-/// Content-addressed copies of every document version docsync has recorded or fetched:
-/// `.docsync/objects/ab/cdef…`. The base, pending actions and conflict copies point
-/// here, which is what lets a version survive the file being edited again.
+/// Content-addressed copies of every document version docsync has recorded or fetched.
+/// The base, pending actions and conflict copies point here, which is what lets a version
+/// survive the file being edited again. A few at a time are loose files
+/// (`.docsync/objects/ab/cdef…`); a batch of more goes into one pack (`ObjectPacks`).
 public struct ObjectStore {
     public let root: String
+    let packs: ObjectPacks
 
-    public init(root: String) { self.root = root }
+    public init(root: String) {
+        self.root = root
+        packs = ObjectPacks(folder: root + "/packs")
+    }
 
     func path(for hash: String) -> String {
         root + "/" + hash.prefix(2) + "/" + hash.dropFirst(2)
     }
 
-    /// Stores `bytes` unless already present. Not fsynced one by one: callers flush the
-    /// filesystem once (`FileSystem.syncFilesystem`) before journaling references to them.
+    /// Stores `bytes` unless already present. Not fsynced one by one: callers `flush()`
+    /// once before journaling references to them.
     @discardableResult
     public func put(_ bytes: [UInt8], hash knownHash: String? = nil) throws -> String {
         let hash = knownHash ?? ContentHash.of(bytes)
+        if contains(hash) { return hash }
+        if let raw = ContentHash.raw(hash), try packs.add(bytes, hash: raw) { return hash }
         let target = path(for: hash)
-        if FileSystem.exists(target) { return hash }
         try FileSystem.createDirectories(root + "/" + hash.prefix(2))
         try FileSystem.writeAtomically(target, bytes, mode: 0o444, durable: false)
         return hash
     }
 
-    public func contains(_ hash: String) -> Bool { FileSystem.exists(path(for: hash)) }
+    public func contains(_ hash: String) -> Bool {
+        if let raw = ContentHash.raw(hash), packs.contains(raw) { return true }
+        return FileSystem.exists(path(for: hash))
+    }
 
     public struct Missing: Error, CustomStringConvertible {
         public var hash: String
@@ -31,9 +40,15 @@ public struct ObjectStore {
 
     /// The bytes for `hash`, checked against it.
     public func get(_ hash: String) throws -> [UInt8] {
+        if let raw = ContentHash.raw(hash), let bytes = packs.bytes(raw), ContentHash.of(bytes) == hash { return bytes }
         guard let bytes = try? FileSystem.readFile(path(for: hash)), ContentHash.of(bytes) == hash else { throw Missing(hash: hash) }
         return bytes
     }
 
-    public func flush() { FileSystem.syncFilesystem(containing: root) }
+    /// Completes the batch (a pack's index) and flushes the filesystem: after this,
+    /// everything put so far survives a crash and may be journaled.
+    public func flush() throws {
+        try packs.finishBatch()
+        FileSystem.syncFilesystem(containing: root)
+    }
 }

@@ -90,7 +90,7 @@ final class SyncSession {
             return
         }
         for (hash, bytes) in plan.objects.sorted(by: { $0.key < $1.key }) { try workspace.objects.put(bytes, hash: hash) }
-        workspace.objects.flush()
+        try workspace.objects.flush()
         for record in plan.conflicts { try workspace.conflictStore.keep(record, bytes: plan.conflictBytes[PullPlan.key(record)]) }
         for shared in plan.incoming { _ = try workspace.conflictStore.receive(shared) }
 

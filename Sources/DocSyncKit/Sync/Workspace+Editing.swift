@@ -201,7 +201,7 @@ extension Workspace {
       content, scanned: scanned, refId: refId, changesetId: clock.next().description)
     // Stored first: the recorder keeps an id only where it knows the id names this content.
     try objects.put(stamped)
-    objects.flush()
+    try objects.flush()
     do { try SafeTreeIO(root: layout.root).write(relative, stamped) } catch let refused
       as SafeTreeIO.Refused
     {

@@ -98,7 +98,7 @@ extension Workspace {
             break
         }
         if write != nil {
-            objects.flush()
+            try objects.flush()
             try clock.persist()
             var recorded = SyncReport()
             _ = try recordLocalChanges(write: true, report: &recorded)

@@ -274,7 +274,7 @@ public final class Workspace {
         guard write else { return result }
         index = recorder.index
         if !result.actions.isEmpty {
-            objects.flush()
+            try objects.flush()
             try append(result.actions)
             try CrashPoint.hit("record.after-journal")
             try clock.persist()

@@ -1,0 +1,288 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Crypto
+import Foundation
+
+/// Objects stored many at a time: one append-only pack file per batch plus an index
+/// written when the batch is flushed, in `.docsync/objects/packs/`. Why: a first push or
+/// a clone of 100,000 documents made 100,000 object files (a temporary file, a write, a
+/// rename each), as many as the documents themselves; git writes one pack.
+///
+/// `pack-<name>.pack`: the line `docsync-pack 1`, then per object its SHA-256 (32 bytes),
+/// its length (4 bytes, big-endian) and its bytes. `pack-<name>.idx`: the line
+/// `docsync-pack-index 1`, the count (8 bytes), per object sorted by hash the hash (32),
+/// the offset of its bytes in the pack (8) and the length (4), then a SHA-256 of all
+/// that. A pack counts only once its index exists: the index is renamed into place after
+/// the pack is written, and the caller flushes the filesystem before journaling anything
+/// that refers to an object in it, so a crash leaves at worst a pack without an index,
+/// which nothing refers to and `gc` removes.
+final class ObjectPacks: @unchecked Sendable {
+    static let packHeader = Array("docsync-pack 1\n".utf8)
+    static let indexHeader = Array("docsync-pack-index 1\n".utf8)
+    static let entrySize = 32 + 8 + 4
+    /// Batches smaller than this stay loose files: a sync of a few edits writes no pack.
+    static let looseLimit = 16
+
+    let folder: String
+    private let lock = NSLock()
+    private var loaded: [PackIndex]? = nil
+    private var writer: PackWriter? = nil
+    /// Objects put since the last flush (loose or packed), to know when to start a pack.
+    private var batchCount = 0
+
+    init(folder: String) { self.folder = folder }
+
+    deinit { try? finishPack() }
+
+    // MARK: Reading
+
+    /// The bytes of `hash` if a pack (or the pack being written) holds them, unchecked.
+    func bytes(_ hash: [UInt8]) -> [UInt8]? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let writer, let found = writer.bytes(hash) { return found }
+        for index in indexes() {
+            if let found = index.bytes(hash) { return found }
+        }
+        return nil
+    }
+
+    func contains(_ hash: [UInt8]) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if let writer, writer.location(hash) != nil { return true }
+        return indexes().contains { $0.location(hash) != nil }
+    }
+
+    /// Every complete pack's index, loaded once.
+    private func indexes() -> [PackIndex] {
+        if let loaded { return loaded }
+        var found: [PackIndex] = []
+        for name in ((try? FileSystem.listDirectory(folder)) ?? []).sorted() where name.hasSuffix(".idx") && name.hasPrefix("pack-") {
+            let base = folder + "/" + name.dropLast(4)
+            if let index = PackIndex.load(index: base + ".idx", pack: base + ".pack") { found.append(index) }
+        }
+        loaded = found
+        return found
+    }
+
+    // MARK: Writing
+
+    /// Takes `bytes` into the pack being written, unless this batch is still small
+    /// (then false: the caller writes a loose object).
+    func add(_ bytes: [UInt8], hash: [UInt8]) throws -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        batchCount += 1
+        guard batchCount > Self.looseLimit else { return false }
+        if writer == nil { writer = try PackWriter(folder: folder) }
+        try writer!.append(bytes, hash: hash)
+        return true
+    }
+
+    /// Completes the pack being written (its index renamed into place). The caller
+    /// flushes the filesystem after this, before journaling references to its objects.
+    func finishBatch() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        try finishPack()
+        batchCount = 0
+    }
+
+    private func finishPack() throws {
+        guard let current = writer else { return }
+        writer = nil
+        let index = try current.finish()
+        if loaded != nil { loaded!.append(index) }
+    }
+
+    /// Drops what was loaded, so the next read lists the packs again (after gc).
+    func forget() {
+        lock.lock()
+        loaded = nil
+        lock.unlock()
+    }
+
+    /// The complete packs, for gc.
+    func allIndexes() -> [PackIndex] {
+        lock.lock()
+        defer { lock.unlock() }
+        return indexes()
+    }
+}
+
+/// One complete pack, found through its index (kept in memory as the index file's bytes,
+/// searched in place). Used under `ObjectPacks`' lock.
+final class PackIndex: @unchecked Sendable {
+    let packPath: String
+    let indexPath: String
+    let count: Int
+    private let table: [UInt8]   // count entries of ObjectPacks.entrySize bytes, sorted by hash
+    private var fd: Int32 = -1
+
+    static func load(index indexPath: String, pack packPath: String) -> PackIndex? {
+        guard let bytes = try? FileSystem.readFile(indexPath) else { return nil }
+        let header = ObjectPacks.indexHeader
+        guard bytes.count >= header.count + 8 + 32, Array(bytes[0..<header.count]) == header else { return nil }
+        let sumStart = bytes.count - 32
+        guard Array(SHA256.hash(data: bytes[0..<sumStart])) == Array(bytes[sumStart...]) else { return nil }
+        var count = 0
+        for byte in bytes[header.count..<(header.count + 8)] { count = count << 8 | Int(byte) }
+        let tableStart = header.count + 8
+        guard count >= 0, count <= bytes.count, tableStart + count * ObjectPacks.entrySize == sumStart else { return nil }
+        return PackIndex(packPath: packPath, indexPath: indexPath, count: count, table: Array(bytes[tableStart..<sumStart]))
+    }
+
+    init(packPath: String, indexPath: String, count: Int, table: [UInt8]) {
+        self.packPath = packPath
+        self.indexPath = indexPath
+        self.count = count
+        self.table = table
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// Where `hash`'s bytes are in the pack (binary search of the sorted table).
+    func location(_ hash: [UInt8]) -> (offset: Int, length: Int)? {
+        guard hash.count == 32 else { return nil }
+        return table.withUnsafeBufferPointer { t in
+            hash.withUnsafeBufferPointer { h in
+                var low = 0, high = count
+                while low < high {
+                    let mid = (low + high) / 2
+                    let entry = t.baseAddress! + mid * ObjectPacks.entrySize
+                    let order = memcmp(entry, h.baseAddress!, 32)
+                    if order == 0 {
+                        return (Int(Self.bigEndian(entry + 32, 8)), Int(Self.bigEndian(entry + 40, 4)))
+                    }
+                    if order < 0 { low = mid + 1 } else { high = mid }
+                }
+                return nil
+            }
+        }
+    }
+
+    /// The bytes stored for `hash` (unchecked: the caller checks them against it).
+    func bytes(_ hash: [UInt8]) -> [UInt8]? {
+        guard let (offset, length) = location(hash) else { return nil }
+        if fd < 0 { fd = open(packPath, O_RDONLY | O_CLOEXEC) }
+        guard fd >= 0 else { return nil }
+        return PackWriter.read(fd, offset: offset, length: length)
+    }
+
+    /// Every object's hash (hex), offset and length, for gc.
+    func entries() -> [(hash: String, offset: Int, length: Int)] {
+        table.withUnsafeBufferPointer { t in
+            (0..<count).map { i in
+                let entry = t.baseAddress! + i * ObjectPacks.entrySize
+                return (ContentHash.hex(UnsafeBufferPointer(start: entry, count: 32)), Int(Self.bigEndian(entry + 32, 8)), Int(Self.bigEndian(entry + 40, 4)))
+            }
+        }
+    }
+
+    static func bigEndian(_ p: UnsafePointer<UInt8>, _ n: Int) -> UInt64 {
+        var value: UInt64 = 0
+        for i in 0..<n { value = value << 8 | UInt64(p[i]) }
+        return value
+    }
+}
+
+/// The pack of the current batch, appended to as objects come.
+final class PackWriter {
+    let packPath: String
+    let indexPath: String
+    private let fd: Int32
+    private var length: Int
+    private var entries: [(hash: [UInt8], offset: Int, length: Int)] = []
+    private var positions: [[UInt8]: Int] = [:]
+    /// Bytes not yet written: records are gathered and written 1 MiB at a time.
+    private var buffer: [UInt8] = []
+
+    init(folder: String) throws {
+        try FileSystem.createDirectories(folder)
+        var name = ""
+        var fd: Int32 = -1
+        for attempt in 0..<100 {
+            name = folder + "/pack-\(FileSystem.currentTimeNanos)-\(getpid())-\(attempt)"
+            fd = open(name + ".pack", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
+            if fd >= 0 || errno != EEXIST { break }
+        }
+        guard fd >= 0 else { throw FileSystemError(path: name + ".pack", operation: "create", code: errno) }
+        self.fd = fd
+        packPath = name + ".pack"
+        indexPath = name + ".idx"
+        length = 0
+        buffer = ObjectPacks.packHeader
+        length = buffer.count
+    }
+
+    deinit { close(fd) }
+
+    func location(_ hash: [UInt8]) -> Int? { positions[hash] }
+
+    func bytes(_ hash: [UInt8]) -> [UInt8]? {
+        guard let i = positions[hash] else { return nil }
+        let e = entries[i]
+        let written = length - buffer.count
+        if e.offset >= written {
+            let start = e.offset - written
+            return Array(buffer[start..<(start + e.length)])
+        }
+        let reader = open(packPath, O_RDONLY | O_CLOEXEC)
+        guard reader >= 0 else { return nil }
+        defer { close(reader) }
+        return Self.read(reader, offset: e.offset, length: e.length)
+    }
+
+    func append(_ bytes: [UInt8], hash: [UInt8]) throws {
+        guard positions[hash] == nil else { return }
+        guard bytes.count <= Int(UInt32.max) else { throw FileSystemError(path: packPath, operation: "write (object over 4 GiB)", code: EFBIG) }
+        buffer += hash
+        let n = UInt32(bytes.count)
+        buffer += [UInt8(n >> 24), UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff)]
+        let offset = length + 36
+        buffer += bytes
+        length = offset + bytes.count
+        positions[hash] = entries.count
+        entries.append((hash, offset, bytes.count))
+        if buffer.count >= 1 << 20 { try drain() }
+    }
+
+    private func drain() throws {
+        try FileSystem.writeAll(fd, buffer, path: packPath)
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// Writes what is left and the index (atomically: the pack counts from then on).
+    func finish() throws -> PackIndex {
+        try drain()
+        let sorted = entries.sorted { $0.hash.lexicographicallyPrecedes($1.hash) }
+        var index = ObjectPacks.indexHeader
+        let count = UInt64(sorted.count)
+        for shift in stride(from: 56, through: 0, by: -8) { index.append(UInt8(count >> UInt64(shift) & 0xff)) }
+        var table: [UInt8] = []
+        table.reserveCapacity(sorted.count * ObjectPacks.entrySize)
+        for e in sorted {
+            table += e.hash
+            for shift in stride(from: 56, through: 0, by: -8) { table.append(UInt8(UInt64(e.offset) >> UInt64(shift) & 0xff)) }
+            for shift in stride(from: 24, through: 0, by: -8) { table.append(UInt8(UInt32(e.length) >> UInt32(shift) & 0xff)) }
+        }
+        index += table
+        index += Array(SHA256.hash(data: index))
+        try FileSystem.writeAtomically(indexPath, index, mode: 0o444, durable: false)
+        return PackIndex(packPath: packPath, indexPath: indexPath, count: sorted.count, table: table)
+    }
+
+    static func read(_ fd: Int32, offset: Int, length: Int) -> [UInt8]? {
+        var out = [UInt8](repeating: 0, count: length)
+        var done = 0
+        while done < length {
+            let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, length - done, off_t(offset + done)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return nil }
+            done += n
+        }
+        return out
+    }
+}
