@@ -93,8 +93,10 @@ extension StatCache {
     /// last scan or sync left it: the same file (inode, size, times, not racy), or absent
     /// and not in the index. `docsync watch` asks this of the files whose events arrived
     /// during its own sync: docsync stamping ids and writing pulled versions is not an edit.
-    public static func unchangedSinceLastScan(root: String, paths: Set<String>) -> Bool {
-        let index = StatCache.load(from: TreeLayout(root: root).index)
+    /// - Parameter known: the index as the last run left it, when the caller holds it
+    ///   (read from the tree's `.docsync/index` otherwise).
+    public static func unchangedSinceLastScan(root: String, paths: Set<String>, known: StatCache? = nil) -> Bool {
+        let index = known ?? StatCache.load(from: TreeLayout(root: root).index)
         return paths.allSatisfy { path in
             guard let now = try? FileSystem.linkStatus(root + "/" + path) else { return index[path] == nil }
             // Racy entries count too: a same-size edit within the timestamp granularity of

@@ -66,6 +66,8 @@ struct WatchLoop {
 
   /// Set when the remote is a folder on this machine.
   var remoteWatcher: RemoteFolderWatcher?
+  /// The index the last sync left (nil when it failed): its own writes are checked against it.
+  var lastIndex: StatCache? = nil
 
   /// The outcome of the last line printed, so that an unchanged one is not repeated.
   private var lastLogged: String?
@@ -139,7 +141,7 @@ struct WatchLoop {
         // are not edits when every file is as the sync left it. An edit made meanwhile is.
         do {
           let own = try watcher.drain()
-          if own.relevant && (own.structural || !StatCache.unchangedSinceLastScan(root: root, paths: own.documents)) {
+          if own.relevant && (own.structural || !StatCache.unchangedSinceLastScan(root: root, paths: own.documents, known: lastIndex)) {
             dirtyAt = Self.now()
             if own.overflowed { overflowed = true }
           }
@@ -200,6 +202,7 @@ struct WatchLoop {
   /// Runs one sync like `docsync sync`; prints its line. Returns the exit code `sync`
   /// would give, and for a failure that is retried, the seconds until the retry.
   mutating func syncOnce(trigger: Trigger, backoff: Double) -> (Int32, Double?) {
+    lastIndex = nil
     let time = Int64(Date().timeIntervalSince1970 * 1000)
     var report: SyncReport? = nil
     var code: Int32 = 0
@@ -210,6 +213,7 @@ struct WatchLoop {
       defer { workspace.close() }
       let result = try workspace.run(.both)
       report = result
+      lastIndex = workspace.statCache
       if let unreachable = result.remoteUnreachable {
         code = ExitStatus.tempFail.rawValue
         message = unreachable
