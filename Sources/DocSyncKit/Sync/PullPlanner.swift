@@ -40,6 +40,9 @@ struct PullPlanner {
     }
 
     func plan(_ changes: RemoteChanges, time: Int64) throws -> PullPlan {
+        // Read from the configuration once per plan, not once per document merged.
+        let counters = config.counters
+        let arrayRules = config.arrayRules
         var plan = PullPlan(cursor: changes.cursor)
         plan.problems = changes.warnings
         plan.incoming = changes.conflicts.filter { shared in
@@ -146,7 +149,7 @@ struct PullPlanner {
                 let baseBytes = try base.map { try readObject($0.hash) }
                 if decision.loser != nil, let local, let localBytes, ContentIdentity.sameApartFromChangesetId(localBytes, fetched),
                    !(config.policy(for: decision.result?.path ?? local.path) == .merge
-                     && ContentPolicy.changesCounters(base: baseBytes, edited: localBytes, counters: config.counters)) {
+                     && ContentPolicy.changesCounters(base: baseBytes, edited: localBytes, counters: counters)) {
                     decision.loser = nil
                     decision.contentFrom = .remote
                     decision.notice = nil
@@ -157,7 +160,7 @@ struct PullPlanner {
                 // settles it (field merge by default).
                 if decision.loser != nil, let local, let localBytes, let target = decision.result?.path {
                     let policy = config.policy(for: target)
-                    let outcome = ContentPolicy(policy: policy, counters: config.counters, arrays: config.arrayRules).settle(
+                    let outcome = ContentPolicy(policy: policy, counters: counters, arrays: arrayRules).settle(
                         base: baseBytes, local: local, localBytes: localBytes,
                         remote: remoteVersion, remoteBytes: fetched, path: target, newChangesetId: { clock.next().description })
                     if let merged = outcome.mergedBytes { plan.objects[outcome.result.hash] = merged }

@@ -99,7 +99,7 @@ final class SyncSession {
         try CrashPoint.hit("pull.after-journal")
         // Removals first, so a document can move onto a path another one just left.
         let io = SafeTreeIO(root: workspace.layout.root)
-        let schemas = RecordSchemas(root: workspace.layout.root, config: workspace.config)
+        let schemas = workspace.recordSchemas
         var skipped = Set<String>()
         func skip(_ op: JournalEntry.FileOperation, _ message: String) {
             report.warnings.append(message)

@@ -14,10 +14,24 @@ public enum RemoteKind: String, Sendable, CaseIterable {
 /// the command line only parses arguments and prints what these methods return.
 public final class Workspace {
     public let layout: TreeLayout
-    public internal(set) var config: Config
+    public internal(set) var config: Config {
+        didSet { builtSchemas = nil }
+    }
     var state: SyncState
     let journal: Journal
     var index: StatCache
+    /// The stat cache as this workspace last left it (what `close()` saves): `watch`
+    /// checks its own writes against it without reading the file back.
+    public var statCache: StatCache { index }
+    /// The JSON Schemas records must satisfy, built once per run (recording and the pull
+    /// both check against them; a schema is compiled at most once).
+    var recordSchemas: RecordSchemas {
+        if let builtSchemas { return builtSchemas }
+        let schemas = RecordSchemas(root: layout.root, config: config)
+        builtSchemas = schemas
+        return schemas
+    }
+    private var builtSchemas: RecordSchemas?
     let objects: ObjectStore
     let clock: HybridLogicalClock
     let conflictStore: ConflictStore
@@ -265,7 +279,7 @@ public final class Workspace {
     /// Scans the tree and journals what changed. With `write` false nothing is touched.
     func recordLocalChanges(write: Bool, report: inout SyncReport) throws -> ChangeRecorder.Result {
         let recorder = ChangeRecorder(layout: layout, tracked: state.tracked, index: index, clock: clock, objects: objects,
-                                      schemas: RecordSchemas(root: layout.root, config: config))
+                                      schemas: recordSchemas)
         recorder.progress = progress
         let result = try recorder.detect(write: write)
         report.problems += result.problems.map(ReportedProblem.invalidDocument)
