@@ -27,7 +27,6 @@ final class ChangeRecorder {
         var refId: String?
         var changesetId: String?
         var bytes: [UInt8]?
-        var scanned: ScannedDocument?
     }
 
     let layout: TreeLayout
@@ -101,7 +100,9 @@ final class ChangeRecorder {
                 index.remove(path: entry.path)
                 continue
             }
-            var info = FileInfo(path: entry.path, stat: entry.stat, hash: ContentHash.of(bytes), bytes: bytes, scanned: scanned)
+            // The scan is not kept: stamping scans the file again. Why: kept for every new
+            // file until the record, the scans were a third of a first push's memory.
+            var info = FileInfo(path: entry.path, stat: entry.stat, hash: ContentHash.of(bytes), bytes: bytes)
             if let member = scanned.member(named: "refId") {
                 if let value = member.stringValue, RefID.isAcceptable(value) {
                     info.refId = value
@@ -121,6 +122,10 @@ final class ChangeRecorder {
                 continue
             }
             index.record(path: entry.path, stat: entry.stat, hash: info.hash, refId: info.refId ?? "", changesetId: info.changesetId ?? "", readAtNanos: readAt)
+            // Bytes the tree already recorded are not held: after a clone (every entry
+            // racy) or a lost index, every file is read again, and few need recording
+            // (a copy that does is read again then).
+            if !isNewVersion(info) { info.bytes = nil }
             files.append(info)
         }
         // Entries of files that are gone. Why the count first: building a set of 100,000
@@ -245,7 +250,7 @@ final class ChangeRecorder {
         }
         let absolute = layout.absolute(f.path)
         let bytes = try f.bytes ?? FileSystem.readFile(absolute)
-        guard let scanned = try? f.scanned ?? JSONScanner.scanDocument(bytes) else { return nil }
+        guard let scanned = try? JSONScanner.scanDocument(bytes) else { return nil }
         let stamped = IdentityStamper.stamp(bytes, scanned: scanned, refId: newRefId || scanned.member(named: "refId")?.stringValue != refId ? refId : nil,
                                             changesetId: changesetId)
         // Compare-and-swap against the user's editor: only replace the file if it is
