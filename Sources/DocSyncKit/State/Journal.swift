@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Foundation
 
 /// The append-only action journal, `.docsync/journal`: one checksummed JSON line per
@@ -85,20 +88,32 @@ public final class Journal {
     }
 
     /// Appends entries, numbering them, and fsyncs. Returns them with their `seq` set.
+    /// Written a megabyte at a time, so a batch of 100,000 entries is never held as text
+    /// whole; a crash mid-way leaves a batch whose last line says `more`, which reading
+    /// drops.
     @discardableResult
     public func append(_ entries: [JournalEntry]) throws -> [JournalEntry] {
         guard !entries.isEmpty else { return [] }
         var numbered = entries
-        var text = ""
-        for i in numbered.indices {
-            numbered[i].seq = nextSeq + i
-            var line = numbered[i]
-            line.more = i < numbered.count - 1 ? true : nil
-            text += ChecksummedLines.encode(try line.encodedLine())
-        }
-        let bytes = Array(text.utf8)
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw FileSystemError(path: path, operation: "open", code: errno) }
+        defer { close(fd) }
+        var chunk: [UInt8] = []
+        chunk.reserveCapacity(1 << 20)
+        var written = 0
         do {
-            try FileSystem.append(path, bytes)
+            for i in numbered.indices {
+                numbered[i].seq = nextSeq + i
+                var line = numbered[i]
+                line.more = i < numbered.count - 1 ? true : nil
+                chunk += ChecksummedLines.encode(try line.encodedLine()).utf8
+                if chunk.count >= 1 << 20 || i == numbered.count - 1 {
+                    try FileSystem.writeAll(fd, chunk, path: path)
+                    written += chunk.count
+                    chunk.removeAll(keepingCapacity: true)
+                }
+            }
+            if fsync(fd) != 0 { throw FileSystemError(path: path, operation: "fsync", code: errno) }
         } catch {
             // Take back what part of the batch did get written (a full disk), so the
             // file ends where it did; if even that fails, reading drops the half batch.
@@ -106,7 +121,7 @@ public final class Journal {
             throw error
         }
         nextSeq += numbered.count
-        length += bytes.count
+        length += written
         return numbered
     }
 }
