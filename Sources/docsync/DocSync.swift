@@ -69,6 +69,7 @@ enum Main {
         let typed = Array(CommandLine.arguments.dropFirst())
         Usage.check(typed)
         ReplicaInfo.softwareVersion = DocSyncVersion.string
+        Workspace.keepLastUntilExit = true
         let arguments = hoistGlobalOptions(typed)
         let wantsJSON = arguments.prefix { $0 != "--" }.contains("--json")
         var commandName = "docsync"

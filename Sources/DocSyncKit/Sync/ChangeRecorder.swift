@@ -150,13 +150,16 @@ final class ChangeRecorder {
                 sharedRefIds[r, default: [first]].append(i)
             }
         }
+        let unreadable = result.unreadablePaths
         func keeper(of ref: String, carrier: Int) -> Int? {
+            // The common case, asked once per file: no file unreadable, no refId shared.
+            if unreadable.isEmpty && sharedRefIds.isEmpty { return carrier }
             let t = tracked[ref]
             // The tracked file is still there but not a valid document right now: it keeps
             // the identity (it is not deleted either), and every other file carrying the
             // refId is a copy. Why: a copy made just before the original was saved half-way
             // took the identity, as a rename, and the original was deleted everywhere.
-            if let t, result.unreadablePaths.contains(t.path) { return nil }
+            if let t, unreadable.contains(t.path) { return nil }
             guard let idxs = sharedRefIds[ref] else { return carrier }
             let oldInode = t.flatMap { previousIndex[$0.path]?.inode }
             return idxs.first { files[$0].path == t?.path } ?? idxs.first { files[$0].stat.inode == oldInode }
