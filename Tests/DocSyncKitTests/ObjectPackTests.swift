@@ -124,4 +124,29 @@ import Testing
         // Nothing more to do the second time.
         #expect(later.sweep(keeping: keep, dryRun: false).removed == 0)
     }
+
+    @Test func aFolderRemoteTakesABigPushAsOnePackAndServesEveryVersionFromIt() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        for i in 0..<40 { set.write(a, "d\(i % 4)/doc\(i).json", "{\"n\": \(i)}") }
+        try set.sync(a)
+        let remoteObjects = set.remote + "/.docsync/objects"
+        let first = Self.files(remoteObjects)
+        #expect(first.loose == ObjectPacks.looseLimit && first.packs.count == 1 && first.indexes.count == 1, "\(first)")
+        // Edit every document, so the first versions live only in objects/ (the readable
+        // copies now hold the second): a clone and the history still read them.
+        let firstVersions = set.snapshot(a)
+        for (path, text) in firstVersions { set.write(a, path, text.replacingOccurrences(of: "}", with: ", \"edited\": true}")) }
+        #expect(try set.sync(a).pushed.count == 40)
+        #expect(Self.files(remoteObjects).packs.count == 2)
+        let b = try set.make("b")
+        #expect(set.snapshot(b) == set.snapshot(a))
+        let remote = DirectoryRemote(url: set.remote)
+        for (path, text) in firstVersions {
+            let refId = try #require(field(text, "refId"))
+            let history = try remote.history(of: refId, path: path)
+            let oldest = try #require(history.last, "\(path)")
+            #expect(String(decoding: try remote.content(of: oldest, refId: refId), as: UTF8.self) == text, "\(path)")
+        }
+    }
 }

@@ -6,7 +6,7 @@ import Foundation
 ///     format          identity of this remote (a random id) and the layout version
 ///     generation      "<generation> <feed length>": the commit point of every push
 ///     feed            one checksummed line per document change, appended by pushes
-///     objects/        every pushed version by content hash (immutable)
+///     objects/        every pushed version by content hash (immutable; packs/ for large pushes)
 ///     tombstones/     one file per deleted document
 ///     replicas/       one file per replica: what it has seen, for tombstone gc
 ///     lock            held while a push writes
@@ -173,7 +173,7 @@ public final class DirectoryRemote: Remote {
         }
         for entry in kept {
             guard let record = entry.conflict else { continue }
-            let bytes = entry.hash.flatMap { hash in (try? FileSystem.readFile(objects.path(for: hash))).flatMap { ContentHash.of($0) == hash ? $0 : nil } }
+            let bytes = entry.hash.flatMap { try? objects.get($0) }
             conflicts.append(SharedConflict(record: record, bytes: bytes))
         }
         return RemoteChanges(entries: kept.filter { $0.conflict == nil && $0.purgedDeletion != true }, cursor: Cursor(remoteId: id, position: now).text,
@@ -255,10 +255,10 @@ public final class DirectoryRemote: Remote {
         } catch let error as SafeTreeIO.Refused {
             // Why: a readable copy replaced by a symlink (or under a symlinked folder)
             // refused the whole pull; the copy is only a convenience, objects/ is the truth.
-            if let bytes = try? FileSystem.readFile(objects.path(for: hash)), ContentHash.of(bytes) == hash { return bytes }
+            if let bytes = try? objects.get(hash) { return bytes }
             throw RemoteError.unsafe(url: displayURL, reason: error.description)
         }
-        if let bytes = try? FileSystem.readFile(objects.path(for: hash)), ContentHash.of(bytes) == hash { return bytes }
+        if let bytes = try? objects.get(hash) { return bytes }
         if !FileSystem.isDirectory(root) { throw RemoteError.unreachable(url: displayURL, reason: "folder disappeared") }
         throw RemoteError.damaged(url: displayURL, reason: "version \(entry.changesetId) of \(path) is missing from the remote")
     }
@@ -299,6 +299,16 @@ public final class DirectoryRemote: Remote {
             }
         }
         removeLeftoverTemporaryFiles(in: Set(writes.compactMap { $0.new.map { ($0.path as NSString).deletingLastPathComponent } }))
+        // Every object first, complete (a pack's index in place) before any readable copy:
+        // finishing a dead push (PushIntent) removes only copies whose content is in
+        // objects/. More than 16 go into one pack instead of a file each.
+        for write in writes {
+            if let new = write.new, let content = write.content { try objects.put(content, hash: new.hash) }
+        }
+        for shared in conflicts {
+            if let bytes = shared.bytes { try objects.put(bytes) }
+        }
+        try objects.seal()
         // Removals first, so a document may move onto a path another one just left.
         for write in writes {
             guard let previous = write.previous, write.new?.path != previous.path else { continue }
@@ -308,10 +318,6 @@ public final class DirectoryRemote: Remote {
             heartbeat()
             defer { writeProgress?(write, written + 1, writes.count) }
             if let new = write.new, let content = write.content {
-                if !objects.contains(new.hash) {
-                    try FileSystem.createDirectories(objects.root + "/" + new.hash.prefix(2))
-                    try FileSystem.writeAtomically(objects.path(for: new.hash), content, mode: 0o444, durable: false)
-                }
                 if let previous = write.previous, previous.path == new.path, let existing = try? io.readIfPresent(new.path),
                    ContentHash.of(existing) != previous.hash, ContentHash.of(existing) != new.hash {
                     try keepDisplaced(existing, refId: write.refId)
@@ -331,15 +337,7 @@ public final class DirectoryRemote: Remote {
             }
         }
         for shared in conflicts {
-            var hash: String? = nil
-            if let bytes = shared.bytes {
-                let h = ContentHash.of(bytes)
-                if !objects.contains(h) {
-                    try FileSystem.createDirectories(objects.root + "/" + h.prefix(2))
-                    try FileSystem.writeAtomically(objects.path(for: h), bytes, mode: 0o444, durable: false)
-                }
-                hash = h
-            }
+            let hash = shared.bytes.map(ContentHash.of)
             lines += try feedLine(RemoteEntry(refId: RemoteEntry.conflictKey(shared.record), changesetId: shared.record.changesetId, hash: hash,
                                               path: nil, deleted: false, replica: replica.replicaId, time: time, conflict: shared.record))
         }
@@ -458,7 +456,7 @@ public final class DirectoryRemote: Remote {
 
     public func content(of version: RemoteVersionInfo, refId: String) throws -> [UInt8] {
         guard let hash = version.hash, !version.deleted else { throw RemoteError.damaged(url: displayURL, reason: "version \(version.changesetId) is a deletion") }
-        guard let bytes = try? FileSystem.readFile(objects.path(for: hash)), ContentHash.of(bytes) == hash else {
+        guard let bytes = try? objects.get(hash) else {
             throw RemoteError.damaged(url: displayURL, reason: "version \(version.changesetId) of \(refId) is no longer kept on the remote")
         }
         return bytes

@@ -45,6 +45,12 @@ public struct ObjectStore {
         return bytes
     }
 
+    /// Completes the batch (a pack's index in place) without flushing: from here on every
+    /// object put so far is found by any reader; `flush()` makes that survive a crash.
+    public func seal() throws {
+        try packs.finishBatch()
+    }
+
     /// Completes the batch (a pack's index) and flushes the filesystem: after this,
     /// everything put so far survives a crash and may be journaled.
     public func flush() throws {
