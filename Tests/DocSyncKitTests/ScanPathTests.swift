@@ -138,4 +138,19 @@ import Testing
             #expect(split.folder == folder && split.name == name, "\(path)")
         }
     }
+
+    @Test func sealedBuilderWritesNumbersAndEscapesLikeTheTextFormat() {
+        var out = SealedFile.Builder(capacity: 0)
+        for value in [Int64(0), 7, -7, 1_795_624_385_801_208_788, .max, .min] {
+            out.number(value)
+            out.tab()
+        }
+        out.number(UInt64.max)
+        out.newline()
+        out.text("a\tb\\c\nd")
+        out.tab()
+        out.raw("plain")
+        #expect(String(decoding: out.bytes, as: UTF8.self)
+            == "0\t7\t-7\t1795624385801208788\t\(Int64.max)\t\(Int64.min)\t\(UInt64.max)\n" + FieldEscaping.escape("a\tb\\c\nd") + "\tplain")
+    }
 }

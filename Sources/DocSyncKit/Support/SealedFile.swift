@@ -7,9 +7,54 @@ import Glibc
 /// fails the check as a whole; no per-line work is needed to read a sound one.
 enum SealedFile {
     static func seal(_ body: String) -> [UInt8] {
-        var bytes = Array(body.utf8)
-        bytes += Array("#sha256 \(ContentHash.of(bytes))\n".utf8)
+        seal(bytes: Array(body.utf8))
+    }
+
+    static func seal(bytes body: [UInt8]) -> [UInt8] {
+        var bytes = body
+        bytes += Array("#sha256 \(ContentHash.of(body))\n".utf8)
         return bytes
+    }
+
+    /// Builds a sealed file's body line by line, straight into bytes. Why: the index
+    /// and the state of 100,000 documents are rewritten after every change, and making
+    /// a String per field and per line was most of a small push's time.
+    struct Builder {
+        private(set) var bytes: [UInt8] = []
+
+        init(capacity: Int) { bytes.reserveCapacity(capacity) }
+
+        /// A field as it is (no tab or newline in it).
+        mutating func raw(_ text: String) { bytes += text.utf8 }
+
+        /// A field with tabs, newlines and backslashes escaped (`FieldEscaping`).
+        mutating func text(_ text: String) {
+            if text.utf8.contains(where: { $0 == 9 || $0 == 10 || $0 == 13 || $0 == 92 }) {
+                bytes += FieldEscaping.escape(text).utf8
+            } else {
+                bytes += text.utf8
+            }
+        }
+
+        mutating func number<N: BinaryInteger>(_ value: N) {
+            if value < 0 { bytes.append(UInt8(ascii: "-")) }
+            var magnitude = value.magnitude
+            var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                          UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            var count = 0
+            withUnsafeMutableBytes(of: &digits) { buffer in
+                repeat {
+                    buffer[19 - count] = UInt8(truncatingIfNeeded: magnitude % 10) + 48
+                    magnitude /= 10
+                    count += 1
+                } while magnitude > 0
+                bytes += buffer[(20 - count)...]
+            }
+        }
+
+        mutating func tab() { bytes.append(9) }
+        mutating func newline() { bytes.append(10) }
     }
 
     /// Where the body ends (the trailer's first byte) if `bytes` is a sound sealed file.

@@ -77,13 +77,23 @@ public struct StatCache {
     }
 
     public mutating func save(to path: String) throws {
-        var out = Self.header + "\n"
-        out.reserveCapacity(entries.count * 200)
-        for (p, e) in entries.sorted(by: { $0.key < $1.key }) {
-            out += [FieldEscaping.escape(p), String(e.inode), String(e.size), String(e.mtimeNanos), String(e.ctimeNanos),
-                    e.hash, FieldEscaping.escape(e.refId), FieldEscaping.escape(e.changesetId), e.racy ? "r" : "-"].joined(separator: "\t") + "\n"
+        var out = SealedFile.Builder(capacity: entries.count * 220 + 64)
+        out.raw(Self.header)
+        out.newline()
+        // In no particular order: readers build a dictionary, and sorting 100,000 entries
+        // on every save cost a tenth of a small push.
+        for (p, e) in entries {
+            out.text(p); out.tab()
+            out.number(e.inode); out.tab()
+            out.number(e.size); out.tab()
+            out.number(e.mtimeNanos); out.tab()
+            out.number(e.ctimeNanos); out.tab()
+            out.raw(e.hash); out.tab()
+            out.text(e.refId); out.tab()
+            out.text(e.changesetId); out.tab()
+            out.raw(e.racy ? "r" : "-"); out.newline()
         }
-        try FileSystem.writeAtomically(path, SealedFile.seal(out), durable: false)
+        try FileSystem.writeAtomically(path, SealedFile.seal(bytes: out.bytes), durable: false)
         isDirty = false
     }
 }
