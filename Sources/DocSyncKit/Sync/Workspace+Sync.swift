@@ -20,7 +20,7 @@ extension Workspace {
         var report = SyncReport()
         report.dryRun = options.dryRun
         report.warnings += warnings
-        let local = try recordLocalChanges(write: !options.dryRun, report: &report)
+        let local = try recordLocalChanges(write: !options.dryRun, report: &report, checkpointing: false)
         if options.dryRun {
             // Nothing is journaled in a dry run; plan as if it had been (read-only: the
             // state is never saved).
@@ -43,6 +43,10 @@ extension Workspace {
                 throw error
             }
         }
+        // What was recorded and not yet checkpointed by the pull or the push (a run that
+        // pushed nothing, or found the remote away). Skipped if the run failed: the
+        // journal holds it, and the next run folds it in.
+        if !options.dryRun && journal.length != state.journalOffset { try checkpoint() }
         report = session.report
         report.waiting = waitingVersions
         report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
