@@ -6,6 +6,7 @@
 #
 # Environment:
 #   DOCSYNC      the binary to measure (default: the release build, built if missing)
+#   DOCSYNC_LABEL  printed beside it (say, the commit it was built from)
 #   BENCH_ROOT   where trees go (default /tmp/docsync-bench); each run gets its own folder
 #                and nothing is deleted: on ext4 without a journal, creating files within
 #                minutes of a mass delete is 5-20x slower, which would skew the next run.
@@ -40,7 +41,8 @@ git config --global init.defaultBranch main
 export UNISON="$root/unison"
 
 commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
-echo "docsync $commit ($bin)"
+# The binary may be another build than the checkout (DOCSYNC=...): say which is which.
+echo "docsync binary: $bin ($("$bin" --version)${DOCSYNC_LABEL:+, $DOCSYNC_LABEL}); scripts from $commit"
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -r), $(git --version), $(rsync --version | head -1 | cut -d' ' -f1-4), $([ -n "$have_unison" ] && unison -version || echo 'no unison')"
 echo "trees: $root"
 
