@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 
 /// The two kinds of remote.
@@ -77,14 +78,14 @@ public final class Workspace {
         }
     }
 
-    init(layout: TreeLayout, config: Config, state: SyncState, readOnly: Bool, lock: TreeLock?) {
+    init(layout: TreeLayout, config: Config, state: SyncState, index: StatCache? = nil, readOnly: Bool, lock: TreeLock?) {
         self.layout = layout
         self.config = config
         self.state = state
         self.readOnly = readOnly
         self.lock = lock
         journal = Journal(path: layout.journal)
-        index = StatCache.load(from: layout.index)
+        self.index = index ?? StatCache.load(from: layout.index)
         objects = ObjectStore(root: layout.objects)
         clock = HybridLogicalClock(replica: config.replicaId, persistedAt: layout.clock)
         conflictStore = ConflictStore(root: layout.conflicts)
@@ -162,12 +163,32 @@ public final class Workspace {
                 throw Failure.busy(busy.holder)
             }
         }
-        let state = try SyncState.load(from: layout.state)
-        let workspace = Workspace(layout: layout, config: config, state: state, readOnly: readOnly, lock: lock)
+        let (state, index) = try loadStateAndIndex(layout)
+        let workspace = Workspace(layout: layout, config: config, state: state, index: index, readOnly: readOnly, lock: lock)
         try workspace.recover()
         if lock != nil { workspace.removeLeftoverGitLocks() }
         if keepLastUntilExit { lastOpened.set(workspace) }
         return workspace
+    }
+
+    /// The state and the index, read on two cores at once. Why: every run reads both
+    /// whole (a read, a SHA-256 and a parse each; 16 and 21 MB at 100,000 documents),
+    /// one after the other they were a fifth of a no-op `status`.
+    private static func loadStateAndIndex(_ layout: TreeLayout) throws -> (SyncState, StatCache) {
+        final class Loaded: @unchecked Sendable {
+            var state: Result<SyncState, Error>?
+            var index: StatCache?
+        }
+        let loaded = Loaded()
+        let statePath = layout.state, indexPath = layout.index
+        DispatchQueue.concurrentPerform(iterations: 2) { part in
+            if part == 0 {
+                loaded.state = Result { try SyncState.load(from: statePath) }
+            } else {
+                loaded.index = StatCache.load(from: indexPath)
+            }
+        }
+        return (try loaded.state!.get(), loaded.index!)
     }
 
     /// Set by the command line, which exits right after its command: the last workspace
