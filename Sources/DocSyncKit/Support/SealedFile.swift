@@ -28,13 +28,7 @@ enum SealedFile {
         mutating func raw(_ text: String) { bytes += text.utf8 }
 
         /// A field with tabs, newlines and backslashes escaped (`FieldEscaping`).
-        mutating func text(_ text: String) {
-            if text.utf8.contains(where: { $0 == 9 || $0 == 10 || $0 == 13 || $0 == 92 }) {
-                bytes += FieldEscaping.escape(text).utf8
-            } else {
-                bytes += text.utf8
-            }
-        }
+        mutating func text(_ text: String) { bytes += FieldEscaping.escape(text).utf8 }
 
         mutating func number<N: BinaryInteger>(_ value: N) {
             if value < 0 { bytes.append(UInt8(ascii: "-")) }
@@ -98,11 +92,7 @@ enum SealedFile {
         var count: Int { ranges.count }
 
         /// Field `i` as text, with `FieldEscaping` undone.
-        func text(_ i: Int) -> String {
-            let slice = UnsafeBufferPointer(rebasing: buffer[ranges[i]])
-            let raw = String(decoding: slice, as: UTF8.self)
-            return slice.contains(92) ? FieldEscaping.unescape(raw) : raw
-        }
+        func text(_ i: Int) -> String { FieldEscaping.unescape(raw(i)) }
 
         /// Field `i` as text, taken as it is (hashes and other fields never escaped).
         func raw(_ i: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: buffer[ranges[i]]), as: UTF8.self) }
