@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 
 /// The append-only action journal, `.docsync/journal`: one checksummed JSON line per
@@ -95,25 +92,22 @@ public final class Journal {
     public func append(_ entries: [JournalEntry]) throws -> [JournalEntry] {
         guard !entries.isEmpty else { return [] }
         var numbered = entries
-        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw FileSystemError(path: path, operation: "open", code: errno) }
-        defer { close(fd) }
-        var chunk: [UInt8] = []
-        chunk.reserveCapacity(1 << 20)
-        var written = 0
+        let written: Int
         do {
-            for i in numbered.indices {
-                numbered[i].seq = nextSeq + i
-                var line = numbered[i]
-                line.more = i < numbered.count - 1 ? true : nil
-                chunk += ChecksummedLines.encode(try line.encodedLine()).utf8
-                if chunk.count >= 1 << 20 || i == numbered.count - 1 {
-                    try FileSystem.writeAll(fd, chunk, path: path)
-                    written += chunk.count
-                    chunk.removeAll(keepingCapacity: true)
+            written = try FileSystem.append(path) { write in
+                var chunk: [UInt8] = []
+                chunk.reserveCapacity(1 << 20)
+                for i in numbered.indices {
+                    numbered[i].seq = nextSeq + i
+                    var line = numbered[i]
+                    line.more = i < numbered.count - 1 ? true : nil
+                    chunk += ChecksummedLines.encode(try line.encodedLine()).utf8
+                    if chunk.count >= 1 << 20 || i == numbered.count - 1 {
+                        try write(chunk)
+                        chunk.removeAll(keepingCapacity: true)
+                    }
                 }
             }
-            if fsync(fd) != 0 { throw FileSystemError(path: path, operation: "fsync", code: errno) }
         } catch {
             // Take back what part of the batch did get written (a full disk), so the
             // file ends where it did; if even that fails, reading drops the half batch.
