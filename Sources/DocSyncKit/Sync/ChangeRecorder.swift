@@ -166,15 +166,14 @@ final class ChangeRecorder {
                 ?? idxs.first { files[$0].hash == t?.hash } ?? idxs[0]
         }
 
+        /// Tracked refIds a file kept: the rest were deleted.
         var claimed = Set<String>()
-        var claimedTracked = 0
         for i in files.indices {
             progress?(.step(.record, done: i, total: files.count))
             let f = files[i]
             let isKeeper = f.refId.map { keeper(of: $0, carrier: i) == i } ?? false
             if isKeeper, let ref = f.refId, let t = tracked[ref] {
                 claimed.insert(ref)
-                claimedTracked += 1
                 if f.hash == t.hash {
                     if f.path != t.path {
                         result.actions.append(JournalEntry(.local(.rename, version: DocVersion(refId: ref, changesetId: t.changesetId, hash: t.hash, path: f.path),
@@ -186,7 +185,6 @@ final class ChangeRecorder {
                     result.actions.append(action)
                 }
             } else if isKeeper, let ref = f.refId {
-                claimed.insert(ref)
                 if let action = try record(f, refId: ref, newRefId: false, kind: .create, fromPath: nil, write: write, problems: &result.problems) {
                     result.actions.append(action)
                 }
@@ -199,7 +197,7 @@ final class ChangeRecorder {
             }
         }
 
-        let unclaimed = claimedTracked == tracked.count ? [] : tracked.filter { !claimed.contains($0.key) }.sorted { $0.value.path < $1.value.path }
+        let unclaimed = claimed.count == tracked.count ? [] : tracked.filter { !claimed.contains($0.key) }.sorted { $0.value.path < $1.value.path }
         for (ref, t) in unclaimed {
             if result.unreadablePaths.contains(t.path) || ignore.isIgnored(t.path, isDirectory: false) { continue }
             result.actions.append(JournalEntry(.local(.delete, version: t, fromPath: nil)))
