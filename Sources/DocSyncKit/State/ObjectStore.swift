@@ -20,16 +20,19 @@ public struct ObjectStore {
     @discardableResult
     public func put(_ bytes: [UInt8], hash knownHash: String? = nil) throws -> String {
         let hash = knownHash ?? ContentHash.of(bytes)
-        if contains(hash) { return hash }
-        if let raw = ContentHash.raw(hash), try packs.add(bytes, hash: raw) { return hash }
+        let raw = ContentHash.raw(hash)
+        if contains(hash, raw: raw) { return hash }
+        if let raw, try packs.add(bytes, hash: raw) { return hash }
         let target = path(for: hash)
         try FileSystem.createDirectories(root + "/" + hash.prefix(2))
         try FileSystem.writeAtomically(target, bytes, mode: 0o444, durable: false)
         return hash
     }
 
-    public func contains(_ hash: String) -> Bool {
-        if let raw = ContentHash.raw(hash), packs.contains(raw) { return true }
+    public func contains(_ hash: String) -> Bool { contains(hash, raw: ContentHash.raw(hash)) }
+
+    private func contains(_ hash: String, raw: [UInt8]?) -> Bool {
+        if let raw, packs.contains(raw) { return true }
         return FileSystem.exists(path(for: hash))
     }
 
