@@ -125,6 +125,37 @@ import Testing
         #expect(later.sweep(keeping: keep, dryRun: false).removed == 0)
     }
 
+    /// A pull stores each version as it fetches it (the plan does not hold them all),
+    /// in one pack flushed before the batch is journaled; a dry run stores nothing.
+    @Test func aPullStoresWhatItFetchesAndADryRunStoresNothing() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        try set.sync(a)
+        let b = try set.make("b")
+        for i in 0..<40 { set.write(a, "doc\(i).json", "{\"n\": \(i)}") }
+        try set.sync(a)
+        let objects = b + "/.docsync/objects"
+        let before = Self.files(objects)
+
+        let ws = try Workspace.open(at: b, readOnly: false)
+        let dry = try ws.run(.pull, options: SyncOptions(dryRun: true))
+        ws.close()
+        #expect(dry.pulled.count == 40)
+        let afterDryRun = Self.files(objects)
+        #expect(afterDryRun.loose == before.loose && afterDryRun.packs == before.packs && afterDryRun.indexes == before.indexes)
+
+        #expect(try set.sync(b, .pull).pulled.count == 40)
+        let after = Self.files(objects)
+        #expect(after.loose == before.loose + ObjectPacks.looseLimit && after.packs.count == before.packs.count + 1
+                && after.indexes.count == before.indexes.count + 1, "\(after)")
+        let pulled = set.snapshot(b)
+        #expect(pulled.count == 40)
+        let store = ObjectStore(root: objects)
+        for (path, text) in pulled {
+            #expect(try store.get(ContentHash.of(Array(text.utf8))) == Array(text.utf8), "\(path)")
+        }
+    }
+
     @Test func aFolderRemoteTakesABigPushAsOnePackAndServesEveryVersionFromIt() throws {
         let set = ReplicaSet()
         let a = try set.make("a")

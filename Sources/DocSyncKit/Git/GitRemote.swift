@@ -276,17 +276,17 @@ public final class GitRemote: Remote {
         let baseTree = try parent.map { try repo.commit($0).tree }
         // Removals first: a document may take over a path another one leaves in the same
         // push (deleted here, or moved away).
-        var removals: [(path: String, content: [UInt8]?)] = []
-        var changes: [(path: String, content: [UInt8]?)] = []
+        var removals: [GitRepository.TreeChange] = []
+        var changes: [GitRepository.TreeChange] = []
         var lines: [String] = []
         var counts: [String: Int] = [:]
         let time = FileSystem.currentTimeNanos / 1_000_000
         for write in writes {
             let tombstonePath = Self.tombstoneFolder + DocumentPath.fileName(forRefId: write.refId) + ".json"
             if let previous = write.previous, previous.path != write.new?.path { removals.append((previous.path, nil)) }
-            if let new = write.new, let content = write.content {
+            if let new = write.new {
                 guard DocumentPath.isSafe(new.path) else { throw RemoteError.unsafe(url: displayURL, reason: "path \(new.path)") }
-                changes.append((new.path, content))
+                changes.append((new.path, { try write.content() ?? [] }))
                 removals.append((tombstonePath, nil))
                 let kind = write.previous == nil ? "create" : (write.previous?.path != new.path ? (write.previous?.hash == new.hash ? "rename" : "move+update") : "update")
                 counts[kind, default: 0] += 1
@@ -294,15 +294,17 @@ public final class GitRemote: Remote {
             } else {
                 let tombstone = RemoteEntry(refId: write.refId, changesetId: write.deletedChangesetId ?? write.previous?.changesetId ?? "",
                                             hash: write.previous?.hash, path: write.previous?.path, deleted: true, replica: replica.replicaId, time: time)
-                changes.append((tombstonePath, Array(try DirectoryRemote.json(tombstone).utf8) + [10]))
+                let bytes = Array(try DirectoryRemote.json(tombstone).utf8) + [10]
+                changes.append((tombstonePath, { bytes }))
                 counts["delete", default: 0] += 1
                 lines.append("delete \(write.previous?.path ?? write.refId)")
             }
         }
         for shared in conflicts {
             let paths = Self.conflictPaths(shared.record)
-            changes.append((paths.meta, Array(try DirectoryRemote.json(shared.record).utf8) + [10]))
-            if let bytes = shared.bytes { changes.append((paths.bytes, bytes)) }
+            let meta = Array(try DirectoryRemote.json(shared.record).utf8) + [10]
+            changes.append((paths.meta, { meta }))
+            if let bytes = shared.bytes { changes.append((paths.bytes, { bytes })) }
             let what = shared.record.isOpen ? "conflict" : "resolve"
             counts[what, default: 0] += 1
             lines.append("\(what) \(shared.record.path) (\(shared.record.changesetId))")
@@ -319,7 +321,7 @@ public final class GitRemote: Remote {
 
     /// Makes one commit on `parent` and pushes it to the branch. A rejected
     /// (non-fast-forward) push throws `RemoteError.moved`: the caller fetches and retries.
-    func publish(baseTree: GitOID?, changes: [(path: String, content: [UInt8]?)], parent: GitOID?, message: String,
+    func publish(baseTree: GitOID?, changes: [GitRepository.TreeChange], parent: GitOID?, message: String,
                  replica: ReplicaInfo) throws -> GitOID {
         do {
             let commit = try repo.makeCommit(baseTree: baseTree, changes: changes, parent: parent, message: message,

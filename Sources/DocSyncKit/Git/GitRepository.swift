@@ -203,10 +203,14 @@ final class GitRepository {
         return written.hex
     }
 
+    /// One path of a new commit: a loader of its bytes, or nil to remove the path. Why a
+    /// loader: a large push then holds one document's bytes at a time, not all of them.
+    typealias TreeChange = (path: String, content: (() throws -> [UInt8])?)
+
     /// A new commit: `base` tree with `changes` applied (content nil: remove the path).
     /// Does not move any reference. The corresponding libgit2 functions are
     /// `git_blob_create_from_buffer`, `git_index_add`, `git_index_write_tree_to` and `git_commit_create`.
-    func makeCommit(baseTree: GitOID?, changes: [(path: String, content: [UInt8]?)], parent: GitOID?, message: String,
+    func makeCommit(baseTree: GitOID?, changes: [TreeChange], parent: GitOID?, message: String,
                     author: String, email: String) throws -> GitOID {
         var index: OpaquePointer?
         try GitError.check(git_index_new(&index), "git_index_new")
@@ -229,7 +233,8 @@ final class GitRepository {
             }
         }
         for change in changes {
-            if let content = change.content {
+            if let load = change.content {
+                let content = try load()
                 var entry = git_index_entry()
                 entry.mode = UInt32(GIT_FILEMODE_BLOB.rawValue)
                 let now = UInt32(Date().timeIntervalSince1970)

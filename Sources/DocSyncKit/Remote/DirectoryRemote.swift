@@ -290,7 +290,9 @@ public final class DirectoryRemote: Remote {
         try finishInterruptedPush(at: now, io: io)
         try recordIntent(for: writes)
         let time = FileSystem.currentTimeNanos / 1_000_000
-        var lines = ""
+        // Bytes, not a String turned into bytes at the end: that copy, with the String's
+        // own growth, was a fifth of a first push's peak memory.
+        var feedData: [UInt8] = []
         var lastRefresh = FileSystem.currentTimeNanos
         func heartbeat() {
             if FileSystem.currentTimeNanos - lastRefresh > 5_000_000_000 {
@@ -303,7 +305,7 @@ public final class DirectoryRemote: Remote {
         // finishing a dead push (PushIntent) removes only copies whose content is in
         // objects/. More than 16 go into one pack instead of a file each.
         for write in writes {
-            if let new = write.new, let content = write.content { try objects.put(content, hash: new.hash) }
+            if let new = write.new, !objects.contains(new.hash), let content = try write.content() { try objects.put(content, hash: new.hash) }
         }
         for shared in conflicts {
             if let bytes = shared.bytes { try objects.put(bytes) }
@@ -317,7 +319,7 @@ public final class DirectoryRemote: Remote {
         for (written, write) in writes.enumerated() {
             heartbeat()
             defer { writeProgress?(write, written + 1, writes.count) }
-            if let new = write.new, let content = write.content {
+            if let new = write.new, let content = try write.content() {
                 if let previous = write.previous, previous.path == new.path, let existing = try? io.readIfPresent(new.path),
                    ContentHash.of(existing) != previous.hash, ContentHash.of(existing) != new.hash {
                     try keepDisplaced(existing, refId: write.refId)
@@ -326,19 +328,19 @@ public final class DirectoryRemote: Remote {
                     throw RemoteError.unsafe(url: displayURL, reason: error.description)
                 }
                 try FileSystem.removeFile(tombstonePath(write.refId))
-                lines += try feedLine(RemoteEntry(refId: write.refId, changesetId: new.changesetId, hash: new.hash, path: new.path,
+                feedData += try feedLine(RemoteEntry(refId: write.refId, changesetId: new.changesetId, hash: new.hash, path: new.path,
                                                  deleted: false, replica: replica.replicaId, time: time))
             } else {
                 let deletedId = write.deletedChangesetId ?? write.previous?.changesetId ?? ""
                 let tombstone = RemoteEntry(refId: write.refId, changesetId: deletedId, hash: write.previous?.hash, path: write.previous?.path,
                                             deleted: true, replica: replica.replicaId, time: time)
                 try FileSystem.writeAtomically(tombstonePath(write.refId), Array(try Self.json(tombstone).utf8) + [10])
-                lines += try feedLine(tombstone)
+                feedData += try feedLine(tombstone)
             }
         }
         for shared in conflicts {
             let hash = shared.bytes.map(ContentHash.of)
-            lines += try feedLine(RemoteEntry(refId: RemoteEntry.conflictKey(shared.record), changesetId: shared.record.changesetId, hash: hash,
+            feedData += try feedLine(RemoteEntry(refId: RemoteEntry.conflictKey(shared.record), changesetId: shared.record.changesetId, hash: hash,
                                               path: nil, deleted: false, replica: replica.replicaId, time: time, conflict: shared.record))
         }
         // One flush for all documents and objects, before the feed makes them visible.
@@ -347,7 +349,6 @@ public final class DirectoryRemote: Remote {
         // The commit point is only ours if the lock still is and nobody committed since.
         guard lock.stillHeld else { throw RemoteError.locked(url: displayURL, holder: "our lock was broken as stale during a long push") }
         guard try position() == now else { throw RemoteError.moved }
-        let feedData = Array(lines.utf8)
         try FileSystem.append(feed, feedData)
         try CrashPoint.hit("remote.after-feed")
         let next = Position(generation: now.generation + 1, length: now.length + feedData.count, epoch: now.epoch)
@@ -399,8 +400,8 @@ public final class DirectoryRemote: Remote {
         return String(decoding: try encoder.encode(value), as: UTF8.self)
     }
 
-    private func feedLine(_ entry: RemoteEntry) throws -> String {
-        ChecksummedLines.encode(try Self.json(entry))
+    private func feedLine(_ entry: RemoteEntry) throws -> String.UTF8View {
+        ChecksummedLines.encode(try Self.json(entry)).utf8
     }
 
     struct ReplicaRecord: Codable {

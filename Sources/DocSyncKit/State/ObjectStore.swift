@@ -2,7 +2,7 @@
 /// The base, pending actions and conflict copies point here, which is what lets a version
 /// survive the file being edited again. A few at a time are loose files
 /// (`.docsync/objects/ab/cdef…`); a batch of more goes into one pack (`ObjectPacks`).
-public struct ObjectStore {
+public struct ObjectStore: Sendable {
     public let root: String
     let packs: ObjectPacks
 

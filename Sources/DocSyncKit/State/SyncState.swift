@@ -133,6 +133,6 @@ public struct SyncState: Sendable {
             out.raw("held"); out.tab(); out.text(try h.encodedLine()); out.newline()
         }
         out.raw("end"); out.tab(); out.number(base.count); out.tab(); out.number(pending.count); out.newline()
-        try FileSystem.writeAtomically(path, SealedFile.seal(bytes: out.bytes))
+        try FileSystem.writeAtomically(path, out.sealed())
     }
 }

@@ -2,7 +2,9 @@
 /// separate, small step (`SyncSession.apply(_:)`), and `--dry-run` prints it and stops.
 ///
 /// Order of application (each step safe to die after, see docs/RELIABILITY.md):
-/// 1. `objects`: contents the batch refers to (remote versions, merge results);
+/// 1. `objects`: contents the batch refers to that are not stored yet (merge results;
+///    remote versions only in a dry run: a real pull stores them as it fetches them),
+///    flushed with everything stored while planning;
 /// 2. `conflicts`: losing versions kept aside, and records arriving from the remote;
 /// 3. `batch`: one all-or-nothing journal batch (bases, holds, file operations, new
 ///    local actions);

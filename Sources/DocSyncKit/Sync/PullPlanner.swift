@@ -2,7 +2,10 @@ import DocSyncJSON
 
 /// Decides what a pull does: from the sync state, the recorded local state and the
 /// remote's changes to a `PullPlan`. It reads (remote contents, stored objects, which
-/// tree paths are taken) but writes nothing, so a dry run is this and nothing else.
+/// tree paths are taken) but writes nothing, so a dry run is this and nothing else. The
+/// one exception is `storeFetched`: a real pull stores each remote version it fetches
+/// in the object store as it goes (content-addressed and unreferenced until the plan's
+/// batch is journaled, so harmless if the pull stops there; gc drops it).
 ///
 /// Per document, the three-way decision is `Reconciler.decide`; then, in this order:
 /// - the local file is not a valid document: the remote version is held aside (the base
@@ -31,6 +34,10 @@ struct PullPlanner {
     let isOccupied: (String) -> Bool
     /// The conflict record this replica has of a document's stored version.
     let knownConflict: (String, String) -> ConflictStore.Record?
+    /// Where a fetched remote version goes (hash, bytes); nil: into `plan.objects`. Why
+    /// not always the plan: a clone of 100,000 documents held every one of them in it,
+    /// a fifth of its peak memory.
+    let storeFetched: ((String, [UInt8]) throws -> Void)?
 
     /// One remote change to reconcile; `held` when it is a version held aside earlier
     /// (its bytes are in the object store).
@@ -58,7 +65,12 @@ struct PullPlanner {
                                                           fields: shared.record.fields, recordedBy: shared.record.replica))
         }
 
-        var incoming = changes.entries.map { Incoming(entry: $0, held: false) }
+        // The remote's entries are read in place, not copied: at 100,000 documents each
+        // copy of them was tens of megabytes. Held versions that meet a fix come after.
+        var heldIncoming: [Incoming] = []
+        func incoming(_ index: Int) -> Incoming {
+            index < changes.entries.count ? Incoming(entry: changes.entries[index], held: false) : heldIncoming[index - changes.entries.count]
+        }
         let named = Set(changes.entries.map(\.refId))
         for (refId, hold) in held.sorted(by: { $0.key < $1.key }) {
             guard case let .held(_, waiting, replica) = hold.event else { continue }
@@ -69,7 +81,7 @@ struct PullPlanner {
             }
             guard localPath.map({ !unreadable.contains($0) }) ?? true else { continue }
             // The file is valid again: the held version meets the fix three-way.
-            incoming.append(Incoming(entry: RemoteEntry(refId: refId, changesetId: waiting.changesetId, hash: waiting.version?.hash, path: waiting.path,
+            heldIncoming.append(Incoming(entry: RemoteEntry(refId: refId, changesetId: waiting.changesetId, hash: waiting.version?.hash, path: waiting.path,
                                                         deleted: waiting.version == nil, replica: replica ?? "", time: hold.time), held: true))
             plan.settledHolds.append(refId)
         }
@@ -77,9 +89,20 @@ struct PullPlanner {
         let trackedByPath = Dictionary(tracked.values.map { ($0.path, $0.refId) }, uniquingKeysWith: { a, _ in a })
         var claimedPaths = Set<String>()
         var vacated = Set<String>()
-        var decisions: [(Incoming, Reconciler.Decision, DocVersion?)] = []
+        // Each document's pending actions, found by refId rather than by scanning all of
+        // them per document (a pull of many changes over many pending ones was quadratic).
+        var pendingIndices: [String: [Int]] = [:]
+        for (index, action) in pending.enumerated() {
+            if let refId = action.refId { pendingIndices[refId, default: []].append(index) }
+        }
+        func seqsPending(_ refId: String, through last: Int = .max) -> [Int] {
+            (pendingIndices[refId] ?? []).filter { $0 <= last }.map { pending[$0].seq }
+        }
+        var decisions: [(index: Int, decision: Reconciler.Decision, base: DocVersion?)] = []
+        decisions.reserveCapacity(changes.entries.count + heldIncoming.count)
 
-        for change in incoming {
+        for index in 0..<(changes.entries.count + heldIncoming.count) {
+            let change = incoming(index)
             clock.observe(change.entry.changesetId)
             let refId = change.entry.refId
             var base = self.base[refId]
@@ -88,18 +111,21 @@ struct PullPlanner {
             // crash between the remote's commit and `done`): our own version, the base of
             // what was edited since, not a concurrent change.
             if let remoteVersion = change.entry.version, remoteVersion != base,
-               let landed = pending.lastIndex(where: { $0.refId == refId && $0.resultingVersion == remoteVersion }) {
-                let seqs = pending[...landed].filter { $0.refId == refId }.map(\.seq)
+               let landed = pendingIndices[refId]?.last(where: { pending[$0].resultingVersion == remoteVersion }) {
+                let seqs = seqsPending(refId, through: landed)
                 plan.batch.append(JournalEntry(.done(refId: refId, seqs: seqs, reason: .pushed)))
                 base = remoteVersion
             }
             guard let decision = Reconciler.decide(base: base, local: local, remote: change.entry.version) else { continue }
-            decisions.append((change, decision, base))
+            decisions.append((index, decision, base))
             // Why not an invalid file: it stays where it is, so its path is not free.
             if let from = local?.path, decision.result?.path != from, !unreadable.contains(from) { vacated.insert(from) }
         }
 
-        for (change, initial, base) in decisions {
+        // A document pulled as is takes two journal entries (seen, apply).
+        plan.batch.reserveCapacity(plan.batch.count + 2 * decisions.count)
+        for (index, initial, base) in decisions {
+            let change = incoming(index)
             var decision = initial
             let refId = change.entry.refId
             let local = tracked[refId]
@@ -114,7 +140,7 @@ struct PullPlanner {
             // The local file is not a valid document right now: never overwrite it. The
             // remote version waits aside (the base stays), to meet the fix three-way.
             if let local, unreadable.contains(local.path) {
-                if let remoteVersion { plan.objects[remoteVersion.hash] = try bytes() }
+                if let remoteVersion { try keepFetched(remoteVersion.hash, try bytes(), in: &plan) }
                 plan.batch.append(JournalEntry(.held(refId: refId, remoteVersion.map { .version($0) }
                                                          ?? .deleted(changesetId: change.entry.changesetId, path: change.entry.path),
                                                      replica: change.entry.replica)))
@@ -141,7 +167,7 @@ struct PullPlanner {
             if let remoteVersion, decision.contentFrom == .remote || decision.loser != nil {
                 let fetched = try bytes()
                 remoteBytes = fetched
-                plan.objects[remoteVersion.hash] = fetched
+                try keepFetched(remoteVersion.hash, fetched, in: &plan)
                 let localBytes = try decision.loser == nil ? nil : local.map { try readObject($0.hash) }
                 // The same edit made on both sides differs only in the stamped
                 // changesetId: take the remote's, no conflict (but two equal additions to
@@ -207,7 +233,7 @@ struct PullPlanner {
             }
 
             let result = decision.result
-            let pendingSeqs = pending.filter { $0.refId == refId }.map(\.seq)
+            let pendingSeqs = seqsPending(refId)
             // Pending actions describe the old local state: finished if the outcome is
             // what the remote has, replaced if the outcome is not what they describe.
             if !pendingSeqs.isEmpty && (result != local || result == publishedVersion) {
@@ -230,6 +256,10 @@ struct PullPlanner {
             }
         }
         return plan
+    }
+
+    private func keepFetched(_ hash: String, _ bytes: [UInt8], in plan: inout PullPlan) throws {
+        if let storeFetched { try storeFetched(hash, bytes) } else { plan.objects[hash] = bytes }
     }
 
     private func keep(_ record: ConflictStore.Record, bytes: [UInt8]?, in plan: inout PullPlan) {

@@ -5,16 +5,23 @@ extension RemoteChanges {
     /// else's folder or repository, and a refId or path from it names files here.
     func checked(url: String) -> RemoteChanges {
         var result = self
-        result.entries = entries.filter { entry in
+        func problem(_ entry: RemoteEntry) -> String? {
             if !RefID.isAcceptable(entry.refId) {
-                result.warnings.append("\(url): refused document \(entry.refId.debugDescription): not an acceptable refId; not pulled")
-                return false
+                return "\(url): refused document \(entry.refId.debugDescription): not an acceptable refId; not pulled"
             }
             if !entry.deleted, let problem = entry.path.map(DocumentPath.problem) ?? "no path" {
-                result.warnings.append("\(url): refused path '\(DocumentPath.printable(entry.path ?? ""))' of document \(entry.refId.debugDescription): \(problem); not pulled")
+                return "\(url): refused path '\(DocumentPath.printable(entry.path ?? ""))' of document \(entry.refId.debugDescription): \(problem); not pulled"
+            }
+            return nil
+        }
+        // Copied only when something is refused: a clone's entries are the largest thing
+        // a pull holds, and a filtered copy doubled them for nothing.
+        if entries.contains(where: { problem($0) != nil }) {
+            result.entries = entries.filter { entry in
+                guard let problem = problem(entry) else { return true }
+                result.warnings.append(problem)
                 return false
             }
-            return true
         }
         result.conflicts = conflicts.filter { shared in
             let record = shared.record

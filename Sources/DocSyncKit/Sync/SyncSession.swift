@@ -72,7 +72,8 @@ final class SyncSession {
                                   },
                                   readObject: { try unstored[$0] ?? objects.get($0) },
                                   isOccupied: { FileSystem.exists(layout.absolute($0)) },
-                                  knownConflict: { store.record(refId: $0, storeName: $1) })
+                                  knownConflict: { store.record(refId: $0, storeName: $1) },
+                                  storeFetched: options.dryRun ? nil : { hash, bytes in try objects.put(bytes, hash: hash) })
         return try planner.plan(changes, time: FileSystem.currentTimeNanos / 1_000_000)
     }
 
@@ -94,7 +95,8 @@ final class SyncSession {
         for record in plan.conflicts { try workspace.conflictStore.keep(record, bytes: plan.conflictBytes[PullPlan.key(record)]) }
         for shared in plan.incoming { _ = try workspace.conflictStore.receive(shared) }
 
-        let baseBefore = Dictionary(plan.fileOperations.map { ($0.refId, state.base[$0.refId]) }, uniquingKeysWith: { a, _ in a })
+        let fileOps = plan.fileOperations
+        let baseBefore = Dictionary(fileOps.map { ($0.refId, state.base[$0.refId]) }, uniquingKeysWith: { a, _ in a })
         try workspace.append(plan.batch)
         try CrashPoint.hit("pull.after-journal")
         // Removals first, so a document can move onto a path another one just left.
@@ -105,9 +107,10 @@ final class SyncSession {
             report.warnings.append(message)
             skipped.insert(op.refId)
         }
-        let fileOps = plan.fileOperations
-        // Each pulled document is reported as soon as its file is in place.
-        var unreported = Dictionary(grouping: plan.pulled, by: \.refId)
+        // Each pulled document is reported as soon as its file is in place (when anybody
+        // listens: at 100,000 documents the grouping alone is megabytes).
+        var unreported = workspace.progress == nil ? [:] : Dictionary(grouping: plan.pulled, by: \.refId)
+        workspace.index.reserve(fileOps.count)
         var finishedOps = 0
         func applied(_ op: JournalEntry.FileOperation) {
             finishedOps += 1
@@ -131,8 +134,8 @@ final class SyncSession {
                 continue
             }
             do {
-                // The plan holds what it fetched, checked against its hash: reading it
-                // back from the object store would read and hash every document twice.
+                // Merge results are in the plan; what was fetched was stored while planning
+                // (read back and checked against its hash here).
                 let content = try plan.objects[target.hash] ?? workspace.objects.get(target.hash)
                 // Not fsynced one by one: one flush below, before the cursor moves past them.
                 try io.write(target.path, content, durable: false)
@@ -189,8 +192,9 @@ final class SyncSession {
         var isEmpty: Bool { finished.isEmpty && conflicts.isEmpty }
     }
 
-    func planPush(loadContent: Bool) throws -> PushPlan {
+    func planPush() throws -> PushPlan {
         var plan = PushPlan()
+        plan.writes.reserveCapacity(state.pending.count)
         let tracked = state.tracked
         var seen = Set<String>()
         for action in state.pending {
@@ -206,9 +210,10 @@ final class SyncSession {
             let final = tracked[refId]
             let previous = state.base[refId]
             if final == previous { continue }
-            let content = loadContent ? try final.map { try workspace.objects.get($0.hash) } : nil
-            plan.writes.append(RemoteWrite(refId: refId, new: final, previous: previous, content: content,
-                                           deletedChangesetId: final == nil ? (previous?.changesetId ?? action.changesetId) : nil))
+            let objects = workspace.objects
+            plan.writes.append(RemoteWrite(refId: refId, new: final, previous: previous,
+                                           deletedChangesetId: final == nil ? (previous?.changesetId ?? action.changesetId) : nil,
+                                           loading: { try final.map { try objects.get($0.hash) } }))
         }
         plan.conflicts = workspace.conflictStore.unshared()
         plan.summaries = plan.writes.map { w in
@@ -223,7 +228,7 @@ final class SyncSession {
         var attempts = 0
         while true {
             attempts += 1
-            let plan = try planPush(loadContent: !options.dryRun)
+            let plan = try planPush()
             if plan.isEmpty {
                 // Nothing to send, but say so only if the remote is there.
                 if attempts == 1 { _ = try remote.changes(since: state.cursor) }
@@ -251,8 +256,9 @@ final class SyncSession {
                 return
             }
             do {
-                let summaries = Dictionary(grouping: plan.summaries, by: \.refId)
                 let progress = workspace.progress
+                // Only when somebody listens: at 100,000 documents the grouping is megabytes.
+                let summaries = progress == nil ? [:] : Dictionary(grouping: plan.summaries, by: \.refId)
                 remote.writeProgress = { write, done, total in
                     for summary in summaries[write.refId] ?? [] { progress?(.document(.push, summary)) }
                     progress?(.step(.push, done: done, total: total))

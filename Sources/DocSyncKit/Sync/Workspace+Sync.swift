@@ -20,7 +20,7 @@ extension Workspace {
         var report = SyncReport()
         report.dryRun = options.dryRun
         report.warnings += warnings
-        let local = try recordLocalChanges(write: !options.dryRun, report: &report, checkpointing: false)
+        var local = try recordLocalChanges(write: !options.dryRun, report: &report, checkpointing: false)
         if options.dryRun {
             // Nothing is journaled in a dry run; plan as if it had been (read-only: the
             // state is never saved).
@@ -29,6 +29,9 @@ extension Workspace {
                 state.fold(action)
             }
         }
+        // Folded into the state by now; the session needs the rest of `local`, not these
+        // (a first push of 100,000 documents carried them through the whole run).
+        local.actions = []
         let session = SyncSession(workspace: self, remote: try makeRemote(), options: options, local: local, report: report)
         do {
             // A held version waits for a pull to meet the fixed file, even on `push`.

@@ -277,6 +277,10 @@ public final class Workspace {
     @discardableResult
     func append(_ entries: [JournalEntry]) throws -> [JournalEntry] {
         let numbered = try journal.append(entries)
+        // A large batch (a first push records every document) would otherwise grow the
+        // pending list by doubling, holding up to twice what it needs at the peak. Small
+        // batches don't reserve: reserving exactly, batch after batch, copies every time.
+        if numbered.count > 1024 { state.pending.reserveCapacity(state.pending.count + numbered.count) }
         for entry in numbered { state.fold(entry) }
         return numbered
     }

@@ -39,6 +39,12 @@ public struct StatCache {
         }
     }
 
+    /// Room for `count` more entries, so a clone's index is allocated once rather than
+    /// grown by doubling (which held up to twice the entries at the peak).
+    public mutating func reserve(_ count: Int) {
+        if count > 1024 { entries.reserveCapacity(entries.count + count) }
+    }
+
     public mutating func remove(path: String) {
         if entries.removeValue(forKey: path) != nil { isDirty = true }
     }
@@ -93,7 +99,7 @@ public struct StatCache {
             out.text(e.changesetId); out.tab()
             out.raw(e.racy ? "r" : "-"); out.newline()
         }
-        try FileSystem.writeAtomically(path, SealedFile.seal(bytes: out.bytes), durable: false)
+        try FileSystem.writeAtomically(path, out.sealed(), durable: false)
         isDirty = false
     }
 }
