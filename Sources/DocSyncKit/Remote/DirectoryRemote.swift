@@ -1,4 +1,5 @@
 import Foundation
+import DocSyncJSON
 
 /// A plain folder as the remote. Documents sit at their paths, readable by anyone; the
 /// folder's `.docsync/` holds the rest (see docs/REMOTE-LAYOUT.md):
@@ -401,7 +402,26 @@ public final class DirectoryRemote: Remote {
     }
 
     private func feedLine(_ entry: RemoteEntry) throws -> String.UTF8View {
-        ChecksummedLines.encode(try Self.json(entry)).utf8
+        ChecksummedLines.encode(try Self.feedJSON(entry)).utf8
+    }
+
+    /// A feed line's JSON: what `json(entry)` writes, byte for byte, but for a document
+    /// version or tombstone written by hand (`JSONObjectLine`): a first push writes one
+    /// per document. A line sharing a conflict record (a nested object) goes through the
+    /// encoder.
+    static func feedJSON(_ entry: RemoteEntry) throws -> String {
+        guard entry.conflict == nil else { return try json(entry) }
+        var line = JSONObjectLine()
+        line.field("changesetId", entry.changesetId)
+        line.field("deleted", entry.deleted)
+        line.field("hash", entry.hash)
+        line.field("path", entry.path)
+        line.field("publishedHash", entry.publishedHash)
+        line.field("purgedDeletion", entry.purgedDeletion)
+        line.field("refId", entry.refId)
+        line.field("replica", entry.replica)
+        line.field("time", entry.time)
+        return String(decoding: line.finish(), as: UTF8.self)
     }
 
     struct ReplicaRecord: Codable {

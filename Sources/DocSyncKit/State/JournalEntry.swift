@@ -1,4 +1,5 @@
 import Foundation
+import DocSyncJSON
 
 /// One line of the action journal: its sequence number, when it was written, and what
 /// happened (`Event`), with exactly the data that kind of event carries. Local actions
@@ -183,8 +184,28 @@ public struct JournalEntry: Sendable, Equatable {
 
     // MARK: The line format
 
+    /// The entry's JSON text: its fields in sorted order, compact, slashes unescaped.
+    /// Written by hand (`JSONObjectLine`) rather than by `Self.encoder`, with the same
+    /// bytes (`JournalLineTests` holds the two to that).
     func encodedLine() throws -> String {
-        String(decoding: try Self.encoder.encode(self), as: UTF8.self)
+        let f = flat
+        var line = JSONObjectLine()
+        line.field("changesetId", f.changesetId)
+        line.field("cursor", f.cursor)
+        line.field("deleted", f.deleted)
+        line.field("fromHash", f.fromHash)
+        line.field("fromPath", f.fromPath)
+        line.field("hash", f.hash)
+        line.field("kind", kind.rawValue)
+        line.field("more", more)
+        line.field("path", f.path)
+        line.field("reason", f.reason)
+        line.field("refId", f.refId)
+        line.field("replica", f.replica)
+        line.field("seq", seq)
+        line.field("seqs", f.seqs)
+        line.field("time", time)
+        return String(decoding: line.finish(), as: UTF8.self)
     }
 
     static func decode(_ payload: String) throws -> JournalEntry {

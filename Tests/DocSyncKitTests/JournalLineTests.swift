@@ -1,0 +1,91 @@
+import Foundation
+import Testing
+@testable import DocSyncKit
+
+/// The journal's lines and a folder remote's feed lines are written by hand
+/// (`JSONObjectLine`), not by `JSONEncoder`. Every kind of entry, with awkward text in
+/// every string field, must come out byte for byte as the encoder writes it (the format
+/// every earlier version wrote), and read back as the same entry.
+@Suite struct JournalLineTests {
+    /// Text with everything a JSON string escapes or might: quotes, backslashes, every
+    /// control character, slashes, non-ASCII (two-, three- and four-byte UTF-8), U+2028.
+    static let awkward: [String] = [
+        "", "plain.json", "d/e/f.json", "quote\"d", "back\\slash", "tab\there", "line\nbreak", "cr\rlf",
+        String((0..<32).map { Character(Unicode.Scalar(UInt8($0))) }), "\u{7f}del", "é/ü/ß.json", "日本語.json",
+        "emoji 🗂️", "sep\u{2028}\u{2029}", "</script>", "a\\/b",
+    ]
+
+    static func version(_ i: Int) -> DocVersion {
+        let text = awkward[i % awkward.count]
+        return DocVersion(refId: "ref-\(text)", changesetId: "cs-\(i)-\(text)", hash: String(repeating: "ab", count: 32), path: text + ".json")
+    }
+
+    static func entries() -> [JournalEntry] {
+        var all: [JournalEntry] = []
+        for (i, text) in awkward.enumerated() {
+            let v = version(i)
+            let events: [JournalEntry.Event] = [
+                .local(.create, version: v, fromPath: nil),
+                .local(.rename, version: v, fromPath: text),
+                .local(.delete, version: v, fromPath: nil),
+                .done(refId: nil, seqs: [], reason: .pushed),
+                .done(refId: v.refId, seqs: [1, 2, 1_000_000_007], reason: .superseded),
+                .apply(.init(refId: v.refId, changesetId: v.changesetId, result: v, fromPath: text, fromHash: v.hash)),
+                .apply(.init(refId: v.refId, changesetId: v.changesetId, result: nil, fromPath: nil, fromHash: nil)),
+                .seen(refId: v.refId, .version(v), reason: nil),
+                .seen(refId: v.refId, .deleted(changesetId: text, path: nil), reason: text),
+                .held(refId: v.refId, .version(v), replica: text),
+                .held(refId: v.refId, .deleted(changesetId: text, path: text), replica: nil),
+                .conflict(refId: v.refId, changesetId: text, path: text, side: .local, deleted: true),
+                .conflict(refId: v.refId, changesetId: text, path: nil, side: .remote, deleted: false),
+                .cursor(text),
+                .resolve(refId: v.refId, changesetId: nil, path: nil, take: text),
+                .resolve(refId: v.refId, changesetId: text, path: text, take: "as is"),
+            ]
+            for (j, event) in events.enumerated() {
+                var entry = JournalEntry(event)
+                entry.seq = i * 100 + j
+                entry.time = [0, -1, 1_764_000_000_000, Int64.max][j % 4]
+                entry.more = [nil, true, false][j % 3]
+                all.append(entry)
+            }
+        }
+        return all
+    }
+
+    @Test func everyLineIsWhatJSONEncoderWrites() throws {
+        let entries = Self.entries()
+        #expect(entries.count == Self.awkward.count * 16)
+        for entry in entries {
+            let model = String(decoding: try JournalEntry.encoder.encode(entry), as: UTF8.self)
+            #expect(try entry.encodedLine() == model)
+        }
+    }
+
+    @Test func everyLineReadsBackAsTheSameEntry() throws {
+        for entry in Self.entries() {
+            let line = try entry.encodedLine()
+            let back = try JournalEntry.decode(line)
+            #expect(back.event == entry.event && back.seq == entry.seq && back.time == entry.time && back.more == entry.more, "\(line)")
+        }
+    }
+
+    @Test func everyFeedLineIsWhatJSONEncoderWrites() throws {
+        var entries: [RemoteEntry] = []
+        for (i, text) in Self.awkward.enumerated() {
+            let v = Self.version(i)
+            entries.append(RemoteEntry(refId: v.refId, changesetId: v.changesetId, hash: v.hash, path: v.path, deleted: false, replica: text, time: Int64(i)))
+            entries.append(RemoteEntry(refId: v.refId, changesetId: text, hash: nil, path: nil, deleted: true, replica: "r", time: -1))
+            entries.append(RemoteEntry(refId: v.refId, changesetId: text, hash: v.hash, path: text, deleted: true, replica: "r", time: .max,
+                                       publishedHash: v.hash))
+            entries.append(RemoteEntry(refId: RemoteEntry.purgedKey(v.refId), changesetId: text, hash: nil, path: nil, deleted: true,
+                                       replica: text, time: 0, purgedDeletion: true))
+        }
+        for entry in entries {
+            let model = try DirectoryRemote.json(entry)
+            let line = try DirectoryRemote.feedJSON(entry)
+            #expect(line == model)
+            #expect(try JSONDecoder().decode(RemoteEntry.self, from: Data(line.utf8)) == entry)
+        }
+    }
+}
