@@ -139,16 +139,24 @@ final class ChangeRecorder {
         // Who keeps a refId that several files carry: the file at the tracked path, else
         // the file that was there before (same inode: moved, not copied), else the one
         // with the tracked content, else the first by path. The rest are copies.
-        // Most refIds are carried by one file: only the shared ones get a list.
-        var firstCarrier: [String: Int] = [:]
-        firstCarrier.reserveCapacity(files.count)
-        var sharedRefIds: [String: [Int]] = [:]
+        // Most refIds are carried by one file: only the shared ones get a list. A refId is
+        // shared only if some file away from the document's tracked path carries it (a
+        // new file, a copy, a move), so only those are collected; each is then joined by
+        // the file at the tracked path if that one carries it too. Why: a table of every
+        // file's refId, to find no copies on a no-op run, was a tenth of it.
+        var awayCarriers: [String: [Int]] = [:]
         for (i, f) in files.enumerated() {
-            guard let r = f.refId else { continue }
-            if let first = firstCarrier.updateValue(i, forKey: r) {
-                firstCarrier[r] = first
-                sharedRefIds[r, default: [first]].append(i)
+            guard let r = f.refId, tracked[r]?.path != f.path else { continue }
+            awayCarriers[r, default: []].append(i)
+        }
+        var sharedRefIds: [String: [Int]] = [:]
+        for (r, away) in awayCarriers {
+            var carriers = away
+            if let home = tracked[r].flatMap({ fileIndex(of: $0.path, in: files) }), files[home].refId == r {
+                carriers.append(home)
+                carriers.sort()
             }
+            if carriers.count > 1 { sharedRefIds[r] = carriers }
         }
         let unreadable = result.unreadablePaths
         func keeper(of ref: String, carrier: Int) -> Int? {
@@ -166,14 +174,18 @@ final class ChangeRecorder {
                 ?? idxs.first { files[$0].hash == t?.hash } ?? idxs[0]
         }
 
-        /// Tracked refIds a file kept: the rest were deleted.
-        var claimed = Set<String>()
+        /// Files that kept a tracked refId (one per refId: a refId has one keeper). Fewer
+        /// than the tracked documents: some were deleted, found below.
+        var claimedCount = 0
+        var keepers: [Bool] = []
+        keepers.reserveCapacity(files.count)
         for i in files.indices {
             progress?(.step(.record, done: i, total: files.count))
             let f = files[i]
             let isKeeper = f.refId.map { keeper(of: $0, carrier: i) == i } ?? false
+            keepers.append(isKeeper)
             if isKeeper, let ref = f.refId, let t = tracked[ref] {
-                claimed.insert(ref)
+                claimedCount += 1
                 if f.hash == t.hash {
                     if f.path != t.path {
                         result.actions.append(JournalEntry(.local(.rename, version: DocVersion(refId: ref, changesetId: t.changesetId, hash: t.hash, path: f.path),
@@ -197,7 +209,11 @@ final class ChangeRecorder {
             }
         }
 
-        let unclaimed = claimed.count == tracked.count ? [] : tracked.filter { !claimed.contains($0.key) }.sorted { $0.value.path < $1.value.path }
+        var unclaimed: [(key: String, value: DocVersion)] = []
+        if claimedCount != tracked.count {
+            let claimed = Set(files.indices.compactMap { keepers[$0] ? files[$0].refId : nil })
+            unclaimed = tracked.filter { !claimed.contains($0.key) }.sorted { $0.value.path < $1.value.path }
+        }
         for (ref, t) in unclaimed {
             if result.unreadablePaths.contains(t.path) || ignore.isIgnored(t.path, isDirectory: false) { continue }
             result.actions.append(JournalEntry(.local(.delete, version: t, fromPath: nil)))
@@ -206,6 +222,16 @@ final class ChangeRecorder {
         progress?(.finished(.record))
         result.unstoredContents = unstoredContents
         return result
+    }
+
+    /// Where `path` is among `files` (sorted by path in byte order, as the walk leaves them).
+    private func fileIndex(of path: String, in files: [FileInfo]) -> Int? {
+        var low = 0, high = files.count
+        while low < high {
+            let mid = (low + high) / 2
+            if UTF8Order.precedes(files[mid].path, path) { low = mid + 1 } else { high = mid }
+        }
+        return low < files.count && files[low].path == path ? low : nil
     }
 
     /// Whether the file holds content this tree has not recorded for its document: only
