@@ -14,7 +14,11 @@
 #   RUNS         runs of the cheap operations (no-op status and sync; default 5)
 #   HEAVY_RUNS   runs of first push and clone (default 3, or 1 when N > 20000)
 #   MID_RUNS     runs of the 1% push and pull (default 3, or 2 when N > 20000)
-#   SKIP_PEERS   set to measure docsync only
+#   SKIP_PEERS   set to measure docsync only (the 1,000,000 run: SKIP_PEERS=1
+#                scripts/bench.sh 1000000, about 50 minutes on 2 cores)
+#
+# It checks first that the disk has room for every tree (inodes and space), and stops
+# if not.
 #
 # Every command must exit 0 (hyperfine stops otherwise), and each no-op is checked to
 # have changed nothing (tree and remote listings before and after). The table goes to
@@ -45,6 +49,19 @@ commit=$(git -C "$here" rev-parse --short HEAD 2>/dev/null || echo unknown)
 echo "docsync binary: $bin ($("$bin" --version)${DOCSYNC_LABEL:+, $DOCSYNC_LABEL}); scripts from $commit"
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -r), $(git --version), $(rsync --version | head -1 | cut -d' ' -f1-4), $([ -n "$have_unison" ] && unison -version || echo 'no unison')"
 echo "trees: $root"
+
+# Room first: each tree is a file per record (4 KiB each on ext4), docsync alone makes
+# about 10 trees of N, with the peers about 17. Failing after an hour for a full disk
+# helps nobody (a 1,000,000 run needs ~45 GB and ~10 million inodes without peers).
+for N in "${@:-10000}"; do
+  trees=$([ -n "${SKIP_PEERS:-}" ] && echo 10 || echo 17)
+  need_inodes=$((N * trees + 10000)); need_kb=$((N * trees * 4 + 1048576))
+  free_inodes=$(df -Pi "$root" | awk 'NR==2 {print $4}'); free_kb=$(df -Pk "$root" | awk 'NR==2 {print $4}')
+  if [ "$free_inodes" != "-" ] && [ "$free_inodes" -lt "$need_inodes" ] || [ "$free_kb" -lt "$need_kb" ]; then
+    echo "bench: N=$N needs about $need_inodes inodes and $((need_kb / 1048576)) GiB in $root; $free_inodes inodes and $((free_kb / 1048576)) GiB are free" >&2
+    exit 1
+  fi
+done
 
 for N in "${@:-10000}"; do
   W="$root/n$N"; R="$W/results"
