@@ -53,11 +53,19 @@ import Testing
         return all
     }
 
+    /// The encoder the journal used to write with: the model the hand-written lines are
+    /// held to.
+    static let encoder: JSONEncoder = {
+        let e = JSONEncoder()
+        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return e
+    }()
+
     @Test func everyLineIsWhatJSONEncoderWrites() throws {
         let entries = Self.entries()
         #expect(entries.count == Self.awkward.count * 16)
         for entry in entries {
-            let model = String(decoding: try JournalEntry.encoder.encode(entry), as: UTF8.self)
+            let model = String(decoding: try Self.encoder.encode(entry), as: UTF8.self)
             #expect(try entry.encodedLine() == model)
         }
     }

@@ -185,7 +185,7 @@ public struct JournalEntry: Sendable, Equatable {
     // MARK: The line format
 
     /// The entry's JSON text: its fields in sorted order, compact, slashes unescaped.
-    /// Written by hand (`JSONObjectLine`) rather than by `Self.encoder`, with the same
+    /// Written by hand (`JSONObjectLine`) rather than by `JSONEncoder`, with the same
     /// bytes (`JournalLineTests` holds the two to that).
     func encodedLine() throws -> String {
         let f = flat
@@ -211,12 +211,6 @@ public struct JournalEntry: Sendable, Equatable {
     static func decode(_ payload: String) throws -> JournalEntry {
         try JSONDecoder().decode(JournalEntry.self, from: Data(payload.utf8))
     }
-
-    static let encoder: JSONEncoder = {
-        let e = JSONEncoder()
-        e.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return e
-    }()
 }
 
 extension JournalEntry: Codable {
