@@ -37,6 +37,24 @@ import Testing
         #expect(holder.stillHeld)
     }
 
+    @Test("a new version whose bytes cannot be had fails the push on both remote kinds: no empty file, no tombstone", arguments: ["folder", "git"])
+    func aVersionWithoutBytesIsRefused(kind: String) throws {
+        let folderSet = ReplicaSet()
+        let gitSet = kind == "git" ? try GitReplicaSet() : nil
+        let a = try gitSet?.make("a") ?? folderSet.make("a")
+        if let gitSet { try gitSet.sync(a) } else { try folderSet.sync(a) }
+        let ws = try Workspace.open(at: a, readOnly: false)
+        defer { ws.close() }
+        let remote = try ws.makeRemote()
+        let cursor = try remote.changes(since: nil).cursor
+        let write = RemoteWrite(refId: "r1", new: DocVersion(refId: "r1", changesetId: "000000000001-0000-aaaa", hash: ContentHash.of(Array("{}".utf8)),
+                                                             path: "a.json"), previous: nil, content: nil)
+        #expect(throws: ObjectStore.Missing.self) {
+            try remote.commit([write], expecting: cursor, replica: ReplicaInfo(replicaId: "aaaa", name: "test"))
+        }
+        #expect(try remote.changes(since: cursor).entries.isEmpty)
+    }
+
     @Test("a lost clock is rebuilt from the state, so ids keep increasing past every version seen")
     func clockRebuiltFromState() throws {
         let set = ReplicaSet()

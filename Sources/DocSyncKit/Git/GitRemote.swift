@@ -286,7 +286,7 @@ public final class GitRemote: Remote {
             if let previous = write.previous, previous.path != write.new?.path { removals.append((previous.path, nil)) }
             if let new = write.new {
                 guard DocumentPath.isSafe(new.path) else { throw RemoteError.unsafe(url: displayURL, reason: "path \(new.path)") }
-                changes.append((new.path, { try write.content() ?? [] }))
+                changes.append((new.path, { try write.content() ?? [] }))  // never nil: `new` is set
                 removals.append((tombstonePath, nil))
                 let kind = write.previous == nil ? "create" : (write.previous?.path != new.path ? (write.previous?.hash == new.hash ? "rename" : "move+update") : "update")
                 counts[kind, default: 0] += 1

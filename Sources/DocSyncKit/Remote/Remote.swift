@@ -85,9 +85,13 @@ public struct RemoteWrite: Sendable {
         self.load = load
     }
 
-    /// The new version's bytes (nil for a deletion, or a write planned without content).
+    /// The new version's bytes; nil only for a deletion. A new version whose bytes cannot
+    /// be had throws (`ObjectStore.Missing`): never written as an empty file or taken
+    /// for a deletion.
     public func content() throws -> [UInt8]? {
-        new == nil ? nil : try load()
+        guard let new else { return nil }
+        guard let bytes = try load() else { throw ObjectStore.Missing(hash: new.hash) }
+        return bytes
     }
 }
 
