@@ -35,7 +35,7 @@ extension Workspace {
 
     public func status() throws -> StatusReport {
         var scratch = SyncReport()
-        let local = try recordLocalChanges(write: false, report: &scratch)
+        let local = try recordLocalChanges(write: false, report: &scratch, refreshingIndex: true)
         let synced = lastSync ?? state.lastSync
         // An attempt is news only until a run gets through.
         let attempt = DeferredAttempt.load(layout).flatMap { $0.time > (synced ?? 0) ? $0 : nil }

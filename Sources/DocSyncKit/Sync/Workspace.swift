@@ -38,6 +38,9 @@ public final class Workspace {
     let conflictStore: ConflictStore
     private var lock: TreeLock?
     let readOnly: Bool
+    /// The index file as this run found it before reading it (nil: there was none). A
+    /// read-only run saves what it learned only over that same file (see `keepRefreshedIndex`).
+    private var indexFileAtOpen: FileStat?
     public internal(set) var warnings: [String] = []
     /// Told what a long run is doing as it happens (the command line draws it).
     public var progress: ProgressHandler?
@@ -163,8 +166,12 @@ public final class Workspace {
                 throw Failure.busy(busy.holder)
             }
         }
+        // Before the read: a save that lands between the two makes this stat stale, and a
+        // read-only run then keeps its refreshed index to itself.
+        let indexFile = try? FileSystem.status(layout.index)
         let (state, index) = try loadStateAndIndex(layout)
         let workspace = Workspace(layout: layout, config: config, state: state, index: index, readOnly: readOnly, lock: lock)
+        workspace.indexFileAtOpen = indexFile
         try workspace.recover()
         if lock != nil { workspace.removeLeftoverGitLocks() }
         if keepLastUntilExit { lastOpened.set(workspace) }
@@ -296,6 +303,30 @@ public final class Workspace {
         if index.isDirty && !readOnly { try index.save(to: layout.index) }
     }
 
+    /// What a read-only scan (`status`) learned about files it had to read, saved for the
+    /// next run, as `git status` refreshes git's index. Why: after a push every file it
+    /// stamped is racy, and each `status` read all of them again until the next sync saved
+    /// the index (1.4 s instead of 0.5 s at 100,000 documents).
+    ///
+    /// The index only caches what files hold (each entry is checked against the file's
+    /// stat data before it is trusted), never what was recorded, so this records nothing.
+    /// It is saved only when no other run holds the tree (the lock is tried, not waited
+    /// for) and the index file is still the one this run read: a run that saved a newer
+    /// one meanwhile keeps it.
+    func keepRefreshedIndex(_ refreshed: StatCache) {
+        guard readOnly, refreshed.isDirty, let held = try? TreeLock(path: layout.lock, waitSeconds: 0) else { return }
+        defer { held.release() }
+        guard (try? FileSystem.status(layout.index)) == indexFileAtOpen else { return }
+        var refreshed = refreshed
+        do {
+            try refreshed.save(to: layout.index)
+            index = refreshed
+            indexFileAtOpen = try? FileSystem.status(layout.index)
+        } catch {
+            warnings.append("\(layout.index): could not save the refreshed index (\(error.localizedDescription)); the next run reads those files again")
+        }
+    }
+
     public func close() {
         try? saveIndexIfNeeded()
         lock?.release()
@@ -326,7 +357,10 @@ public final class Workspace {
     /// - Parameter checkpointing: false when the caller checkpoints later in the same run
     ///   (a sync): the journal already holds what was recorded, and rewriting the state of
     ///   100,000 documents twice per run was a tenth of a small push.
-    func recordLocalChanges(write: Bool, report: inout SyncReport, checkpointing: Bool = true) throws -> ChangeRecorder.Result {
+    /// - Parameter refreshingIndex: a read-only run keeps what it read in the index (see
+    ///   `keepRefreshedIndex`).
+    func recordLocalChanges(write: Bool, report: inout SyncReport, checkpointing: Bool = true,
+                            refreshingIndex: Bool = false) throws -> ChangeRecorder.Result {
         let recorder = ChangeRecorder(layout: layout, tracked: state.tracked, index: index, clock: clock, objects: objects,
                                       schemas: recordSchemas)
         recorder.progress = progress
@@ -334,7 +368,10 @@ public final class Workspace {
         report.problems += result.problems.map(ReportedProblem.invalidDocument)
         report.warnings += result.skipped.map { "\($0.path): skipped, \($0.reason)" }
         report.recorded += result.actions.map(ChangeSummary.init)
-        guard write else { return result }
+        guard write else {
+            if refreshingIndex { keepRefreshedIndex(recorder.index) }
+            return result
+        }
         index = recorder.index
         if !result.actions.isEmpty {
             try objects.flush()

@@ -5,7 +5,7 @@ extension DocSync {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show pending, unrecorded and conflicting changes, and the last sync.",
-            discussion: "Changes nothing. Files that are not valid documents are listed with path:line:col and the reason, or path: /json/pointer: reason for a record that fails its JSON Schema (exit 1). \"Pending\" actions are recorded but not yet on the remote; \"unrecorded\" changes are on disk and will be recorded by the next push, pull or sync. A change says why where it is not obvious: a rename where the document was, a delete + create of one file that its refId was removed or changed, a deletion that it goes to the remote as a tombstone. Deletions that lost to an edit are listed with the command that deletes the document after all."
+            discussion: "Changes nothing you sync; like git status, it may save what it read into .docsync/index (the stat cache), so the next run need not read those files again. Files that are not valid documents are listed with path:line:col and the reason, or path: /json/pointer: reason for a record that fails its JSON Schema (exit 1). \"Pending\" actions are recorded but not yet on the remote; \"unrecorded\" changes are on disk and will be recorded by the next push, pull or sync. A change says why where it is not obvious: a rename where the document was, a delete + create of one file that its refId was removed or changed, a deletion that it goes to the remote as a tombstone. Deletions that lost to an edit are listed with the command that deletes the document after all."
         )
         @OptionGroup var global: GlobalOptions
 
