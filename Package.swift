@@ -21,6 +21,9 @@ let package = Package(
             pkgConfig: "libgit2",
             providers: [.apt(["libgit2-dev"])]
         ),
+        // zlib (Debian's zlib1g-dev, which libgit2-dev depends on): compresses the objects
+        // of the git packs docsync writes itself.
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", providers: [.apt(["zlib1g-dev"])]),
         // Fixed-signature wrappers for libgit2's variadic git_libgit2_opts.
         .target(name: "GitShim", dependencies: ["CLibGit2"]),
         // JSON documents without the engine: scanning and id stamping that keep every byte,
@@ -44,6 +47,7 @@ let package = Package(
                 "DocSyncJSON",
                 "DocSyncSchema",
                 "CLibGit2",
+                "CZlib",
                 "GitShim",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Collections", package: "swift-collections"),

@@ -7,6 +7,8 @@ need=()
 command -v git >/dev/null || need+=(git)
 dpkg -s pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 dpkg -s libgit2-dev >/dev/null 2>&1 || need+=(libgit2-dev)
+# zlib compresses the git packs docsync writes (libgit2-dev pulls it in too).
+dpkg -s zlib1g-dev >/dev/null 2>&1 || need+=(zlib1g-dev)
 # For the tests of the docs and examples: the shells whose completion scripts are checked,
 # jq (examples/edit-with-jq-and-sed.sh) and groff (rendering man/docsync.1).
 for pkg in zsh fish jq groff-base; do

@@ -4,7 +4,7 @@ import Testing
 
 /// Runs the git CLI as an independent client, isolated from this machine's git config.
 @discardableResult
-func git(_ args: [String], in dir: String, home: String) throws -> String {
+func git(_ args: [String], in dir: String, home: String, input: [UInt8]? = nil) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
     process.arguments = args
@@ -19,7 +19,13 @@ func git(_ args: [String], in dir: String, home: String) throws -> String {
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
     process.standardError = err
+    let stdin = Pipe()
+    if input != nil { process.standardInput = stdin }
     try process.run()
+    if let input {
+        stdin.fileHandleForWriting.write(Data(input))
+        try stdin.fileHandleForWriting.close()
+    }
     let data = out.fileHandleForReading.readDataToEndOfFile()
     let errors = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()

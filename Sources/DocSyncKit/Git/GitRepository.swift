@@ -209,7 +209,8 @@ final class GitRepository {
 
     /// A new commit: `base` tree with `changes` applied (content nil: remove the path).
     /// Does not move any reference. The corresponding libgit2 functions are
-    /// `git_blob_create_from_buffer`, `git_index_add`, `git_index_write_tree_to` and `git_commit_create`.
+    /// `git_blob_create_from_buffer` (or a pack through `git_odb_write_pack`), `git_index_add`,
+    /// `git_index_write_tree_to` and `git_commit_create`.
     func makeCommit(baseTree: GitOID?, changes: [TreeChange], parent: GitOID?, message: String,
                     author: String, email: String) throws -> GitOID {
         var index: OpaquePointer?
@@ -232,6 +233,8 @@ final class GitRepository {
                 try GitError.check(git_index_read_tree(index, cleanTree), "git_index_read_tree")
             }
         }
+        // A large commit's blobs go into pack files, not loose files (see GitPackWriter).
+        let packer = changes.count(where: { $0.content != nil }) > GitPackWriter.looseLimit ? try GitPackWriter(repository: pointer, folder: path) : nil
         for change in changes {
             if let load = change.content {
                 let content = try load()
@@ -242,8 +245,12 @@ final class GitRepository {
                 entry.mtime.seconds = Int32(bitPattern: now)
                 // An in-memory index has no repository of its own: write the blob first,
                 // then add an entry that points at it.
-                try content.withUnsafeBytes { bytes in
-                    try GitError.check(git_blob_create_from_buffer(&entry.id, pointer, bytes.baseAddress, bytes.count), "git_blob_create_from_buffer")
+                if let packer {
+                    entry.id = try packer.add(content)
+                } else {
+                    try content.withUnsafeBytes { bytes in
+                        try GitError.check(git_blob_create_from_buffer(&entry.id, pointer, bytes.baseAddress, bytes.count), "git_blob_create_from_buffer")
+                    }
                 }
                 entry.file_size = UInt32(truncatingIfNeeded: content.count)
                 try change.path.withCString { path in
@@ -255,6 +262,7 @@ final class GitRepository {
                 if result != GIT_ENOTFOUND.rawValue { try GitError.check(result, "git_index_remove_bypath") }
             }
         }
+        try packer?.write()
         var treeOid = git_oid()
         try GitError.check(git_index_write_tree_to(&treeOid, index, pointer), "git_index_write_tree_to")
         var tree: OpaquePointer?
