@@ -139,18 +139,52 @@ import Testing
         }
     }
 
-    @Test func sealedBuilderWritesNumbersAndEscapesLikeTheTextFormat() {
-        var out = SealedFile.Builder(capacity: 0)
-        for value in [Int64(0), 7, -7, 1_795_624_385_801_208_788, .max, .min] {
-            out.number(value)
+    @Test func sealedBuilderWritesNumbersAndEscapesLikeTheTextFormat() throws {
+        let dir = TempFolder("sealed")
+        try SealedFile.write(to: dir.sub("f"), durable: false) { out in
+            for value in [Int64(0), 7, -7, 1_795_624_385_801_208_788, .max, .min] {
+                out.number(value)
+                out.tab()
+            }
+            out.number(UInt64.max)
+            out.newline()
+            out.text("a\tb\\c\nd")
             out.tab()
+            out.raw("plain")
+            out.newline()
         }
-        out.number(UInt64.max)
-        out.newline()
-        out.text("a\tb\\c\nd")
-        out.tab()
-        out.raw("plain")
-        #expect(String(decoding: out.bytes, as: UTF8.self)
-            == "0\t7\t-7\t1795624385801208788\t\(Int64.max)\t\(Int64.min)\t\(UInt64.max)\n" + FieldEscaping.escape("a\tb\\c\nd") + "\tplain")
+        let body = "0\t7\t-7\t1795624385801208788\t\(Int64.max)\t\(Int64.min)\t\(UInt64.max)\n" + FieldEscaping.escape("a\tb\\c\nd") + "\tplain\n"
+        #expect(try FileSystem.readFile(dir.sub("f")) == SealedFile.seal(body))
+    }
+
+    /// A body of several megabytes is written a megabyte at a time: the bytes and the
+    /// trailer are exactly those of the body sealed whole.
+    @Test func aSealedFileWrittenInPartsIsTheBodySealedWhole() throws {
+        let dir = TempFolder("sealed-parts")
+        let lines = (0..<60_000).map { "line\t\($0)\t" + String(repeating: "\u{e9}", count: $0 % 40) + "\n" }
+        #expect(lines.reduce(0) { $0 + $1.utf8.count } > 2 * SealedFile.chunkBytes)
+        try SealedFile.write(to: dir.sub("f"), durable: true) { out in
+            for (n, _) in lines.enumerated() {
+                out.raw("line"); out.tab(); out.number(n); out.tab(); out.raw(String(repeating: "\u{e9}", count: n % 40)); out.newline()
+            }
+        }
+        #expect(try FileSystem.readFile(dir.sub("f")) == SealedFile.seal(lines.joined()))
+        var read = 0
+        #expect(SealedFile.forEachLine(try FileSystem.readFile(dir.sub("f"))) { _ in read += 1 } && read == lines.count)
+    }
+
+    /// A build that fails half-way (after parts of it were written) leaves the old file.
+    @Test func aSealedFileWhoseBuildFailsLeavesTheOldOne() throws {
+        struct Stop: Error {}
+        let dir = TempFolder("sealed-fail")
+        try FileSystem.writeAtomically(dir.sub("f"), SealedFile.seal("old\n"))
+        #expect(throws: Stop.self) {
+            try SealedFile.write(to: dir.sub("f"), durable: true) { out in
+                for n in 0..<400_000 { out.raw("new"); out.tab(); out.number(n); out.newline() }
+                throw Stop()
+            }
+        }
+        #expect(try FileSystem.readFile(dir.sub("f")) == SealedFile.seal("old\n"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["f"], "no temporary file left")
     }
 }

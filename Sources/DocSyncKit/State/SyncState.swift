@@ -112,27 +112,27 @@ public struct SyncState: Sendable {
     }
 
     public func save(to path: String) throws {
-        var out = SealedFile.Builder(capacity: base.count * 180 + 256)
-        out.raw(Self.header); out.newline()
-        out.raw("journal"); out.tab(); out.number(journalSeq); out.tab(); out.number(journalOffset); out.newline()
-        out.raw("cursor"); out.tab(); out.text(cursor ?? ""); out.newline()
-        if let lastSync { out.raw("lastsync"); out.tab(); out.number(lastSync); out.newline() }
-        // In no particular order (readers key them by refId): sorting 100,000 versions on
-        // every checkpoint cost a tenth of a small push.
-        for v in base.values {
-            out.raw("base"); out.tab()
-            out.text(v.refId); out.tab()
-            out.text(v.changesetId); out.tab()
-            out.raw(v.hash); out.tab()
-            out.text(v.path); out.newline()
+        try SealedFile.write(to: path, durable: true) { out in
+            out.raw(Self.header); out.newline()
+            out.raw("journal"); out.tab(); out.number(journalSeq); out.tab(); out.number(journalOffset); out.newline()
+            out.raw("cursor"); out.tab(); out.text(cursor ?? ""); out.newline()
+            if let lastSync { out.raw("lastsync"); out.tab(); out.number(lastSync); out.newline() }
+            // In no particular order (readers key them by refId): sorting 100,000 versions on
+            // every checkpoint cost a tenth of a small push.
+            for v in base.values {
+                out.raw("base"); out.tab()
+                out.text(v.refId); out.tab()
+                out.text(v.changesetId); out.tab()
+                out.raw(v.hash); out.tab()
+                out.text(v.path); out.newline()
+            }
+            for p in pending {
+                out.raw("pending"); out.tab(); out.text(try p.encodedLine()); out.newline()
+            }
+            for h in held.values.sorted(by: { UTF8Order.precedes($0.refId ?? "", $1.refId ?? "") }) {
+                out.raw("held"); out.tab(); out.text(try h.encodedLine()); out.newline()
+            }
+            out.raw("end"); out.tab(); out.number(base.count); out.tab(); out.number(pending.count); out.newline()
         }
-        for p in pending {
-            out.raw("pending"); out.tab(); out.text(try p.encodedLine()); out.newline()
-        }
-        for h in held.values.sorted(by: { UTF8Order.precedes($0.refId ?? "", $1.refId ?? "") }) {
-            out.raw("held"); out.tab(); out.text(try h.encodedLine()); out.newline()
-        }
-        out.raw("end"); out.tab(); out.number(base.count); out.tab(); out.number(pending.count); out.newline()
-        try FileSystem.writeAtomically(path, out.sealed())
     }
 }

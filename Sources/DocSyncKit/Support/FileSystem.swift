@@ -107,6 +107,19 @@ public enum FileSystem {
     /// and fsyncs the folder. The temp name starts with `.docsync-tmp-` so a scan never
     /// mistakes a leftover for a document.
     public static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644, durable: Bool = true) throws(FileSystemError) {
+        do {
+            try writeAtomically(path, mode: mode, durable: durable) { fd in try writeAll(fd, bytes, path: path) }
+        } catch let error as FileSystemError {
+            throw error
+        } catch {
+            preconditionFailure("writing bytes fails only with a FileSystemError: \(error)")
+        }
+    }
+
+    /// Like `writeAtomically(_:_:)`, with the content written by `body` into the temporary
+    /// file's descriptor as it is made (a file too large to hold whole, written in parts).
+    /// Whatever `body` throws leaves `path` as it was.
+    public static func writeAtomically(_ path: String, mode: mode_t = 0o644, durable: Bool = true, writing body: (Int32) throws -> Void) throws {
         let (dir, base) = splitLast(path)
         // pid and a counter name it uniquely among live processes; O_EXCL and the retry
         // cover a leftover of a dead process that had the same pid. Why not random: one
@@ -119,8 +132,8 @@ public enum FileSystem {
             if fd >= 0 || errno != EEXIST { break }
         }
         guard fd >= 0 else { throw FileSystemError(path: path, operation: "create (temporary file)", code: errno) }
-        do throws(FileSystemError) {
-            try writeAll(fd, bytes, path: temp)
+        do {
+            try body(fd)
             if fchmod(fd, mode) != 0 { throw FileSystemError(path: temp, operation: "chmod", code: errno) }
             if durable, fsync(fd) != 0 { throw FileSystemError(path: temp, operation: "fsync", code: errno) }
             close(fd)
@@ -129,7 +142,8 @@ public enum FileSystem {
             unlink(temp)
             // Name the file being written, not the temporary one that is gone now. Why:
             // a full disk was reported as ".docsync-tmp-123-456-x.json: write failed".
-            throw FileSystemError(path: path, operation: error.operation, code: error.code)
+            if let error = error as? FileSystemError { throw FileSystemError(path: path, operation: error.operation, code: error.code) }
+            throw error
         }
         guard Glibc.rename(temp, path) == 0 else {
             let code = errno

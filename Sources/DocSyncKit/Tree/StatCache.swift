@@ -83,23 +83,23 @@ public struct StatCache {
     }
 
     public mutating func save(to path: String) throws {
-        var out = SealedFile.Builder(capacity: entries.count * 220 + 64)
-        out.raw(Self.header)
-        out.newline()
-        // In no particular order: readers build a dictionary, and sorting 100,000 entries
-        // on every save cost a tenth of a small push.
-        for (p, e) in entries {
-            out.text(p); out.tab()
-            out.number(e.inode); out.tab()
-            out.number(e.size); out.tab()
-            out.number(e.mtimeNanos); out.tab()
-            out.number(e.ctimeNanos); out.tab()
-            out.raw(e.hash); out.tab()
-            out.text(e.refId); out.tab()
-            out.text(e.changesetId); out.tab()
-            out.raw(e.racy ? "r" : "-"); out.newline()
+        try SealedFile.write(to: path, durable: false) { out in
+            out.raw(Self.header)
+            out.newline()
+            // In no particular order: readers build a dictionary, and sorting 100,000 entries
+            // on every save cost a tenth of a small push.
+            for (p, e) in entries {
+                out.text(p); out.tab()
+                out.number(e.inode); out.tab()
+                out.number(e.size); out.tab()
+                out.number(e.mtimeNanos); out.tab()
+                out.number(e.ctimeNanos); out.tab()
+                out.raw(e.hash); out.tab()
+                out.text(e.refId); out.tab()
+                out.text(e.changesetId); out.tab()
+                out.raw(e.racy ? "r" : "-"); out.newline()
+            }
         }
-        try FileSystem.writeAtomically(path, out.sealed(), durable: false)
         isDirty = false
     }
 }
