@@ -62,7 +62,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "DocSyncKitTests", dependencies: ["DocSyncKit", "DocSyncJSON"], exclude: ["MergeConformance"]),
+        .testTarget(name: "DocSyncKitTests", dependencies: ["DocSyncKit", "DocSyncJSON", "GitShim"], exclude: ["MergeConformance"]),
         .testTarget(name: "DocsyncCLITests", dependencies: ["DocSyncKit"]),
         .testTarget(
             name: "DocSyncSchemaTests",

@@ -1,4 +1,5 @@
 import CLibGit2
+import GitShim
 import Foundation
 import Testing
 @testable import DocSyncKit
@@ -72,5 +73,12 @@ import Testing
         #expect(expected.trimmingCharacters(in: .whitespacesAndNewlines) == ids[5])
         #expect(try FileManager.default.contentsOfDirectory(atPath: repo.path).filter { $0.hasPrefix("docsync-pack") }.isEmpty,
                 "the temporary file is gone")
+    }
+
+    /// Mapped pack pages count in a run's memory: libgit2 maps packs in small windows.
+    @Test func libgit2MapsPacksInSmallWindows() {
+        _ = GitLibrary.initialised
+        #expect(docsync_git_mwindow_size() == 4 << 20)
+        #expect(docsync_git_mwindow_mapped_limit() == 16 << 20)
     }
 }

@@ -1,4 +1,5 @@
 import CLibGit2
+import GitShim
 
 /// A failed libgit2 call: which function, its error code and libgit2's message.
 /// Like swift-system's `Errno`, the codes docsync acts on have names.
@@ -51,6 +52,11 @@ public struct GitError: Error, CustomStringConvertible, Sendable {
 enum GitLibrary {
     static let initialised: Bool = {
         git_libgit2_init()
+        // Pack files are mapped 4 MB at a time, 16 MB in all (libgit2's defaults: 1 GB and
+        // 8 GB). Why: mapped pages count in a run's memory, and a push or clone maps its
+        // whole pack. At 100,000 documents: first push 308 → 288 MB, clone 320 → 295 MB,
+        // for a clone ~1 s (7%) slower from remapping.
+        _ = docsync_git_set_mwindow_limits(4 << 20, 16 << 20)
         return true
     }()
 }

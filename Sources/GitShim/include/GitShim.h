@@ -10,4 +10,11 @@ int docsync_git_set_ssl_cert_locations(const char *file, const char *path);
 /// Where libgit2 looks for global/xdg/system config (level: GIT_CONFIG_LEVEL_*).
 int docsync_git_set_search_path(int level, const char *path);
 
+#include <stddef.h>
+
+/// How much of a pack file libgit2 maps at a time (window_size) and in all (mapped_limit).
+int docsync_git_set_mwindow_limits(size_t window_size, size_t mapped_limit);
+size_t docsync_git_mwindow_size(void);
+size_t docsync_git_mwindow_mapped_limit(void);
+
 #endif
