@@ -141,12 +141,16 @@ public final class GitRemote: Remote {
             throw RemoteError.damaged(url: displayURL, reason: "this tree's last synced commit \(from ?? "") is no longer in the fetched history (history rewritten?)")
         }
         var warnings: [String] = []
+        let diff = try repo.diff(from: fromTree, to: headCommit.tree)
+        // Sized once: grown by doubling, a clone's table of 100,000 documents held its old
+        // and new storage at once, at the peak of the clone.
         var puts: [String: (Int, RemoteEntry)] = [:]
+        puts.reserveCapacity(diff.count)
         var deletes: [String: (Int, RemoteEntry)] = [:]
         var order = 0
         var conflictMeta: [String: ConflictStore.Record] = [:]
         var conflictBytes: [String: GitOID] = [:]
-        for change in try repo.diff(from: fromTree, to: headCommit.tree) {
+        for change in diff {
             order += 1
             if let path = change.newPath, let blob = change.newBlob, path.hasPrefix(Self.conflictFolder) {
                 if path.hasSuffix(".meta.json") {
@@ -200,9 +204,14 @@ public final class GitRemote: Remote {
         if !untold.isEmpty {
             for (refId, deleter) in purgedDeleters(of: untold, from: from, head: head) { deletes[refId]?.1.replica = deleter }
         }
-        var combined = puts
-        for (refId, value) in deletes where combined[refId] == nil { combined[refId] = value }
-        let entries = combined.values.sorted { $0.0 < $1.0 }.map(\.1)
+        // In the remote's order, a put winning over a delete of the same refId. Why not a
+        // merged copy of `puts`: with any deletion in it, that copied the whole table.
+        var ordered = Array(puts.values)
+        ordered.reserveCapacity(puts.count + deletes.count)
+        for (refId, value) in deletes where puts[refId] == nil { ordered.append(value) }
+        puts = [:]
+        ordered.sort { $0.0 < $1.0 }
+        let entries = ordered.map(\.1)
         let conflicts = conflictMeta.sorted { $0.key < $1.key }.map { stem, record in
             SharedConflict(record: record, bytes: conflictBytes[stem].flatMap { try? repo.blob($0) })
         }
