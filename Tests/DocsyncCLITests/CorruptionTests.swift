@@ -403,6 +403,30 @@ struct CorruptionTests {
 }
 
 extension CorruptionTests {
+    @Test("a push killed while libgit2 wrote its pack leaves a partial pack in the git cache; the next sync removes it and lands every document")
+    func partialPackInTheGitCache() throws {
+        let box = Sandbox()
+        let (repo, a) = Self.gitReplicaHoldingOneDocument(box)
+        // More new files than git keeps loose: their blobs go into one pack.
+        for i in 0..<150 { a.write("many/doc\(i).json", "{\"n\": \(i)}\n") }
+        let killed = a.run("sync", env: ["DOCSYNC_CRASH_AT": "git.pack-appended"])
+        #expect(killed.exit == 137, "the push never reached its pack: \(killed.comment)")
+        let packs = a.path(".docsync/git/objects/pack")
+        let partial = (try FileManager.default.contentsOfDirectory(atPath: packs)).filter { $0.hasPrefix("pack_git2_") }
+        #expect(partial.count == 1, "the kill left libgit2's partial pack: \(partial)")
+
+        let r = a.run("sync")
+        #expect(r.exit == 0, r.comment)
+        #expect(r.stderr.contains("removed a partial pack file a killed run left behind"), r.comment)
+        #expect((try FileManager.default.contentsOfDirectory(atPath: packs)).filter { $0.hasPrefix("pack_git2_") }.isEmpty)
+        let b = box.replica("B")
+        #expect(CLI.run(["clone", repo, "B"], in: box.root).exit == 0)
+        for i in [0, 77, 149] { #expect(b.json("many/doc\(i).json")?["n"] as? Int == i) }
+        #expect(a.run("verify").exit == 0)
+        Reliability.fsck(repo)
+        Reliability.fsck(a.path(".docsync/git"))
+    }
+
     /// A bare repository and replica A on it, synced, holding `a.json` with `"v": 1`.
     static func gitReplicaHoldingOneDocument(_ box: Sandbox) -> (repo: String, replica: Replica) {
         let repo = box.path("remote.git")

@@ -10,10 +10,15 @@ import Glibc
 /// this matters: that error reads as a network failure (exit 75), so cron stayed silent
 /// while the tree never synced again (found by the random-kill tests, long mode).
 ///
+/// Also the partial pack files (`objects/pack/pack_git2_*`) libgit2 writes a fetched or
+/// pushed pack into before it indexes and renames it: a run killed meanwhile leaves one
+/// behind, as large as the pack was when it died, that nothing ever removed.
+///
 /// Only a run holding the tree lock may call this: the cache repository is written by
 /// such runs only, so no lock found then belongs to a write under way.
 enum GitCacheLocks {
-    /// Deletes the leftover lock files and returns their paths relative to `repository`.
+    /// Deletes the leftover lock files and partial packs, and returns their paths relative
+    /// to `repository`.
     @discardableResult
     static func removeLeftovers(in repository: String) -> [String] {
         var removed: [String] = []
@@ -22,6 +27,9 @@ enum GitCacheLocks {
             removed.append(name)
         }
         removeLockFiles(under: "refs", in: repository, into: &removed)
+        for name in (try? FileSystem.listDirectory(repository + "/objects/pack")) ?? [] where name.hasPrefix("pack_git2_") {
+            if unlink(repository + "/objects/pack/" + name) == 0 { removed.append("objects/pack/" + name) }
+        }
         return removed
     }
 

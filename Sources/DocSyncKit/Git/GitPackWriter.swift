@@ -101,6 +101,8 @@ final class GitPackWriter {
         try trailer.withUnsafeBytes { bytes in
             try GitError.check(writer!.pointee.append(writer, bytes.baseAddress, bytes.count, &progress), "git_odb_writepack append")
         }
+        // Every byte is in libgit2's partial pack file; not yet indexed or renamed.
+        try CrashPoint.hit("git.pack-appended")
         try GitError.check(writer!.pointee.commit(writer, &progress), "git_odb_writepack commit")
         // So that the tree written next finds its blobs (strict object creation checks).
         try GitError.check(git_odb_refresh(odb), "git_odb_refresh")

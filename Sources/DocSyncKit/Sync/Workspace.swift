@@ -218,13 +218,14 @@ public final class Workspace {
         }
     }
 
-    /// Lock files a killed run left in the git cache repository; with the tree lock held,
-    /// none belongs to a write under way (see GitCacheLocks).
+    /// Lock files and partial packs a killed run left in the git cache repository; with the
+    /// tree lock held, none belongs to a write under way (see GitCacheLocks).
     func removeLeftoverGitLocks() {
         let cache = layout.metadata + "/git"
         guard FileSystem.isDirectory(cache) else { return }
         for name in GitCacheLocks.removeLeftovers(in: cache) {
-            warnings.append("\(cache)/\(name): removed a lock file a killed run left behind")
+            let what = name.hasSuffix(".lock") ? "a lock file" : "a partial pack file"
+            warnings.append("\(cache)/\(name): removed \(what) a killed run left behind")
         }
     }
 
