@@ -20,6 +20,11 @@ enum CrashTable {
                "remote.after-feed", "push.after-remote-commit"],
     ]
 
+    /// Steps only a large change reaches (a git commit of more than 100 new files writes a
+    /// pack), each killed by a test of its own: `git.pack-appended` by
+    /// `CorruptionTests.partialPackInTheGitCache`.
+    static let large: [Kind: [String]] = [.dir: [], .git: ["git.pack-appended"]]
+
     /// `docsync gc` with a tombstone to purge. Only a folder remote writes a compacted feed.
     static let gc: [Kind: [String]] = [
         .dir: ["gc.after-remote-feed", "gc.after-remote-commit", "gc.after-state-reset", "gc.after-journal",
@@ -37,6 +42,7 @@ enum CrashTable {
         for kind in CrashTable.Kind.allCases {
             #expect(CrashTable.sync[kind] == CrashPoint.points(for: CrashTable.engineKind(kind)), "sync, \(kind)")
             #expect(CrashTable.gc[kind] == CrashPoint.gcPoints(for: CrashTable.engineKind(kind)), "gc, \(kind)")
+            #expect(CrashTable.large[kind] == CrashPoint.largeChangePoints(for: CrashTable.engineKind(kind)), "large, \(kind)")
         }
     }
 
@@ -52,6 +58,7 @@ enum CrashTable {
         let listed = CrashTable.Kind.allCases.reduce(into: Set<String>()) { all, kind in
             all.formUnion(CrashTable.sync[kind]!)
             all.formUnion(CrashTable.gc[kind]!)
+            all.formUnion(CrashTable.large[kind]!)
         }
         #expect(!named.isEmpty)
         let onlyInSources = named.subtracting(listed).sorted(), onlyListed = listed.subtracting(named).sorted()

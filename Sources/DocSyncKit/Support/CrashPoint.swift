@@ -26,6 +26,13 @@ public enum CrashPoint {
         return remote + ["gc.after-state-reset", "gc.after-journal", "gc.after-state", "gc.after-objects"]
     }
 
+    /// Steps only a large change reaches on `kind`: a git commit of more than
+    /// `GitPackWriter.looseLimit` new files writes a pack, and can die with libgit2's
+    /// partial pack file on disk.
+    public static func largeChangePoints(for kind: RemoteKind) -> [String] {
+        kind == .git ? ["git.pack-appended"] : []
+    }
+
     public struct Simulated: Error, CustomStringConvertible {
         public var point: String
         public var description: String { "simulated crash at \(point)" }
