@@ -94,7 +94,7 @@ sections = [
     ("log", "The journal, oldest first (`-n`, `--since` apply): one object per entry with its `seq`, `kind`, `time` and the fields of that kind (docs/FORMATS.md); local actions carry `pending`.", ["log"]),
     ("log DOC", "One document: this replica's journal entries about it and the remote's versions, newest first (`id`: a commit on a git remote, a feed position on a folder remote; `authorName`: the replica's name when the author is a replica id).", ["logdoc"]),
     ("verify", "`ok` is false (and the exit code 1) when a problem was found.", ["verify"]),
-    ("gc", "What was dropped and freed locally, and the remote's tombstone purge (`null` with `--local-only`).", ["gc"]),
+    ("gc", "What was dropped and freed locally, the remote's tombstone purge (`null` with `--local-only`), and for a git remote how its cache repository was repacked (`gitCache`: packs and loose objects before, objects in the one pack written; `null` for a folder remote).", ["gc"]),
     ("config", "`config KEY` prints the key's value (its default when not set; `null` and exit 1 when it has none) and the default; setting a key prints the new value and whether the remote changed.", ["config", "configset", "configlist"]),
     ("new, edit", "`new` names the record it made and its ids; `edit` says what the edit did (`outcome`: updated, unchanged, rejected; a rejected edit exits 1 and names where the refused text was kept).", ["new", "edit-rejected"]),
     ("replicas", "Every replica the remote knows (`self`: this tree); `replicas forget` names the one retired.", ["replicas", "forget"]),

@@ -62,6 +62,31 @@ import Testing
         for r in [a, b] { #expect(r.run("verify").exit == 0, r.run("verify").comment) }
     }
 
+    @Test("on a git remote, gc puts the cache repository (a pack per fetch) into one pack")
+    func gitCacheIsRepacked() throws {
+        let box = Sandbox()
+        let (repo, a) = CorruptionTests.gitReplicaHoldingOneDocument(box)
+        let b = box.replica("B")
+        #expect(CLI.run(["clone", repo, "B"], in: box.root).exit == 0)
+        for round in 2...4 {
+            b.write("b\(round).json", "{\"v\": \(round)}\n")
+            b.sync()
+            a.sync()   // a fetch: one more pack in A's cache
+        }
+        let cache = a.path(".docsync/git")
+        func packs() -> Int { Files.list(cache + "/objects/pack", skipMetadata: false).filter { $0.hasSuffix(".pack") }.count }
+        #expect(packs() >= 3)
+        let r = a.run("gc", "--local-only")
+        #expect(r.exit == 0, r.comment)
+        #expect(r.stdout.contains("gc  git cache  ") && r.stdout.contains("→ one pack of"), r.comment)
+        #expect(packs() == 1)
+        Reliability.fsck(cache)
+        b.write("b5.json", "{\"v\": 5}\n")
+        b.sync()
+        a.sync()
+        #expect(a.json("b5.json")?["v"] as? Int == 5)
+    }
+
     @Test func dryRunChangesNothing() throws {
         let box = Sandbox()
         let a = box.initReplica("a", files: ["x.json": "{\"v\": \"0\"}"])

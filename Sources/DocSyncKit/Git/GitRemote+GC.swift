@@ -1,6 +1,13 @@
 import Foundation
 
 extension GitRemote {
+    /// `docsync gc`: the cache repository in one pack (see `repackReachable`), keeping
+    /// the commit `cursor` names even if the branch no longer reaches it.
+    public func repackCache(keeping cursor: String?, dryRun: Bool) throws -> GitCacheRepack {
+        let commit = (try? commitOf(cursor: cursor)) ?? nil
+        return try repo.repackReachable(keeping: commit.map { [$0] } ?? [], dryRun: dryRun)
+    }
+
     /// How far back gc reads the branch's first-parent history to learn the replicas
     /// and when each tombstone appeared. Replicas whose last push is older are unknown to
     /// it; tombstones older than that go by age only.

@@ -17,6 +17,8 @@ public struct GCReport: Codable, Sendable {
     public var remote: TombstonePurge? = nil
     /// Set when the remote could not be reached: the local half was still done.
     public var remoteUnreachable: String? = nil
+    /// A git remote's cache repository repacked (nil for a folder remote).
+    public var gitCache: GitCacheRepack? = nil
 
     public init() {}
 

@@ -2,7 +2,8 @@ import Foundation
 
 extension Workspace {
     /// `docsync gc`: purges the remote's tombstones (unless `localOnly`), then compacts the
-    /// journal down to the pending local actions and removes objects nothing refers to.
+    /// journal down to the pending local actions, removes objects nothing refers to, and
+    /// puts a git remote's cache repository into one pack.
     /// Explicit only; never drops an action that has not reached the remote. With
     /// `dryRun` it reports and changes nothing (the workspace is then opened read-only,
     /// without the tree lock, like every --dry-run).
@@ -40,6 +41,12 @@ extension Workspace {
         report.objectBytesFreed = swept.bytes
         report.temporaryFilesRemoved = swept.temporaryFiles + removeLeftoverTemporaryFiles(dryRun: dryRun)
         if !dryRun { try CrashPoint.hit("gc.after-objects") }
+        // Local, so with --local-only too. Only a cache: if it fails, gc still did the rest.
+        if config["remote.url"] != nil, let git = try? makeRemote() as? GitRemote {
+            do { report.gitCache = try git.repackCache(keeping: state.cursor, dryRun: dryRun) } catch {
+                report.warnings.append("\(layout.metadata)/git: not repacked (\(error)); it is only a cache, the next gc tries again")
+            }
+        }
         return report
     }
 

@@ -7,7 +7,7 @@ extension DocSync {
         static let configuration = CommandConfiguration(
             commandName: "gc",
             abstract: "Compact the journal, remove unreferenced objects and purge old tombstones on the remote.",
-            discussion: "Journal entries already folded into .docsync/state are dropped; local actions not yet on the remote are always kept. Objects in .docsync/objects/ that neither the base, a pending action nor a conflict copy refers to are removed. On the remote, a tombstone is purged once every replica known to the remote has seen it, or once it is older than gc.tombstoneMaxAgeDays; a folder remote's change feed is compacted under its lock, a git remote gets one commit deleting the tombstone files. Nothing runs by itself: gc only happens when you ask. Exits 75 if the remote is unreachable (the local part is still done)."
+            discussion: "Journal entries already folded into .docsync/state are dropped; local actions not yet on the remote are always kept. Objects in .docsync/objects/ that neither the base, a pending action nor a conflict copy refers to are removed. On the remote, a tombstone is purged once every replica known to the remote has seen it, or once it is older than gc.tombstoneMaxAgeDays; a folder remote's change feed is compacted under its lock, a git remote gets one commit deleting the tombstone files. A git remote's cache repository (.docsync/git, where every fetch and every push of more than 100 files adds a pack) is put into one pack of what its branch's history reaches, with --local-only too. Nothing runs by itself: gc only happens when you ask. Exits 75 if the remote is unreachable (the local part is still done)."
         )
         @OptionGroup var global: GlobalOptions
 
@@ -51,6 +51,10 @@ extension DocSync {
             Output.line("\(would)gc  journal  \(report.journalEntriesDropped) entries dropped, \(report.pendingKept) pending kept (\(ByteCount.text(Int64(report.journalBytesBefore))) → \(ByteCount.text(Int64(report.journalBytesAfter))))")
             Output.line("\(would)gc  objects  \(report.objectsRemoved) unreferenced removed (\(ByteCount.text(report.objectBytesFreed)))"
                         + (report.temporaryFilesRemoved > 0 ? ", \(report.temporaryFilesRemoved) temporary file(s) left by killed runs" : ""))
+            if let cache = report.gitCache, cache.packsBefore + (cache.looseObjectsBefore > 0 ? 1 : 0) > 1 {
+                Output.line("\(would)gc  git cache  \(cache.packsBefore) pack\(cache.packsBefore == 1 ? "" : "s") and \(cache.looseObjectsBefore) loose object\(cache.looseObjectsBefore == 1 ? "" : "s")"
+                            + (dryRun ? " into one pack" : " → one pack of \(cache.objectsPacked) objects"))
+            }
             Output.line((dryRun ? "Dry run: would free " : "Freed ") + ByteCount.text(report.bytesFreed) + " locally")
         }
     }

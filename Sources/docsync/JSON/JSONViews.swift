@@ -106,12 +106,13 @@ struct GCJSON: Encodable {
   }
 
   var report: GCReport
-  private enum Key: String, CodingKey { case remote, bytesFreed }
+  private enum Key: String, CodingKey { case remote, bytesFreed, gitCache }
 
   func encode(to encoder: Encoder) throws {
     try report.encode(to: encoder)
     var container = encoder.container(keyedBy: Key.self)
     try container.encode(report.remote.map(PurgeJSON.init), forKey: .remote)
+    try container.encode(report.gitCache, forKey: .gitCache)
     try container.encode(report.bytesFreed, forKey: .bytesFreed)
   }
 }
