@@ -8,15 +8,6 @@ import Testing
 @Suite struct GitCacheRepackTests {
     let docs = ReplicaSet()   // for its file helpers
 
-    private func objectCounts(_ repo: String, home: String) throws -> [String: Int] {
-        var counts: [String: Int] = [:]
-        for line in try git(["count-objects", "-v"], in: repo, home: home).split(separator: "\n") {
-            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            if parts.count == 2, let n = Int(parts[1]) { counts[parts[0]] = n }
-        }
-        return counts
-    }
-
     private func gc(_ dir: String, dryRun: Bool = false, localOnly: Bool = false) throws -> GCReport {
         let ws = try Workspace.open(at: dir, readOnly: dryRun)
         defer { ws.close() }
@@ -38,15 +29,15 @@ import Testing
             try set.sync(b)
         }
         let cache = b + "/.docsync/git"
-        let before = try objectCounts(cache, home: set.home)
+        let before = try gitObjectCounts(cache, home: set.home)
         #expect((before["packs"] ?? 0) >= 4 && (before["count"] ?? 0) > 0, "\(before)")
 
         let dry = try gc(b, dryRun: true)
         #expect(dry.gitCache == GitCacheRepack(packsBefore: before["packs"]!, looseObjectsBefore: before["count"]!, objectsPacked: 0))
-        #expect(try objectCounts(cache, home: set.home) == before, "a dry run changes nothing")
+        #expect(try gitObjectCounts(cache, home: set.home) == before, "a dry run changes nothing")
 
         let report = try gc(b, localOnly: true)
-        let after = try objectCounts(cache, home: set.home)
+        let after = try gitObjectCounts(cache, home: set.home)
         #expect(after["packs"] == 1 && after["count"] == 0, "\(after)")
         #expect(report.gitCache?.packsBefore == before["packs"] && (report.gitCache?.objectsPacked ?? 0) >= after["in-pack"]!, "\(String(describing: report.gitCache))")
         try git(["fsck", "--strict", "--no-dangling"], in: cache, home: set.home)
@@ -67,7 +58,7 @@ import Testing
         // Since then: b fetched once (a pack) and pushed once (loose). A second gc packs them again.
         let again = try gc(b, localOnly: true)
         #expect(again.gitCache.map { $0.packsBefore == 2 && $0.looseObjectsBefore > 0 } == true, "\(String(describing: again.gitCache))")
-        let last = try objectCounts(cache, home: set.home)
+        let last = try gitObjectCounts(cache, home: set.home)
         #expect(last["packs"] == 1 && last["count"] == 0, "\(last)")
         try git(["fsck", "--strict", "--no-dangling"], in: cache, home: set.home)
         // With one pack and nothing loose there is nothing to do.

@@ -9,16 +9,6 @@ import Testing
 @Suite struct GitPackWriterTests {
     let docs = ReplicaSet()   // for its file helpers
 
-    /// `git count-objects -v` of a repository, by field.
-    private func objectCounts(_ repo: String, home: String) throws -> [String: Int] {
-        var counts: [String: Int] = [:]
-        for line in try git(["count-objects", "-v"], in: repo, home: home).split(separator: "\n") {
-            let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            if parts.count == 2, let n = Int(parts[1]) { counts[parts[0]] = n }
-        }
-        return counts
-    }
-
     @Test func aLargePushPacksItsBlobsAndGitReadsThemBack() throws {
         let set = try GitReplicaSet()
         let a = try set.make("a")
@@ -27,7 +17,7 @@ import Testing
         let report = try set.sync(a)
         #expect(report.pushed.count == n)
         let cache = a + "/.docsync/git"
-        let counts = try objectCounts(cache, home: set.home)
+        let counts = try gitObjectCounts(cache, home: set.home)
         #expect(counts["packs"] == 1, "\(counts)")
         #expect((counts["in-pack"] ?? 0) >= n, "every blob in the pack: \(counts)")
         // Loose: the trees (7 folders and the root) and the commit only.
@@ -40,7 +30,7 @@ import Testing
         // A small change stays loose, as git keeps a small fetch loose.
         for i in 0..<5 { docs.write(a, "group0/new\(i).json", "{\"new\": \(i)}") }
         try set.sync(a)
-        let after = try objectCounts(cache, home: set.home)
+        let after = try gitObjectCounts(cache, home: set.home)
         #expect(after["packs"] == 1 && (after["count"] ?? 0) >= (counts["count"] ?? 0) + 5, "\(after)")
         let b = try set.make("b")
         try set.sync(b)
@@ -65,7 +55,7 @@ import Testing
         try writer.write()
         #expect(ids[0] == ids[3] && ids[4] == storedId.hex)
         for (id, content) in zip(ids, contents) { #expect(try repo.blob(id) == content) }
-        let counts = try objectCounts(repo.path, home: home)
+        let counts = try gitObjectCounts(repo.path, home: home)
         #expect(counts["packs"] == 1 && counts["in-pack"] == 4 && counts["count"] == 1, "4 new objects packed once each: \(counts)")
         try git(["fsck", "--strict"], in: repo.path, home: home)
         // git computes the same ids.

@@ -35,6 +35,16 @@ func git(_ args: [String], in dir: String, home: String, input: [UInt8]? = nil) 
     return String(decoding: data, as: UTF8.self)
 }
 
+/// `git count-objects -v` of a repository, by field (count, packs, in-pack, …).
+func gitObjectCounts(_ repo: String, home: String) throws -> [String: Int] {
+    var counts: [String: Int] = [:]
+    for line in try git(["count-objects", "-v"], in: repo, home: home).split(separator: "\n") {
+        let parts = line.split(separator: ":", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+        if parts.count == 2, let n = Int(parts[1]) { counts[parts[0]] = n }
+    }
+    return counts
+}
+
 /// Replicas of one bare repository, driven through the engine, checked with plain git.
 final class GitReplicaSet {
     let folder = TempFolder("git-replicas")
