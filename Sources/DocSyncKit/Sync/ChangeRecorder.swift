@@ -124,9 +124,15 @@ final class ChangeRecorder {
                 }
             }
             if let member = scanned.member(named: "changesetId"), member.kind == .string { info.changesetId = member.stringValue }
+            // Content this tree has not recorded for its document: only such versions are
+            // checked against a schema (one pulled or recorded before a schema changed is
+            // not this replica's new edit, and holding it would hold the remote's next one).
+            // One lookup of the document serves this and `unchanged` below.
+            let known = info.refId.flatMap { tracked[$0] }
+            let isNewVersion = known?.hash != info.hash
             // A new version that fails its schema is held like invalid JSON: reported,
             // never recorded or pushed, and what the remote sends for it waits aside.
-            if isNewVersion(info), let problems = schemaProblems(entry.path, bytes, scanned) {
+            if isNewVersion, let problems = schemaProblems(entry.path, bytes, scanned) {
                 result.problems += problems
                 result.unreadablePaths.insert(entry.path)
                 index.remove(path: entry.path)
@@ -136,8 +142,8 @@ final class ChangeRecorder {
             // Bytes the tree already recorded are not held: after a clone (every entry
             // racy) or a lost index, every file is read again, and few need recording
             // (a copy that does is read again then).
-            if !isNewVersion(info) { info.bytes = nil }
-            info.unchanged = info.refId.flatMap { tracked[$0] }.map { $0.path == info.path && $0.hash == info.hash } ?? false
+            if !isNewVersion { info.bytes = nil }
+            info.unchanged = !isNewVersion && known?.path == info.path
             files.append(info)
         }
         // Entries of files that are gone. Why the count first: building a set of 100,000
@@ -251,14 +257,6 @@ final class ChangeRecorder {
             if UTF8Order.precedes(files[mid].path, path) { low = mid + 1 } else { high = mid }
         }
         return low < files.count && files[low].path == path ? low : nil
-    }
-
-    /// Whether the file holds content this tree has not recorded for its document: only
-    /// such versions are checked against a schema (one pulled or recorded before a schema
-    /// changed is not this replica's new edit, and holding it would hold the remote's next one).
-    private func isNewVersion(_ f: FileInfo) -> Bool {
-        guard let ref = f.refId, let known = tracked[ref] else { return true }
-        return known.hash != f.hash
     }
 
     /// Every way a file breaks its schema, or nil when it has none or satisfies it. Files
