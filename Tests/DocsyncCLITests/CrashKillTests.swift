@@ -12,12 +12,13 @@ enum CrashTable {
     enum Kind: String, CaseIterable, Sendable { case dir, git }
 
     /// `docsync sync` with local edits and a remote change waiting. A folder remote writes
-    /// the documents before its feed; a git push is one ref update (no `remote.after-documents`).
+    /// the documents before its feed; a git push writes its objects, then moves the branch in one ref update
+    /// (`git.before-ref-update` between the two; no `remote.after-documents`).
     static let sync: [Kind: [String]] = [
         .dir: ["record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files",
                "remote.after-documents", "remote.after-feed", "push.after-remote-commit"],
         .git: ["record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files",
-               "remote.after-feed", "push.after-remote-commit"],
+               "git.before-ref-update", "remote.after-feed", "push.after-remote-commit"],
     ]
 
     /// Steps only a large change reaches (a git commit of more than 100 new files writes a

@@ -96,8 +96,14 @@ struct ReliabilityConcurrencyTests {
     // MARK: - 4 replicas, one remote, several rounds
 
     enum RemoteSetup: String, CaseIterable, Sendable, CustomTestStringConvertible {
-        case dir, gitDaemon
-        var testDescription: String { self == .dir ? "folder remote" : "git daemon on 127.0.0.1" }
+        case dir, gitPath, gitDaemon
+        var testDescription: String {
+            switch self {
+            case .dir: "folder remote"
+            case .gitPath: "bare git repository by path"
+            case .gitDaemon: "git daemon on 127.0.0.1"
+            }
+        }
     }
 
     @Test("4 replicas (8 in long mode) syncing into one remote at the same moment, 5 rounds (20): no update lost, all identical, remote sound",
@@ -105,10 +111,17 @@ struct ReliabilityConcurrencyTests {
     func fourReplicasAtOnce(_ setup: RemoteSetup) throws {
         let box = Sandbox("four-\(setup)")
         var daemon: GitDaemon? = nil
+        defer { daemon?.stop() }
         var remote = box.remote
+        var gitRepository: String? = nil
         if setup == .gitDaemon {
             daemon = try GitDaemon()
             remote = try daemon!.makeRepository("records")
+            gitRepository = daemon!.repositoryPath("records")
+        } else if setup == .gitPath {
+            remote = box.path("remote.git")
+            Reliability.makeBareRepo(remote)
+            gitRepository = remote
         }
         let rounds = Reliability.long ? 20 : 5
         let n = Reliability.long ? 8 : 4
@@ -156,8 +169,7 @@ struct ReliabilityConcurrencyTests {
         }
         let verify = final.run("verify")
         #expect(verify.exit == 0, verify.comment)
-        if let daemon {
-            let repo = daemon.repositoryPath("records")
+        if let repo = gitRepository {
             Reliability.fsck(repo)
             let commits = Reliability.commitCount(repo)
             for r in replicas { r.sync() }

@@ -129,11 +129,21 @@ public final class GitRemote: Remote {
     // MARK: Reading
 
     public func changes(since cursor: String?) throws -> RemoteChanges {
-        let from = try commitOf(cursor: cursor)
+        var from = try commitOf(cursor: cursor)
         let head = try fetchHead()
         if head == from { return RemoteChanges(entries: [], cursor: Self.cursorPrefix + (head ?? "")) }
         guard let head else {
             throw RemoteError.damaged(url: displayURL, reason: "branch '\(branch)' disappeared from the remote; docsync will not read that as \"everything was deleted\"")
+        }
+        // The branch no longer reaches the commit this tree synced with: diffing from it
+        // would read everything only that commit had as deleted. The changes are read
+        // from the last commit both histories share instead, and the engine sends the
+        // rest again.
+        var rewound: RewoundHistory? = nil
+        if let lost = from, (try? repo.commit(lost)) != nil, try !repo.isAncestor(lost, of: head) {
+            let common = try repo.mergeBase(lost, head)
+            rewound = try rewoundHistory(lost: lost, common: common)
+            from = common
         }
         let headCommit = try repo.commit(head)
         let fromTree: GitOID?
@@ -215,7 +225,30 @@ public final class GitRemote: Remote {
         let conflicts = conflictMeta.sorted { $0.key < $1.key }.map { stem, record in
             SharedConflict(record: record, bytes: conflictBytes[stem].flatMap { try? repo.blob($0) })
         }
-        return RemoteChanges(entries: entries, cursor: Self.cursorPrefix + head, warnings: warnings, conflicts: conflicts)
+        var changes = RemoteChanges(entries: entries, cursor: Self.cursorPrefix + head, warnings: warnings, conflicts: conflicts)
+        changes.rewound = rewound
+        return changes
+    }
+
+    /// The documents at `common` (with docsync's ids; a file plain git left without them
+    /// is adopted through the diff like any other).
+    private func rewoundHistory(lost: GitOID, common: GitOID?) throws -> RewoundHistory {
+        var versions: [String: DocVersion] = [:]
+        var contents: [String: [UInt8]] = [:]
+        if let common {
+            for file in try repo.files(inTree: try repo.commit(common).tree) where Self.isDocumentPath(file.path) {
+                let bytes = try repo.blob(file.blob)
+                guard let scanned = try? JSONScanner.scanDocument(bytes),
+                      let refId = scanned.member(named: "refId")?.stringValue, RefID.isAcceptable(refId),
+                      let changesetId = scanned.member(named: "changesetId")?.stringValue, ChangesetID(changesetId) != nil
+                else { continue }
+                let hash = ContentHash.of(bytes)
+                versions[refId] = DocVersion(refId: refId, changesetId: changesetId, hash: hash, path: file.path)
+                contents[hash] = bytes
+            }
+        }
+        return RewoundHistory(lost: Self.cursorPrefix + lost, commonPosition: common.map { Self.cursorPrefix + $0 },
+                              common: versions, contents: contents)
     }
 
     static func isDocumentPath(_ path: String) -> Bool {
@@ -335,6 +368,13 @@ public final class GitRemote: Remote {
         do {
             let commit = try repo.makeCommit(baseTree: baseTree, changes: changes, parent: parent, message: message,
                                              author: "docsync (\(replica.name))", email: "\(replica.replicaId)@docsync.invalid")
+            if url.scheme == .file {
+                // Compare-and-swap on the branch (see GitLocalPush): the local transport
+                // would overwrite a branch another replica moved meanwhile.
+                try GitLocalPush.push(from: repo, commit: commit, toRepositoryAt: FileSystem.absolute(url.path), branch: branch,
+                                      expected: parent)
+                return commit
+            }
             let outgoing = "refs/docsync/outgoing"
             try repo.setReference(outgoing, to: commit, message: "docsync push")
             context.trustProblem = nil

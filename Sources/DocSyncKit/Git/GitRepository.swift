@@ -75,6 +75,27 @@ final class GitRepository {
         var message: String
     }
 
+    /// Whether `ancestor` is `descendant` or in its history. The corresponding libgit2
+    /// function is `git_graph_descendant_of`.
+    func isAncestor(_ ancestor: GitOID, of descendant: GitOID) throws -> Bool {
+        if ancestor == descendant { return true }
+        var a = try git_oid(hex: ancestor)
+        var d = try git_oid(hex: descendant)
+        return try GitError.check(git_graph_descendant_of(pointer, &d, &a), "git_graph_descendant_of") == 1
+    }
+
+    /// The best common ancestor of two commits, nil when their histories share none.
+    /// The corresponding libgit2 function is `git_merge_base`.
+    func mergeBase(_ one: GitOID, _ other: GitOID) throws -> GitOID? {
+        var a = try git_oid(hex: one)
+        var b = try git_oid(hex: other)
+        var base = git_oid()
+        let result = git_merge_base(&base, pointer, &a, &b)
+        if result == GIT_ENOTFOUND.rawValue { return nil }
+        try GitError.check(result, "git_merge_base")
+        return base.hex
+    }
+
     func commit(_ id: GitOID) throws -> CommitInfo {
         var oid = try git_oid(hex: id)
         var commit: OpaquePointer?

@@ -146,6 +146,12 @@ enum GitTransport {
             context.trustProblem = "the TLS certificate of \(hostName) is not trusted; if you use a private CA, set it with `docsync config remote.caFile /path/ca.pem`"
             return GIT_ECERTIFICATE.rawValue
         }
+        // After the server said where its branches are, before it is asked to move one:
+        // the step a concurrent push races with.
+        callbacks.push_negotiation = { _, _, _ in
+            try? CrashPoint.hit("git.before-ref-update")
+            return 0
+        }
         callbacks.push_update_reference = { refname, status, payload in
             guard let payload else { return 0 }
             if let status {

@@ -57,6 +57,25 @@ public struct RemoteChanges: Sendable {
     /// With `isSnapshot`: who made the deletions whose tombstones were purged, by refId,
     /// where the remote still says (a folder remote's compacted feed).
     public var purgedDeleters: [String: String] = [:]
+    /// Set when the remote no longer holds the position this tree last synced with (a
+    /// push another one overwrote, or history rewritten with `git push --force`): the
+    /// entries are the changes since the last position both histories share.
+    public var rewound: RewoundHistory? = nil
+}
+
+/// The remote's history lost the position a tree synced with. What the tree based on it
+/// and the remote no longer holds must be sent again, never read as deleted: the base
+/// goes back to `common` (the documents at the last shared position) and the versions
+/// that are not there become local actions again (see `RewoundHistory.entries`).
+public struct RewoundHistory: Sendable {
+    /// The position the tree had synced with, now gone from the remote's history.
+    public var lost: String
+    /// The last position both histories share (nil: none, as after a history replaced whole).
+    public var commonPosition: String?
+    /// The documents at `commonPosition`, by refId.
+    public var common: [String: DocVersion]
+    /// Their bytes, by content hash (the base of the merges that follow).
+    public var contents: [String: [UInt8]]
 }
 
 /// One document change to send: `new` nil means delete. `previous` is the version the

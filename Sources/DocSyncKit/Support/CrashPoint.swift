@@ -8,12 +8,18 @@ import Foundation
 /// SIGKILL itself at that point (for tests of the binary); in-process tests bind
 /// `CrashPoint.$throwAt` for the work they run. Costs a string compare and a task-local
 /// read when unused.
+///
+/// `DOCSYNC_PAUSE_AT=<name>` with `DOCSYNC_PAUSE_FILE=<path>` makes the process stop at
+/// that point instead: it creates `<path>.reached` and waits (up to a minute) until
+/// `<path>` exists. Tests use it to hold one replica inside a step while another runs,
+/// so a race happens every time rather than now and then.
 public enum CrashPoint {
     /// The sync steps that a sync on `kind` really reaches, in the order it reaches them. A
     /// folder remote writes the documents before its feed (`remote.after-documents`); a git
-    /// push is one ref update.
+    /// push writes its objects, then moves the branch in one ref update
+    /// (`git.before-ref-update` is between the two).
     public static func points(for kind: RemoteKind) -> [String] {
-        let remote = kind == .dir ? ["remote.after-documents", "remote.after-feed"] : ["remote.after-feed"]
+        let remote = kind == .dir ? ["remote.after-documents", "remote.after-feed"] : ["git.before-ref-update", "remote.after-feed"]
         return ["record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files"]
             + remote + ["push.after-remote-commit"]
     }
@@ -43,8 +49,17 @@ public enum CrashPoint {
     @TaskLocal public static var throwAt: String?
     private static let killAt = ProcessInfo.processInfo.environment["DOCSYNC_CRASH_AT"]
 
+    private static let pauseAt = ProcessInfo.processInfo.environment["DOCSYNC_PAUSE_AT"]
+    private static let pauseFile = ProcessInfo.processInfo.environment["DOCSYNC_PAUSE_FILE"]
+
     public static func hit(_ name: String) throws {
         if name == killAt { kill(getpid(), SIGKILL) }
+        if name == pauseAt, let pauseFile { pause(until: pauseFile) }
         if let throwAt, name == throwAt { throw Simulated(point: name) }
+    }
+
+    private static func pause(until file: String) {
+        close(open(file + ".reached", O_CREAT | O_WRONLY, 0o644))
+        for _ in 0 ..< 600 where access(file, F_OK) != 0 { usleep(100_000) }
     }
 }

@@ -30,7 +30,9 @@ final class SyncSession {
 
     /// Plans the pull (see PullPlanner) and, unless `dryRun`, applies the plan.
     func pull() throws {
-        let changes = try remote.changes(since: state.cursor).checked(url: remote.displayURL).addingPurgedDeletions(base: state.base)
+        var changes = try remote.changes(since: state.cursor).checked(url: remote.displayURL)
+        if let rewound = changes.rewound { try rebase(onto: rewound) }
+        changes = changes.addingPurgedDeletions(base: state.base)
         let plan = try planPull(changes)
         report.problems += plan.problems.map(ReportedProblem.other)
         report.notices += plan.notices
@@ -39,15 +41,44 @@ final class SyncSession {
         if options.dryRun {
             // In memory only (a dry run never saves the state): the push that follows
             // plans from the state this pull would leave.
-            var seq = max(state.journalSeq, state.pending.map(\.seq).max() ?? 0)
-            for var entry in plan.batch {
-                seq += 1
-                entry.seq = seq
-                state.fold(entry)
-            }
+            foldInMemory(plan.batch)
             return
         }
         try apply(plan)
+    }
+
+    /// The remote lost the position this tree synced with: the base goes back to what
+    /// the remote still shares, and what it lost is sent again (see RewoundHistory.entries).
+    func rebase(onto rewound: RewoundHistory) throws {
+        let entries = RewoundHistory.entries(base: state.base, pending: state.pending, common: rewound.common)
+        let lost = rewound.lost.split(separator: ":").last.map { String($0.prefix(12)) } ?? rewound.lost
+        report.notices.append("\(remote.displayURL) no longer holds the commit this tree last synced with (\(lost)): a push that "
+            + "another one overwrote, or history rewritten (git push --force). Nothing is read as deleted; "
+            + "\(RewoundHistory.resent(entries)) version(s) this tree had synced are sent again")
+        if options.dryRun {
+            foldInMemory(entries)
+            return
+        }
+        guard !entries.isEmpty else { return }
+        // The versions the base goes back to are the base of the merges that follow.
+        for entry in entries {
+            if case let .seen(_, .version(version), _) = entry.event, let bytes = rewound.contents[version.hash] {
+                try workspace.objects.put(bytes, hash: version.hash)
+            }
+        }
+        try workspace.objects.flush()
+        try workspace.append(entries)
+        try workspace.checkpoint()
+    }
+
+    /// A dry run's journal: entries folded into the state in memory, never written.
+    private func foldInMemory(_ entries: [JournalEntry]) {
+        var seq = max(state.journalSeq, state.pending.map(\.seq).max() ?? 0)
+        for var entry in entries {
+            seq += 1
+            entry.seq = seq
+            state.fold(entry)
+        }
     }
 
     func planPull(_ changes: RemoteChanges) throws -> PullPlan {

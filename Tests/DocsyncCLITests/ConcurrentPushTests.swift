@@ -1,0 +1,173 @@
+// Two replicas pushing to one git repository at the same moment, made deterministic: one
+// replica is held (DOCSYNC_PAUSE_AT) after the repository told it where the branch is and
+// before the branch moves, while the other pushes in full. The held push must then be
+// refused and retried, never land on top and erase the other one.
+//
+// And the second line of defence: a replica whose own pushed commit is gone from the
+// remote (a lost push, or `git push --force`) sends its versions again and deletes nothing.
+
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A docsync run started in the background, to be waited for later.
+final class BackgroundRun {
+    let process = Process()
+    let out: String
+    let err: String
+    let args: [String]
+
+    init(_ args: [String], in dir: String, env: [String: String]) {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("docsync-bg-\(UUID().uuidString)").path
+        out = scratch + ".out"
+        err = scratch + ".err"
+        self.args = args
+        _ = FileManager.default.createFile(atPath: out, contents: nil)
+        _ = FileManager.default.createFile(atPath: err, contents: nil)
+        process.executableURL = URL(fileURLWithPath: CLI.binary)
+        process.arguments = args
+        process.currentDirectoryURL = URL(fileURLWithPath: dir)
+        var environment = ProcessInfo.processInfo.environment
+        for (k, v) in env { environment[k] = v }
+        process.environment = environment
+        process.standardOutput = FileHandle(forWritingAtPath: out)
+        process.standardError = FileHandle(forWritingAtPath: err)
+        process.standardInput = FileHandle.nullDevice
+        try! process.run()
+    }
+
+    func wait() -> RunResult {
+        process.waitUntilExit()
+        defer {
+            try? FileManager.default.removeItem(atPath: out)
+            try? FileManager.default.removeItem(atPath: err)
+        }
+        let code = process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
+        return RunResult(args: args, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
+                         stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "", exit: code)
+    }
+}
+
+@Suite("Concurrent pushes to one git repository", .serialized)
+struct ConcurrentPushTests {
+    enum Transport: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case path, fileURL, daemon
+        var testDescription: String {
+            switch self {
+            case .path: "a bare repository by path"
+            case .fileURL: "a bare repository by file:// URL"
+            case .daemon: "git daemon on 127.0.0.1"
+            }
+        }
+    }
+
+    /// A new bare repository reached by `transport`, and where it is on disk.
+    static func repository(_ box: Sandbox, _ transport: Transport) throws -> (url: String, path: String, daemon: GitDaemon?) {
+        switch transport {
+        case .path, .fileURL:
+            let path = box.path("remote.git")
+            Reliability.makeBareRepo(path)
+            return (transport == .path ? path : "file://" + path, path, nil)
+        case .daemon:
+            let daemon = try GitDaemon()
+            _ = try daemon.makeRepository("records")
+            return (daemon.url("records"), daemon.repositoryPath("records"), daemon)
+        }
+    }
+
+    static func clone(_ box: Sandbox, _ name: String, _ url: String, sourceLocation: SourceLocation = #_sourceLocation) -> Replica {
+        let r = CLI.run(["clone", "--name", name, url, name], in: box.root)
+        #expect(r.exit == 0, r.comment, sourceLocation: sourceLocation)
+        return box.replica(name)
+    }
+
+    static func gitFiles(_ repo: String) -> Set<String> {
+        let r = CLI.runTool("/usr/bin/git", ["--git-dir", repo, "ls-tree", "-r", "--name-only", "main"], in: "/", env: Reliability.gitEnv)
+        return Set(r.stdout.split(separator: "\n").map(String.init).filter { !$0.hasPrefix(".docsync/") })
+    }
+
+    @Test("a push held after the branch was read, while another replica pushes: both documents land, on every replica", arguments: Transport.allCases)
+    func heldPushDoesNotOverwrite(_ transport: Transport) throws {
+        let box = Sandbox("held-\(transport)")
+        let (url, repo, daemon) = try Self.repository(box, transport)
+        defer { daemon?.stop() }
+        let a = box.replica("A")
+        a.write("seed.json", "{\"v\": \"seed\"}\n")
+        #expect(CLI.run(["init", "--remote", url, "--name", "A", "A"], in: box.root).exit == 0)
+        a.sync()
+        let b = Self.clone(box, "B", url)
+
+        a.write("from-a.json", "{\"v\": \"a\"}\n")
+        b.write("from-b.json", "{\"v\": \"b\"}\n")
+        let gate = box.path("gate")
+        let held = BackgroundRun(["sync"], in: a.root, env: ["DOCSYNC_PAUSE_AT": "git.before-ref-update", "DOCSYNC_PAUSE_FILE": gate])
+        #expect(waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate + ".reached") }, "A reached the ref update")
+        let other = b.run("sync")
+        #expect(other.exit == 0, other.comment)
+        #expect(Self.gitFiles(repo).contains("from-b.json"), "B's push landed")
+        FileManager.default.createFile(atPath: gate, contents: nil)
+        let first = held.wait()
+        #expect(first.exit == 0, first.comment)
+
+        #expect(Self.gitFiles(repo) == ["seed.json", "from-a.json", "from-b.json"], "neither push was overwritten: \(Self.gitFiles(repo))")
+        for r in [b, a, b] { r.sync() }
+        for r in [a, b] {
+            #expect(Set(r.documents().keys) == ["seed.json", "from-a.json", "from-b.json"], "\(r.root): \(r.documents().keys.sorted())")
+        }
+        Reliability.fsck(repo)
+    }
+
+    /// Moves the repository's branch back to `commit`, as `git push --force` of an older
+    /// history (or a push that another one overwrote) leaves it.
+    static func rewind(_ repo: String, to commit: String) {
+        let r = CLI.runTool("/usr/bin/git", ["--git-dir", repo, "update-ref", "refs/heads/main", commit], in: "/", env: Reliability.gitEnv)
+        #expect(r.exit == 0, r.comment)
+    }
+
+    static func head(_ repo: String) -> String {
+        CLI.runTool("/usr/bin/git", ["--git-dir", repo, "rev-parse", "main"], in: "/", env: Reliability.gitEnv)
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test("the remote lost this replica's pushed commit (branch rewound): it says so, sends its versions again and deletes nothing")
+    func lostPushIsSentAgain() throws {
+        let box = Sandbox()
+        let (url, repo, _) = try Self.repository(box, .path)
+        let a = box.replica("A")
+        a.write("seed.json", "{\n  \"v\": \"seed-0\"\n}\n")
+        a.write("gone.json", "{\n  \"v\": \"gone\"\n}\n")
+        #expect(CLI.run(["init", "--remote", url, "--name", "A", "A"], in: box.root).exit == 0)
+        a.sync()
+        let before = Self.head(repo)
+        // After `before`: a new document, an edit and a deletion, all pushed.
+        a.write("new.json", "{\"v\": \"new\"}\n")
+        a.write("seed.json", a.read("seed.json")!.replacingOccurrences(of: "seed-0", with: "seed-1"))
+        a.remove("gone.json")
+        let pushed = a.sync()
+        #expect(pushed.stdout.contains("pushed"), pushed.comment)
+        // Someone else's history replaces it: the branch is back at `before`, plus a commit
+        // made with plain git.
+        Self.rewind(repo, to: before)
+        let b = Self.clone(box, "B", url)
+        b.write("other.json", "{\"v\": \"other\"}\n")
+        b.sync()
+
+        let r = a.run("sync")
+        #expect(r.exit == 0, r.comment)
+        #expect((r.stdout + r.stderr).contains("no longer holds"), "the user is told: \(r)")
+        #expect(a.json("new.json")?["v"] as? String == "new", "never read as a deletion")
+        #expect(a.json("seed.json")?["v"] as? String == "seed-1")
+        #expect(!a.exists("gone.json"), "the deletion stays a deletion")
+        #expect(a.json("other.json")?["v"] as? String == "other", "what the other history brought is pulled")
+        #expect(Self.gitFiles(repo) == ["seed.json", "new.json", "other.json"], "sent again: \(Self.gitFiles(repo))")
+        b.sync()
+        #expect(b.documents() == a.documents())
+        #expect(b.json("seed.json")?["v"] as? String == "seed-1")
+        // Settled: nothing more to send.
+        let again = a.run("sync")
+        #expect(again.exit == 0 && !again.stdout.contains("no longer holds"), again.comment)
+        Reliability.fsck(repo)
+    }
+}
