@@ -41,6 +41,11 @@ final class ChangeRecorder {
     var index: StatCache
     /// Told how far the scan and the record have got (nil: nobody is watching).
     var progress: ProgressHandler?
+    /// On first contact with a remote: the refId of the remote's document at each path.
+    /// A new file without ids of its own at such a path takes that refId instead of a
+    /// new one: it joins the document (the pull then finds the same content, or merges
+    /// the two), so the same folder on two machines is not doubled.
+    var joining: [String: String] = [:]
     private var unstoredContents: [String: [UInt8]] = [:]
 
     init(layout: TreeLayout, tracked: [String: DocVersion], index: StatCache, clock: HybridLogicalClock, objects: ObjectStore,
@@ -196,6 +201,7 @@ final class ChangeRecorder {
         /// than the tracked documents: some were deleted, found below.
         var claimedCount = 0
         var keepers: [Bool] = []
+        if !joining.isEmpty { carriedRefIds = Set(files.compactMap(\.refId)) }
         keepers.reserveCapacity(files.count)
         for i in files.indices {
             progress?(.step(.record, done: i, total: files.count))
@@ -227,7 +233,7 @@ final class ChangeRecorder {
                 }
             } else {
                 // Without `write` a placeholder, one per file (plans key documents by refId).
-                let ref = write ? RefID.generate() : "(new) " + f.path
+                let ref = joinedRefId(of: f) ?? (write ? RefID.generate() : "(new) " + f.path)
                 if let action = try record(f, refId: ref, newRefId: true, kind: .create, fromPath: nil, write: write, problems: &result.problems) {
                     result.actions.append(action)
                 }
@@ -248,6 +254,16 @@ final class ChangeRecorder {
         result.unstoredContents = unstoredContents
         return result
     }
+
+    /// The remote document a new file joins (see `joining`): only a file with no refId
+    /// of its own, and only a document nothing in the tree already is.
+    private func joinedRefId(of f: FileInfo) -> String? {
+        guard f.refId == nil, let refId = joining[f.path], tracked[refId] == nil, !carriedRefIds.contains(refId) else { return nil }
+        return refId
+    }
+
+    /// Every refId a file of this scan carries (filled only when there is a remote to join).
+    private var carriedRefIds: Set<String> = []
 
     /// Where `path` is among `files` (sorted by path in byte order, as the walk leaves them).
     private func fileIndex(of path: String, in files: [FileInfo]) -> Int? {

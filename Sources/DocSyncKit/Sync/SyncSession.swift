@@ -29,8 +29,10 @@ final class SyncSession {
     // MARK: Pull
 
     /// Plans the pull (see PullPlanner) and, unless `dryRun`, applies the plan.
-    func pull() throws {
-        var changes = try remote.changes(since: state.cursor).checked(url: remote.displayURL)
+    /// - Parameter prefetched: the remote's changes since the state's cursor, when the
+    ///   run has already read them (first contact).
+    func pull(prefetched: RemoteChanges? = nil) throws {
+        var changes = try prefetched ?? remote.changes(since: state.cursor).checked(url: remote.displayURL)
         if let rewound = changes.rewound { try rebase(onto: rewound) }
         changes = changes.addingPurgedDeletions(base: state.base)
         let plan = try planPull(changes)

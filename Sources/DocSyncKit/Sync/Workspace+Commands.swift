@@ -4,13 +4,17 @@ import Foundation
 extension Workspace {
     // MARK: clone
 
-    /// Makes `directory` (new or empty) a working tree of the remote at `url` and pulls
-    /// every document.
+    /// Makes `directory` a working tree of the remote at `url` and pulls every document.
+    /// A folder that already holds files keeps them: a file without ids at a path where
+    /// the remote has a document joins it (the same content is that document, different
+    /// content is merged), and the others are recorded, to be sent by the next push.
     public static func clone(url: String, into directory: String, kind: RemoteKind? = nil, branch: String? = nil,
                              replicaName: String? = nil, progress: ProgressHandler? = nil) throws -> (Workspace, SyncReport) {
         let root = FileSystem.absolute(directory)
         let existed = FileSystem.exists(root)
-        if existed, !(try FileSystem.listDirectory(root)).isEmpty { throw Failure.notEmpty(root) }
+        // Checked here, not only by `initialize`: a failed clone removes the `.docsync/`
+        // it made, and must never remove one that was there.
+        if FileSystem.exists(TreeLayout(root: root).metadata) { throw Failure.alreadyATree(root) }
         let address = try RemoteAddress.parse(url, kind: kind, relativeTo: FileManager.default.currentDirectoryPath)
         try address.checkSeparate(fromTree: root)
         if address.kind == .dir {

@@ -20,7 +20,24 @@ extension Workspace {
         var report = SyncReport()
         report.dryRun = options.dryRun
         report.warnings += warnings
-        var local = try recordLocalChanges(write: !options.dryRun, report: &report, checkpointing: false)
+        let remote = try makeRemote()
+        // First contact: the remote's documents are listed before anything is recorded,
+        // so that files without ids of their own join the documents at their paths.
+        // Unreachable, nothing is recorded yet: stamping fresh ids now would make every
+        // such file a second document once the remote is reached.
+        var firstContact: RemoteChanges? = nil
+        if state.cursor == nil {
+            do {
+                firstContact = try remote.changes(since: nil).checked(url: remote.displayURL)
+            } catch let error as RemoteError {
+                guard case .unreachable = error else { throw error }
+                try checkOfflineLimit(error)
+                report.remoteUnreachable = error.localizedDescription
+                return report
+            }
+        }
+        var local = try recordLocalChanges(write: !options.dryRun, report: &report, checkpointing: false,
+                                           joining: firstContact.map(Self.documentRefIdsByPath) ?? [:])
         if options.dryRun {
             // Nothing is journaled in a dry run; plan as if it had been (read-only: the
             // state is never saved).
@@ -32,10 +49,10 @@ extension Workspace {
         // Folded into the state by now; the session needs the rest of `local`, not these
         // (a first push of 100,000 documents carried them through the whole run).
         local.actions = []
-        let session = SyncSession(workspace: self, remote: try makeRemote(), options: options, local: local, report: report)
+        let session = SyncSession(workspace: self, remote: remote, options: options, local: local, report: report)
         do {
             // A held version waits for a pull to meet the fixed file, even on `push`.
-            if direction != .push || options.dryRun || !state.held.isEmpty { try session.pull() }
+            if direction != .push || options.dryRun || !state.held.isEmpty { try session.pull(prefetched: firstContact) }
             if direction != .pull { try session.push() }
             if !options.dryRun && session.report.refusedPush == nil { setLastSync() }
         } catch let error as RemoteError {
@@ -54,6 +71,13 @@ extension Workspace {
         report.waiting = waitingVersions
         report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
         return report
+    }
+
+    /// The refId of the document at each path of a remote listing.
+    static func documentRefIdsByPath(_ changes: RemoteChanges) -> [String: String] {
+        var byPath: [String: String] = [:]
+        for entry in changes.entries { if let version = entry.version { byPath[version.path] = version.refId } }
+        return byPath
     }
 
     /// Remote versions held aside until their local file is valid again, as

@@ -51,7 +51,6 @@ public final class Workspace {
         /// The remote has not been reached for longer than `sync.maxOfflineDays`.
         case offlineTooLong(url: String, since: Int64, days: Double, reason: String)
         case alreadyATree(String)
-        case notEmpty(String)
         case noRemote
         case busy(String)
         case notTracked(String)
@@ -70,7 +69,6 @@ public final class Workspace {
             case let .offlineTooLong(url, since, days, reason):
                 return "remote \(url) has not been reached since \(Timestamp.rfc3339(since)) (more than \(Timestamp.days(days)), sync.maxOfflineDays): \(reason). "
                     + "Check the URL and the network (`docsync config remote.url`), or raise the limit with `docsync config sync.maxOfflineDays N`. Local changes stay recorded"
-            case let .notEmpty(dir): return "\(dir) exists and is not empty"
             case .noRemote: return "no remote configured; set one with `docsync config remote.url PATH`"
             case let .busy(holder): return "another docsync run is working on this tree (\(holder.isEmpty ? "lock held" : holder)); try again later"
             case let .notTracked(path): return "\(path): not a tracked document"
@@ -360,11 +358,14 @@ public final class Workspace {
     ///   100,000 documents twice per run was a tenth of a small push.
     /// - Parameter refreshingIndex: a read-only run keeps what it read in the index (see
     ///   `keepRefreshedIndex`).
+    /// - Parameter joining: on first contact with a remote, its documents' refIds by path
+    ///   (see `ChangeRecorder.joining`).
     func recordLocalChanges(write: Bool, report: inout SyncReport, checkpointing: Bool = true,
-                            refreshingIndex: Bool = false) throws -> ChangeRecorder.Result {
+                            refreshingIndex: Bool = false, joining: [String: String] = [:]) throws -> ChangeRecorder.Result {
         let recorder = ChangeRecorder(layout: layout, tracked: state.tracked, index: index, clock: clock, objects: objects,
                                       schemas: recordSchemas)
         recorder.progress = progress
+        recorder.joining = joining
         let result = try recorder.detect(write: write)
         report.problems += result.problems.map(ReportedProblem.invalidDocument)
         report.warnings += result.skipped.map { "\($0.path): skipped, \($0.reason)" }

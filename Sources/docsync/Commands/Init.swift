@@ -22,7 +22,7 @@ extension DocSync {
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make a folder a docsync working tree.",
-            discussion: "Creates .docsync/ in DIR (default: the current folder). With --remote, a missing or empty folder is made a new remote; an existing remote is joined, and the first sync merges both sides."
+            discussion: "Creates .docsync/ in DIR (default: the current folder). With --remote, a missing or empty folder is made a new remote; an existing remote is joined, and the first sync merges both sides: a file without ids at a path where the remote has a document joins that document (the same content is simply that document; different content is merged field by field, fields that differ being a recorded conflict, exit 3). The first sync needs the remote: while it is unreachable nothing is recorded (exit 75)."
         )
 
         @OptionGroup var global: GlobalOptions
@@ -61,7 +61,7 @@ extension DocSync {
     struct Clone: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make a new working tree from a remote.",
-            discussion: "DIR must not exist or be empty. Every document on the remote is pulled."
+            discussion: "Every document on the remote is pulled into DIR (created if missing). Files DIR already holds are kept: a file without ids at a path where the remote has a document joins that document (the same content is simply that document; different content is merged field by field, fields that differ being a recorded conflict, exit 3); the others are recorded and sent by the next push or sync. A folder that is already a docsync tree is refused."
         )
 
         @OptionGroup var global: GlobalOptions
@@ -74,7 +74,7 @@ extension DocSync {
 
         @OptionGroup var remoteOptions: RemoteOptions
 
-        @Argument(help: "The folder to create.")
+        @Argument(help: "The folder to clone into (created if missing; files in it are kept).")
         var directory: String
 
         func run() throws {

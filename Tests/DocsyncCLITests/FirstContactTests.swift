@@ -1,0 +1,143 @@
+// The same folder on two machines meeting one remote for the first time: a file without
+// ids of its own at a path where the remote has a document joins that document. Identical
+// content is simply the same document; different content is a two-way merge whose
+// differing fields are a recorded conflict. Never a `~` copy of every file.
+
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("First contact: a folder that exists on both machines", .serialized)
+struct FirstContactTests {
+    enum Kind: String, CaseIterable, Sendable { case dir, git }
+
+    /// A new remote of `kind` in the sandbox (a folder `init` creates, or a bare repository).
+    static func remote(_ box: Sandbox, _ kind: Kind) -> String {
+        Reliability.remote(box, git: kind == .git)
+    }
+
+    static func initTree(_ box: Sandbox, _ name: String, _ url: String, files: [String: String]) -> Replica {
+        let r = box.replica(name)
+        for (path, text) in files { r.write(path, text) }
+        let made = CLI.run(["init", "--remote", url, "--name", name, name], in: box.root)
+        #expect(made.exit == 0, made.comment)
+        return r
+    }
+
+    /// Sets a file's modification time, seconds after the epoch (changesetIds of new
+    /// versions take their time from it).
+    static func setMtime(_ path: String, _ seconds: Int) {
+        var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+    }
+
+    static let ada = "{\n  \"name\": \"Ada Lovelace\",\n  \"born\": 1815\n}\n"
+    static let notes = "{\n  \"text\": \"groceries\"\n}\n"
+
+    @Test("the same files, without ids, on both machines: one document each, nothing pushed twice, no copies", arguments: Kind.allCases)
+    func identicalFolders(_ kind: Kind) {
+        let box = Sandbox("identical-\(kind)")
+        let url = Self.remote(box, kind)
+        let files = ["ada.json": Self.ada, "notes/list.json": Self.notes]
+        let laptop = Self.initTree(box, "laptop", url, files: files)
+        laptop.sync()
+        let desk = Self.initTree(box, "desk", url, files: files)
+        let joined = desk.run("sync", "--json")
+        #expect(joined.exit == 0, joined.comment)
+        #expect(Reliability.count(joined, "pushed") == 0, "nothing to send: the documents are the remote's: \(joined)")
+        laptop.sync()
+        for r in [laptop, desk] {
+            #expect(Set(r.documents().keys) == Set(files.keys), "\(r.root): \(r.documents().keys.sorted())")
+            #expect(r.conflictCopies().isEmpty)
+        }
+        #expect(desk.refId("ada.json") == laptop.refId("ada.json"), "the same document")
+        #expect(desk.documents() == laptop.documents(), "the same bytes")
+        #expect(desk.run("conflicts").stdout.contains("No open conflicts"))
+        let status = desk.run("status", "--json")
+        #expect(((JSONHelp.parse(status.stdout) as? [String: Any])?["pending"] as? [Any])?.isEmpty == true, status.comment)
+    }
+
+    @Test("the same file with different content on both: one document, fields merged, the differing field a conflict (exit 3), both versions kept",
+          arguments: Kind.allCases)
+    func differentContent(_ kind: Kind) throws {
+        let box = Sandbox("different-\(kind)")
+        let url = Self.remote(box, kind)
+        let laptop = Self.initTree(box, "laptop", url, files: ["ada.json": Self.ada])
+        Self.setMtime(laptop.path("ada.json"), 1_700_000_000)
+        laptop.sync()
+        let desk = Self.initTree(box, "desk", url, files: ["ada.json": "{\n  \"name\": \"Ada King\",\n  \"born\": 1815,\n  \"title\": \"Countess\"\n}\n"])
+        // Saved later than the laptop's: its value of the colliding field wins.
+        Self.setMtime(desk.path("ada.json"), 1_700_000_100)
+        let joined = desk.run("sync")
+        #expect(joined.exit == 3, "a recorded conflict: \(joined)")
+        #expect(Set(desk.documents().keys) == ["ada.json"], "\(desk.documents().keys.sorted())")
+        let merged = try #require(desk.json("ada.json"))
+        #expect(merged["name"] as? String == "Ada King", "the later save wins the collision")
+        #expect(merged["title"] as? String == "Countess", "a field only one side has is taken")
+        #expect(merged["born"] as? Int == 1815)
+        #expect(merged["refId"] as? String == laptop.refId("ada.json"), "it joined the remote's document")
+        let copies = desk.conflictCopies().values.compactMap(JSONHelp.object)
+        #expect(copies.contains { $0["name"] as? String == "Ada Lovelace" }, "the losing version is kept: \(copies)")
+        let listed = (JSONHelp.parse(desk.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []
+        #expect(listed.count == 1, "\(listed)")
+        laptop.run("sync")
+        #expect(laptop.documents() == desk.documents())
+        #expect(laptop.conflictCopies().values.compactMap(JSONHelp.object).contains { $0["name"] as? String == "Ada Lovelace" },
+                "the laptop's losing version is in its conflict store too")
+    }
+
+    @Test("clone into a folder that is not empty: its files join the remote's documents, the others are recorded and sent by the next sync",
+          arguments: Kind.allCases)
+    func cloneIntoNonEmptyFolder(_ kind: Kind) {
+        let box = Sandbox("clone-\(kind)")
+        let url = Self.remote(box, kind)
+        let laptop = Self.initTree(box, "laptop", url, files: ["ada.json": Self.ada, "notes/list.json": Self.notes])
+        laptop.sync()
+        let desk = box.replica("desk")
+        desk.write("ada.json", Self.ada)
+        desk.write("mine.json", "{\"only\": \"desk\"}\n")
+        let cloned = CLI.run(["clone", "--name", "desk", url, "desk"], in: box.root)
+        #expect(cloned.exit == 0, cloned.comment)
+        #expect(Set(desk.documents().keys) == ["ada.json", "notes/list.json", "mine.json"], "\(desk.documents().keys.sorted())")
+        #expect(desk.refId("ada.json") == laptop.refId("ada.json"))
+        #expect(desk.read("ada.json") == laptop.read("ada.json"))
+        desk.sync()
+        laptop.sync()
+        #expect(laptop.documents() == desk.documents())
+        for r in [laptop, desk] { #expect(r.conflictCopies().isEmpty) }
+    }
+
+    @Test("first contact while the remote is away: nothing is recorded or stamped (exit 75); once it is back the files join")
+    func firstContactOffline() {
+        let box = Sandbox()
+        let url = Self.remote(box, .dir)
+        let laptop = Self.initTree(box, "laptop", url, files: ["ada.json": Self.ada])
+        laptop.sync()
+        let desk = Self.initTree(box, "desk", url, files: ["ada.json": Self.ada])
+        #expect(rename(url, url + ".away") == 0)
+        let away = desk.run("sync")
+        #expect(away.exit == 75, away.comment)
+        #expect(desk.read("ada.json") == Self.ada, "not stamped while the remote is away")
+        #expect(desk.run("log", "--pending").stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
+        #expect(rename(url + ".away", url) == 0)
+        desk.sync()
+        laptop.sync()
+        #expect(Set(desk.documents().keys) == ["ada.json"], "\(desk.documents().keys.sorted())")
+        #expect(desk.documents() == laptop.documents())
+    }
+
+    @Test("a tree with files cannot clone over a docsync tree: refused, nothing changed")
+    func cloneIntoATreeIsRefused() {
+        let box = Sandbox()
+        let url = Self.remote(box, .dir)
+        let laptop = Self.initTree(box, "laptop", url, files: ["ada.json": Self.ada])
+        laptop.sync()
+        let before = laptop.documents()
+        let r = CLI.run(["clone", url, "laptop"], in: box.root)
+        #expect(r.exit == 1, r.comment)
+        #expect(r.stderr.contains("already a docsync tree"), r.comment)
+        #expect(laptop.documents() == before)
+    }
+}
