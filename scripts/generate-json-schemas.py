@@ -105,7 +105,7 @@ schemas = {
                  ["dryRun", "journalEntriesDropped", "pendingKept", "journalBytesBefore", "journalBytesAfter", "objectsRemoved", "objectBytesFreed",
                   "temporaryFilesRemoved", "bytesFreed", "warnings", "remote"], defs=["purged"], desc="docsync gc --json. What was freed locally and purged on the remote (with --dry-run: would be)."),
   "config": envelope("config", {"key": S(), "value": NS(), "default": NS(), "remoteChanged": B()}, ["key", "value", "default"],
-                     desc="docsync config KEY [VALUE] --json. The key's value in this tree (null: not set) and its default; remoteChanged after setting a remote key."),
+                     desc="docsync config KEY [VALUE] --json. The key's value in this tree (null: not set) and its default; remoteChanged after setting a remote key: true when it named another remote (--reset-base) and the base was reset."),
   "config-list": envelope("config", {"values": {"type": "object", "additionalProperties": S()}}, desc="docsync config --list --json. Every key set in this tree."),
   "edit": envelope("edit", {"path": S(), "refId": S(), "changesetId": NS(), "outcome": {"enum": ["updated", "unchanged", "rejected"]},
                             "rejectedCopy": S(), "problem": S()}, ["path", "refId", "outcome"],

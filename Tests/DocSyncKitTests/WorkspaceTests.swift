@@ -375,7 +375,12 @@ import Glibc
         set.write(a, "one.json", "{\"v\": 1}")
         try set.sync(a)
         let ws = try Workspace.open(at: a, readOnly: false)
-        #expect(try ws.setConfig("remote.url", set.folder.sub("second-remote")))
+        // No remote there: refused as a likely typo, then another remote: refused without
+        // an explicit reset of the base.
+        #expect(throws: Workspace.Failure.self) { try ws.setConfig("remote.url", set.folder.sub("second-remote")) }
+        #expect(throws: Workspace.Failure.self) { try ws.setConfig("remote.url", set.folder.sub("second-remote"), create: true) }
+        #expect(!FileManager.default.fileExists(atPath: set.folder.sub("second-remote")))
+        #expect(try ws.setConfig("remote.url", set.folder.sub("second-remote"), create: true, resetBase: true))
         let report = try ws.run(.both)
         ws.close()
         #expect(report.pushed.map(\.path) == ["one.json"])

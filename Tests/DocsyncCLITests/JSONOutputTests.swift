@@ -210,10 +210,8 @@ struct JSONOutputTests {
     #expect((key["error"] as? [String: Any])?["code"] as? String == "unknown-key")
     let missing = Self.check(
       CLI.run(["clone", "--json", box.path("nowhere"), "C"], in: box.root), "error", command: nil,
-      exit: 75)
-    #expect(
-      (missing["error"] as? [String: Any])?["code"] as? String == "remote-unreachable", "\(missing)"
-    )
+      exit: 1)
+    #expect((missing["error"] as? [String: Any])?["code"] as? String == "no-remote", "\(missing)")
     // A run that fails after its report: the report alone, with the exit code.
     try? FileManager.default.removeItem(atPath: box.remote)
     a.write("new.json", "{}")

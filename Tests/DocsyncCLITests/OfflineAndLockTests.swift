@@ -94,11 +94,11 @@ struct OfflineAndLockTests {
         #expect(push.stderr.contains("unreachable"), push.comment)
     }
 
-    @Test("clone from a missing remote exits 75 and leaves no half-made tree")
+    @Test("clone from a folder with no remote exits 1 (a path is most likely mistyped) and leaves no half-made tree")
     func cloneUnreachable() {
         let box = Sandbox()
         let r = CLI.run(["clone", box.path("no-such-remote"), "B"], in: box.root)
-        #expect(r.exit == 75, r.comment)
+        #expect(r.exit == 1 && r.stderr.contains("no docsync remote at"), r.comment)
         #expect(!FileManager.default.fileExists(atPath: box.path("B/.docsync")))
     }
 

@@ -15,6 +15,11 @@ public struct JournalEntry: Sendable, Equatable {
     /// Set on every entry of an appended batch but the last: the batch goes on in the
     /// next line. Only in the file (entries read or appended come back without it).
     public var more: Bool?
+    /// Set on a `create` whose refId docsync gave to a file that had none. Until the
+    /// tree first syncs with its remote, such a document may still join the remote's
+    /// document at its path instead (see `ChangeRecorder.joining`): its identity is
+    /// docsync's choice, not the user's.
+    public var mintedId: Bool?
 
     public enum Event: Sendable, Equatable {
         /// A local action, pending until a `done` names it. `version` is the version the
@@ -197,6 +202,7 @@ public struct JournalEntry: Sendable, Equatable {
         line.field("fromPath", f.fromPath)
         line.field("hash", f.hash)
         line.field("kind", kind.rawValue)
+        line.field("mintedId", mintedId)
         line.field("more", more)
         line.field("path", f.path)
         line.field("reason", f.reason)
@@ -215,7 +221,7 @@ public struct JournalEntry: Sendable, Equatable {
 
 extension JournalEntry: Codable {
     private enum Field: String, CodingKey {
-        case seq, kind, time, refId, changesetId, hash, path, fromPath, fromHash, deleted, seqs, reason, cursor, replica, more
+        case seq, kind, time, refId, changesetId, hash, path, fromPath, fromHash, deleted, seqs, reason, cursor, replica, more, mintedId
     }
 
     /// The flat fields of one line (the format every earlier version wrote).
@@ -235,6 +241,7 @@ extension JournalEntry: Codable {
         seq = try c.decode(Int.self, forKey: .seq)
         time = try c.decode(Int64.self, forKey: .time)
         more = try c.decodeIfPresent(Bool.self, forKey: .more)
+        mintedId = try c.decodeIfPresent(Bool.self, forKey: .mintedId)
         let kind = try c.decode(Kind.self, forKey: .kind)
         let f = Flat(refId: try c.decodeIfPresent(String.self, forKey: .refId), changesetId: try c.decodeIfPresent(String.self, forKey: .changesetId),
                      hash: try c.decodeIfPresent(String.self, forKey: .hash), path: try c.decodeIfPresent(String.self, forKey: .path),
@@ -326,6 +333,7 @@ extension JournalEntry: Codable {
         try c.encode(kind, forKey: .kind)
         try c.encode(time, forKey: .time)
         try c.encodeIfPresent(more, forKey: .more)
+        try c.encodeIfPresent(mintedId, forKey: .mintedId)
         let f = flat
         try c.encodeIfPresent(f.refId, forKey: .refId)
         try c.encodeIfPresent(f.changesetId, forKey: .changesetId)

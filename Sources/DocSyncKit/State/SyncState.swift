@@ -24,6 +24,18 @@ public struct SyncState: Sendable {
         return result
     }
 
+    /// Documents whose refId docsync gave to a file without ids and that never reached
+    /// a remote, with all their pending actions (see `ChangeRecorder.rejoining`).
+    var unsyncedMintedDocuments: [String: [Int]] {
+        var minted: [String: [Int]] = [:]
+        for action in pending where action.mintedId == true {
+            if let refId = action.refId, base[refId] == nil { minted[refId] = [] }
+        }
+        guard !minted.isEmpty else { return [:] }
+        for action in pending { if let refId = action.refId, minted[refId] != nil { minted[refId]!.append(action.seq) } }
+        return minted
+    }
+
     static func applyLocal(_ action: JournalEntry, to docs: inout [String: DocVersion]) {
         guard case let .local(kind, version, _) = action.event else { return }
         if kind == .delete { docs.removeValue(forKey: version.refId) } else { docs[version.refId] = version }

@@ -46,6 +46,12 @@ final class ChangeRecorder {
     /// new one: it joins the document (the pull then finds the same content, or merges
     /// the two), so the same folder on two machines is not doubled.
     var joining: [String: String] = [:]
+    /// With `joining`: documents whose refId docsync gave them (a file without ids) and
+    /// that never reached a remote, with their pending actions. Such a document at a
+    /// path in `joining` takes the remote document's refId after all (its own actions
+    /// are superseded): stamped while the remote was out of reach, it would otherwise
+    /// become a second document once it is reached.
+    var rejoining: [String: [Int]] = [:]
     private var unstoredContents: [String: [UInt8]] = [:]
 
     init(layout: TreeLayout, tracked: [String: DocVersion], index: StatCache, clock: HybridLogicalClock, objects: ObjectStore,
@@ -205,6 +211,15 @@ final class ChangeRecorder {
         keepers.reserveCapacity(files.count)
         for i in files.indices {
             progress?(.step(.record, done: i, total: files.count))
+            if !rejoining.isEmpty, let own = files[i].refId, rejoining[own] != nil, let joined = joinedRefId(own: own, path: files[i].path) {
+                keepers.append(false)
+                if let action = try record(files[i], refId: joined, newRefId: true, kind: .create, fromPath: nil, write: write,
+                                           problems: &result.problems) {
+                    result.actions.append(action)
+                    rejoined[own] = rejoining[own]
+                }
+                continue
+            }
             // A file at its tracked path keeps its refId (the keeper rule's first choice),
             // and the same content there is nothing to record.
             if files[i].unchanged {
@@ -233,8 +248,10 @@ final class ChangeRecorder {
                 }
             } else {
                 // Without `write` a placeholder, one per file (plans key documents by refId).
-                let ref = joinedRefId(of: f) ?? (write ? RefID.generate() : "(new) " + f.path)
-                if let action = try record(f, refId: ref, newRefId: true, kind: .create, fromPath: nil, write: write, problems: &result.problems) {
+                let joined = f.refId == nil ? joinedRefId(own: nil, path: f.path) : nil
+                let ref = joined ?? (write ? RefID.generate() : "(new) " + f.path)
+                if var action = try record(f, refId: ref, newRefId: true, kind: .create, fromPath: nil, write: write, problems: &result.problems) {
+                    if f.refId == nil && joined == nil { action.mintedId = true }
                     result.actions.append(action)
                 }
             }
@@ -247,6 +264,12 @@ final class ChangeRecorder {
         }
         for (ref, t) in unclaimed {
             if result.unreadablePaths.contains(t.path) || ignore.isIgnored(t.path, isDirectory: false) { continue }
+            // It joined the remote's document: what it recorded under its own refId is
+            // superseded, not deleted (it never reached any remote).
+            if let seqs = rejoined[ref] {
+                result.actions.append(JournalEntry(.done(refId: ref, seqs: seqs, reason: .superseded)))
+                continue
+            }
             result.actions.append(JournalEntry(.local(.delete, version: t, fromPath: nil)))
         }
         progress?(.step(.record, done: files.count, total: files.count))
@@ -255,15 +278,18 @@ final class ChangeRecorder {
         return result
     }
 
-    /// The remote document a new file joins (see `joining`): only a file with no refId
-    /// of its own, and only a document nothing in the tree already is.
-    private func joinedRefId(of f: FileInfo) -> String? {
-        guard f.refId == nil, let refId = joining[f.path], tracked[refId] == nil, !carriedRefIds.contains(refId) else { return nil }
+    /// The remote document a file at `path` joins (see `joining`): only a file with no
+    /// refId of its own (`own` nil) or one docsync gave it (`rejoining`), and only a
+    /// document nothing in the tree already is.
+    private func joinedRefId(own: String?, path: String) -> String? {
+        guard let refId = joining[path], refId != own, tracked[refId] == nil, !carriedRefIds.contains(refId) else { return nil }
         return refId
     }
 
     /// Every refId a file of this scan carries (filled only when there is a remote to join).
     private var carriedRefIds: Set<String> = []
+    /// The `rejoining` documents that did join, with their superseded actions.
+    private var rejoined: [String: [Int]] = [:]
 
     /// Where `path` is among `files` (sorted by path in byte order, as the walk leaves them).
     private func fileIndex(of path: String, in files: [FileInfo]) -> Int? {

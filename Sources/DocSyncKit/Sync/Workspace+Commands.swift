@@ -17,10 +17,9 @@ extension Workspace {
         if FileSystem.exists(TreeLayout(root: root).metadata) { throw Failure.alreadyATree(root) }
         let address = try RemoteAddress.parse(url, kind: kind, relativeTo: FileManager.default.currentDirectoryPath)
         try address.checkSeparate(fromTree: root)
-        if address.kind == .dir {
-            // Reachability first: a missing folder must not become a new remote here.
-            _ = try DirectoryRemote(url: address.url).identity()
-        }
+        // A missing folder must not become a new remote here, and is not "try again
+        // later" either: clone is run by hand, and the path is most likely mistyped.
+        if RemoteIdentity.exists(kind: address.kind, url: address.url) == false { throw Failure.noRemoteAt(address.url) }
         try FileSystem.createDirectories(root)
         do {
             let (workspace, _) = try initialize(at: root, remoteURL: address.url, kind: address.kind, branch: branch, replicaName: replicaName)
@@ -162,12 +161,14 @@ extension Workspace {
 
     // MARK: config
 
-    /// Sets or unsets a key. Pointing the tree at another remote (url, kind or branch)
-    /// starts from an empty base, as `reset-base` does: the next sync merges the tree
-    /// with whatever the new remote holds and deletes nothing. A folder that is missing
-    /// or empty becomes a new remote, as with `init --remote`.
+    /// Sets or unsets a key. A remote key (url, kind or branch) must name a remote that
+    /// exists (`create`: make a new one there), and, once this tree has synced, the same
+    /// remote it synced with: then nothing is reset. Another remote needs `resetBase`,
+    /// which starts from an empty base as `reset-base` does: the next sync merges the tree
+    /// with whatever that remote holds and deletes nothing. Returns whether the base was reset.
     @discardableResult
-    public func setConfig(_ key: String, _ value: String?, relativeTo cwd: String? = nil) throws -> Bool {
+    public func setConfig(_ key: String, _ value: String?, relativeTo cwd: String? = nil, create: Bool = false,
+                          resetBase: Bool = false) throws -> Bool {
         var updated = config
         if let value { try updated.set(key, value) } else { try updated.unset(key) }
         // The URL (and the kind it is read as) is checked when it is given, never first
@@ -188,14 +189,27 @@ extension Workspace {
             }
         }
         let remoteKeys: Set = ["remote.url", "remote.kind", "remote.branch"]
-        let remoteChanged = remoteKeys.contains(key) && updated[key] != config[key] && state.cursor != nil
-        if key == "remote.url", let url = updated["remote.url"], (updated["remote.kind"] ?? RemoteKind.detect(url).rawValue) == "dir",
-           !DirectoryRemote.isRemote(url) {
-            try DirectoryRemote.create(at: url)
+        var resets = false
+        var missing: (kind: RemoteKind, url: String)? = nil
+        if remoteKeys.contains(key), updated[key] != config[key], let url = updated["remote.url"] {
+            let kind = updated["remote.kind"].flatMap(RemoteKind.init(rawValue:)) ?? RemoteKind.detect(url)
+            if RemoteIdentity.exists(kind: kind, url: url) == false {
+                guard create else { throw Failure.noRemoteAt(url) }
+                missing = (kind, url)
+            }
+            if let cursor = state.cursor {
+                let verdict = missing != nil ? .different("there is no remote there yet")
+                    : RemoteIdentity.compare(cursor: cursor, kind: kind, url: url, branch: updated["remote.branch"] ?? "main")
+                if case let .different(reason) = verdict {
+                    guard resetBase else { throw Failure.differentRemote(url: url, reason: reason) }
+                    resets = true
+                }
+            }
         }
+        if let missing { try RemoteIdentity.create(kind: missing.kind, url: missing.url) }
         try updated.save(to: layout.config)
         config = updated
-        if remoteChanged {
+        if resets {
             var fresh = SyncState()
             fresh.journalSeq = state.journalSeq
             fresh.journalOffset = journal.length
@@ -207,7 +221,7 @@ extension Workspace {
             index = StatCache()
             _ = try recordLocalChanges(write: true, report: &report)
         }
-        return remoteChanged
+        return resets
     }
 }
 

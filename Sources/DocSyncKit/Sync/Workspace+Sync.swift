@@ -22,18 +22,14 @@ extension Workspace {
         report.warnings += warnings
         let remote = try makeRemote()
         // First contact: the remote's documents are listed before anything is recorded,
-        // so that files without ids of their own join the documents at their paths.
-        // Unreachable, nothing is recorded yet: stamping fresh ids now would make every
-        // such file a second document once the remote is reached.
+        // so that files without ids of their own (or with ids docsync gave them while the
+        // remote was out of reach) join the documents at their paths. A remote that
+        // cannot be read now fails the run as before, after recording.
         var firstContact: RemoteChanges? = nil
+        var firstContactFailure: RemoteError? = nil
         if state.cursor == nil {
-            do {
-                firstContact = try remote.changes(since: nil).checked(url: remote.displayURL)
-            } catch let error as RemoteError {
-                guard case .unreachable = error else { throw error }
-                try checkOfflineLimit(error)
-                report.remoteUnreachable = error.localizedDescription
-                return report
+            do { firstContact = try remote.changes(since: nil).checked(url: remote.displayURL) } catch let error as RemoteError {
+                firstContactFailure = error
             }
         }
         var local = try recordLocalChanges(write: !options.dryRun, report: &report, checkpointing: false,
@@ -51,6 +47,7 @@ extension Workspace {
         local.actions = []
         let session = SyncSession(workspace: self, remote: remote, options: options, local: local, report: report)
         do {
+            if let firstContactFailure { throw firstContactFailure }
             // A held version waits for a pull to meet the fixed file, even on `push`.
             if direction != .push || options.dryRun || !state.held.isEmpty { try session.pull(prefetched: firstContact) }
             if direction != .pull { try session.push() }

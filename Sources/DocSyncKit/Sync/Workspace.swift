@@ -52,6 +52,12 @@ public final class Workspace {
         case offlineTooLong(url: String, since: Int64, days: Double, reason: String)
         case alreadyATree(String)
         case noRemote
+        /// No remote at this URL, and none was asked for (`--create`).
+        case noRemoteAt(String)
+        /// The URL names another remote than the one this tree synced with.
+        case differentRemote(url: String, reason: String)
+        /// A new folder remote whose parent folder is missing (a typo, or a share not mounted).
+        case remoteParentMissing(url: String, parent: String)
         case busy(String)
         case notTracked(String)
         case gaveUp(String)
@@ -70,6 +76,13 @@ public final class Workspace {
                 return "remote \(url) has not been reached since \(Timestamp.rfc3339(since)) (more than \(Timestamp.days(days)), sync.maxOfflineDays): \(reason). "
                     + "Check the URL and the network (`docsync config remote.url`), or raise the limit with `docsync config sync.maxOfflineDays N`. Local changes stay recorded"
             case .noRemote: return "no remote configured; set one with `docsync config remote.url PATH`"
+            case let .noRemoteAt(url):
+                return "no docsync remote at \(url) (check the path; to make a new remote there, pass --create)"
+            case let .differentRemote(url, reason):
+                return "\(url) is a different remote than the one this tree last synced with (\(reason)). To switch to it, pass "
+                    + "--reset-base: the next sync then merges this tree with it and deletes nothing on either side"
+            case let .remoteParentMissing(url, parent):
+                return "remote \(url): the folder \(parent) does not exist (a typo, or a share that is not mounted?); create it first if it is meant"
             case let .busy(holder): return "another docsync run is working on this tree (\(holder.isEmpty ? "lock held" : holder)); try again later"
             case let .notTracked(path): return "\(path): not a tracked document"
             case let .gaveUp(reason): return reason
@@ -127,6 +140,10 @@ public final class Workspace {
         var config = Config()
         try config.set("core.replicaId", ReplicaID.generate(), allowReadOnly: true)
         try config.set("core.replicaName", replicaName ?? ProcessInfo.processInfo.hostName)
+        if let address, address.kind == .dir, !FileSystem.exists(address.url) {
+            let parent = (address.url as NSString).deletingLastPathComponent
+            if !FileSystem.isDirectory(parent) { throw Failure.remoteParentMissing(url: address.url, parent: parent) }
+        }
         if let address {
             if address.kind == .git {
                 // Any git URL; an empty repository is a valid new remote. Local paths are
@@ -366,10 +383,11 @@ public final class Workspace {
                                       schemas: recordSchemas)
         recorder.progress = progress
         recorder.joining = joining
+        if !joining.isEmpty { recorder.rejoining = state.unsyncedMintedDocuments }
         let result = try recorder.detect(write: write)
         report.problems += result.problems.map(ReportedProblem.invalidDocument)
         report.warnings += result.skipped.map { "\($0.path): skipped, \($0.reason)" }
-        report.recorded += result.actions.map(ChangeSummary.init)
+        report.recorded += result.actions.filter(\.isLocalAction).map(ChangeSummary.init)
         guard write else {
             if refreshingIndex { keepRefreshedIndex(recorder.index) }
             return result

@@ -178,6 +178,13 @@ extension DocSync {
         @Flag(name: .long, help: "Remove KEY's value (back to its default).")
         var unset = false
 
+        @Flag(name: .long, help: "With remote.url: make a new remote there if there is none (else that is refused, as a likely typo).")
+        var create = false
+
+        @Flag(name: .customLong("reset-base"),
+              help: "With a remote key: allow a different remote than the one this tree synced with, starting from an empty base (the next sync merges both sides and deletes nothing).")
+        var resetBase = false
+
         @Argument(help: "The setting, e.g. remote.url.")
         var key: String?
 
@@ -187,6 +194,9 @@ extension DocSync {
         func validate() throws {
             if !list && key == nil { throw ValidationError("Give a KEY, or --list.") }
             if unset && value != nil { throw ValidationError("--unset takes a KEY only.") }
+            if (create || resetBase) && !["remote.url", "remote.kind", "remote.branch"].contains(key ?? "") {
+                throw ValidationError("--create and --reset-base go with remote.url, remote.kind or remote.branch.")
+            }
         }
 
         func run() throws {
@@ -207,7 +217,8 @@ extension DocSync {
                 throw CommandFailure(message: "unknown config key '\(key)'; see `docsync config --help`", code: .failure, errorCode: "unknown-key")
             }
             if writes {
-                let remoteChanged = try workspace.setConfig(key, unset ? nil : value, relativeTo: global.workingDirectory)
+                let remoteChanged = try workspace.setConfig(key, unset ? nil : value, relativeTo: global.workingDirectory, create: create,
+                                                            resetBase: resetBase)
                 if global.json {
                     try Output.json(ConfigJSON(key: key, value: workspace.config[key], defaultValue: Config.key(named: key)?.defaultValue,
                                                remoteChanged: remoteChanged), command: "config")

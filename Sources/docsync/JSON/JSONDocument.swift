@@ -48,7 +48,8 @@ enum ErrorCode {
     case RemoteError.unsafe: return "remote-unsafe"
     case is RemoteAddress.Invalid: return "invalid-remote-url"
     case Workspace.Failure.notATree: return "not-a-tree"
-    case Workspace.Failure.noRemote: return "no-remote"
+    case Workspace.Failure.noRemote, Workspace.Failure.noRemoteAt: return "no-remote"
+    case Workspace.Failure.differentRemote: return "different-remote"
     case Workspace.Failure.notTracked: return "unknown-document"
     case Workspace.Failure.offlineTooLong: return "offline-too-long"
     default:
