@@ -40,6 +40,14 @@ public enum JSONValueParser {
         }
         return try built.get()
     }
+
+    /// Parses a document: like `parse`, but the text must be what `JSONScanner.scanDocument`
+    /// accepts (a top-level object, no repeated member name), with its errors: a file that
+    /// starts with '[' is "top-level value is an array", however it goes on.
+    public static func parseDocument(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+        _ = try JSONScanner.scanDocument(bytes)
+        return try parse(bytes)
+    }
 }
 
 // MARK: - The builder
