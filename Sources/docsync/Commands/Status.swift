@@ -34,7 +34,7 @@ extension DocSync {
             section("Pending (recorded, not yet on the remote)", ChangeNotes.lines(for: status.pending, recorded: true))
             section("Unrecorded changes on disk", ChangeNotes.lines(for: status.unrecorded, recorded: false))
             let (deletionsLost, collisions) = (status.conflicts.filter { $0.deleted == true }, status.conflicts.filter { $0.deleted != true })
-            func name(_ id: String?) -> String { id.map { names[$0] ?? $0 } ?? "another replica" }
+            func name(_ id: String?) -> String { id.map { ReplicaLabel.text($0, names: names) } ?? "another replica" }
             section("Conflicts, open",
                     collisions.map { record in
                         let side = workspace.sideHere(of: record).rawValue
