@@ -35,11 +35,11 @@ func checkScanner(_ bytes: [UInt8]) {
         checkPositioned(error, bytes, "scanDocument")
         if let validateError, error != validateError {
             // scanDocument may stop earlier, at a value that cannot be a document.
-            check((error.reason.contains("not an object") || error.reason.contains("duplicate top-level key"))
+            check((error.reason.contains("not an object") || error.reason.contains("duplicate member name"))
                   && error.offset <= validateError.offset,
                   "scanDocument error \(error) differs from validate error \(validateError) in \(show(bytes))")
         } else if validateError == nil {
-            check(error.reason.contains("not an object") || error.reason.contains("duplicate top-level key"),
+            check(error.reason.contains("not an object") || error.reason.contains("duplicate member name"),
                   "scanDocument rejected valid JSON for an unexpected reason: \(error) in \(show(bytes))")
         }
         return
@@ -58,7 +58,7 @@ func checkMembers(_ bytes: [UInt8], _ scanned: ScannedDocument) {
     check(bytes[(scanned.closeBrace + 1)...].allSatisfy(isJSONWhitespace), "non-whitespace after '}'")
 
     var previousEnd = scanned.openBrace + 1
-    var reservedSeen: [String: Int] = [:]
+    var namesSeen: [[UInt8]: Int] = [:]
     for (index, member) in scanned.members.enumerated() {
         let gap = bytes[previousEnd ..< member.keyRange.lowerBound]
         let expectedPunctuation = index == 0 ? 0 : 1
@@ -91,10 +91,10 @@ func checkMembers(_ bytes: [UInt8], _ scanned: ScannedDocument) {
         } else {
             check(member.stringValue == nil, "non-string member has a stringValue")
         }
-        if member.key == "refId" || member.key == "changesetId" {
-            check(reservedSeen[member.key] == nil, "reserved key \(member.key) accepted twice")
-            reservedSeen[member.key] = index
-        }
+        // No name twice (I-JSON), compared as bytes: canonically equivalent names differ.
+        let nameBytes = Array(member.key.utf8)
+        check(namesSeen[nameBytes] == nil, "member name \(member.key.debugDescription) accepted twice")
+        namesSeen[nameBytes] = index
         previousEnd = member.valueRange.upperBound
     }
     let tail = bytes[previousEnd ..< scanned.closeBrace]

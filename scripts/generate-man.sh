@@ -296,7 +296,11 @@ Time of the last successful push, pull or sync.
 Edits
 .Nm Cm edit
 refused without a terminal, as
-.Ar name Ns Pa \&. Ns Ar time Ns Pa .json .
+.Ar name Ns Pa \&. Ns Ar time Ns Pa .json
+.Po
+.Ar time Ns Pa -2 ,
+.Pa -3 No ...\& when refused in the same second; one never replaces another
+.Pc .
 .It Pa .docsync/last-attempt
 The last run that exited 75 and why (JSON), shown by
 .Nm Cm status

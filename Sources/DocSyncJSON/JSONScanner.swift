@@ -11,8 +11,12 @@
 //   20-digit integers are fine.
 // - A lone surrogate escape ("\uD800") is accepted, as most parsers do; when such a
 //   string is decoded (keys, top-level string values) it becomes U+FFFD.
-// - Duplicate keys are allowed (RFC 8259 leaves them open) except for the reserved
-//   top-level keys "refId" and "changesetId", which `scanDocument` rejects.
+// - A document (`scanDocument`) is I-JSON (RFC 7493) in one respect: no object, at any
+//   depth, repeats a member name (after decoding escapes, so "a" and "\u0061" are the
+//   same). A merge would otherwise keep one of the two values silently. `validate` is
+//   plain RFC 8259 and allows repeats. Names are compared by code points (no Unicode
+//   normalization). An object's names are compared byte for byte while it has a few,
+//   without allocating; a large object's go into a set, so the check stays linear.
 // - Error columns count Unicode scalars, not bytes, from the start of the line (a tab is
 //   one column; a BOM is not counted). LF, CRLF and a lone CR each end a line.
 
@@ -53,8 +57,7 @@ public struct ScannedDocument: Sendable, Equatable {
         self.closeBrace = closeBrace
     }
 
-    /// The member with this key. If a (non-reserved) key occurs more than once, the last
-    /// one wins, as in JavaScript's JSON.parse and most decoders.
+    /// The member with this key (keys are unique: `scanDocument` refuses repeats).
     public func member(named key: String) -> TopLevelMember? {
         members.last { $0.key == key }
     }
@@ -90,19 +93,20 @@ public enum JSONScanner {
     /// Same as `scanDocument(_:)` over memory the caller owns (e.g. a mapped file).
     /// The result holds no pointers into the buffer.
     public static func scanDocument(buffer: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> ScannedDocument {
-        var scanner = Scanner(buffer, collectMembers: true)
+        var scanner = Scanner(buffer, collectMembers: true, uniqueNames: true)
         try scanner.run()
         return ScannedDocument(members: scanner.members, openBrace: scanner.openBrace, closeBrace: scanner.closeBrace)
     }
 
-    /// Validates only (any top-level value, plain RFC 8259: no reserved-key checks); used by fuzzing.
-    public static func validate(_ bytes: [UInt8]) throws(JSONSyntaxError) {
-        try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in try validate(buffer: buffer) }
+    /// Validates only (any top-level value, plain RFC 8259), and with `uniqueMemberNames`
+    /// refuses an object that repeats a member name, as `scanDocument` does.
+    public static func validate(_ bytes: [UInt8], uniqueMemberNames: Bool = false) throws(JSONSyntaxError) {
+        try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in try validate(buffer: buffer, uniqueMemberNames: uniqueMemberNames) }
     }
 
     /// Same as `validate(_:)` over memory the caller owns.
-    public static func validate(buffer: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) {
-        var scanner = Scanner(buffer, collectMembers: false)
+    public static func validate(buffer: UnsafeBufferPointer<UInt8>, uniqueMemberNames: Bool = false) throws(JSONSyntaxError) {
+        var scanner = Scanner(buffer, collectMembers: false, uniqueNames: uniqueMemberNames)
         try scanner.run()
     }
 
@@ -117,11 +121,34 @@ public enum JSONScanner {
 private let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
 
 /// One pass over the bytes. `collectMembers` is the `scanDocument` mode: the top level
-/// must be an object, its members are recorded and reserved keys must be unique.
+/// must be an object and its members are recorded. With `uniqueNames` (always in that
+/// mode) no object may repeat a member name.
 private struct Scanner {
+    /// A member name as it is in the text: the bytes between its quotes.
+    struct NameToken {
+        var content: Range<Int>
+        var escaped: Bool
+    }
+
+    /// An open object's member names: `names[firstName...]` while it has few, compared
+    /// byte for byte without decoding or allocating (most objects have a handful); past
+    /// `namesCompared`, a set of the decoded names, so a huge object stays linear.
+    /// Plain data, so the stack of them costs no reference counting.
+    struct OpenObject {
+        var firstName: Int
+        /// Index of its set in `nameSets`, -1 while its names are compared directly.
+        var nameSet: Int
+        /// One bit per name (from its length and end bytes): a name whose bit is not set
+        /// is new without comparing. All ones once a name holds an escape.
+        var seen: UInt64
+    }
+
+    static let namesCompared = 16
+
     let buf: UnsafeBufferPointer<UInt8>
     let end: Int
     let collectMembers: Bool
+    let uniqueNames: Bool
     var pos = 0
     /// Open containers, innermost last: true for an object, false for an array.
     var stack: [Bool] = []
@@ -135,13 +162,21 @@ private struct Scanner {
     var memberValueStart = 0
     var memberKind = JSONValueKind.null
     var memberString: String?
-    var seenRefId = false
-    var seenChangesetId = false
+    /// The open objects, innermost last, and their member names (`uniqueNames` only).
+    var openObjects: [OpenObject] = []
+    var names: [NameToken] = []
+    var nameSets: [Set<[UInt8]>] = []
 
-    init(_ buf: UnsafeBufferPointer<UInt8>, collectMembers: Bool) {
+    init(_ buf: UnsafeBufferPointer<UInt8>, collectMembers: Bool, uniqueNames: Bool) {
         self.buf = buf
         self.end = buf.count
         self.collectMembers = collectMembers
+        self.uniqueNames = uniqueNames
+        if uniqueNames {
+            // Once per document, rather than growing on the first members.
+            openObjects.reserveCapacity(8)
+            names.reserveCapacity(32)
+        }
     }
 
     mutating func run() throws(JSONSyntaxError) {
@@ -241,6 +276,7 @@ private struct Scanner {
                 case (UInt8(ascii: "}"), true), (UInt8(ascii: "]"), false):
                     pos += 1
                     stack.removeLast()
+                    if inObject, uniqueNames { closeObjectNames() }
                     continue after
                 default:
                     throw unexpected(inObject ? "expected ',' or '}' after object member" : "expected ',' or ']' after array element")
@@ -285,16 +321,89 @@ private struct Scanner {
         if collectMembers, stack.count == 1 {
             memberKeyRange = start ..< pos
             memberKey = decodeString(start + 1 ..< pos - 1, escaped: escaped)
-            if memberKey == "refId" || memberKey == "changesetId" {
-                let seen = memberKey == "refId" ? seenRefId : seenChangesetId
-                if seen { throw error("duplicate top-level key \"\(memberKey)\"", at: start) }
-                if memberKey == "refId" { seenRefId = true } else { seenChangesetId = true }
+        }
+        if uniqueNames {
+            let name = NameToken(content: start + 1 ..< pos - 1, escaped: escaped)
+            if afterComma {
+                try noteName(name, at: start)
+            } else {
+                openObjects.append(OpenObject(firstName: names.count, nameSet: -1, seen: summary(name)))
+                names.append(name)
             }
         }
         skipWhitespace()
         guard pos < end, buf[pos] == UInt8(ascii: ":") else { throw unexpected("expected ':' after object key") }
         pos += 1
         skipWhitespace()
+    }
+
+    /// Adds the name of the innermost open object's second or later member; an error at
+    /// the name's token if the object already has a member of that name.
+    private mutating func noteName(_ name: NameToken, at start: Int) throws(JSONSyntaxError) {
+        let object = openObjects.count - 1
+        let setIndex = openObjects[object].nameSet
+        if setIndex >= 0 {
+            guard nameSets[setIndex].insert(decodedName(name)).inserted else { throw duplicate(name, at: start) }
+            return
+        }
+        let first = openObjects[object].firstName
+        let bit = summary(name)
+        if openObjects[object].seen & bit != 0 {
+            for i in first ..< names.count where sameName(names[i], name) {
+                throw duplicate(name, at: start)
+            }
+        }
+        openObjects[object].seen |= bit
+        names.append(name)
+        if names.count - first > Self.namesCompared {
+            nameSets.append(Set(names[first...].map(decodedName)))
+            openObjects[object].nameSet = nameSets.count - 1
+            names.removeLast(names.count - first)
+        }
+    }
+
+    private mutating func closeObjectNames() {
+        let object = openObjects.removeLast()
+        if object.nameSet >= 0 {
+            // Sets are made in the order objects open, so the innermost one's is last.
+            nameSets.removeLast()
+        } else {
+            names.removeLast(names.count - object.firstName)
+        }
+    }
+
+    /// The name's bit in `OpenObject.seen`: equal names have equal bits (an escaped name
+    /// may equal any other, so it has them all).
+    @inline(__always) private func summary(_ name: NameToken) -> UInt64 {
+        if name.escaped { return ~0 }
+        let n = name.content.count
+        guard n > 0 else { return 1 }
+        let mix = n &* 31 &+ Int(buf[name.content.lowerBound]) &* 7 &+ Int(buf[name.content.upperBound - 1])
+        return 1 << UInt64(mix & 63)
+    }
+
+    /// Whether two names are the same string: byte for byte, decoding only when one
+    /// holds an escape.
+    private func sameName(_ a: NameToken, _ b: NameToken) -> Bool {
+        if a.escaped || b.escaped { return decodedName(a) == decodedName(b) }
+        guard a.content.count == b.content.count else { return false }
+        var i = a.content.lowerBound, j = b.content.lowerBound
+        while i < a.content.upperBound {
+            if buf[i] != buf[j] { return false }
+            i += 1
+            j += 1
+        }
+        return true
+    }
+
+    /// A name's UTF-8 with escapes resolved: compared as bytes, because `String`'s `==`
+    /// would also equate canonically equivalent names ("é" and "e\u0301"), which differ.
+    private func decodedName(_ name: NameToken) -> [UInt8] {
+        name.escaped ? Array(decodeString(name.content, escaped: true).utf8) : Array(buf[name.content])
+    }
+
+    private func duplicate(_ name: NameToken, at start: Int) -> JSONSyntaxError {
+        error("duplicate member name \"\(decodeString(name.content, escaped: name.escaped))\"", at: start)
     }
 
     /// A string token starting at the opening quote. Returns whether it holds escapes.

@@ -7,7 +7,8 @@
 // Choices worth knowing:
 // - A leading UTF-8 byte order mark is skipped. Any top-level value is accepted.
 // - Numbers keep their exact text (see `JSONValue.number`).
-// - Duplicate keys: the last value wins, at the first occurrence's position.
+// - Duplicate keys: the last value wins, at the first occurrence's position; with
+//   `uniqueMemberNames` (I-JSON) they are an error, in `JSONScanner.scanDocument`'s words.
 // - A lone surrogate escape ("\uD800") decodes as U+FFFD, as in `JSONScanner`.
 // - Depth: by default input nested deeper than `defaultMaxDepth` containers is refused
 //   with a `JSONSyntaxError` ("nesting deeper than N levels") at the bracket that goes too
@@ -26,8 +27,9 @@ public enum JSONValueParser {
     /// Parses one JSON value (RFC 8259, any top-level kind, optional leading BOM).
     /// - Parameter maxDepth: most containers nested inside each other (the top-level
     ///   container is depth 1); nil for no limit (see the file header about freeing).
-    public static func parse(_ bytes: [UInt8], maxDepth: Int? = defaultMaxDepth) throws(JSONSyntaxError) -> JSONValue {
-        try JSONScanner.validate(bytes)
+    /// - Parameter uniqueMemberNames: refuse an object that repeats a member name.
+    public static func parse(_ bytes: [UInt8], maxDepth: Int? = defaultMaxDepth, uniqueMemberNames: Bool = false) throws(JSONSyntaxError) -> JSONValue {
+        try JSONScanner.validate(bytes, uniqueMemberNames: uniqueMemberNames)
         let built: Result<JSONValue, JSONSyntaxError> = bytes.withUnsafeBufferPointer { buffer in
             var builder = Builder(buffer, maxDepth: maxDepth ?? .max)
             if let value = builder.run() { return .success(value) }
@@ -37,6 +39,14 @@ public enum JSONValueParser {
                                             reason: "nesting deeper than \(maxDepth ?? .max) levels"))
         }
         return try built.get()
+    }
+
+    /// Parses a document: like `parse`, but the text must be what `JSONScanner.scanDocument`
+    /// accepts (a top-level object, no repeated member name), with its errors: a file that
+    /// starts with '[' is "top-level value is an array", however it goes on.
+    public static func parseDocument(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
+        _ = try JSONScanner.scanDocument(bytes)
+        return try parse(bytes)
     }
 }
 

@@ -249,8 +249,12 @@ private enum DocumentGenerator {
             comma: pretty ? "," : [", ", ",", " , "].randomElement(using: &rng)!
         )
         var members: [String] = []
+        var names: Set<String> = []
         for _ in 0 ..< Int.random(in: 0 ... 5, using: &rng) {
-            members.append(quoted(key(&rng)) + style.colon + value(&rng, style: style, depth: 1))
+            // A document repeats no member name (I-JSON): a repeat is left out.
+            let name = key(&rng)
+            guard names.insert(name).inserted else { continue }
+            members.append(quoted(name) + style.colon + value(&rng, style: style, depth: 1))
         }
         // Existing reserved members at random places, string-valued or not.
         for reserved in ["refId", "changesetId"] where Int.random(in: 0 ..< 3, using: &rng) == 0 {
@@ -292,9 +296,12 @@ private enum DocumentGenerator {
             let items = (0 ..< Int.random(in: 0 ... 3, using: &rng)).map { _ in value(&rng, style: style, depth: depth + 1) }
             return "[" + items.joined(separator: style.pretty ? ", " : style.comma) + "]"
         default:
-            let items = (0 ..< Int.random(in: 0 ... 3, using: &rng)).map { _ in
+            var names: Set<String> = []
+            let items = (0 ..< Int.random(in: 0 ... 3, using: &rng)).compactMap { _ -> String? in
                 // Nested reserved keys are ordinary members and must not be touched.
-                quoted(Bool.random(using: &rng) ? "refId" : key(&rng)) + style.colon + value(&rng, style: style, depth: depth + 1)
+                let name = Bool.random(using: &rng) ? "refId" : key(&rng)
+                guard names.insert(name).inserted else { return nil }
+                return quoted(name) + style.colon + value(&rng, style: style, depth: depth + 1)
             }
             guard style.pretty, !items.isEmpty else { return "{" + items.joined(separator: style.comma) + "}" }
             let inner = String(repeating: style.indent, count: depth + 1)

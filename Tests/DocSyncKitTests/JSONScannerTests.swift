@@ -82,17 +82,30 @@ struct JSONScannerTests {
     }
 
     @Test func nestedReservedKeysAreNotTopLevel() throws {
-        let doc = utf8(#"{"refId": "r", "inner": {"refId": 1, "refId": 2}, "list": [{"changesetId": "x"}]}"#)
+        let doc = utf8(#"{"refId": "r", "inner": {"refId": 1, "changesetId": 2}, "list": [{"changesetId": "x"}, {"changesetId": "y"}]}"#)
         let scanned = try JSONScanner.scanDocument(doc)
         #expect(scanned.members.map(\.key) == ["refId", "inner", "list"])
         #expect(scanned.member(named: "refId")?.stringValue == "r")
     }
 
-    @Test func otherDuplicateKeysAreAllowedAndTheLastWins() throws {
-        let doc = utf8(#"{"a": 1, "a": "second"}"#)
+    /// I-JSON (RFC 7493): a document may not repeat a member name within one object, at
+    /// any depth; the same name in different objects is fine. `validate` is plain RFC 8259.
+    @Test func sameNamesInDifferentObjectsAreFine() throws {
+        let doc = utf8(#"{"a": {"a": 1, "b": {"a": 2}}, "b": [{"a": 1, "b": 2}, {"a": 3, "b": 4}], "c": {}}"#)
         let scanned = try JSONScanner.scanDocument(doc)
-        #expect(scanned.members.count == 2)
-        #expect(scanned.member(named: "a")?.stringValue == "second")
+        #expect(scanned.members.map(\.key) == ["a", "b", "c"])
+        try JSONScanner.validate(utf8(#"{"a": 1, "a": 2}"#))
+        // Names compare by code points: canonically equivalent names are different names.
+        let escapes = try JSONScanner.scanDocument(utf8(#"{"\u00e9": 1, "e\u0301": 2}"#))
+        let literal = try JSONScanner.scanDocument(utf8("{\"\u{E9}\": 1, \"e\u{301}\": 2}"))
+        #expect(escapes.members.count == 2 && literal.members.count == 2)
+        // Past the names compared one by one, a large object is still checked.
+        let many = (0 ..< 40).map { "\"k\($0)\": \($0)" }
+        _ = try JSONScanner.scanDocument(utf8("{" + many.joined(separator: ", ") + "}"))
+        let repeated = scanError(utf8("{" + (many + ["\"k3\": 0"]).joined(separator: ", ") + "}"))
+        #expect(repeated?.reason == "duplicate member name \"k3\"")
+        let nested = scanError(utf8("{\"o\": {" + many.joined(separator: ", ") + ", \"x\": {\"k3\": 1}, \"k39\": 1}}"))
+        #expect(nested?.reason == "duplicate member name \"k39\"")
     }
 
     @Test func unicodeKeysAndValues() throws {
@@ -259,10 +272,16 @@ struct JSONScannerTests {
         // Columns count Unicode scalars, not bytes: "{"é": "ü" is 8 scalars but 10 bytes.
         ErrorCase(bytes: utf8(#"{"é": "ü"#) + [0xFF], offset: 10, line: 1, column: 9, "invalid UTF-8"),
         ErrorCase(#"{"日本": 1 2}"#, offset: 13, line: 1, column: 10, "expected ',' or '}' after object member"),
-        // Reserved keys.
-        ErrorCase(#"{"refId": "a", "refId": "b"}"#, offset: 15, line: 1, column: 16, "duplicate top-level key \"refId\""),
-        ErrorCase(#"{"changesetId": "a", "x": 1, "changesetId": "a"}"#, offset: 29, line: 1, column: 30, "duplicate top-level key \"changesetId\""),
-        ErrorCase(#"{"refId": "a", "ref\u0049d": "b"}"#, offset: 15, line: 1, column: 16, "duplicate top-level key \"refId\""),
+        // Repeated member names (I-JSON), reserved keys included; escapes are decoded first.
+        ErrorCase(#"{"refId": "a", "refId": "b"}"#, offset: 15, line: 1, column: 16, "duplicate member name \"refId\""),
+        ErrorCase(#"{"changesetId": "a", "x": 1, "changesetId": "a"}"#, offset: 29, line: 1, column: 30, "duplicate member name \"changesetId\""),
+        ErrorCase(#"{"refId": "a", "ref\u0049d": "b"}"#, offset: 15, line: 1, column: 16, "duplicate member name \"refId\""),
+        ErrorCase(#"{"a":1,"a":2}"#, offset: 7, line: 1, column: 8, "duplicate member name \"a\""),
+        ErrorCase(#"{"a": 1, "b": 2, "c": 3, "b": 4}"#, offset: 25, line: 1, column: 26, "duplicate member name \"b\""),
+        ErrorCase(#"{"o": {"x": 1, "y": {"z": 1}, "x": 2}}"#, offset: 30, line: 1, column: 31, "duplicate member name \"x\""),
+        ErrorCase(#"{"l": [{"a": 1}, {"a": 1, "a": 1}]}"#, offset: 26, line: 1, column: 27, "duplicate member name \"a\""),
+        ErrorCase(#"{"é": 1, "\u00e9": 2}"#, offset: 10, line: 1, column: 10, "duplicate member name \"é\""),
+        ErrorCase(#"{"": 1, "": 2}"#, offset: 8, line: 1, column: 9, "duplicate member name \"\""),
         ErrorCase(bytes: [0xEF, 0xBB, 0xBF] + utf8(#"{"a" 1}"#), offset: 8, line: 1, column: 6, "expected ':' after object key"),
     ])
     func errors(_ c: ErrorCase) {
@@ -277,7 +296,7 @@ struct JSONScannerTests {
         let cases: [([String], Int, Int, String)] = [
             (["{", #"  "a": 1,"#, #"  "b": "x\qy""#, "}"], 3, 10, "invalid escape '\\q'"),
             (["{", #"  "a": 1"#, #"  "b": 2"#, "}"], 3, 3, "expected ',' or '}' after object member"),
-            (["{", #"  "refId": "r","#, #"  "list": ["#, "    1", "  ],", #"  "refId": "s""#, "}"], 6, 3, "duplicate top-level key \"refId\""),
+            (["{", #"  "refId": "r","#, #"  "list": ["#, "    1", "  ],", #"  "refId": "s""#, "}"], 6, 3, "duplicate member name \"refId\""),
             (["{", #"  "é": "ü","#, "\t\"ключ\": tru", "}"], 3, 13, "invalid literal, expected 'true'"),
             (["{", #"  "a": "open"#, "}"], 2, 13, "control character in string"),
             (["{", #"  "a": 1"#, "", "  "], 4, 3, "unexpected end of file, expected ',' or '}' after object member"),

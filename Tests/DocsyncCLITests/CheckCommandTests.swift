@@ -51,6 +51,38 @@ struct CheckCommandTests {
         #expect(Files.tree(a.root, skipMetadata: false) == before, "check writes nothing, in the tree or in .docsync/")
     }
 
+    @Test("check DIR from outside the tree (a CI step, a hook in a parent folder) checks the tree's records by its rules")
+    func checkATreeFromOutsideIt() throws {
+        let box = Sandbox()
+        let a = setUp(box, files: ["contacts/ann.json": "{\"name\": \"Ann\"}\n"])
+        a.write("contacts/bad.json", "{\"name\": \"B\", \"email\": \"x\"}\n")
+        a.write("notes/broken.json", "{\"x\": \n")
+        a.write("notes/list.json", "[1]\n")
+
+        let expected = ["A/contacts/bad.json: error: /email: not a valid email", "A/notes/broken.json:2:1: error:",
+                        "A/notes/list.json:1:1: error: top-level value is an array"]
+        let outside = CLI.run(["check", "A"], in: box.root)
+        #expect(outside.exit == 1, outside.comment)
+        for line in expected { #expect(outside.stderr.contains(line), "\(line): \(outside)") }
+        #expect(!outside.stdout.contains("all valid"), outside.comment)
+        // A file named from outside is checked by the tree's schema globs too.
+        let file = CLI.run(["check", "A/contacts/bad.json"], in: box.root)
+        #expect(file.exit == 1 && file.stderr.contains(expected[0]), file.comment)
+        // From inside another tree, a path into this one is still checked by this one's rules.
+        let b = box.initReplica("B")
+        let fromB = CLI.run(["check", "../A/contacts"], in: b.root)
+        #expect(fromB.exit == 1 && fromB.stderr.contains("../A/contacts/bad.json: error: /email: not a valid email"), fromB.comment)
+        // A parent folder (a repository holding the tree) checks the trees in it by their rules;
+        // the folder remote beside them is not records.
+        let parent = CLI.run(["check"], in: box.root)
+        #expect(parent.exit == 1, parent.comment)
+        for line in expected { #expect(parent.stderr.contains(line), "\(line): \(parent)") }
+        #expect(!parent.stderr.contains("remote/"), parent.comment)
+        // -C works the same way.
+        let dashC = CLI.run(["-C", "A", "check"], in: box.root)
+        #expect(dashC.exit == 1 && dashC.stderr.contains("notes/list.json:1:1: error:"), dashC.comment)
+    }
+
     @Test("check outside a docsync tree, with --schema, and as the README's git pre-commit hook in a real repository")
     func checkOutsideATreeAndAsAHook() throws {
         let box = Sandbox()

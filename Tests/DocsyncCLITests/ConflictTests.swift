@@ -68,6 +68,45 @@ struct ConflictTests {
         #expect(b.conflictCopies().count == 1)
     }
 
+    @Test("conflict lines name the other replica by its name, then its id, on both remote kinds", arguments: MergeCLITests.Kind.allCases)
+    func conflictLinesNameReplicas(_ kind: MergeCLITests.Kind) {
+        let box = Sandbox("names-\(kind)")
+        let remote = Reliability.remote(box, git: kind == .git)
+        let a = box.replica("A")
+        a.write("doc.json", Self.doc)
+        a.write("e.json", "{\"e\": 1}\n")
+        #expect(CLI.run(["init", "--remote", remote, "--name", "alpha", "A"], in: box.root).exit == 0)
+        a.sync()
+        #expect(CLI.run(["clone", "--name", "beta", remote, "B"], in: box.root).exit == 0)
+        let b = box.replica("B")
+        let alpha = a.run("config", "core.replicaId").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let beta = b.run("config", "core.replicaId").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(alpha.count == 12 && beta.count == 12)
+
+        // A edits doc and deletes e; B, later, edits both: B's edits win, B records the conflicts.
+        a.write("doc.json", a.read("doc.json")!.replacing("original", with: "from A"))
+        SaveClock.shared.stamp(a.path("doc.json"))
+        a.remove("e.json")
+        b.write("doc.json", b.read("doc.json")!.replacing("original", with: "from B"))
+        SaveClock.shared.stamp(b.path("doc.json"))
+        b.write("e.json", b.read("e.json")!.replacing("\"e\": 1", with: "\"e\": 2"))
+        a.sync()
+        #expect(b.run("sync").exit == 3)
+        let statusB = b.run("status")
+        #expect(statusB.stdout.contains("e.json  deleted by alpha (\(alpha)), edited here"), statusB.comment)
+
+        // A hears of both from the remote: the lines name beta, not only its id.
+        let heard = a.run("sync")
+        #expect(heard.stdout.contains("at replica beta (\(beta))"), heard.comment)
+        #expect(!heard.stdout.contains("at replica \(beta)"), heard.comment)
+        let conflicts = a.run("conflicts")
+        #expect(conflicts.stdout.contains("recorded by replica beta (\(beta))"), conflicts.comment)
+        let log = a.run("log")
+        for line in (log.stdout + a.run("status").stdout).split(separator: "\n") where line.contains(beta) {
+            #expect(line.contains("beta (\(beta))") || line.contains("-\(beta)"), "a bare replica id: \(line)")
+        }
+    }
+
     @Test("identical edits on both sides are not a conflict")
     func identicalEdits() {
         let box = Sandbox()

@@ -155,6 +155,40 @@ struct EditAndNewTests {
     #expect(FileManager.default.fileExists(atPath: live), "a running edit's copy stays")
   }
 
+  @Test("refused texts never overwrite each other: two killed edits' copies and three refused edits in one second are five files")
+  func rejectedTextsAreNeverOverwritten() throws {
+    let box = Sandbox()
+    let a = box.initReplica("A", files: ["a.json": "{\"v\": 1}\n"])
+    a.sync()
+    // Two copies of killed edits of the same record: kept by one run, in the same instant.
+    let tmp = a.root + "/.docsync/tmp"
+    try FileManager.default.createDirectory(atPath: tmp, withIntermediateDirectories: true)
+    var texts: Set<String> = []
+    for n in 1...2 {
+      let gone = Process()
+      gone.executableURL = URL(fileURLWithPath: "/bin/true")
+      try gone.run()
+      gone.waitUntilExit()
+      let text = "{\"v\": \"killed copy \(n)\"}"
+      try Data(text.utf8).write(to: URL(fileURLWithPath: tmp + "/a.\(gone.processIdentifier).json"))
+      texts.insert(text)
+    }
+    // Three refused edits in a row (well within one second).
+    for n in 1...3 {
+      let text = "{\"v\": \(n),}"
+      let broken = Self.editor(box, "broken\(n).sh", "printf '%s' '\(text)' > \"$1\"")
+      let r = a.run(["edit", "a.json"], env: ["VISUAL": broken])
+      #expect(r.exit == 1, r.comment)
+      texts.insert(text)
+    }
+    let folder = a.root + "/.docsync/rejected/"
+    let kept = try FileManager.default.contentsOfDirectory(atPath: folder)
+    #expect(kept.count == 5, "\(kept)")
+    #expect(kept.allSatisfy { $0.hasPrefix("a.") && $0.hasSuffix(".json") }, "\(kept)")
+    let keptTexts = Set(kept.compactMap { try? String(contentsOfFile: folder + $0, encoding: .utf8) })
+    #expect(keptTexts == texts, "every refused text is kept: \(keptTexts)")
+  }
+
   @Test("new creates a stamped record (empty or from a template) and refuses bad paths")
   func newRecord() {
     let box = Sandbox()

@@ -18,7 +18,7 @@ struct HostileInputTests {
     static let valid: [String: [UInt8]] = [
         "deep/arrays.json": Array(("{\"deep\": " + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + ", \"v\": \"deep\"}\n").utf8),
         "deep/objects.json": Array(("{\"v\": \"deep-objects\", \"o\": " + String(repeating: "{\"a\":", count: 100_000) + "1" + String(repeating: "}", count: 100_000) + "}\n").utf8),
-        "dupkeys.json": Array("{\"a\": 1, \"a\": 2, \"v\": \"dup\", \"a\": {\"a\": [], \"a\": null}}\n".utf8),
+        "same-names-apart.json": Array("{\"a\": {\"a\": 1}, \"v\": \"apart\", \"b\": [{\"a\": 2}, {\"a\": 3}]}\n".utf8),
         "bom.json": [0xEF, 0xBB, 0xBF] + Array("{\n  \"v\": \"bom\"\n}\n".utf8),
         "crlf.json": Array("{\r\n  \"v\": \"crlf\",\r\n  \"list\": [1,\r\n    2]\r\n}\r\n".utf8),
         "crlf-tabs.json": Array("{\r\n\t\"refId\" : \"crlf-own-id\",\r\n\t\"v\" : \"crlf-tabs\"\r\n}".utf8),
@@ -46,9 +46,15 @@ struct HostileInputTests {
             "deep-unclosed-objects.json": Invalid(bytes: Array(String(repeating: "{\"a\":", count: 100_000).utf8),
                                                   message: "deep-unclosed-objects.json:1:500001: error: unexpected end of file"),
             "dup-refid.json": Invalid(bytes: Array("{\"refId\": \"x1\", \"refId\": \"x2\"}".utf8),
-                                      message: "dup-refid.json:1:17: error: duplicate top-level key \"refId\""),
+                                      message: "dup-refid.json:1:17: error: duplicate member name \"refId\""),
             "dup-changesetid.json": Invalid(bytes: Array("{\n\"changesetId\": \"a\",\n\"changesetId\": \"b\"\n}".utf8),
-                                            message: "dup-changesetid.json:3:1: error: duplicate top-level key \"changesetId\""),
+                                            message: "dup-changesetid.json:3:1: error: duplicate member name \"changesetId\""),
+            // I-JSON (RFC 7493): a member name repeated in one object, at any depth; a merge
+            // would silently keep one of them.
+            "dupkeys.json": Invalid(bytes: Array("{\"a\": 1, \"a\": 2, \"v\": \"dup\"}\n".utf8),
+                                    message: "dupkeys.json:1:10: error: duplicate member name \"a\""),
+            "dupkeys-nested.json": Invalid(bytes: Array("{\"v\": \"nested\",\n \"o\": {\"b\": [{\"d\": 0, \"e\": 1, \"\\u0064\": 2}]}}\n".utf8),
+                                           message: "dupkeys-nested.json:2:31: error: duplicate member name \"d\""),
             "bad-utf8.json": Invalid(bytes: Array("{\n  \"v\": \"bad".utf8) + [0xFF, 0xFE] + Array("\"\n}\n".utf8),
                                      message: "bad-utf8.json:2:12: error: invalid UTF-8"),
             "overlong-utf8.json": Invalid(bytes: Array("{\"v\": \"".utf8) + [0xC0, 0xAF] + Array("\"}".utf8),

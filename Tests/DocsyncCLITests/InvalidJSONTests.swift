@@ -40,6 +40,34 @@ struct InvalidJSONTests {
         #expect(b.documents() == a.documents())
     }
 
+    @Test("a file whose first non-space byte is '[' is a top-level array, whatever follows: in sync, check, diff and blame")
+    func openBracketIsAnArray() {
+        let box = Sandbox()
+        let a = box.initReplica("A", files: ["doc.json": "{\"v\": 1}\n", "other.json": "{\"o\": 1}\n"])
+        a.sync()
+        a.write("bracket.json", "[")
+        a.write("bracket-junk.json", "  \n[{\"a\": ")
+        let sync = a.run("sync")
+        #expect(sync.exit == 1, sync.comment)
+        #expect(sync.stderr.contains("bracket.json:1:1: error: top-level value is an array, not an object"), sync.comment)
+        #expect(sync.stderr.contains("bracket-junk.json:2:1: error: top-level value is an array, not an object"), sync.comment)
+        #expect(a.read("bracket.json") == "[")
+        let check = a.run("check", "bracket.json")
+        #expect(check.exit == 1 && check.stderr.contains("bracket.json:1:1: error: top-level value is an array"), check.comment)
+
+        // A tracked document that now holds just '[' (or a whole array).
+        a.write("doc.json", "[")
+        let diff = a.run("diff", "doc.json")
+        #expect(diff.stdout.contains("not a valid document: 1:1: top-level value is an array, not an object"), diff.comment)
+        #expect(!diff.stdout.contains("end of file"), diff.comment)
+        a.write("doc.json", "[1, 2]\n")
+        let whole = a.run("diff", "doc.json")
+        #expect(whole.stdout.contains("not a valid document: 1:1: top-level value is an array, not an object"), whole.comment)
+        a.write("doc.json", "[")
+        let blame = a.run("blame", "doc.json")
+        #expect(blame.exit == 1 && blame.stderr.contains("doc.json:1:1: top-level value is an array, not an object"), blame.comment)
+    }
+
     @Test("a tracked document that becomes invalid is not deleted on the remote; its fix syncs")
     func trackedDocumentBreaks() {
         let box = Sandbox()

@@ -81,4 +81,16 @@ struct MergeDriverTests {
         #expect(r.stderr.contains("theirs (x.json):1:7"), r.comment)
         #expect(read("ours.json") == "{\"a\": 2}")
     }
+
+    @Test("merge-driver: a side that repeats a member name (I-JSON) is not merged (a merge would keep one silently): OURS as it was, exit 1")
+    func repeatedMemberName() {
+        try! FileManager.default.createDirectory(atPath: repo, withIntermediateDirectories: true)
+        write("base.json", "{\"a\": 1, \"o\": {\"b\": 1}}")
+        write("ours.json", "{\"a\": 2, \"o\": {\"b\": 1}}")
+        write("theirs.json", "{\"a\": 1, \"o\": {\"b\": 1, \"b\": 3}}")
+        let r = CLI.run(["merge-driver", "base.json", "ours.json", "theirs.json", "x.json"], in: repo)
+        #expect(r.exit == 1, r.comment)
+        #expect(r.stderr.contains("theirs (x.json):1:24: duplicate member name \"b\""), r.comment)
+        #expect(read("ours.json") == "{\"a\": 2, \"o\": {\"b\": 1}}")
+    }
 }

@@ -17,6 +17,31 @@ struct StatusExplainsTests {
     return (a, box.clone("B"))
   }
 
+  @Test("status shows the first 50 of each list and how many more; --all shows every one; --json lists every one")
+  func longListsAreCut() throws {
+    let box = Sandbox()
+    let (a, _) = Self.pair(box)
+    for i in 0..<120 { a.write(String(format: "new/n%03d.json", i), "{\"i\": \(i)}\n") }
+    let status = a.ok("status")
+    let listed = status.stdout.split(separator: "\n").filter { $0.hasPrefix("  create  new/") }
+    #expect(status.stdout.contains("Unrecorded changes on disk: 120"), status.comment)
+    #expect(listed.count == 50, status.comment)
+    #expect(status.stdout.contains("  … and 70 more (docsync status --all)"), status.comment)
+    let all = a.ok("status", "--all")
+    #expect(all.stdout.split(separator: "\n").filter { $0.hasPrefix("  create  new/") }.count == 120, all.comment)
+    #expect(!all.stdout.contains("more (docsync status --all)"), all.comment)
+    let json = try #require(JSONHelp.parse(a.ok("status", "--json").stdout) as? [String: Any])
+    #expect((json["unrecorded"] as? [Any])?.count == 120, "\(json.keys)")
+
+    // Pending: recorded while the remote is away (exit 75), cut the same way.
+    try FileManager.default.moveItem(atPath: box.remote, toPath: box.remote + ".away")
+    #expect(a.run("sync").exit == 75)
+    let pending = a.ok("status")
+    #expect(pending.stdout.contains("Pending (recorded, not yet on the remote): 120"), pending.comment)
+    #expect(pending.stdout.split(separator: "\n").filter { $0.hasPrefix("  create  new/") }.count == 50, pending.comment)
+    #expect(pending.stdout.contains("  … and 70 more (docsync status --all)"), pending.comment)
+  }
+
   @Test("invalid files are listed on stdout with path:line:col: reason, and status exits 1")
   func invalidFilesOnStdout() {
     let box = Sandbox()

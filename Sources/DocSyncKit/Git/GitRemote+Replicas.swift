@@ -78,6 +78,24 @@ extension GitRemote {
     }.sorted { $0.replicaId < $1.replicaId }
   }
 
+  /// Each replica's name (its latest commit's author), from the history this tree last
+  /// fetched: no network, for lines that name a replica (`status`, `conflicts`, `log`).
+  public func cachedReplicaNames() -> [String: String] {
+    var names: [String: String] = [:]
+    var current = try? repo.referenceTarget(trackingRef)
+    var index = 0
+    while let id = current, index < Self.gcHistoryLimit, let info = try? repo.commit(id) {
+      if let replicaId = Self.replicaId(inMessage: info.message), names[replicaId] == nil,
+        let name = Self.replicaName(fromAuthor: info.author)
+      {
+        names[replicaId] = name
+      }
+      current = info.parents.first
+      index += 1
+    }
+    return names
+  }
+
   /// docsync commits are authored `docsync (<name>)`.
   static func replicaName(fromAuthor author: String) -> String? {
     guard author.hasPrefix("docsync ("), author.hasSuffix(")") else { return nil }

@@ -121,17 +121,7 @@ public enum FileSystem {
     /// Whatever `body` throws leaves `path` as it was.
     public static func writeAtomically(_ path: String, mode: mode_t = 0o644, durable: Bool = true, writing body: (Int32) throws -> Void) throws {
         let (dir, base) = splitLast(path)
-        // pid and a counter name it uniquely among live processes; O_EXCL and the retry
-        // cover a leftover of a dead process that had the same pid. Why not random: one
-        // getrandom(2) per file written was a tenth of a first push's system calls.
-        var temp = ""
-        var fd: Int32 = -1
-        for _ in 0..<100 {
-            temp = (dir.isEmpty ? "" : dir + "/") + ".docsync-tmp-\(processID)-\(temporaryCounter.add(1, ordering: .relaxed).newValue)-" + base.prefix(40)
-            fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-            if fd >= 0 || errno != EEXIST { break }
-        }
-        guard fd >= 0 else { throw FileSystemError(path: path, operation: "create (temporary file)", code: errno) }
+        let (temp, fd) = try createTemporary(beside: path, folder: dir, name: base, mode: mode)
         do {
             try body(fd)
             if fchmod(fd, mode) != 0 { throw FileSystemError(path: temp, operation: "chmod", code: errno) }
@@ -151,6 +141,59 @@ public enum FileSystem {
             throw FileSystemError(path: path, operation: "rename", code: code)
         }
         if durable { try syncDirectory(dir.isEmpty ? "." : dir) }
+    }
+
+    /// A new `.docsync-tmp-…` file in `folder` for writing `path` (named `name`), open.
+    private static func createTemporary(beside path: String, folder dir: String, name base: String, mode: mode_t) throws(FileSystemError) -> (String, Int32) {
+        // pid and a counter name it uniquely among live processes; O_EXCL and the retry
+        // cover a leftover of a dead process that had the same pid. Why not random: one
+        // getrandom(2) per file written was a tenth of a first push's system calls.
+        var temp = ""
+        var fd: Int32 = -1
+        for _ in 0..<100 {
+            temp = (dir.isEmpty ? "" : dir + "/") + ".docsync-tmp-\(processID)-\(temporaryCounter.add(1, ordering: .relaxed).newValue)-" + base.prefix(40)
+            fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+            if fd >= 0 || errno != EEXIST { break }
+        }
+        guard fd >= 0 else { throw FileSystemError(path: path, operation: "create (temporary file)", code: errno) }
+        return (temp, fd)
+    }
+
+    /// Creates `path` with `bytes` only if nothing is there, atomically like
+    /// `writeAtomically` (a temporary file, fsynced, then hard-linked to `path`, which
+    /// fails if the name is taken), and fsyncs the folder; false, and nothing written, if
+    /// the name is taken. For files that must never replace another (a refused text kept
+    /// for the user). Where hard links are not supported, O_EXCL creates it in place.
+    public static func createNew(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws(FileSystemError) -> Bool {
+        let (dir, base) = splitLast(path)
+        let (temp, fd) = try createTemporary(beside: path, folder: dir, name: base, mode: mode)
+        do throws(FileSystemError) {
+            try writeAll(fd, bytes, path: path)
+            if fsync(fd) != 0 { throw FileSystemError(path: path, operation: "fsync", code: errno) }
+            close(fd)
+        } catch {
+            close(fd)
+            unlink(temp)
+            throw error
+        }
+        defer { unlink(temp) }
+        if link(temp, path) != 0 {
+            let code = errno
+            if code == EEXIST { return false }
+            guard code == EPERM || code == ENOTSUP || code == EOPNOTSUPP || code == EXDEV else {
+                throw FileSystemError(path: path, operation: "link", code: code)
+            }
+            let direct = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+            if direct < 0 {
+                if errno == EEXIST { return false }
+                throw FileSystemError(path: path, operation: "create", code: errno)
+            }
+            defer { close(direct) }
+            try writeAll(direct, bytes, path: path)
+            if fsync(direct) != 0 { throw FileSystemError(path: path, operation: "fsync", code: errno) }
+        }
+        try syncDirectory(dir.isEmpty ? "." : dir)
+        return true
     }
 
     /// The folder and the name of `path` (`("", path)` without a slash): on bytes, not

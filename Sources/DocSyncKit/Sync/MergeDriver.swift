@@ -40,7 +40,8 @@ public enum MergeDriver {
     public static func merge(base: [UInt8], ours: [UInt8], theirs: [UInt8], path: String?, config: Config,
                              replica: String?, nowMillis: UInt64) throws -> Outcome {
         func parse(_ bytes: [UInt8], _ name: String) throws -> JSONValue {
-            do { return try JSONValueParser.parse(bytes) } catch {
+            // A repeated member name is refused: merging would keep one of its values silently.
+            do { return try JSONValueParser.parse(bytes, uniqueMemberNames: true) } catch {
                 throw Failure(message: "\(name) (\(path ?? "the file")):\(error.line):\(error.column): \(error.reason); not merged")
             }
         }

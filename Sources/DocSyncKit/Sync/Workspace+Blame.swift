@@ -39,7 +39,10 @@ extension Workspace {
     public func blame(_ doc: String, pointer: String?, relativeTo cwd: String) throws -> BlameReport {
         let (refId, path) = try resolveDocument(doc, relativeTo: cwd)
         guard let path, let bytes = try SafeTreeIO(root: layout.root).readIfPresent(path) else { throw Failure.notTracked(doc) }
-        guard let current = try? JSONValueParser.parse(bytes) else { throw Failure.gaveUp("\(path) is not valid JSON right now") }
+        let current: JSONValue
+        do { current = try JSONValueParser.parseDocument(bytes) } catch {
+            throw Failure.gaveUp("\(path):\(error.line):\(error.column): \(error.reason); blame needs a valid document")
+        }
 
         var versions: [String: BlameVersion] = [:]
         func add(_ id: String, _ replica: String, _ time: Int64, _ content: [UInt8]?) {

@@ -11,7 +11,7 @@ public struct DocumentDiff: Codable, Sendable {
     /// The changesetId of the version compared with, when there is one.
     public var againstChangesetId: String?
     public var changes: [JSONDiff.Change]
-    /// Why there is no field-level diff: `new`, `deleted`, or the file is not valid JSON.
+    /// Why there is no field-level diff: `new`, `deleted`, or a side is not a valid document.
     public var note: String?
 
     public init(path: String, refId: String?, against: String, againstChangesetId: String?, changes: [JSONDiff.Change], note: String? = nil) {
@@ -104,17 +104,22 @@ extension Workspace {
             case (nil, nil): continue
             case (nil, let now?):
                 result.note = "new"
-                result.changes = (try? JSONValueParser.parse(now)).map { [JSONDiff.Change(pointer: "", kind: .added, old: nil, new: JSONValueWriter.compactString($0.removing(.both)))] } ?? []
+                do {
+                    let value = try JSONValueParser.parseDocument(now)
+                    result.changes = [JSONDiff.Change(pointer: "", kind: .added, old: nil, new: JSONValueWriter.compactString(value.removing(.both)))]
+                } catch {
+                    result.note = "new, not a valid document: \(error.line):\(error.column): \(error.reason)"
+                }
             case (let was?, nil):
                 result.note = "deleted"
                 result.changes = (try? JSONValueParser.parse(was)).map { [JSONDiff.Change(pointer: "", kind: .removed, old: JSONValueWriter.compactString($0.removing(.both)), new: nil)] } ?? []
             case (let was?, let now?):
                 guard let a = try? JSONValueParser.parse(was) else { result.note = "the version compared with is not valid JSON"; break }
                 do {
-                    let b = try JSONValueParser.parse(now)
+                    let b = try JSONValueParser.parseDocument(now)
                     result.changes = JSONDiff.changes(from: a.removing(.both), to: b.removing(.both))
                 } catch {
-                    result.note = "not valid JSON: \(error.line):\(error.column): \(error.reason)"
+                    result.note = "not a valid document: \(error.line):\(error.column): \(error.reason)"
                 }
             }
             if result.changes.isEmpty && result.note == nil { continue }

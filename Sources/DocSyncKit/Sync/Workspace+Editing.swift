@@ -89,16 +89,20 @@ extension Workspace {
     return EditProblem(line: at.line, column: at.column, reason: "fails its schema: " + reasons.joined(separator: "; "))
   }
 
-  /// Keeps refused text under `.docsync/rejected/<name>.<time>.json`; returns that path.
+  /// Keeps refused text under `.docsync/rejected/<name>.<time>.json` (`<time>-2`, `-3`…
+  /// when that name is taken: never over another refused text); returns that path.
   public func keepRejected(_ bytes: [UInt8], for path: String) throws -> String {
     let folder = layout.metadata + "/rejected"
     try FileSystem.createDirectories(folder)
     let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
     let stamp = Timestamp.rfc3339(FileSystem.currentTimeNanos / 1_000_000).replacingOccurrences(
       of: ":", with: "")
-    let target = folder + "/\(name).\(stamp).json"
-    try FileSystem.writeAtomically(target, bytes)
-    return target
+    var attempt = 1
+    while true {
+      let target = folder + "/\(name).\(stamp)\(attempt == 1 ? "" : "-\(attempt)").json"
+      if try FileSystem.createNew(target, bytes) { return target }
+      attempt += 1
+    }
   }
 
   /// Replaces the record at `path` with `edited` (already checked) atomically and

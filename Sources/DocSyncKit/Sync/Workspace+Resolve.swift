@@ -127,8 +127,9 @@ extension Workspace {
             if whole { return .whole(stored, undone: []) }
             throw Failure.gaveUp("\(documentPath) is not in the tree; bring the whole stored version back with --whole")
         }
-        guard let current = try? JSONValueParser.parse(currentBytes) else {
-            throw Failure.gaveUp("\(documentPath) is not valid JSON right now; fix it first (or take the whole stored version with --whole)")
+        let current: JSONValue
+        do { current = try JSONValueParser.parseDocument(currentBytes) } catch {
+            throw Failure.gaveUp("\(documentPath):\(error.line):\(error.column): \(error.reason); fix it first (or take the whole stored version with --whole)")
         }
         if whole {
             let fields = Set(record.fields ?? [])

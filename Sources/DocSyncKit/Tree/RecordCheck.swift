@@ -8,7 +8,8 @@ import Foundation
 /// name schemas.
 public enum RecordCheck {
     public struct Report: Codable, Sendable, Equatable {
-        /// The docsync tree the records are in, nil outside one.
+        /// The docsync tree the records are in (the current folder's when they are in
+        /// several), nil outside one.
         public var tree: String?
         public var checked = 0
         /// How many records had a schema to satisfy.
@@ -51,16 +52,61 @@ public enum RecordCheck {
 
     public static func run(_ request: Request) throws -> Report {
         let directory = FileSystem.absolute(request.directory)
-        let layout = TreeLayout.find(from: directory)
+        // Each path is checked by the rules of the tree it is in (its config, its ignore
+        // rules, its schema globs), found from the path, not from where check runs: a CI
+        // step or a hook in a parent folder names a tree from outside it.
+        var groups: [(layout: TreeLayout?, paths: [String])] = []
+        func add(_ path: String?, in layout: TreeLayout?) {
+            if let i = groups.firstIndex(where: { $0.layout?.root == layout?.root }) {
+                if let path { groups[i].paths.append(path) }
+            } else {
+                groups.append((layout, path.map { [$0] } ?? []))
+            }
+        }
+        if request.paths.isEmpty { add(nil, in: TreeLayout.find(from: directory)) }
+        for path in request.paths {
+            let absolute = FileSystem.absolute(path, relativeTo: directory)
+            let folder = FileSystem.isDirectory(absolute) ? absolute : (absolute as NSString).deletingLastPathComponent
+            add(path, in: TreeLayout.find(from: folder))
+        }
+
+        var report = Report(tree: groups.count == 1 ? groups[0].layout?.root : TreeLayout.find(from: directory)?.root)
+        // A folder walked may hold other trees (a repository with a docsync tree in it):
+        // their records are checked too, each by its own tree's rules.
+        var next = 0
+        while next < groups.count {
+            let group = groups[next]
+            next += 1
+            let (part, nestedTrees) = try check(group.paths, in: group.layout, directory: directory, schema: request.schema)
+            report.checked += part.checked
+            report.withSchema += part.withSchema
+            report.invalid += part.invalid
+            report.problems += part.problems
+            report.notes += part.notes
+            for nested in nestedTrees {
+                let known = groups.indices.filter { groups[$0].layout?.root == nested }
+                if let waiting = known.first(where: { $0 >= next }) {
+                    groups[waiting].paths.append(nested)
+                } else if !known.contains(where: { groups[$0].paths.isEmpty || groups[$0].paths.contains(nested) }) {
+                    groups.append((TreeLayout(root: nested), [nested]))
+                }
+            }
+        }
+        return report
+    }
+
+    /// `paths` (none: the whole tree, or `directory` outside one), all in the tree of
+    /// `layout` (nil: in no tree), shown relative to `directory`.
+    static func check(_ paths: [String], in layout: TreeLayout?, directory: String, schema: String?) throws -> (Report, nestedTrees: [String]) {
         let root = layout?.root ?? directory
         let config = try layout.map { try Config.load(from: $0.config) } ?? Config()
-        let forced = request.schema.map { FileSystem.absolute($0, relativeTo: directory) }
+        let forced = schema.map { FileSystem.absolute($0, relativeTo: directory) }
         let schemas = RecordSchemas(root: root, config: config, insideTree: layout != nil, forced: forced)
         if let forced, let problem = schemas.checkSchemaFile(forced) {
-            throw Failure(message: "--schema \(request.schema ?? forced): \(problem)")
+            throw Failure(message: "--schema \(schema ?? forced): \(problem)")
         }
         var report = Report(tree: layout?.root)
-        let (targets, missing) = targets(request.paths, directory: directory, root: root,
+        let (targets, missing, nested) = targets(paths, directory: directory, root: root,
                                          ignore: layout.map { IgnoreRules.load(from: $0.ignoreFile) } ?? IgnoreRules(text: ""))
         report.problems += missing
         report.invalid += missing.count
@@ -82,7 +128,7 @@ public enum RecordCheck {
         for (target, verdict) in zip(targets, verdicts) {
             if let note = verdict?.note { report.notes.append("\(target.display): \(note)") }
         }
-        return report
+        return (report, nested)
     }
 
     /// Verdicts filled in by concurrent workers, each its own range, under a lock.
@@ -130,10 +176,12 @@ public enum RecordCheck {
     }
 
     /// The records named by `paths` (files as given, folders walked for `*.json` with the
-    /// tree's ignore rules), and a problem for each path that is not there.
-    static func targets(_ paths: [String], directory: String, root: String, ignore: IgnoreRules) -> ([Target], [DocumentProblem]) {
+    /// tree's ignore rules), a problem for each path that is not there, and the other
+    /// trees found in the folders walked (absolute roots).
+    static func targets(_ paths: [String], directory: String, root: String, ignore: IgnoreRules) -> ([Target], [DocumentProblem], [String]) {
         var targets: [Target] = []
         var missing: [DocumentProblem] = []
+        var nested: [String] = []
         var seen = Set<String>()
         func add(_ absolute: String) {
             guard seen.insert(absolute).inserted else { return }
@@ -144,8 +192,15 @@ public enum RecordCheck {
             let inTree = folder == root || folder.hasPrefix(root + "/")
             let start = inTree ? root : folder
             let prefix = folder == start ? "" : String(folder.dropFirst(start.count + 1)) + "/"
-            for entry in TreeWalker(root: start, ignore: inTree ? ignore : IgnoreRules(text: "")).walk().files where entry.path.hasPrefix(prefix) {
+            let listing = TreeWalker(root: start, ignore: inTree ? ignore : IgnoreRules(text: "")).walk()
+            for entry in listing.files where entry.path.hasPrefix(prefix) {
                 add(start + "/" + entry.path)
+            }
+            // The walker passes over folders with a `.docsync/`; a tree among them is checked
+            // apart (a folder remote is not the user's records).
+            for skipped in listing.skipped where prefix.isEmpty || skipped.path.hasPrefix(prefix) {
+                let absolute = start + "/" + skipped.path
+                if TreeLayout.find(from: absolute)?.root == absolute { nested.append(absolute) }
             }
         }
         if paths.isEmpty { walk(root) }
@@ -159,7 +214,7 @@ public enum RecordCheck {
                 missing.append(DocumentProblem(path: path, reason: "no such file"))
             }
         }
-        return (targets, missing)
+        return (targets, missing, nested)
     }
 
     /// `absolute` relative to `base` ("../x.json" when it is beside it), for display.

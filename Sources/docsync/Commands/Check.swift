@@ -12,7 +12,9 @@ extension DocSync {
                 path, or every record's with --schema. Prints every problem, as path:line:col: \
                 reason for invalid JSON and path: /json/pointer: reason for a schema error, and \
                 exits 1 if there is any. Without PATH it checks every *.json file of the tree \
-                (honouring .docsyncignore). Writes nothing and takes no lock, so it runs beside a \
+                (honouring .docsyncignore). Each PATH is checked by the rules of the tree it is in, \
+                wherever check runs, and a folder holding docsync trees checks their records by \
+                theirs. Writes nothing and takes no lock, so it runs beside a \
                 sync, in a git pre-commit hook or a CI step, inside a docsync tree or not. See \
                 docs/SCHEMA.md for the supported keywords.
                 """

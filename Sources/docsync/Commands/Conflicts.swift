@@ -25,7 +25,7 @@ extension DocSync {
                 let what = r.fields.map { $0.isEmpty ? "whole document" : "fields " + $0.joined(separator: ", ") } ?? "whole document"
                 Output.line("\(r.path)  (\(r.refId))")
                 let side = workspace.sideHere(of: r).rawValue
-                let by = r.replica.map { $0 == own ? "" : "; recorded by replica \(names[$0].map { "\($0) (\(r.replica!))" } ?? $0)" } ?? ""
+                let by = r.replica.map { $0 == own ? "" : "; recorded by replica \(ReplicaLabel.text($0, names: names))" } ?? ""
                 let decided = r.deleted == true ? "a deletion lost to an edit" : "\(what); policy \((r.policy ?? .lww).rawValue)"
                 Output.line("  \(decided); \(Output.time(r.time))\(by)"
                             + (r.resolved.map { "; resolved \(Output.time($0))" + (r.take.map { " (took \($0))" } ?? "") } ?? ""))

@@ -8,7 +8,7 @@ enum LogLine {
   static func text(_ item: LogEntry, names: [String: String]) -> String {
     let e = item.entry
     var text = "\(String(e.seq).padding(5)) \(Output.time(e.time))  \(e.kind.rawValue.padding(8))"
-    func who(_ id: String?) -> String { id.map { " (by \(names[$0] ?? $0))" } ?? "" }
+    func who(_ id: String?) -> String { id.map { " (by \(ReplicaLabel.text($0, names: names)))" } ?? "" }
     switch e.event {
     case .local(_, let version, let from):
       text += " " + version.path

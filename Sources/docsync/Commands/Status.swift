@@ -5,9 +5,16 @@ extension DocSync {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show pending, unrecorded and conflicting changes, and the last sync.",
-            discussion: "Changes nothing you sync; like git status, it may save what it read into .docsync/index (the stat cache), so the next run need not read those files again. Files that are not valid documents are listed with path:line:col and the reason, or path: /json/pointer: reason for a record that fails its JSON Schema (exit 1). \"Pending\" actions are recorded but not yet on the remote; \"unrecorded\" changes are on disk and will be recorded by the next push, pull or sync. A change says why where it is not obvious: a rename where the document was, a delete + create of one file that its refId was removed or changed, a deletion that it goes to the remote as a tombstone. Deletions that lost to an edit are listed with the command that deletes the document after all."
+            discussion: "Changes nothing you sync; like git status, it may save what it read into .docsync/index (the stat cache), so the next run need not read those files again. Files that are not valid documents are listed with path:line:col and the reason, or path: /json/pointer: reason for a record that fails its JSON Schema (exit 1). \"Pending\" actions are recorded but not yet on the remote; \"unrecorded\" changes are on disk and will be recorded by the next push, pull or sync. A change says why where it is not obvious: a rename where the document was, a delete + create of one file that its refId was removed or changed, a deletion that it goes to the remote as a tombstone. Deletions that lost to an edit are listed with the command that deletes the document after all. Each list stops after 50 lines with how many more there are; --all lists everything."
         )
         @OptionGroup var global: GlobalOptions
+
+        @Flag(name: .long, help: "List every change and conflict (without it, each list stops after \(Status.shownPerList) with how many more there are; --json lists every one).")
+        var all = false
+
+        /// How many lines of each list are shown without --all: 5,000 unrecorded changes
+        /// should not push the rest of the status off the screen.
+        static let shownPerList = 50
 
         func run() throws {
             Output.configure(global)
@@ -34,7 +41,7 @@ extension DocSync {
             section("Pending (recorded, not yet on the remote)", ChangeNotes.lines(for: status.pending, recorded: true))
             section("Unrecorded changes on disk", ChangeNotes.lines(for: status.unrecorded, recorded: false))
             let (deletionsLost, collisions) = (status.conflicts.filter { $0.deleted == true }, status.conflicts.filter { $0.deleted != true })
-            func name(_ id: String?) -> String { id.map { names[$0] ?? $0 } ?? "another replica" }
+            func name(_ id: String?) -> String { id.map { ReplicaLabel.text($0, names: names) } ?? "another replica" }
             section("Conflicts, open",
                     collisions.map { record in
                         let side = workspace.sideHere(of: record).rawValue
@@ -64,7 +71,9 @@ extension DocSync {
         private func section(_ title: String, _ lines: [String], hint: String? = nil) {
             guard !lines.isEmpty else { return }
             Output.line("\n\(title): \(lines.count)")
-            for line in lines { Output.line("  " + line) }
+            let shown = all ? lines.count : min(lines.count, Self.shownPerList)
+            for line in lines.prefix(shown) { Output.line("  " + line) }
+            if shown < lines.count { Output.line("  … and \(lines.count - shown) more (docsync status --all)") }
             if let hint { Output.line("  (\(hint))") }
         }
     }

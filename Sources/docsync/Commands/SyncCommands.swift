@@ -54,7 +54,10 @@ extension RemoteCommand {
             view.clear()
             throw error
         }
-        try SyncPrinter(global: global, streamed: view.streamed).finish(report, verb: Self.verb, command: Self._commandName)
+        // The remote's replica names only when a line names another replica.
+        let names = workspace.replicaNames(fromRemote: report.conflicts.contains { $0.recordedBy != nil })
+        try SyncPrinter(global: global, streamed: view.streamed, replicaNames: names)
+            .finish(report, verb: Self.verb, command: Self._commandName)
     }
 }
 
@@ -155,6 +158,8 @@ struct SyncPrinter {
     var global: GlobalOptions
     /// Lines a ProgressView already printed as they happened.
     var streamed: Set<String> = []
+    /// Names for the replicas lines mention, by id (see ReplicaLabel).
+    var replicaNames: [String: String] = [:]
 
     /// `pull    create  a.json  (from b.json)`.
     static func changeLine(verb: String, _ c: ChangeSummary, tag: String = "") -> String {
@@ -180,7 +185,7 @@ struct SyncPrinter {
                 let fields = c.fields.map { $0.isEmpty ? "" : " (fields \($0.joined(separator: ", ")))" } ?? ""
                 if let by = c.recordedBy {
                     let what = c.stored.hasSuffix("deletion") ? "your deletion" : "your version \(c.storedChangesetId)"
-                    Output.line("conflict        \(c.path)\(fields): \(what) lost to \(c.keptChangesetId) at replica \(by) (kept in \(c.file ?? "the conflict store"))")
+                    Output.line("conflict        \(c.path)\(fields): \(what) lost to \(c.keptChangesetId) at replica \(ReplicaLabel.text(by, names: replicaNames)) (kept in \(c.file ?? "the conflict store"))")
                     continue
                 }
                 Output.line("\(tag)conflict  \(report.dryRun ? "" : "      ")\(c.path)\(fields): kept \(c.kept) \(c.keptChangesetId), \(c.stored) version \(c.storedChangesetId) stored" + (c.file.map { " in \($0)" } ?? ""))
