@@ -9,11 +9,10 @@ extension Workspace {
         conflictStore.list().filter { all || $0.isOpen }
     }
 
-    /// Which side of this replica a record's stored version is: records arriving from
-    /// another replica say "local" for that replica's own version.
+    /// Which side of this replica a record's stored version is: local only where that
+    /// version (or deletion) was made (see `ConflictPointOfView`).
     public func sideHere(of record: ConflictStore.Record) -> Reconciler.Side {
-        guard let by = record.replica, by != config.replicaId else { return record.side }
-        return record.side == .local ? .remote : .local
+        pointOfView(of: record).storedSide
     }
 
     /// What `resolve` will write: nil when the document stays as it is.
@@ -27,7 +26,10 @@ extension Workspace {
     /// - `take` nil: the document is accepted as it is now (edited by hand).
     /// - `local` / `remote`: that side's values of the colliding fields, on top of the
     ///   document as it is now: edits made since the conflict stay. A side whose deletion
-    ///   lost to an edit: taking it deletes the document.
+    ///   lost to an edit: taking it deletes the document. "Local" is what this replica has
+    ///   (see `ConflictPointOfView`): on a replica whose version did not lose, the document
+    ///   stays as it is.
+    /// - a replica (name or id): the version or deletion that replica made.
     /// - a changesetId (or prefix): that stored version's values of its colliding fields.
     /// - `whole`: the chosen stored version replaces the whole document; the report says
     ///   which later edits that undoes.
@@ -49,6 +51,9 @@ extension Workspace {
             if whole { throw Failure.gaveUp("--whole needs --take local|remote|ID: which stored version to bring back") }
         case "local", "remote":
             chosen = open.last { sideHere(of: $0).rawValue == take }
+        case let replica? where replicaId(named: replica, among: open) != nil:
+            let id = replicaId(named: replica, among: open)!
+            chosen = open.last { $0.lostBy == id }
         case let id?:
             let matches = open.filter { $0.changesetId.hasPrefix(id) }
             guard let match = matches.last else {
@@ -112,7 +117,18 @@ extension Workspace {
     }
 
     private func describeSide(_ record: ConflictStore.Record) -> String {
-        "\(sideHere(of: record).rawValue) version \(record.changesetId)'s"
+        let view = pointOfView(of: record)
+        let owner = view.storedIsLocal ? "local" : view.storedBy.map { "\(replicaNames(fromRemote: false)[$0] ?? $0)'s" } ?? "remote"
+        return "\(owner) version \(record.changesetId)'s"
+    }
+
+    /// The id of the replica `text` names (its name or id) if it made one of the versions
+    /// of these records.
+    private func replicaId(named text: String, among records: [ConflictStore.Record]) -> String? {
+        let authors = Set(records.flatMap { [$0.lostBy, ChangesetID($0.winner)?.replica].compactMap { $0 } })
+        if authors.contains(text) { return text }
+        let names = replicaNames()
+        return authors.first { names[$0] == text }
     }
 
     /// The document after taking `record`'s side, from the file as it is now.

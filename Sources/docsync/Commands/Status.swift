@@ -44,9 +44,9 @@ extension DocSync {
             func name(_ id: String?) -> String { id.map { ReplicaLabel.text($0, names: names) } ?? "another replica" }
             section("Conflicts, open",
                     collisions.map { record in
-                        let side = workspace.sideHere(of: record).rawValue
                         let fields = record.fields.map { $0.isEmpty ? "" : " (fields: \($0.joined(separator: ", ")))" } ?? ""
-                        return "\(record.path)  \(side) version \(record.changesetId) lost to \(record.winner)\(fields)"
+                        let sentence = workspace.pointOfView(of: record).sentence(record) { $0 == status.replicaId ? "this replica" : names[$0] ?? $0 }
+                        return "\(record.path)  \(sentence)\(fields)"
                     },
                     hint: "the losing versions are kept in .docsync/conflicts/; `docsync conflicts` lists them, `docsync resolve DOC` settles one")
             section("Deletions that lost to an edit (the edit was kept)",

@@ -28,10 +28,19 @@ private func replaceTimes(
 
 struct ConflictJSON: Encodable {
   var record: ConflictStore.Record
+  /// This replica's id: `storedSide` is the stored version's side seen from here
+  /// (`side` is the recording replica's), `keptBy` the replica that made the kept version.
+  var replicaId: String
+
+  private enum Key: String, CodingKey { case storedSide, keptBy }
 
   func encode(to encoder: Encoder) throws {
     try record.encode(to: encoder)
     try replaceTimes(encoder, ["time": record.time, "resolved": record.resolved])
+    let view = ConflictPointOfView(record, replica: replicaId)
+    var container = encoder.container(keyedBy: Key.self)
+    try container.encode(view.storedSide, forKey: .storedSide)
+    try container.encodeIfPresent(view.keptBy, forKey: .keptBy)
   }
 }
 
@@ -129,7 +138,7 @@ struct StatusJSON: Encodable {
     try replaceTimes(encoder, ["lastSync": status.lastSync], nullIfMissing: true)
     var container = encoder.container(keyedBy: Key.self)
     try container.encode(status.invalidFiles, forKey: .invalidFiles)
-    try container.encode(status.conflicts.map(ConflictJSON.init), forKey: .conflicts)
+    try container.encode(status.conflicts.map { ConflictJSON(record: $0, replicaId: status.replicaId) }, forKey: .conflicts)
     try container.encode(NotedChange.list(status.pending, recorded: true), forKey: .pending)
     try container.encode(NotedChange.list(status.unrecorded, recorded: false), forKey: .unrecorded)
     try container.encode(replicaName ?? status.replicaId, forKey: .replicaName)

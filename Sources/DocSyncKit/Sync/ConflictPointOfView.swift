@@ -1,0 +1,53 @@
+/// A conflict record seen from one replica. A record names its two versions by the
+/// replica that made each (`lostBy` for the stored version or deletion, the replica in
+/// the kept changesetId) and by changesetId; which of them is "local" depends on who looks.
+///
+/// - The stored version is local on the replica that made it (its edit, or its deletion,
+///   lost), and remote everywhere else.
+/// - On a replica that made neither version, "local" is what it holds now: the kept one.
+///
+/// So `resolve --take local` always means "what this replica has", and on a replica that
+/// was not party to the conflict it deletes nothing and changes nothing. Why: the record
+/// used to be flipped for every replica but the one that recorded it, so a third replica
+/// saw another replica's deletion as its own, and taking "local" deleted the document on
+/// every replica.
+public struct ConflictPointOfView: Sendable, Equatable {
+    /// Who made the stored (losing) version or deletion; nil for records of an older
+    /// docsync that did not say.
+    public var storedBy: String?
+    /// Who made the kept version (for a merge: the replica that merged).
+    public var keptBy: String?
+    /// The stored version is this replica's own.
+    public var storedIsLocal: Bool
+
+    public var storedSide: Reconciler.Side { storedIsLocal ? .local : .remote }
+
+    public init(_ record: ConflictStore.Record, replica: String) {
+        storedBy = record.lostBy
+        keptBy = ChangesetID(record.winner)?.replica
+        if let lostBy = record.lostBy {
+            storedIsLocal = lostBy == replica
+        } else {
+            // No author recorded: the recording replica's side, flipped for the others.
+            let recordedHere = record.replica.map { $0 == replica } ?? true
+            storedIsLocal = recordedHere ? record.side == .local : record.side == .remote
+        }
+    }
+
+    /// "r1's deletion lost to r2's edit", with names for the replica ids where known and
+    /// "this replica" for this one.
+    public func sentence(_ record: ConflictStore.Record, name: (String) -> String) -> String {
+        let stored = storedIsLocal ? "this replica's" : storedBy.map { name($0) + "'s" } ?? "another replica's"
+        let kept = keptBy.map { name($0) + "'s" } ?? "another replica's"
+        let what = record.deleted == true ? "deletion" : "version"
+        let winner = record.deleted == true ? "edit" : (record.policy == .merge && record.fields?.isEmpty == false ? "version (merged)" : "version")
+        return "\(stored) \(what) \(record.changesetId) lost to \(kept) \(winner) \(record.winner)"
+    }
+}
+
+extension Workspace {
+    /// The record as this replica sees it (see `ConflictPointOfView`).
+    public func pointOfView(of record: ConflictStore.Record) -> ConflictPointOfView {
+        ConflictPointOfView(record, replica: config.replicaId)
+    }
+}
