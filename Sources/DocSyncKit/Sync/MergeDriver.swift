@@ -5,8 +5,8 @@ import Foundation
 /// with the engine and settings of a sync (field merge, arrays, counters, the path's
 /// policy). A decision as a value: `merge` reads nothing and writes nothing.
 ///
-/// The later save wins collisions: the side whose `changesetId` is later, else ours (git's
-/// convention). A merged record that is neither side's gets a new `changesetId`, later
+/// The later save wins collisions: the side whose `changesetId` is later, else (no ids,
+/// or the same id on both sides) ours, git's convention. A merged record that is neither side's gets a new `changesetId`, later
 /// than both (one changesetId names one content), when the sides carry them.
 public enum MergeDriver {
     public struct Outcome: Sendable {
@@ -48,8 +48,12 @@ public enum MergeDriver {
         let o = try parse(ours, "ours"), t = try parse(theirs, "theirs")
         let b = base.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) ? nil : try parse(base, "base")
         let (oursId, theirsId) = (changesetId(of: o), changesetId(of: t))
-        let oursLater = oursId.flatMap { ours in theirsId.map { changesetOrder($0, ours) } } ?? true
-        let why = oursId != nil && theirsId != nil ? "later changesetId" : "no changesetIds to compare: ours, as git does"
+        // The same id on both sides: both were edited outside docsync from one version, so
+        // neither is later; the tie goes to ours, as git's does.
+        let tie = oursId != nil && oursId == theirsId
+        let oursLater = tie || (oursId.flatMap { ours in theirsId.map { changesetOrder($0, ours) } } ?? true)
+        let why = tie ? "both sides carry the same changesetId (edited outside docsync): ours, as git does"
+            : oursId != nil && theirsId != nil ? "later changesetId" : "no changesetIds to compare: ours, as git does"
         let winner = oursLater ? "ours" : "theirs"
 
         let policy = path.map(config.policy(for:)) ?? config.policy(for: "")

@@ -149,10 +149,12 @@ extension Workspace {
       throw Failure.gaveUp(
         "\(name) has no synced version to restore; give one with --at (see `docsync log \(name)`)")
     }
-    // Every version the prefix names, by changesetId: one version may be in both places.
+    // Every version the prefix names, by changesetId and content: one version may be in
+    // both places, and one changesetId may name several contents (edits made with plain
+    // git keep the id they came from), which is ambiguous too.
     var candidates: [String: (found: () throws -> Found, described: String)] = [:]
     for e in kept where e.changesetId!.hasPrefix(at) {
-      candidates[e.changesetId!] = (
+      candidates[e.changesetId! + " " + e.hash!] = (
         {
           try fromJournal(e).orThrow(
             Failure.gaveUp("version \(e.changesetId!) of \(name) is no longer kept here"))
@@ -164,9 +166,10 @@ extension Workspace {
       let remote = try makeRemote()
       for v in try remote.history(of: refId, path: path)
       where !v.deleted && (v.changesetId.hasPrefix(at) || v.id.hasPrefix(at)) {
-        if candidates[v.changesetId] != nil { continue }
+        let key = v.changesetId + " " + (v.hash ?? v.id)
+        if candidates[key] != nil { continue }
         let id = v.id.count == 40 ? " commit " + v.id.prefix(12) : ""
-        candidates[v.changesetId] = (
+        candidates[key] = (
           { try fromRemote(v, remote) },
           "\(v.changesetId)  \(Timestamp.rfc3339(v.time))  \(v.path ?? "")  (the remote\(id))"
         )
@@ -179,7 +182,7 @@ extension Workspace {
       let list = candidates.keys.sorted().map { "  " + candidates[$0]!.described }.joined(
         separator: "\n")
       throw Failure.gaveUp(
-        "--at \(at) is ambiguous for \(name): it matches \(candidates.count) versions; give more of the id:\n\(list)"
+        "--at \(at) is ambiguous for \(name): it matches \(candidates.count) versions; give more of the id, or a commit id:\n\(list)"
       )
     }
     guard let only = candidates.values.first else {
