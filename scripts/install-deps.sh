@@ -10,8 +10,11 @@ dpkg -s libgit2-dev >/dev/null 2>&1 || need+=(libgit2-dev)
 # zlib compresses the git packs docsync writes (libgit2-dev pulls it in too).
 dpkg -s zlib1g-dev >/dev/null 2>&1 || need+=(zlib1g-dev)
 # For the tests of the docs and examples: the shells whose completion scripts are checked,
-# jq (examples/edit-with-jq-and-sed.sh) and groff (rendering man/docsync.1).
-for pkg in zsh fish jq groff-base; do
+# jq (examples/edit-with-jq-and-sed.sh), groff (rendering man/docsync.1), less (the default
+# pager, run under script and timeout), unshare (a user namespace with a small inotify
+# limit) and systemd-analyze (verifying examples/systemd; nothing is started). The list is
+# Tests/DocsyncCLITests/ProgramPrerequisites.swift's; most are on every Debian already.
+for pkg in bash zsh fish jq groff-base less systemd util-linux bsdutils coreutils; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 # The --json tests validate output against docs/schemas/ with an independent validator.

@@ -9,7 +9,8 @@ struct DocSync: ParsableCommand {
         discussion: """
             Each document is a *.json file whose top level is an object. docsync gives it a \
             "refId" (identity) and a "changesetId" (version), records every local change in an \
-            append-only journal, and reconciles the tree three-way against a remote folder.
+            append-only journal, and reconciles the tree three-way against a remote folder or a git \
+            repository (a bare repository by path, file://, git://, ssh://, user@host:path, https://).
 
             Exit codes: 0 success; 1 error (including files that are not valid JSON); \
             2 usage (also: no command, or an unknown one); 3 (push, pull and sync only) conflicts were recorded; 75 the remote is unreachable or another run \

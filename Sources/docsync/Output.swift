@@ -37,7 +37,10 @@ enum Output {
     /// (https://no-color.org).
     static let colour = isTerminal && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
 
+    /// Writes to stderr after what stdout holds so far, so that with both in one file
+    /// (`2>&1`, a cron mail) the lines come in the order they happened, as on a terminal.
     static func writeStderr(_ text: String) {
+        StandardOutput.flush()
         FileHandle.standardError.write(Data(text.utf8))
     }
 
@@ -65,17 +68,17 @@ enum Output {
 
     static func error(_ text: String) {
         let prefix = colour ? "\u{1B}[31merror:\u{1B}[0m " : "error: "
-        FileHandle.standardError.write(Data(("docsync: " + prefix + text + "\n").utf8))
+        writeStderr("docsync: " + prefix + text + "\n")
     }
 
     static func warning(_ text: String) {
         guard !quiet || verbose else { return }
-        FileHandle.standardError.write(Data(("docsync: warning: " + text + "\n").utf8))
+        writeStderr("docsync: warning: " + text + "\n")
     }
 
     /// A document problem in compiler style: `path:line:col: error: reason`.
     static func problem(_ text: String) {
-        FileHandle.standardError.write(Data((text.replacingFirstColonGroup() + "\n").utf8))
+        writeStderr(text.replacingFirstColonGroup() + "\n")
     }
 
     /// Prints `value` as the command's one `--json` object (see JSONDocument).

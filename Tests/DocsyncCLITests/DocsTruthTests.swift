@@ -116,6 +116,35 @@ struct DocsTruthTests {
     }
   }
 
+  @Test("--help says what the man page does: push, pull and sync name exit 3; the overview names git remotes too")
+  func helpTexts() {
+    let box = Sandbox()
+    for command in ["push", "pull", "sync"] {
+      let help = CLI.run([command, "--help"], in: box.root, env: ["COLUMNS": "1000"])
+      #expect(help.exit == 0, help.comment)
+      #expect(help.stdout.contains("Exits 3 when conflicts were recorded"), "\(command) --help: \(help.stdout)")
+      #expect(help.stdout.contains("75"), "\(command) --help: \(help.stdout)")
+    }
+    let top = CLI.run(["--help"], in: box.root, env: ["COLUMNS": "1000"])
+    #expect(top.stdout.contains("a remote folder or a git repository"), top.comment)
+  }
+
+  @Test("docs/RECOVERY.md: a vanished remote folder prints what the page shows (exit 75)")
+  func unreachableRemote() throws {
+    let console = try DocTranscript.section("docs/RECOVERY.md", marker: "unreachable")
+    let box = Sandbox()
+    let share = box.path("share/records")
+    try FileManager.default.createDirectory(atPath: share, withIntermediateDirectories: true)
+    let records = box.replica("records")
+    records.write("a.json", "{\"a\": 1}\n")
+    #expect(CLI.run(["init", "--remote", share, "--name", "laptop", "records"], in: box.root).exit == 0)
+    records.sync()
+    try FileManager.default.removeItem(atPath: share)
+    records.write("b.json", "{\"b\": 1}\n")
+    let actual = DocTranscript.replay(console, in: box.root, placeholder: "/mnt")
+    DocTranscript.expectMatch(actual, console, "docs/RECOVERY.md's unreachable remote")
+  }
+
   @Test("pull --help speaks of pulls: --force and --dry-run do not talk about pushing")
   func pullHelp() {
     let box = Sandbox()

@@ -376,10 +376,8 @@ struct ExamplesTests {
     // systemd's own check, where systemd is installed (units copied with ExecStart
     // pointing at the built binary, which must exist for it).
     let analyze = "/usr/bin/systemd-analyze"
-    guard FileManager.default.isExecutableFile(atPath: analyze) else {
-      print("SKIPPED: systemd-analyze verify of examples/systemd (no \(analyze) here)")
-      return
-    }
+    guard Prerequisite.systemdAnalyze.runsHere else { return }
+    try Prerequisite.systemdAnalyze.require()
     let units = box.path("units")
     try writeFile(
       units + "/docsync-sync.service",

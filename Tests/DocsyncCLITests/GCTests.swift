@@ -87,6 +87,25 @@ import Testing
         #expect(a.json("b5.json")?["v"] as? Int == 5)
     }
 
+    @Test("after gc, log DOC prints no empty journal heading: one line says the entries were compacted")
+    func logAfterGCHasNoEmptyHeading() throws {
+        let box = Sandbox()
+        let a = box.initReplica("A", files: ["d.json": "{\"v\": 1}\n"])
+        a.sync()
+        // A window that leaves a section empty prints no heading for it.
+        let windowed = a.ok("log", "d.json", "--since", "2999-01-01")
+        #expect(!windowed.stdout.contains("Remote versions"), windowed.comment)
+        #expect(!windowed.stdout.contains("This replica's journal"), windowed.comment)
+        a.ok("gc")
+        let log = a.ok("log", "d.json")
+        let lines = log.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for (i, line) in lines.enumerated() where line.hasSuffix(":") {
+            let next = i + 1 < lines.count ? lines[i + 1] : ""
+            #expect(next.hasPrefix("  "), "heading '\(line)' with nothing under it: \(log)")
+        }
+        #expect(log.stdout.contains("This replica's journal: no entries for it (docsync gc compacted them once they reached the remote)"), log.comment)
+    }
+
     @Test func dryRunChangesNothing() throws {
         let box = Sandbox()
         let a = box.initReplica("a", files: ["x.json": "{\"v\": \"0\"}"])

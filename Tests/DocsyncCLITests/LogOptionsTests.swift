@@ -116,8 +116,9 @@ struct LogOptionsTests {
 
   @Test(
     "without $PAGER the log goes through less -FRX, which quits by itself when the log fits on the screen",
-    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/less")))
-  func defaultPagerIsLess() {
+    .enabled(if: Prerequisite.less.runsHere))
+  func defaultPagerIsLess() throws {
+    try Prerequisite.less.require()
     let box = Sandbox()
     let a = box.initReplica("A", files: ["one.json": "{}"])
     a.sync()

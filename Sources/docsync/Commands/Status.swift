@@ -118,6 +118,7 @@ extension DocSync {
             if let document {
                 let names = workspace.replicaNames()
                 var history = try workspace.history(of: document, relativeTo: global.workingDirectory)
+                let journalHadEntries = !history.local.isEmpty
                 history.local = window(history.local) { $0.entry.time }
                 // Newest first: the window's last N are the first N.
                 history.remote = window(history.remote.reversed()) { $0.time }.reversed()
@@ -125,14 +126,21 @@ extension DocSync {
                 let pager = noPager ? nil : Pager.start()
                 defer { pager?.finish() }
                 Output.line("Document \(history.refId)" + (history.path.map { " (\($0))" } ?? ""))
-                Output.line("\nRemote versions, newest first:")
-                if let error = history.remoteError { Output.line("  (unavailable: \(error))") }
-                for v in history.remote {
-                    let id = v.id.count == 40 ? String(v.id.prefix(12)) : v.id
-                    Output.line("  \(id.padding(13)) \(Output.time(v.time))  \(v.deleted ? "deleted".padding(30) : v.changesetId.padding(30))  \(names[v.author] ?? v.author)  \(v.path ?? "")")
+                // A section with nothing to show (after -n or --since) has no heading.
+                if !history.remote.isEmpty || history.remoteError != nil {
+                    Output.line("\nRemote versions, newest first:")
+                    if let error = history.remoteError { Output.line("  (unavailable: \(error))") }
+                    for v in history.remote {
+                        let id = v.id.count == 40 ? String(v.id.prefix(12)) : v.id
+                        Output.line("  \(id.padding(13)) \(Output.time(v.time))  \(v.deleted ? "deleted".padding(30) : v.changesetId.padding(30))  \(names[v.author] ?? v.author)  \(v.path ?? "")")
+                    }
                 }
-                Output.line("\nThis replica's journal:")
-                for item in history.local { Output.line("  " + LogLine.text(item, names: names)) }
+                if !history.local.isEmpty {
+                    Output.line("\nThis replica's journal:")
+                    for item in history.local { Output.line("  " + LogLine.text(item, names: names)) }
+                } else if !journalHadEntries {
+                    Output.line("\nThis replica's journal: no entries for it (docsync gc compacted them once they reached the remote)")
+                }
                 return
             }
             var entries = try workspace.log()

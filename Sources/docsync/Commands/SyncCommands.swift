@@ -31,6 +31,13 @@ struct PullFlags: RemoteFlags {
     var options: SyncOptions { SyncOptions(dryRun: dryRun, force: force) }
 }
 
+/// The exit codes push, pull and sync add to 0, 1 and 2, for their --help.
+let remoteExitStatusHelp = """
+    Exits 3 when conflicts were recorded (the losing versions are kept; see `docsync conflicts`), \
+    75 (try again later) when the remote is unreachable or busy or another run holds the tree; \
+    local changes stay recorded and are sent next time.
+    """
+
 protocol RemoteCommand: ParsableCommand {
     associatedtype Flags: RemoteFlags
     var global: GlobalOptions { get }
@@ -65,7 +72,7 @@ extension DocSync {
     struct Push: RemoteCommand {
         static let configuration = CommandConfiguration(
             abstract: "Record local changes and send them to the remote.",
-            discussion: "If the remote changed since the last sync, its changes are pulled and reconciled first: a push never overwrites a version it has not seen."
+            discussion: "If the remote changed since the last sync, its changes are pulled and reconciled first: a push never overwrites a version it has not seen.\n\n" + remoteExitStatusHelp
         )
         static let direction = Workspace.Direction.push
         static let verb = "Pushed"
@@ -76,7 +83,7 @@ extension DocSync {
     struct Pull: RemoteCommand {
         static let configuration = CommandConfiguration(
             abstract: "Record local changes and bring in the remote's changes.",
-            discussion: "Local edits are journaled first, so a conflicting remote version never overwrites them: the losing version is kept under .docsync/conflicts/."
+            discussion: "Local edits are journaled first, so a conflicting remote version never overwrites them: the losing version is kept under .docsync/conflicts/.\n\n" + remoteExitStatusHelp
         )
         static let direction = Workspace.Direction.pull
         static let verb = "Pulled"
@@ -88,7 +95,7 @@ extension DocSync {
         static let configuration = CommandConfiguration(
             commandName: "sync",
             abstract: "Pull, reconcile and push: what cron runs.",
-            discussion: "Exits 75 (try again later) when the remote is unreachable or busy; local changes stay recorded and are sent next time."
+            discussion: remoteExitStatusHelp
         )
         static let direction = Workspace.Direction.both
         static let verb = "Synced"
@@ -216,7 +223,7 @@ struct SyncPrinter {
         }
         if !report.conflicts.isEmpty && global.quiet {
             // Even a quiet cron run says this, so the mail shows it.
-            FileHandle.standardError.write(Data("docsync: \(report.conflicts.count) conflict(s) recorded; see `docsync status`\n".utf8))
+            Output.writeStderr("docsync: \(report.conflicts.count) conflict(s) recorded; see `docsync status`\n")
         }
         if let refused = report.refusedPush {
             throw CommandFailure(message: "this push would delete \(refused.count) of the remote's \(refused.total) documents (more than \(Int(refused.maxDeleteShare * 100))%, push.maxDeleteShare); nothing was sent. "
