@@ -82,6 +82,26 @@ import Testing
         #expect(Reconciler.decide(base: Self.base, local: Self.v(Self.mid, "h0", "x.json"), remote: Self.v(Self.late, "h0", "x.json"))?.pathNotice == nil)
         #expect(Reconciler.decide(base: Self.base, local: Self.v(Self.mid, "h1"), remote: Self.v(Self.late, "h0", "x.json"))?.pathNotice == nil)
     }
+
+    /// A pure rename keeps the changesetId, so both renames carry the same one: when each
+    /// was made decides, and the decision is the same seen from either side.
+    @Test(arguments: [(100 as Int64, 200 as Int64), (200, 100)])
+    func laterRenameWinsFromEitherSide(_ times: (Int64, Int64)) throws {
+        let (mineAt, theirsAt) = times
+        let mine = Self.v(Self.early, "h0", "mine.json"), theirs = Self.v(Self.early, "h0", "theirs.json")
+        let here = try #require(Reconciler.decide(base: Self.base, local: mine, remote: theirs, localMovedAt: mineAt, remoteMovedAt: theirsAt))
+        let there = try #require(Reconciler.decide(base: Self.base, local: theirs, remote: mine, localMovedAt: theirsAt, remoteMovedAt: mineAt))
+        let later = mineAt > theirsAt ? "mine.json" : "theirs.json"
+        #expect(here.result?.path == later && there.result?.path == later, "the same name on both replicas")
+        let lost = try #require(here.renameLoser)
+        #expect(lost.version.path == (later == "mine.json" ? "theirs.json" : "mine.json"))
+        #expect(lost.side == (later == "mine.json" ? .remote : .local))
+        #expect(here.pathNotice?.contains("the later rename") == true)
+        // Without both times, the later changesetId decides, as before.
+        let untimed = try #require(Reconciler.decide(base: Self.base, local: Self.v(Self.mid, "h0", "mine.json"), remote: Self.v(Self.late, "h0", "theirs.json"),
+                                                     localMovedAt: 500))
+        #expect(untimed.result?.path == "theirs.json" && untimed.pathNotice?.contains("later changesetId") == true)
+    }
 }
 
 @Suite struct IdentityTests {

@@ -30,6 +30,17 @@ public final class GitRemote: Remote {
     /// Shared conflict records: `<refId>/<changesetId>.meta.json` and the losing bytes
     /// beside it as `<changesetId>.json`.
     static let conflictFolder = ".docsync/conflicts/"
+    /// When each document was last renamed, and by whom: `<refId>.json` holding
+    /// `{"movedAt", "path", "refId", "replica"}`, written with the rename. A commit's time
+    /// is when it was pushed; of two renames of one document the later *rename* wins.
+    static let movedFolder = ".docsync/moved/"
+
+    struct MovedRecord: Codable {
+        var refId: String
+        var path: String
+        var movedAt: Int64
+        var replica: String
+    }
 
     static func conflictPaths(_ record: ConflictStore.Record) -> (meta: String, bytes: String) {
         let stem = conflictFolder + DocumentPath.fileName(forRefId: record.refId) + "/" + DocumentPath.fileName(forRefId: record.storeName)
@@ -160,8 +171,15 @@ public final class GitRemote: Remote {
         var order = 0
         var conflictMeta: [String: ConflictStore.Record] = [:]
         var conflictBytes: [String: GitOID] = [:]
+        var moved: [String: MovedRecord] = [:]
         for change in diff {
             order += 1
+            if let path = change.newPath, let blob = change.newBlob, path.hasPrefix(Self.movedFolder) {
+                if let bytes = try? repo.blob(blob), let record = try? JSONDecoder().decode(MovedRecord.self, from: Data(bytes)) {
+                    moved[record.refId] = record
+                }
+                continue
+            }
             if let path = change.newPath, let blob = change.newBlob, path.hasPrefix(Self.conflictFolder) {
                 if path.hasSuffix(".meta.json") {
                     if let bytes = try? repo.blob(blob), let record = try? JSONDecoder().decode(ConflictStore.Record.self, from: Data(bytes)),
@@ -213,6 +231,10 @@ public final class GitRemote: Remote {
         let untold = Set(deletes.filter { puts[$0.key] == nil && $0.value.1.replica == Self.gitReplica }.keys)
         if !untold.isEmpty {
             for (refId, deleter) in purgedDeleters(of: untold, from: from, head: head) { deletes[refId]?.1.replica = deleter }
+        }
+        for (refId, record) in moved where puts[refId]?.1.path == record.path {
+            puts[refId]?.1.movedAt = record.movedAt
+            puts[refId]?.1.replica = record.replica
         }
         // In the remote's order, a put winning over a delete of the same refId. Why not a
         // merged copy of `puts`: with any deletion in it, that copied the whole table.
@@ -325,7 +347,15 @@ public final class GitRemote: Remote {
         let time = FileSystem.currentTimeNanos / 1_000_000
         for write in writes {
             let tombstonePath = Self.tombstoneFolder + DocumentPath.fileName(forRefId: write.refId) + ".json"
+            let movedPath = Self.movedFolder + DocumentPath.fileName(forRefId: write.refId) + ".json"
             if let previous = write.previous, previous.path != write.new?.path { removals.append((previous.path, nil)) }
+            if let movedAt = write.movedAt, let new = write.new {
+                let bytes = Array(try DirectoryRemote.json(MovedRecord(refId: write.refId, path: new.path, movedAt: movedAt,
+                                                                        replica: replica.replicaId)).utf8) + [10]
+                changes.append((movedPath, { bytes }))
+            } else if write.new == nil {
+                removals.append((movedPath, nil))
+            }
             if let new = write.new {
                 guard DocumentPath.isSafe(new.path) else { throw RemoteError.unsafe(url: displayURL, reason: "path \(new.path)") }
                 changes.append((new.path, { try write.content() ?? [] }))  // never nil: `new` is set

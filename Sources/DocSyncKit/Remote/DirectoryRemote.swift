@@ -329,8 +329,10 @@ public final class DirectoryRemote: Remote {
                     throw RemoteError.unsafe(url: displayURL, reason: error.description)
                 }
                 try FileSystem.removeFile(tombstonePath(write.refId))
-                feedData += try feedLine(RemoteEntry(refId: write.refId, changesetId: new.changesetId, hash: new.hash, path: new.path,
-                                                 deleted: false, replica: replica.replicaId, time: time))
+                var entry = RemoteEntry(refId: write.refId, changesetId: new.changesetId, hash: new.hash, path: new.path,
+                                        deleted: false, replica: replica.replicaId, time: time)
+                entry.movedAt = write.movedAt
+                feedData += try feedLine(entry)
             } else {
                 let deletedId = write.deletedChangesetId ?? write.previous?.changesetId ?? ""
                 let tombstone = RemoteEntry(refId: write.refId, changesetId: deletedId, hash: write.previous?.hash, path: write.previous?.path,
@@ -415,6 +417,7 @@ public final class DirectoryRemote: Remote {
         line.field("changesetId", entry.changesetId)
         line.field("deleted", entry.deleted)
         line.field("hash", entry.hash)
+        line.field("movedAt", entry.movedAt)
         line.field("path", entry.path)
         line.field("publishedHash", entry.publishedHash)
         line.field("purgedDeletion", entry.purgedDeletion)

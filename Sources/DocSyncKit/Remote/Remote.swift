@@ -24,6 +24,9 @@ public struct RemoteEntry: Codable, Sendable, Equatable {
     /// brings the document back with an edit records that the deletion lost, and the
     /// deleter is told (exit 3), as the tombstone would have said.
     public var purgedDeletion: Bool? = nil
+    /// When the version's path was set by a rename (ms), as the replica that moved it
+    /// recorded it (see `JournalEntry.movedAt`); nil when the path is not a rename's.
+    public var movedAt: Int64? = nil
 
     /// The feed key of a shared conflict record: one line per record, so the latest line
     /// (open, then resolved) is the record's state, and feed compaction keeps it.
@@ -85,6 +88,8 @@ public struct RemoteWrite: Sendable {
     public var new: DocVersion?
     public var previous: DocVersion?
     public var deletedChangesetId: String?
+    /// When the new version's path was set by a rename (see `RemoteEntry.movedAt`).
+    public var movedAt: Int64?
     /// Why a loader and not the bytes: a push plan of 100,000 documents held every
     /// document's bytes at once (a fifth of a first push's peak memory); the remote reads
     /// each one as it writes it.

@@ -20,6 +20,10 @@ public struct JournalEntry: Sendable, Equatable {
     /// document at its path instead (see `ChangeRecorder.joining`): its identity is
     /// docsync's choice, not the user's.
     public var mintedId: Bool?
+    /// Set on a local action that moved a document: when the file was moved (its change
+    /// time, ms; never later than when it was recorded). The later of two renames of one
+    /// document wins on every replica, whichever syncs first (see `Reconciler`).
+    public var movedAt: Int64?
 
     public enum Event: Sendable, Equatable {
         /// A local action, pending until a `done` names it. `version` is the version the
@@ -204,6 +208,7 @@ public struct JournalEntry: Sendable, Equatable {
         line.field("kind", kind.rawValue)
         line.field("mintedId", mintedId)
         line.field("more", more)
+        line.field("movedAt", movedAt)
         line.field("path", f.path)
         line.field("reason", f.reason)
         line.field("refId", f.refId)
@@ -221,7 +226,7 @@ public struct JournalEntry: Sendable, Equatable {
 
 extension JournalEntry: Codable {
     private enum Field: String, CodingKey {
-        case seq, kind, time, refId, changesetId, hash, path, fromPath, fromHash, deleted, seqs, reason, cursor, replica, more, mintedId
+        case seq, kind, time, refId, changesetId, hash, path, fromPath, fromHash, deleted, seqs, reason, cursor, replica, more, mintedId, movedAt
     }
 
     /// The flat fields of one line (the format every earlier version wrote).
@@ -242,6 +247,7 @@ extension JournalEntry: Codable {
         time = try c.decode(Int64.self, forKey: .time)
         more = try c.decodeIfPresent(Bool.self, forKey: .more)
         mintedId = try c.decodeIfPresent(Bool.self, forKey: .mintedId)
+        movedAt = try c.decodeIfPresent(Int64.self, forKey: .movedAt)
         let kind = try c.decode(Kind.self, forKey: .kind)
         let f = Flat(refId: try c.decodeIfPresent(String.self, forKey: .refId), changesetId: try c.decodeIfPresent(String.self, forKey: .changesetId),
                      hash: try c.decodeIfPresent(String.self, forKey: .hash), path: try c.decodeIfPresent(String.self, forKey: .path),
@@ -334,6 +340,7 @@ extension JournalEntry: Codable {
         try c.encode(time, forKey: .time)
         try c.encodeIfPresent(more, forKey: .more)
         try c.encodeIfPresent(mintedId, forKey: .mintedId)
+        try c.encodeIfPresent(movedAt, forKey: .movedAt)
         let f = flat
         try c.encodeIfPresent(f.refId, forKey: .refId)
         try c.encodeIfPresent(f.changesetId, forKey: .changesetId)

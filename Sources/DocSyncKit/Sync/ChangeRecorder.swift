@@ -234,12 +234,15 @@ final class ChangeRecorder {
                 claimedCount += 1
                 if f.hash == t.hash {
                     if f.path != t.path {
-                        result.actions.append(JournalEntry(.local(.rename, version: DocVersion(refId: ref, changesetId: t.changesetId, hash: t.hash, path: f.path),
-                                                                  fromPath: t.path)))
+                        var rename = JournalEntry(.local(.rename, version: DocVersion(refId: ref, changesetId: t.changesetId, hash: t.hash, path: f.path),
+                                                          fromPath: t.path))
+                        rename.movedAt = Self.movedAt(f.stat)
+                        result.actions.append(rename)
                     }
                     continue
                 }
-                if let action = try record(f, refId: ref, newRefId: false, kind: .update, fromPath: t.path == f.path ? nil : t.path, write: write, problems: &result.problems) {
+                if var action = try record(f, refId: ref, newRefId: false, kind: .update, fromPath: t.path == f.path ? nil : t.path, write: write, problems: &result.problems) {
+                    if t.path != f.path { action.movedAt = Self.movedAt(f.stat) }
                     result.actions.append(action)
                 }
             } else if isKeeper, let ref = f.refId {
@@ -290,6 +293,11 @@ final class ChangeRecorder {
     private var carriedRefIds: Set<String> = []
     /// The `rejoining` documents that did join, with their superseded actions.
     private var rejoined: [String: [Int]] = [:]
+
+    /// When a file was moved: its change time (a rename sets it), never later than now.
+    static func movedAt(_ stat: FileStat) -> Int64 {
+        min(stat.ctimeNanos, FileSystem.currentTimeNanos) / 1_000_000
+    }
 
     /// Where `path` is among `files` (sorted by path in byte order, as the walk leaves them).
     private func fileIndex(of path: String, in files: [FileInfo]) -> Int? {

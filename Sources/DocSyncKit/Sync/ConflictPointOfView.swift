@@ -39,6 +39,9 @@ public struct ConflictPointOfView: Sendable, Equatable {
     public func sentence(_ record: ConflictStore.Record, name: (String) -> String) -> String {
         let stored = storedIsLocal ? "this replica's" : storedBy.map { name($0) + "'s" } ?? "another replica's"
         let kept = keptBy.map { name($0) + "'s" } ?? "another replica's"
+        if record.renameLost == true {
+            return "\(stored) rename to \(record.path) lost to \(kept) rename (version \(record.winner))"
+        }
         let what = record.deleted == true ? "deletion" : "version"
         let winner = record.deleted == true ? "edit" : (record.policy == .merge && record.fields?.isEmpty == false ? "version (merged)" : "version")
         return "\(stored) \(what) \(record.changesetId) lost to \(kept) \(winner) \(record.winner)"
@@ -46,6 +49,9 @@ public struct ConflictPointOfView: Sendable, Equatable {
 }
 
 extension Workspace {
+    /// Where a document is now in this tree (nil: not tracked here).
+    public func currentPath(of refId: String) -> String? { state.tracked[refId]?.path }
+
     /// The record as this replica sees it (see `ConflictPointOfView`).
     public func pointOfView(of record: ConflictStore.Record) -> ConflictPointOfView {
         ConflictPointOfView(record, replica: config.replicaId)

@@ -41,6 +41,9 @@ public struct ConflictStore {
         public var resolvedBy: String?
         /// False while this record (or its resolution) still has to go to the remote.
         public var shared: Bool?
+        /// The stored version's *name* lost: the document was renamed on both sides, and
+        /// `path` is the rename that was not applied (its content is the kept one's).
+        public var renameLost: Bool?
 
         public var isOpen: Bool { resolved == nil }
 
@@ -49,12 +52,12 @@ public struct ConflictStore {
         /// version that lost a field, and each replica's deletion of it that lost to an
         /// edit, are records of their own.
         public var storeName: String {
-            ConflictStore.storeName(changesetId: changesetId, deleted: deleted == true, winner: winner, deleter: lostBy)
+            ConflictStore.storeName(changesetId: changesetId, deleted: deleted == true, winner: winner, deleter: lostBy, renamed: renameLost == true)
         }
 
         public init(refId: String, changesetId: String, path: String, side: Reconciler.Side, winner: String, time: Int64,
                     policy: MergePolicy? = nil, fields: [String]? = nil, deleted: Bool? = nil, replica: String? = nil, lostBy: String? = nil,
-                    reason: String? = nil) {
+                    reason: String? = nil, renameLost: Bool? = nil) {
             self.refId = refId
             self.changesetId = changesetId
             self.path = path
@@ -67,8 +70,10 @@ public struct ConflictStore {
             self.replica = replica
             self.lostBy = lostBy
             self.reason = reason
+            self.renameLost = renameLost
             self.file = ConflictStore.relativeFile(refId: refId, storeName: ConflictStore.storeName(changesetId: changesetId, deleted: deleted == true,
-                                                                                                     winner: winner, deleter: lostBy))
+                                                                                                     winner: winner, deleter: lostBy,
+                                                                                                     renamed: renameLost == true))
         }
 
         /// The same record as the remote should hold it (no local bookkeeping).
@@ -85,8 +90,9 @@ public struct ConflictStore {
 
     func folder(for refId: String) -> String { root + "/" + DocumentPath.fileName(forRefId: refId) }
 
-    static func storeName(changesetId: String, deleted: Bool, winner: String, deleter: String?) -> String {
-        deleted ? changesetId + ".deletion." + winner + "." + (deleter ?? "") : changesetId
+    static func storeName(changesetId: String, deleted: Bool, winner: String, deleter: String?, renamed: Bool = false) -> String {
+        if renamed { return changesetId + ".rename." + winner + "." + (deleter ?? "") }
+        return deleted ? changesetId + ".deletion." + winner + "." + (deleter ?? "") : changesetId
     }
 
     static func relativeFile(refId: String, storeName: String) -> String {

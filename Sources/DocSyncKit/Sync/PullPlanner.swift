@@ -95,6 +95,7 @@ struct PullPlanner {
         for (index, action) in pending.enumerated() {
             if let refId = action.refId { pendingIndices[refId, default: []].append(index) }
         }
+        let localMoves = SyncSession.moveTimes(pending)
         func seqsPending(_ refId: String, through last: Int = .max) -> [Int] {
             (pendingIndices[refId] ?? []).filter { $0 <= last }.map { pending[$0].seq }
         }
@@ -116,7 +117,8 @@ struct PullPlanner {
                 plan.batch.append(JournalEntry(.done(refId: refId, seqs: seqs, reason: .pushed)))
                 base = remoteVersion
             }
-            guard let decision = Reconciler.decide(base: base, local: local, remote: change.entry.version) else { continue }
+            guard let decision = Reconciler.decide(base: base, local: local, remote: change.entry.version, localMovedAt: localMoves[refId],
+                                                   remoteMovedAt: change.entry.movedAt ?? change.entry.time) else { continue }
             decisions.append((index, decision, base))
             // Why not an invalid file: it stays where it is, so its path is not free.
             if let from = local?.path, decision.result?.path != from, !unreadable.contains(from) { vacated.insert(from) }
@@ -230,6 +232,23 @@ struct PullPlanner {
                                                               keptChangesetId: kept.changesetId, stored: "\(side.rawValue) deletion",
                                                               storedChangesetId: deletedId, file: record.file))
                 plan.batch.append(JournalEntry(.conflict(refId: refId, changesetId: deletedId, path: record.path, side: side, deleted: true)))
+            }
+
+            if let lost = decision.renameLoser, let kept = decision.result {
+                // The name that lost is kept with the record; its content is whichever side's
+                // version carried it.
+                let bytes = try lost.side == .local || lost.version.hash == local?.hash
+                    ? local.map { try readObject($0.hash) } : (remoteBytes ?? bytes())
+                let record = ConflictStore.Record(refId: refId, changesetId: lost.version.changesetId, path: lost.version.path, side: lost.side,
+                                                  winner: kept.changesetId, time: time, replica: replicaId,
+                                                  lostBy: lost.side == .local ? replicaId : change.entry.replica,
+                                                  reason: "renamed on both sides", renameLost: true)
+                keep(record, bytes: bytes, in: &plan)
+                plan.conflictSummaries.append(ConflictSummary(refId: refId, path: kept.path, kept: lost.side == .local ? "remote" : "local",
+                                                              keptChangesetId: kept.changesetId, stored: "\(lost.side.rawValue) rename",
+                                                              storedChangesetId: lost.version.changesetId, file: record.file))
+                plan.batch.append(JournalEntry(.conflict(refId: refId, changesetId: lost.version.changesetId, path: lost.version.path,
+                                                         side: lost.side, deleted: false)))
             }
 
             let result = decision.result

@@ -29,15 +29,24 @@ public enum Reconciler {
         /// The side whose deletion lost to an edit on the other side (recorded like a
         /// conflict, so the replica that deleted learns why the document came back).
         public var lostDeletion: Side?
+        /// Renamed on both sides to different paths: the version whose name lost (recorded
+        /// like a conflict, and resolvable: `resolve --take` moves the document there).
+        public var renameLoser: (side: Side, version: DocVersion)? = nil
 
         public static func == (a: Decision, b: Decision) -> Bool {
             a.result == b.result && a.contentFrom == b.contentFrom && a.loser?.side == b.loser?.side && a.loser?.version == b.loser?.version
                 && a.notice == b.notice && a.pathNotice == b.pathNotice && a.lostDeletion == b.lostDeletion
+                && a.renameLoser?.side == b.renameLoser?.side && a.renameLoser?.version == b.renameLoser?.version
         }
     }
 
+    /// - Parameters: `localMovedAt` and `remoteMovedAt`: when each side's rename was made
+    ///   (ms), where known. Of two renames to different paths the later one wins, so every
+    ///   replica ends with the same name whichever syncs first; without both times, the
+    ///   later changesetId decides.
     /// - Returns: nil when the remote entry brings nothing new (it is the base).
-    public static func decide(base: DocVersion?, local: DocVersion?, remote: DocVersion?) -> Decision? {
+    public static func decide(base: DocVersion?, local: DocVersion?, remote: DocVersion?, localMovedAt: Int64? = nil,
+                              remoteMovedAt: Int64? = nil) -> Decision? {
         if remote == base { return nil }
         if local == base { return Decision(result: remote, contentFrom: .remote) }
         if local == remote { return Decision(result: remote, contentFrom: .remote) }
@@ -69,14 +78,20 @@ public enum Reconciler {
         }
         let path: String
         var pathNotice: String? = nil
+        var renameLoser: (Side, DocVersion)? = nil
         if !localMoved { path = remote.path }
         else if !remoteMoved { path = local.path }
         else {
-            path = localIsLater ? local.path : remote.path
-            // The rename that lost is said, so the user can tell where the other one went.
+            let byTime = localMovedAt.flatMap { l in remoteMovedAt.flatMap { r in l == r ? nil : l > r } }
+            let localRenameWins = byTime ?? localIsLater
+            path = localRenameWins ? local.path : remote.path
+            // The rename that lost is said and kept, so the user can take that name after all.
             if local.path != remote.path {
-                let other = localIsLater ? remote.path : local.path
-                pathNotice = "renamed on both sides: kept \(path) (later changesetId); the \(localIsLater ? "remote" : "local") rename to \(other) was not applied"
+                let lostSide: Side = localRenameWins ? .remote : .local
+                renameLoser = (lostSide, lostSide == .local ? local : remote)
+                let why = byTime == nil ? "later changesetId" : "the later rename"
+                pathNotice = "renamed on both sides: kept \(path) (\(why)); the \(lostSide.rawValue) rename to \(localRenameWins ? remote.path : local.path) "
+                    + "is a recorded conflict (`docsync resolve \(path) --take \(lostSide.rawValue)` takes that name)"
             }
         }
 
@@ -85,6 +100,6 @@ public enum Reconciler {
         result.path = path
         return Decision(result: result, contentFrom: contentFrom, loser: loser,
                         notice: loser.map { "changed on both sides: kept the \(contentFrom.rawValue) version (later changesetId), the \($0.0.rawValue) one is in the conflict store" },
-                        pathNotice: pathNotice)
+                        pathNotice: pathNotice, renameLoser: renameLoser)
     }
 }

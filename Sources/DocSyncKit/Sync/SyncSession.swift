@@ -229,6 +229,7 @@ final class SyncSession {
         var plan = PushPlan()
         plan.writes.reserveCapacity(state.pending.count)
         let tracked = state.tracked
+        let movedAt = Self.moveTimes(state.pending)
         var seen = Set<String>()
         for action in state.pending {
             guard let refId = action.refId else {
@@ -244,9 +245,11 @@ final class SyncSession {
             let previous = state.base[refId]
             if final == previous { continue }
             let objects = workspace.objects
-            plan.writes.append(RemoteWrite(refId: refId, new: final, previous: previous,
-                                           deletedChangesetId: final == nil ? (previous?.changesetId ?? action.changesetId) : nil,
-                                           loading: { try final.map { try objects.get($0.hash) } }))
+            var write = RemoteWrite(refId: refId, new: final, previous: previous,
+                                    deletedChangesetId: final == nil ? (previous?.changesetId ?? action.changesetId) : nil,
+                                    loading: { try final.map { try objects.get($0.hash) } })
+            if let final, final.path != previous?.path, previous != nil { write.movedAt = movedAt[refId] }
+            plan.writes.append(write)
         }
         plan.conflicts = workspace.conflictStore.unshared()
         plan.summaries = plan.writes.map { w in
@@ -255,6 +258,15 @@ final class SyncSession {
                           fromPath: w.previous?.path != w.new?.path && w.new != nil ? w.previous?.path : nil)
         }
         return plan
+    }
+
+    /// When each document with pending actions was last moved (see `JournalEntry.movedAt`).
+    static func moveTimes(_ pending: [JournalEntry]) -> [String: Int64] {
+        var times: [String: Int64] = [:]
+        for action in pending where action.fromPath != nil {
+            if let refId = action.refId { times[refId] = action.movedAt ?? action.time }
+        }
+        return times
     }
 
     func push() throws {

@@ -20,6 +20,8 @@ extension Workspace {
         case fields(JSONValue, replaced: [String])
         case whole([UInt8], undone: [String])
         case delete
+        /// The name that lost a rename against rename: the document moves there.
+        case move(to: String)
     }
 
     /// Settles the open conflicts of a document.
@@ -74,6 +76,8 @@ extension Workspace {
                                   + (undone.isEmpty ? "" : "; this undoes later edits of \(undone.joined(separator: ", "))"))
         case .delete:
             report.notices.append("\(path): the deletion wins; the document is deleted")
+        case let .move(target):
+            report.notices.append("\(path): takes the name \(target) after all; the document moves there")
         case nil:
             report.notices.append("\(path): kept as it is now")
         }
@@ -98,6 +102,14 @@ extension Workspace {
             try objects.put(stamped)
             try io.write(path, stamped)
         case .delete:
+            try io.remove(path)
+        case let .move(target):
+            guard target != path else { break }
+            guard try io.readIfPresent(target) == nil else {
+                throw Failure.gaveUp("\(target) holds another file; move it away, then resolve \(path) again")
+            }
+            guard let bytes = try io.readIfPresent(path) else { throw Failure.gaveUp("\(path) is not in the tree") }
+            try io.write(target, bytes)
             try io.remove(path)
         case nil:
             break
@@ -134,6 +146,7 @@ extension Workspace {
     /// The document after taking `record`'s side, from the file as it is now.
     private func plannedWrite(for record: ConflictStore.Record, documentPath: String, whole: Bool) throws -> ResolveWrite? {
         if record.deleted == true { return .delete }
+        if record.renameLost == true { return record.path == documentPath ? nil : .move(to: record.path) }
         let stored = try conflictStore.bytes(of: record)
         guard let storedValue = try? JSONValueParser.parse(stored) else {
             throw Failure.gaveUp("the stored version \(record.changesetId) is not valid JSON")

@@ -25,10 +25,12 @@ extension DocSync {
             })
             for r in records {
                 let what = r.fields.map { $0.isEmpty ? "whole document" : "fields " + $0.joined(separator: ", ") } ?? "whole document"
-                Output.line("\(r.path)  (\(r.refId))")
+                let now = workspace.currentPath(of: r.refId)
+                Output.line("\(now ?? r.path)  (\(r.refId))" + (r.renameLost == true || now == nil || now == r.path ? "" : "  (was \(r.path))"))
                 let view = workspace.pointOfView(of: r)
                 let by = r.replica.map { $0 == own ? "" : "; recorded by replica \(ReplicaLabel.text($0, names: names))" } ?? ""
-                let decided = r.deleted == true ? "a deletion lost to an edit" : "\(what); policy \((r.policy ?? .lww).rawValue)"
+                let decided = r.renameLost == true ? "renamed on both sides: the name \(r.path) lost"
+                    : r.deleted == true ? "a deletion lost to an edit" : "\(what); policy \((r.policy ?? .lww).rawValue)"
                 Output.line("  \(decided); \(Output.time(r.time))\(by)"
                             + (r.resolved.map { "; resolved \(Output.time($0))" + (r.take.map { " (took \($0))" } ?? "") } ?? ""))
                 Output.line("  " + view.sentence(r) { $0 == own ? "this replica" : names[$0] ?? $0 })
