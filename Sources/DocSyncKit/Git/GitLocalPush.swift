@@ -33,7 +33,9 @@ enum GitLocalPush {
         if missing.count > GitPackWriter.looseLimit {
             try writePack(missing, from: source, into: git_repository_path(target).map { String(cString: $0) } ?? path)
         } else {
-            try copyLoose(missing, from: sourceOdb!, to: targetOdb!)
+            // Children before parents: a push cut short (a full disk) must never leave a
+            // tree or commit whose objects are missing, since the next walk stops there.
+            try copyLoose(missing.reversed(), from: sourceOdb!, to: targetOdb!)
         }
         try CrashPoint.hit("git.before-ref-update")
         try moveBranch(of: target, branch: branch, to: commit, expected: expected)
@@ -53,7 +55,8 @@ enum GitLocalPush {
         return repo!
     }
 
-    /// The objects reachable from `commit` that the target lacks, commits first. A walk
+    /// The objects reachable from `commit` that the target lacks, every object before
+    /// the objects it refers to (so reversed, children come first). A walk
     /// stops at every object the target has: a repository that has a tree or commit has
     /// everything it reaches (git's connectivity rule), so a small push reads only the
     /// trees on its changed paths.
@@ -96,7 +99,7 @@ enum GitLocalPush {
 
     /// A few objects go loose, as git's receive-pack keeps fewer than
     /// `receive.unpackLimit` (100): a pack per small push would pile up packs.
-    private static func copyLoose(_ objects: [git_oid], from source: OpaquePointer, to target: OpaquePointer) throws {
+    private static func copyLoose(_ objects: ReversedCollection<[git_oid]>, from source: OpaquePointer, to target: OpaquePointer) throws {
         for var oid in objects {
             var object: OpaquePointer?
             try GitError.check(git_odb_read(&object, source, &oid), "git_odb_read")
