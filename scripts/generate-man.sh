@@ -207,6 +207,39 @@ A file that is not a valid document when a remote version arrives keeps its byte
 remote version waits and is merged with the fix on the first sync after it.
 The configuration is per replica; keep it the same on every replica (see
 .Pa examples/team-settings.sh ) .
+.Pp
+A conflict record names its versions by replica and changesetId, and each replica shows
+it from its own point of view:
+.Fl -take Cm local
+is what this replica has, and
+.Fl -take
+also accepts a replica's name.
+Two renames of one document: the later rename (when the file was moved) wins on every
+replica, and the other name is a recorded conflict.
+The first sync of a folder that already holds the remote's files joins them: a file
+without ids at a path where the remote has a document is that document (merged if it
+differs), never a second copy.
+.Sh CONCURRENT USE
+Any number of machines may sync with one remote at the same moment.
+Every push is a compare-and-swap: it lands only if the remote is still where its pull
+left it, else it pulls, merges and retries (5 times, then exit 75).
+A folder remote serialises pushes with a lock taken by
+.Xr link 2
+and commits with one atomic rename; on NFS it relies on NFSv3 or later (atomic
+.Xr link 2
+and
+.Xr rename 2 ,
+close-to-open consistency), on SMB on a share with hard links (a share without them is
+refused with a clear error).
+A git repository reached by path or file:// is updated by docsync itself, with a
+compare-and-swap of the branch under git's own ref lock; over ssh, git:// and https the
+server's receive-pack does it.
+A replica whose pushed commit is gone from a git remote's history (a force-push) sends
+its versions again and never reads that as deletions.
+A cloud-drive folder (Dropbox, Syncthing and the like) is not safe as a folder remote yet.
+See
+.Pa docs/SYNC.md
+(Several machines at once).
 .Sh ENVIRONMENT
 .Bl -tag -width Ds
 .It Ev COLUMNS

@@ -37,6 +37,42 @@ import Testing
         #expect(holder.stillHeld)
     }
 
+    @Test("a folder without hard links (FAT, some SMB shares): the lock says so at once, not 'locked by another push'",
+          arguments: [EPERM, ENOTSUP, ENOSYS])
+    func lockWithoutHardLinks(_ code: Int32) throws {
+        let folder = TempFolder("remote")
+        try DirectoryRemote.create(at: folder.sub("r"))
+        var tries = 0
+        // The call link(2) makes on such a file system; everything else is the real folder.
+        let lock = RemoteLock(folder: folder.sub("r/.docsync"), replica: "aaaa", link: { _, _ in
+            tries += 1
+            errno = code
+            return -1
+        })
+        let started = Date()
+        do {
+            _ = try lock.acquire(waitSeconds: 5, staleSeconds: 600)
+            Issue.record("the lock was taken without a link")
+        } catch let error as RemoteError {
+            guard case let .rejected(_, reason) = error else { Issue.record("\(error)"); return }
+            #expect(reason.contains("does not support hard links"), "\(reason)")
+        }
+        #expect(tries == 1, "no waiting for a lock nobody holds")
+        #expect(Date().timeIntervalSince(started) < 1)
+        #expect(!folder.exists("r/.docsync/lock"))
+        #expect((try FileManager.default.contentsOfDirectory(atPath: folder.sub("r/.docsync"))).allSatisfy { !$0.hasPrefix("lock.") },
+                "its own lock file is removed")
+        // A lock that is merely taken (EEXIST) is still waited for.
+        var busy = 0
+        let waiting = RemoteLock(folder: folder.sub("r/.docsync"), replica: "bbbb", link: { _, _ in
+            busy += 1
+            errno = EEXIST
+            return -1
+        })
+        #expect(try waiting.acquire(waitSeconds: 0.3, staleSeconds: 600) != nil || busy > 1)
+        #expect(busy > 1)
+    }
+
     @Test("a new version whose bytes cannot be had fails the push on both remote kinds: no empty file, no tombstone", arguments: ["folder", "git"])
     func aVersionWithoutBytesIsRefused(kind: String) throws {
         let folderSet = ReplicaSet()

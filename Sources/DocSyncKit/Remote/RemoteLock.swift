@@ -13,12 +13,25 @@ final class RemoteLock {
     private let ownContent: [UInt8]
     private(set) var held = false
 
-    init(folder: String, replica: String) {
+    /// `link(2)`; a test replaces it to play a file system without hard links, which this
+    /// machine's kernel cannot mount (no FAT, no SMB).
+    private let makeLink: (String, String) -> Int32
+
+    init(folder: String, replica: String, link makeLink: @escaping (String, String) -> Int32 = { link($0, $1) }) {
+        self.makeLink = makeLink
         lockPath = folder + "/lock"
         let host = ProcessInfo.processInfo.hostName
         ownPath = folder + "/lock.\(host).\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
         let info: [String: Any] = ["host": host, "pid": Int(getpid()), "replica": replica, "time": FileSystem.currentTimeNanos / 1_000_000]
         ownContent = Array((try? JSONSerialization.data(withJSONObject: info, options: [.sortedKeys])) ?? Data()) + [10]
+    }
+
+    /// The folder cannot hold the lock: its file system has no hard links (some SMB
+    /// shares, FAT, some FUSE mounts). Why an error of its own: every attempt failed and
+    /// was reported as "locked by another push" (exit 75), so cron retried in silence.
+    static func unsupported(folder: String, errno: Int32) -> RemoteError {
+        .rejected(url: folder, reason: "the folder does not support hard links (\(String(cString: strerror(errno)))), which the remote lock needs; "
+            + "put the remote on a file system that has them (a local disk, NFS, an SMB share with POSIX extensions), or use a git repository")
     }
 
     /// Tries for up to `waitSeconds`; returns the holder's description if it could not.
@@ -27,10 +40,15 @@ final class RemoteLock {
         defer { unlink(ownPath) }
         let deadline = FileSystem.currentTimeNanos + Int64(waitSeconds * 1e9)
         while true {
-            if link(ownPath, lockPath) == 0 || ((try? FileSystem.status(ownPath))?.linkCount == 2) {
+            let linked = makeLink(ownPath, lockPath) == 0
+            let failure = linked ? 0 : errno
+            if linked || ((try? FileSystem.status(ownPath))?.linkCount == 2) {
                 held = true
                 HeldHere.shared.insert(lockPath)
                 return nil
+            }
+            if [EPERM, ENOTSUP, EOPNOTSUPP, ENOSYS].contains(failure) {
+                throw Self.unsupported(folder: (lockPath as NSString).deletingLastPathComponent, errno: failure)
             }
             let holder = describeHolder()
             if let staleInode = staleLockInode(staleSeconds: staleSeconds) {
