@@ -336,6 +336,13 @@ func runConcurrently(_ runs: [([String], String)]) -> [RunResult] {
     return (0 ..< runs.count).map { box.results[$0]! }
 }
 
+/// Sets a file's modification (and access) time, seconds after the epoch: new
+/// changesetIds take their time from it, so a test can say which save is later.
+func setSaveTime(_ path: String, _ seconds: Int, sourceLocation: SourceLocation = #_sourceLocation) {
+    var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
+    #expect(utimensat(AT_FDCWD, path, &times, 0) == 0, sourceLocation: sourceLocation)
+}
+
 /// Waits (up to `seconds`) until `condition` holds.
 func waitUntil(seconds: Double, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)

@@ -13,10 +13,6 @@ import Glibc
 struct ConflictPointOfViewTests {
     enum Kind: String, CaseIterable, Sendable { case dir, git }
 
-    static func setMtime(_ path: String, _ seconds: Int) {
-        var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
-        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
-    }
 
     static func conflicts(_ r: Replica) -> [[String: Any]] {
         (JSONHelp.parse(r.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []
@@ -41,8 +37,8 @@ struct ConflictPointOfViewTests {
         r1.write("e.json", r1.read("e.json")!.replacingOccurrences(of: "\"e0\"", with: "\"e-by-r1\""))
         r2.write("e.json", r2.read("e.json")!.replacingOccurrences(of: "\"e0\"", with: "\"e-by-r2\""))
         let now = Int(Date().timeIntervalSince1970)
-        setMtime(r1.path("e.json"), now - 20)
-        setMtime(r2.path("e.json"), now - 10)
+        setSaveTime(r1.path("e.json"), now - 20)
+        setSaveTime(r2.path("e.json"), now - 10)
         r1.sync()
         let second = r2.run("sync")
         #expect(second.exit == 3, second.comment)

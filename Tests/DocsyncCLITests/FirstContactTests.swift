@@ -26,12 +26,6 @@ struct FirstContactTests {
         return r
     }
 
-    /// Sets a file's modification time, seconds after the epoch (changesetIds of new
-    /// versions take their time from it).
-    static func setMtime(_ path: String, _ seconds: Int) {
-        var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
-        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
-    }
 
     static let ada = "{\n  \"name\": \"Ada Lovelace\",\n  \"born\": 1815\n}\n"
     static let notes = "{\n  \"text\": \"groceries\"\n}\n"
@@ -65,11 +59,11 @@ struct FirstContactTests {
         let box = Sandbox("different-\(kind)")
         let url = Self.remote(box, kind)
         let laptop = Self.initTree(box, "laptop", url, files: ["ada.json": Self.ada])
-        Self.setMtime(laptop.path("ada.json"), 1_700_000_000)
+        setSaveTime(laptop.path("ada.json"), 1_700_000_000)
         laptop.sync()
         let desk = Self.initTree(box, "desk", url, files: ["ada.json": "{\n  \"name\": \"Ada King\",\n  \"born\": 1815,\n  \"title\": \"Countess\"\n}\n"])
         // Saved later than the laptop's: its value of the colliding field wins.
-        Self.setMtime(desk.path("ada.json"), 1_700_000_100)
+        setSaveTime(desk.path("ada.json"), 1_700_000_100)
         let joined = desk.run("sync")
         #expect(joined.exit == 3, "a recorded conflict: \(joined)")
         #expect(Set(desk.documents().keys) == ["ada.json"], "\(desk.documents().keys.sorted())")

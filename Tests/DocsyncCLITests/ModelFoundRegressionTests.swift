@@ -19,7 +19,7 @@ struct ModelFoundRegressionTests {
         let first = box.replica(names[0])
         for (path, text) in files {
             first.write(path, text)
-            setMtime(first.path(path), Int(Date().timeIntervalSince1970) - 60)
+            setSaveTime(first.path(path), Int(Date().timeIntervalSince1970) - 60)
         }
         #expect(CLI.run(["init", "--remote", url, "--name", names[0], names[0]], in: box.root).exit == 0)
         first.sync()
@@ -32,10 +32,6 @@ struct ModelFoundRegressionTests {
         return all
     }
 
-    static func setMtime(_ path: String, _ seconds: Int) {
-        var times = [timespec(tv_sec: seconds, tv_nsec: 0), timespec(tv_sec: seconds, tv_nsec: 0)]
-        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
-    }
 
     static func conflicts(_ r: Replica) -> [[String: Any]] {
         (JSONHelp.parse(r.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []
@@ -88,10 +84,10 @@ struct ModelFoundRegressionTests {
         let (r1, r2, r3) = (rs[0], rs[1], rs[2])
         let now = Int(Date().timeIntervalSince1970)
         r1.write("d.json", r1.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r1\""))
-        Self.setMtime(r1.path("d.json"), now - 30)
+        setSaveTime(r1.path("d.json"), now - 30)
         r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2\"")
             .replacingOccurrences(of: "\"b\": \"base\"", with: "\"b\": \"r2\""))
-        Self.setMtime(r2.path("d.json"), now - 20)
+        setSaveTime(r2.path("d.json"), now - 20)
         r1.sync()
         r3.sync()  // r3 now holds r1's version
         let lostVersion = try #require(r3.changesetId("d.json"))
