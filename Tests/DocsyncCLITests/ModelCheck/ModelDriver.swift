@@ -746,7 +746,7 @@ extension MC {
             let results = launch(parts.map { ($0, ["sync"]) }, victim: victim, delayMs: delayMs)
             var byReplica: [Int: RunResult] = [:]
             for (r, result) in zip(parts, results) { byReplica[r] = result }
-            let what = victim == nil ? "" : "random-kill \(parts.count > 1 ? "together" : "sync")"
+            let what = victim == nil ? "" : (parts.count > 1 ? "together" : "sync")
             var killed: [Int] = []
             if let v = victim {
                 figures.randomKillsTried[what, default: 0] += 1
@@ -854,10 +854,10 @@ extension MC {
                 // A resolve SIGKILLed at a random moment: it did nothing or all of it; the
                 // recovery sync that follows must settle (or not) everywhere consistently.
                 let delay = randomDelay()
-                figures.randomKillsTried["random-kill resolve", default: 0] += 1
+                figures.randomKillsTried["resolve", default: 0] += 1
                 let killed = launch([(r, args)], victim: r, delayMs: delay)[0]
                 if killed.exit == 137 {
-                    figures.randomKillsLanded["random-kill resolve", default: 0] += 1
+                    figures.randomKillsLanded["resolve", default: 0] += 1
                     let recovery = docsync(r, ["sync"])
                     var without = model
                     let o1 = without.sync(r)
@@ -896,10 +896,10 @@ extension MC {
             if !needsRecovery.contains(r), rng.chance(0.35) {
                 // gc SIGKILLed at a random moment (it changes no document), then a recovery sync.
                 let delay = randomDelay()
-                figures.randomKillsTried["random-kill gc", default: 0] += 1
+                figures.randomKillsTried["gc", default: 0] += 1
                 let killed = launch([(r, ["gc"])], victim: r, delayMs: delay)[0]
                 if killed.exit == 137 {
-                    figures.randomKillsLanded["random-kill gc", default: 0] += 1
+                    figures.randomKillsLanded["gc", default: 0] += 1
                     let recovery = docsync(r, ["sync"])
                     return applySync(r, recovery, recovering: true, prefix: "r\(r) gc SIGKILLed after \(delay) ms, then sync")
                 }
