@@ -36,6 +36,11 @@
 // recorded"; that the replica whose edit lost is told by its exit code too is the reading
 // the engine rework took, and the one a cron user needs.)
 //
+// Concurrent runs (issue 21): the model has no notion of time overlap. For a step in which
+// 2–3 replicas sync at once, ModelDriver.syncTogether runs `sync` on copies of the model in
+// every permutation of the runs (a run that exited 75 left out, a SIGKILLed run optional,
+// followed by its recovery sync) and keeps the one the replicas and the remote agree with.
+//
 // Conflict records travel (rule 3): the replica that found one publishes it with its push;
 // every replica learns it at its next sync. `resolve` settles it on that replica at once
 // and everywhere else once the resolver synced and the others pulled.
