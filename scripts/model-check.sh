@@ -5,10 +5,15 @@
 # reference model after every step; the first mismatch prints its seed, a diff and the
 # step log, and the script says how to replay it.
 #
-#   scripts/model-check.sh [--ops N] [--per-seed N] [--kind folder|git|both] [--seed S] [--strict] [--no-build] [--frozen]
+# Exits non-zero if any run failed, and also if a run died: the test process crashed or
+# was killed (exit status above 128), or a run printed no `MODELCHECK kind=…` figures line.
+#
+#   scripts/model-check.sh [--ops N] [--per-seed N] [--kind folder|git|daemon|all] [--seed S] [--strict] [--no-build] [--frozen]
 #
 #   --ops N        operations per remote kind in total (default 100000)
 #   --per-seed N   operations per seed (default 2000)
+#   --kind K       folder, git (bare repository by path), daemon (git daemon on 127.0.0.1),
+#                  all (default: the three in turn; `both` means folder and git)
 #   --seed S       first seed (default: random); the next ones are S+1, S+2, …
 #   --strict       known engine defects fail too (DOCSYNC_MODEL_KNOWN_DEFECTS=none)
 #   --keep-going   go on with the next seed after a failing one
@@ -19,18 +24,25 @@
 set -u
 cd "$(dirname "$0")/.."
 
-ops=100000 per_seed=2000 kinds="folder git" seed="" strict=0 build=1 keep_going=0 frozen=0
+ops=100000 per_seed=2000 kinds="folder git daemon" seed="" strict=0 build=1 keep_going=0 frozen=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --ops) ops=$2; shift ;;
         --per-seed) per_seed=$2; shift ;;
-        --kind) [ "$2" = both ] && kinds="folder git" || kinds=$2; shift ;;
+        --kind)
+            case "$2" in
+                both) kinds="folder git" ;;
+                all) kinds="folder git daemon" ;;
+                folder|git|daemon) kinds=$2 ;;
+                *) echo "model-check.sh: --kind folder|git|daemon|all, not $2" >&2; exit 2 ;;
+            esac
+            shift ;;
         --seed) seed=$2; shift ;;
         --strict) strict=1 ;;
         --keep-going) keep_going=1 ;;
         --no-build) build=0 ;;
         --frozen) frozen=1 ;;
-        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
         *) echo "model-check.sh: unknown option $1" >&2; exit 2 ;;
     esac
     shift
@@ -53,6 +65,8 @@ echo "model check: binary $DOCSYNC_BIN, $ops operations per kind ($per_seed per 
 
 status=0
 start=$(date +%s)
+# No pipe around the loop: `status` must survive it (a `while … | tee` runs in a subshell).
+say() { echo "$@" | tee -a "$out/summary"; }
 for kind in $kinds; do
     done_ops=0 s=$seed runs=0 failed=0 stopped=0
     while [ "$done_ops" -lt "$ops" ]; do
@@ -64,23 +78,32 @@ for kind in $kinds; do
         rc=$?
         line=$(grep '^MODELCHECK kind=' "$log" | tail -1)
         steps=$(sed -n 's/.* steps=\([0-9]*\).*/\1/p' <<<"$line")
-        if [ -z "$steps" ]; then
-            echo "no figures from $kind seed $s (log $log): is the test binary built?"; tail -5 "$log"; status=1; break
-        fi
-        done_ops=$(( done_ops + ${steps:-0} ))
         runs=$((runs + 1))
-        echo "$line" | tee -a "$out/figures"
-        if grep -q 'stopped="known' <<<"$line"; then stopped=$((stopped + 1)); fi
-        if [ $rc -ne 0 ]; then
+        if [ $rc -gt 128 ] || [ -z "$steps" ]; then
+            # The run died: the test process crashed or was killed, or it never printed figures.
             failed=$((failed + 1)); status=1
-            echo "FAILED: $kind seed $s (log $log); replay: DOCSYNC_MODEL_SEED=$s DOCSYNC_MODEL_OPS=$per_seed DOCSYNC_MODEL_KIND=$kind swift test --filter ModelCheck"
+            if [ $rc -gt 128 ]; then why="the test process died of signal $((rc - 128))"; else why="no MODELCHECK figures line (exit $rc)"; fi
+            say "FAILED: $kind seed $s died: $why (log $log); replay: DOCSYNC_MODEL_SEED=$s DOCSYNC_MODEL_OPS=$per_seed DOCSYNC_MODEL_KIND=$kind swift test --filter ModelCheck"
+            tail -5 "$log"
+            [ "$keep_going" = 1 ] || break
+            done_ops=$(( done_ops + ${steps:-0} ))
+            [ "${steps:-0}" -gt 0 ] || break   # no progress: the next seed would die the same way
+            s=$((s + 1)); continue
+        fi
+        done_ops=$(( done_ops + steps ))
+        say "$line"
+        echo "$line" >>"$out/figures"
+        if grep -q 'stopped="known' <<<"$line"; then stopped=$((stopped + 1)); fi
+        if [ $rc -ne 0 ] || grep -q 'stopped="failure' <<<"$line" || [ "$steps" = 0 ]; then
+            failed=$((failed + 1)); status=1
+            say "FAILED: $kind seed $s (exit $rc, log $log); replay: DOCSYNC_MODEL_SEED=$s DOCSYNC_MODEL_OPS=$per_seed DOCSYNC_MODEL_KIND=$kind swift test --filter ModelCheck"
             sed -n '/^MODEL MISMATCH/,/^replay/p' "$log" | head -60
             [ "$keep_going" = 1 ] || break
         fi
         s=$((s + 1))
     done
-    echo "MODELCHECK-TOTAL kind=$kind operations=$done_ops runs=$runs failed=$failed stoppedByKnownDefect=$stopped"
-done | tee "$out/summary"
+    say "MODELCHECK-TOTAL kind=$kind operations=$done_ops runs=$runs failed=$failed stoppedByKnownDefect=$stopped"
+done
 
 echo
 echo "== figures per kind (from $out/figures) =="
@@ -88,9 +111,10 @@ for kind in $kinds; do
     grep "^MODELCHECK kind=$kind " "$out/figures" 2>/dev/null | awk -v kind="$kind" '
         { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
           steps += v["steps"]; secs += v["seconds"]; conf += v["conflicts"]; dve += v["deleteVsEdit"];
-          kills += v["kills"]; tries += v["crashAttempts"]; n++ }
-        END { printf "%-6s %d runs, %d steps, %d conflicts, %d delete-vs-edit, %d SIGKILLs landed of %d tried, %.0f s\n",
-              kind, n, steps, conf, dve, kills, tries, secs }'
+          kills += v["kills"]; tries += v["crashAttempts"]; conc += v["concurrentSteps"];
+          rk += v["randomKills"]; rkt += v["randomKillsTried"]; n++ }
+        END { printf "%-6s %d runs, %d steps, %d conflicts, %d delete-vs-edit, %d concurrent steps, crash points: %d SIGKILLs landed of %d tried, random-time SIGKILLs: %d landed of %d tried, %.0f s\n",
+              kind, n, steps, conf, dve, conc, kills, tries, rk, rkt, secs }'
 done
 echo "wall time: $(( $(date +%s) - start )) s"
 grep -q '^FAILED' "$out/summary" && status=1

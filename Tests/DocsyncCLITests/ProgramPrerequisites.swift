@@ -64,12 +64,11 @@ extension Prerequisite {
   }()
 
   /// One remote kind of the model check, unless DOCSYNC_MODEL_KIND names the other.
-  static func modelCheck(git: Bool) -> Prerequisite {
-    let kind = git ? "git" : "folder"
+  static func modelCheck(kind: String) -> Prerequisite {
     let only = ProcessInfo.processInfo.environment["DOCSYNC_MODEL_KIND"] ?? ""
     return Prerequisite(
       name: "the model check on a \(kind) remote",
-      missing: only.isEmpty || only == kind ? nil : "DOCSYNC_MODEL_KIND=\(only) leaves it out")
+      missing: only.isEmpty || only == "all" || only == kind ? nil : "DOCSYNC_MODEL_KIND=\(only) leaves it out")
   }
 
   /// The model check's fresh random seed, unless DOCSYNC_MODEL_SEED replays one instead.

@@ -1,10 +1,12 @@
-// The model check (issue 9): three replicas on a folder remote and on a bare git
-// repository, random editor-style operations, syncs, resolves, gc and SIGKILLs, each step
-// checked against SyncModel.swift. See docs/RELIABILITY.md#model-check.
+// The model check (issues 9 and 21): three replicas on a folder remote, a bare git
+// repository by path and the same served by `git daemon` on 127.0.0.1; random
+// editor-style operations, syncs (also 2–3 replicas at the same moment), resolves, gc,
+// SIGKILLs at named crash points and after random delays, each step checked against
+// SyncModel.swift. See docs/RELIABILITY.md#model-check.
 //
 //   DOCSYNC_MODEL_SEED=<n>   replay one seed (both tests then run it)
 //   DOCSYNC_MODEL_OPS=<n>    operations per run (default 70)
-//   DOCSYNC_MODEL_KIND=folder|git   only that remote kind
+//   DOCSYNC_MODEL_KIND=folder|git|daemon   only that remote kind (`all` or unset: every kind)
 //   DOCSYNC_MODEL_KNOWN_DEFECTS=none   fail on every mismatch, known engine defects too
 //
 // Each run prints one `MODELCHECK …` line of figures (scripts/model-check.sh collects them).
@@ -22,28 +24,31 @@ struct ModelCheckTests {
     // The switches narrow a run through Prerequisite: a part left out is announced
     // (SKIPPED), and under CI=true it fails, so CI always runs the whole check.
 
-    @Test("a fixed seed agrees with the model", arguments: [false, true])
-    func fixedSeedRun(git: Bool) throws {
-        guard Prerequisite.modelCheck(git: git).runsHere else { return }
-        try Prerequisite.modelCheck(git: git).require()
-        Self.check(seed: Self.replaySeed ?? Self.fixedSeed, git: git)
+    @Test("a fixed seed agrees with the model", arguments: MC.RemoteKind.allCases)
+    func fixedSeedRun(kind: MC.RemoteKind) throws {
+        guard Prerequisite.modelCheck(kind: kind.rawValue).runsHere else { return }
+        try Prerequisite.modelCheck(kind: kind.rawValue).require()
+        Self.check(seed: Self.replaySeed ?? Self.fixedSeed, kind: kind)
     }
 
-    @Test("a fresh seed agrees with the model", arguments: [false, true])
-    func freshSeedRun(git: Bool) throws {
-        guard Prerequisite.modelCheck(git: git).runsHere, Prerequisite.modelCheckFreshSeed.runsHere else { return }
-        try Prerequisite.modelCheck(git: git).require()
+    @Test("a fresh seed agrees with the model", arguments: MC.RemoteKind.allCases)
+    func freshSeedRun(kind: MC.RemoteKind) throws {
+        guard Prerequisite.modelCheck(kind: kind.rawValue).runsHere, Prerequisite.modelCheckFreshSeed.runsHere else { return }
+        try Prerequisite.modelCheck(kind: kind.rawValue).require()
         try Prerequisite.modelCheckFreshSeed.require()
-        Self.check(seed: UInt64.random(in: 1 ... 999_999_999), git: git)
+        Self.check(seed: UInt64.random(in: 1 ... 999_999_999), kind: kind)
     }
 
-    static func check(seed: UInt64, git: Bool) {
-        let kind = git ? "git" : "folder"
+    static func check(seed: UInt64, kind remoteKind: MC.RemoteKind) {
+        let kind = remoteKind.rawValue
         print("MODELCHECK start kind=\(kind) seed=\(seed) ops=\(ops) (replay: DOCSYNC_MODEL_SEED=\(seed) DOCSYNC_MODEL_OPS=\(ops) DOCSYNC_MODEL_KIND=\(kind))")
-        let run = MC.Run(seed: seed, length: ops, git: git)
+        fflush(nil)
+        let run = MC.Run(seed: seed, length: ops, kind: remoteKind)
         run.run()
         let f = run.figures
         let kills = f.kills.values.reduce(0, +)
+        let randomLanded = f.randomKillsLanded.values.reduce(0, +), randomTried = f.randomKillsTried.values.reduce(0, +)
+        let randomList = f.randomKillsTried.keys.sorted().map { "\($0)=\(f.randomKillsLanded[$0] ?? 0)/\(f.randomKillsTried[$0]!)" }.joined(separator: ",")
         let opList = f.ops.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
         let killList = f.kills.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
         let known = f.knownDefectHits.sorted { $0.key < $1.key }.map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: ",")
@@ -51,13 +56,18 @@ struct ModelCheckTests {
         print("""
         MODELCHECK kind=\(kind) seed=\(seed) ops=\(ops) steps=\(f.steps) seconds=\(String(format: "%.1f", f.seconds)) \
         conflicts=\(f.conflictsFound) deleteVsEdit=\(f.deleteVsEdit) kills=\(kills) crashAttempts=\(f.crashAttempts) \
+        concurrentSteps=\(f.concurrentSteps) reordered=\(f.reordered) busy75=\(f.busy75) \
+        randomKills=\(randomLanded) randomKillsTried=\(randomTried) randomKillsBy=\(randomList.isEmpty ? "none" : randomList) \
+        conflictCopyChecks=\(f.conflictCopiesChecked) \
         syncExits=\(exits) opsDone=\(opList) killsAt=\(killList) knownDefectHits=\(known.isEmpty ? "none" : known) \
         stopped=\(f.stoppedBy.map { "\"\($0)\"" } ?? "no")
         """)
         fflush(nil)
-        // The kills must really happen (unless the run stopped early).
+        // The kills must really happen, and concurrent steps too (unless the run stopped early).
         if f.stoppedBy == nil {
-            #expect(kills > 0, "no SIGKILL landed in \(f.crashAttempts) attempts (\(kind), seed \(seed))")
+            #expect(kills > 0, "no SIGKILL landed at a crash point in \(f.crashAttempts) attempts (\(kind), seed \(seed))")
+            #expect(randomLanded > 0, "no random-time SIGKILL landed in \(randomTried) attempts (\(kind), seed \(seed))")
+            #expect(f.concurrentSteps > 0, "no concurrent step ran (\(kind), seed \(seed))")
         }
     }
 }

@@ -19,7 +19,7 @@ extension MC {
         if let env = ProcessInfo.processInfo.environment["DOCSYNC_MODEL_KNOWN_DEFECTS"] {
             return Set(env.split(separator: ",").compactMap { Rule(rawValue: String($0).trimmingCharacters(in: .whitespaces)) })
         }
-        return []
+        return [.deletionCopyIsFinderBase, .retryMergeUsesMergeTime]
     }()
 
     struct Mismatch: CustomStringConvertible {
@@ -48,6 +48,35 @@ extension MC {
         var stoppedBy: String?
         var steps = 0
         var seconds = 0.0
+        /// Steps in which 2–3 replicas ran docsync at the same moment.
+        var concurrentSteps = 0
+        /// Concurrent runs that exited 75 (remote busy): counted as not having run.
+        var busy75 = 0
+        /// In how many concurrent steps the matching serial order was not the launch order.
+        var reordered = 0
+        /// SIGKILLs sent after a random delay (not at a named crash point), and those that
+        /// landed (the process died of it: exit 137), by what was running.
+        var randomKillsTried: [String: Int] = [:]
+        var randomKillsLanded: [String: Int] = [:]
+        /// Listed conflicts whose stored copy was read from `.docsync/conflicts/` and held
+        /// the losing content the model expects (counted per check: one copy is checked
+        /// again at every later check of that replica's list).
+        var conflictCopiesChecked = 0
+    }
+
+    /// Where the three replicas sync to: a folder, a bare git repository by path, or the same
+    /// served by `git daemon` on 127.0.0.1 (git:// URL, receive-pack on the server side).
+    enum RemoteKind: String, CaseIterable, Sendable, CustomStringConvertible {
+        case folder, git, daemon
+        var description: String { rawValue }
+        var isGit: Bool { self != .folder }
+        var seedSalt: UInt64 {
+            switch self {
+            case .folder: 0
+            case .git: 0x5EED_0000_0000_0017
+            case .daemon: 0x5EED_0000_0000_D43E
+            }
+        }
     }
 }
 
@@ -55,7 +84,11 @@ extension MC {
     final class Run {
         let seed: UInt64
         let length: Int
-        let git: Bool
+        let remoteKind: RemoteKind
+        var git: Bool { remoteKind.isGit }
+        /// The bare repository behind the remote (git and daemon kinds), read with plain git.
+        var gitRepository = ""
+        var daemon: GitDaemon?
         let names = ["r0", "r1", "r2"]
         var rng: SplitMix
         let box: Sandbox
@@ -93,25 +126,56 @@ extension MC {
         var broken: [[Int: (before: [UInt8], intended: [UInt8])]] = [[:], [:], [:]]
         var gitBlobs: [String: [UInt8]] = [:]
         var printedKnown: Set<String> = []
+        /// While a concurrent (or killed) step is compared with its alternatives.
+        var stepCache: StepCache?
+        /// The serial orders tried, when none matched (printed with the mismatch).
+        var alternativesTried: [String]?
         /// Documents that got an edit identical to another replica's (either changesetId may stay).
         var echoDocs: Set<Int> = []
 
-        init(seed: UInt64, length: Int, git: Bool) {
+        init(seed: UInt64, length: Int, kind: RemoteKind) {
             self.seed = seed
             self.length = length
-            self.git = git
-            rng = SplitMix(state: seed ^ (git ? 0x5EED_0000_0000_0017 : 0))
-            box = Sandbox("model\(git ? "git" : "dir")\(seed)")
+            self.remoteKind = kind
+            rng = SplitMix(state: seed ^ kind.seedSalt)
+            box = Sandbox("model\(kind == .folder ? "dir" : kind.rawValue)\(seed)")
         }
 
-        var kind: String { git ? "git" : "folder" }
+        deinit { daemon?.stop() }
+
+        var kind: String { remoteKind.rawValue }
+
+        /// Makes the remote; nil, or why it could not be made (the daemon did not start).
+        func makeRemote() -> String? {
+            switch remoteKind {
+            case .folder:
+                remoteURL = box.remote
+            case .git:
+                remoteURL = Reliability.remote(box, git: true)
+                gitRepository = remoteURL
+            case .daemon:
+                do {
+                    let d = try GitDaemon()
+                    daemon = d
+                    remoteURL = try d.makeRepository("records")
+                    gitRepository = d.repositoryPath("records")
+                } catch {
+                    return "git daemon could not start: \(error)"
+                }
+            }
+            return nil
+        }
 
         // MARK: Running
 
         /// Runs the whole sequence; records an Issue on the first unexplained mismatch.
         func run() {
             let started = Date()
-            remoteURL = Reliability.remote(box, git: git)
+            if let problem = makeRemote() {
+                figures.stoppedBy = problem
+                Issue.record(Comment(rawValue: "\(problem) (\(kind), seed \(seed))"))
+                return finish(started)
+            }
             let made = CLI.run(["init", "--remote", remoteURL, "--name", names[0], names[0]], in: box.root)
             guard made.exit == 0 else { Issue.record("init failed: \(made)"); return }
             for name in names.dropFirst() {
@@ -145,6 +209,23 @@ extension MC {
                 tries += 1
                 let r = needsRecovery.sorted().first ?? rng.int(3)
                 let ops: [() -> String?] = [{ self.needsRecovery.contains(r) ? nil : self.edit(r, style: .inPlace) }, { self.crashSync(r) }]
+                for op in ops {
+                    guard let d = op() else { continue }
+                    step += 1
+                    log.append("\(step). \(d)")
+                    if !check(step: step, after: d) { break }
+                }
+            }
+            // And at least one concurrent step and one random-time SIGKILL that landed (a
+            // short delay lands more often).
+            tries = 0
+            while figures.stoppedBy == nil && (figures.randomKillsLanded.isEmpty || figures.concurrentSteps == 0) && tries < 10 {
+                tries += 1
+                let r = needsRecovery.sorted().first ?? rng.int(3)
+                let ops: [() -> String?] = [
+                    { self.needsRecovery.contains(r) ? self.sync(r) : self.edit(r, style: .inPlace) },
+                    { self.figures.concurrentSteps == 0 ? self.concurrentSync() : self.killSync(r, maxDelay: 40 * tries) },
+                ]
                 for op in ops {
                     guard let d = op() else { continue }
                     step += 1
@@ -256,7 +337,7 @@ extension MC {
             let weights: [(String, Int)] = [
                 ("create", alive < 4 ? 10 : (alive > 8 ? 1 : 4)), ("edit", 20), ("editorSave", 10), ("echoEdit", 3),
                 ("cp", 3), ("mv", 4), ("rm", 4), ("recreate", 3), ("invalid", 3), ("fix", 6),
-                ("sync", 26), ("crashSync", 8), ("resolve", 6), ("gc", 2),
+                ("sync", 18), ("crashSync", 7), ("resolve", 6), ("gc", 3), ("concurrent", 10), ("killSync", 4),
             ]
             var roll = rng.int(weights.map(\.1).reduce(0, +))
             var op = "sync"
@@ -284,6 +365,8 @@ extension MC {
             case "crashSync": return crashSync(r)
             case "resolve": return resolve(r)
             case "gc": return gc(r)
+            case "concurrent": return concurrentSync()
+            case "killSync": return killSync(r)
             default: return nil
             }
         }
@@ -478,19 +561,37 @@ extension MC {
 
         // MARK: docsync commands
 
-        var lastOutcome: Model.SyncOutcome?
-        var lastResult: RunResult?
-        var lastCommandReplica: Int?
-        var lastExpectedExits: Set<Int32> = []
-        var lastExitRules: Set<Rule> = []
+        /// What one docsync run of a step is checked against.
+        struct LastRun {
+            var r: Int
+            var result: RunResult
+            var expected: Set<Int32>
+            var rules: Set<Rule>
+            /// A sync that completed: the remote, the refIds and `status` are checked after it.
+            var synced: Bool
+        }
+
+        /// The runs of the step being checked (several in a concurrent step).
+        var lastRuns: [LastRun] = []
+
+        /// A sync's expectation: the model's exit code; a recovering sync (after a kill) may
+        /// also exit 0 where the model says 3 (the killed run may already have told), and
+        /// `extra` adds the exits of a killed run it completes.
+        func expectation(_ r: Int, _ result: RunResult, _ outcome: Model.SyncOutcome, recovering: Bool, extra: Set<Int32> = []) -> LastRun {
+            var expected: Set<Int32> = [outcome.exit]
+            expected.formUnion(extra)
+            if recovering && expected.contains(3) { expected.insert(0) }
+            if recovering && extra.contains(3) && outcome.exit == 0 { expected.insert(3) }
+            return LastRun(r: r, result: result, expected: expected, rules: outcome.exitRules, synced: true)
+        }
 
         func sync(_ r: Int) -> String {
             let result = docsync(r, ["sync"])
             return applySync(r, result, recovering: needsRecovery.contains(r), prefix: "r\(r) sync")
         }
 
-        private func applySync(_ r: Int, _ result: RunResult, recovering: Bool, prefix: String) -> String {
-            let outcome = model.sync(r)
+        /// The driver's bookkeeping once the model ran `outcome` for a sync of `r`.
+        private func noteSync(_ r: Int, _ result: RunResult, _ outcome: Model.SyncOutcome, recovering: Bool, extra: Set<Int32> = []) {
             needsRecovery.remove(r)
             pendingCopies[r] = []
             pendingCopyOf[r] = [:]
@@ -498,11 +599,12 @@ extension MC {
             figures.conflictsFound += outcome.newRecords.count
             figures.deleteVsEdit += outcome.notes.filter { $0.contains("deleted") }.count
             figures.exit[result.exit, default: 0] += 1
-            lastOutcome = outcome
-            lastResult = result
-            lastCommandReplica = r
-            lastExpectedExits = recovering && outcome.exit == 3 ? [0, 3] : [outcome.exit]
-            lastExitRules = outcome.exitRules
+            lastRuns.append(expectation(r, result, outcome, recovering: recovering, extra: extra))
+        }
+
+        private func applySync(_ r: Int, _ result: RunResult, recovering: Bool, prefix: String) -> String {
+            let outcome = model.sync(r)
+            noteSync(r, result, outcome, recovering: recovering)
             let notes = outcome.notes.isEmpty ? "" : "; model: " + outcome.notes.joined(separator: "; ")
             return "\(prefix) → exit \(result.exit) (model \(outcome.exit))\(notes)"
         }
@@ -524,8 +626,6 @@ extension MC {
                 return applySync(r, result, recovering: needsRecovery.contains(r), prefix: "r\(r) sync (DOCSYNC_CRASH_AT=\(point), not reached)")
             }
             figures.kills[point, default: 0] += 1
-            lastResult = nil
-            lastCommandReplica = nil
             if point.hasPrefix("record.") {
                 // Nothing left the tree: others may go on before it recovers.
                 needsRecovery.insert(r)
@@ -533,6 +633,200 @@ extension MC {
             }
             let recovery = docsync(r, ["sync"])
             return applySync(r, recovery, recovering: true, prefix: "r\(r) sync KILLED at \(point), then sync")
+        }
+
+        // MARK: Several runs at once, and kills at random moments
+
+        /// Starts `docsync args` in every replica of `runs` at the same moment (one process
+        /// each) and waits for all; if `victim` is set, SIGKILLs that run after `delayMs`
+        /// (if it is still running). A run that died of the signal exits 137.
+        func launch(_ runs: [(r: Int, args: [String])], victim: Int? = nil, delayMs: Int = 0) -> [RunResult] {
+            var processes: [(Process, String, [String])] = []
+            for run in runs {
+                let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("docsync-model-\(UUID().uuidString)").path
+                _ = FileManager.default.createFile(atPath: scratch + ".out", contents: nil)
+                _ = FileManager.default.createFile(atPath: scratch + ".err", contents: nil)
+                let p = Process()
+                p.executableURL = URL(fileURLWithPath: CLI.binary)
+                p.arguments = run.args
+                p.currentDirectoryURL = URL(fileURLWithPath: replicas[run.r].root)
+                p.environment = ProcessInfo.processInfo.environment
+                p.standardOutput = FileHandle(forWritingAtPath: scratch + ".out")
+                p.standardError = FileHandle(forWritingAtPath: scratch + ".err")
+                p.standardInput = FileHandle.nullDevice
+                processes.append((p, scratch, run.args))
+            }
+            for (p, _, _) in processes { try! p.run() }
+            if let victim {
+                let p = processes[runs.firstIndex { $0.r == victim }!].0
+                if delayMs > 0 { usleep(useconds_t(delayMs * 1000)) }
+                if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+            }
+            let results = processes.map { (p, scratch, args) -> RunResult in
+                p.waitUntilExit()
+                let out = (try? String(contentsOfFile: scratch + ".out", encoding: .utf8)) ?? ""
+                let err = (try? String(contentsOfFile: scratch + ".err", encoding: .utf8)) ?? ""
+                try? FileManager.default.removeItem(atPath: scratch + ".out")
+                try? FileManager.default.removeItem(atPath: scratch + ".err")
+                let code = p.terminationReason == .exit ? p.terminationStatus : 128 + p.terminationStatus
+                return RunResult(args: args, stdout: out, stderr: err, exit: code)
+            }
+            lastRunEndMs = nowMs()
+            return results
+        }
+
+        /// One serial order the model could follow for a step: the model after it, and the
+        /// runs to check (with their model outcomes) if the engine followed it.
+        struct Alternative {
+            var label: String
+            var model: Model
+            var syncs: [(r: Int, result: RunResult, outcome: Model.SyncOutcome, recovering: Bool, extra: Set<Int32>)]
+            var others: [LastRun] = []
+        }
+
+        /// Picks the alternative the replicas, the remote, the exit codes and the conflict
+        /// lists agree with (the first with no mismatch; else the one with the fewest, which
+        /// the step's check then reports), and takes over its model and bookkeeping.
+        /// Returns its index and the number of alternatives that matched.
+        @discardableResult
+        func choose(_ alternatives: [Alternative]) -> (index: Int, matching: Int) {
+            let (best, matching) = pick(alternatives)
+            adopt(alternatives[best])
+            return (best, matching)
+        }
+
+        /// The alternative with the fewest unexplained mismatches (the first of those with
+        /// none), and how many have none. Changes nothing.
+        func pick(_ alternatives: [Alternative]) -> (index: Int, matching: Int) {
+            precondition(!alternatives.isEmpty)
+            guard alternatives.count > 1 else { return (0, 1) }
+            var best = 0, bestCount = Int.max, matching = 0
+            let saved = (model, lastRuns, lastSeen, csContent, versionCs, refIds)
+            if stepCache == nil { stepCache = StepCache() }
+            for (i, alt) in alternatives.enumerated() {
+                model = alt.model
+                lastRuns = alt.syncs.map { expectation($0.r, $0.result, $0.outcome, recovering: $0.recovering, extra: $0.extra) } + alt.others
+                // Known engine defects do not decide the order (they are reported as such).
+                let count = collectMismatches(step: 1, full: false).filter { !$0.known }.count
+                (model, lastRuns, lastSeen, csContent, versionCs, refIds) = saved
+                if count == 0 { matching += 1 }
+                if count < bestCount { best = i; bestCount = count }
+            }
+            alternativesTried = bestCount > 0 ? alternatives.map(\.label) : nil
+            return (best, matching)
+        }
+
+        func adopt(_ alt: Alternative) {
+            model = alt.model
+            for s in alt.syncs { noteSync(s.r, s.result, s.outcome, recovering: s.recovering, extra: s.extra) }
+            lastRuns += alt.others
+        }
+
+        /// Every ordering of `items`.
+        static func permutations(_ items: [Int]) -> [[Int]] {
+            guard items.count > 1 else { return [items] }
+            var all: [[Int]] = []
+            for (i, x) in items.enumerated() {
+                var rest = items
+                rest.remove(at: i)
+                for p in permutations(rest) { all.append([x] + p) }
+            }
+            return all
+        }
+
+        /// `docsync sync` in the replicas `parts` at the same moment (one of them perhaps
+        /// SIGKILLed after `delayMs`), then a recovery sync of a killed one. The model accepts
+        /// any serial order of the runs: every permutation of the runs that took part is
+        /// computed, a run that exited 75 (remote busy: its local changes are recorded in
+        /// the journal, nothing was pulled or pushed, which for the model is the same as not
+        /// having run) is left out, and a killed run may have done nothing or everything
+        /// (its recovery sync comes after the others). The step continues with the model of
+        /// the order the replicas, the remote, the exit codes and the conflict lists match.
+        func syncTogether(_ parts: [Int], victim: Int?, delayMs: Int) -> String {
+            let results = launch(parts.map { ($0, ["sync"]) }, victim: victim, delayMs: delayMs)
+            var byReplica: [Int: RunResult] = [:]
+            for (r, result) in zip(parts, results) { byReplica[r] = result }
+            let what = victim == nil ? "" : (parts.count > 1 ? "together" : "sync")
+            var killed: [Int] = []
+            if let v = victim {
+                figures.randomKillsTried[what, default: 0] += 1
+                if byReplica[v]!.exit == 137 { killed = [v]; figures.randomKillsLanded[what, default: 0] += 1 }
+            }
+            let busy = parts.filter { byReplica[$0]!.exit == 75 }
+            figures.busy75 += busy.count
+            var recoveries: [Int: RunResult] = [:]
+            for k in killed { recoveries[k] = docsync(k, ["sync"]) }
+            let ran = parts.filter { !busy.contains($0) }
+            var alternatives: [Alternative] = []
+            for mask in 0 ..< (1 << ran.count) {
+                let subset = ran.enumerated().filter { mask & (1 << $0.offset) != 0 }.map(\.element)
+                guard ran.allSatisfy({ subset.contains($0) || killed.contains($0) }) else { continue }
+                for order in Run.permutations(subset) {
+                    var m = model
+                    var syncs: [(r: Int, result: RunResult, outcome: Model.SyncOutcome, recovering: Bool, extra: Set<Int32>)] = []
+                    var killedExit: [Int: Int32] = [:]
+                    for r in order {
+                        let outcome = m.sync(r)
+                        if killed.contains(r) { killedExit[r] = outcome.exit } else {
+                            syncs.append((r, byReplica[r]!, outcome, needsRecovery.contains(r), []))
+                        }
+                    }
+                    for k in killed {
+                        let outcome = m.sync(k)
+                        syncs.append((k, recoveries[k]!, outcome, true, killedExit[k].map { [$0] } ?? []))
+                    }
+                    let label = order.map { killed.contains($0) ? "r\($0)(killed, completed)" : "r\($0)" }.joined(separator: ",")
+                        + killed.map { ",r\($0) recovery" }.joined()
+                    let others = busy.map { LastRun(r: $0, result: byReplica[$0]!, expected: [75], rules: [], synced: false) }
+                    alternatives.append(Alternative(label: label, model: m, syncs: syncs, others: others))
+                }
+            }
+            var (chosen, matching) = pick(alternatives)
+            if matching == 0 && ran.count > 1 {
+                // A known engine defect: two runs that both merged a document with a remote
+                // change, one of which then lost the push race, do not end as any serial order
+                // would (the loser re-merges its own merge, stamped with the current time, so
+                // the earlier save can win a field). Documents two of the runs had changed
+                // get its rule, so a mismatch there is reported as that defect.
+                let shared = Set(model.local.indices.filter(ran.contains).flatMap { r in
+                    Set(model.local[r].keys).union(model.base[r].keys).filter { model.local[r][$0]?.placed != model.base[r][$0] }
+                }.reduce(into: [Int: Int]()) { $0[$1, default: 0] += 1 }.filter { $0.value > 1 }.keys)
+                if !shared.isEmpty {
+                    for i in alternatives.indices { for d in shared { alternatives[i].model.taint(d, .retryMergeUsesMergeTime) } }
+                    (chosen, matching) = pick(alternatives)
+                }
+            }
+            adopt(alternatives[chosen])
+            if parts.count > 1 {
+                figures.concurrentSteps += 1
+                if !alternatives[chosen].label.hasPrefix(ran.map { "r\($0)" }.joined(separator: ",")) { figures.reordered += 1 }
+            }
+            let exits = parts.map { "r\($0) \(byReplica[$0]!.exit)" }.joined(separator: ", ")
+            let kill = victim.map { " (SIGKILL r\($0) after \(delayMs) ms: \(killed.isEmpty ? "finished first" : "landed, then sync → exit \(recoveries[$0]!.exit)"))" } ?? ""
+            let head = parts.count > 1 ? "together: sync " + parts.map { "r\($0)" }.joined(separator: " ") : "r\(parts[0]) sync"
+            return "\(head)\(kill) → \(exits); model order \(alternatives[chosen].label) (\(matching) of \(alternatives.count) orders match)"
+        }
+
+        func concurrentSync() -> String? {
+            let free = (0 ..< 3).filter { !needsRecovery.contains($0) }
+            guard free.count >= 2 else { return nil }
+            var pool = free, parts: [Int] = []
+            let n = free.count == 3 && rng.chance(0.5) ? 3 : 2
+            for _ in 0 ..< n { parts.append(pool.remove(at: rng.int(pool.count))) }
+            let victim = rng.chance(0.35) ? rng.pick(parts) : nil
+            return syncTogether(parts, victim: victim, delayMs: randomDelay())
+        }
+
+        /// A random kill delay in 0…max ms; half of them in the first fifth, where a debug
+        /// build's runs (30–100 ms here) are still going.
+        func randomDelay(_ max: Int = 300) -> Int {
+            rng.chance(0.5) ? rng.int(max / 5 + 1) : rng.int(max + 1)
+        }
+
+        /// `docsync sync` SIGKILLed after a random delay (0–300 ms), then a recovery sync.
+        func killSync(_ r: Int, maxDelay: Int = 300) -> String? {
+            guard !needsRecovery.contains(r) else { return nil }
+            return syncTogether([r], victim: r, delayMs: randomDelay(maxDelay))
         }
 
         func resolve(_ r: Int) -> String? {
@@ -555,34 +849,65 @@ extension MC {
                 if takeLocal == rec.loserWasLocal { takeLoser = rec }
                 how = "--take \(takeLocal ? "local" : "remote") (\(takeLoser == nil ? "the winner" : "the loser"))"
             }
-            let result = docsync(r, args)
+            let result: RunResult
+            if !needsRecovery.contains(r), rng.chance(0.25) {
+                // A resolve SIGKILLed at a random moment: it did nothing or all of it; the
+                // recovery sync that follows must settle (or not) everywhere consistently.
+                let delay = randomDelay()
+                figures.randomKillsTried["resolve", default: 0] += 1
+                let killed = launch([(r, args)], victim: r, delayMs: delay)[0]
+                if killed.exit == 137 {
+                    figures.randomKillsLanded["resolve", default: 0] += 1
+                    let recovery = docsync(r, ["sync"])
+                    var without = model
+                    let o1 = without.sync(r)
+                    var with = model
+                    with.resolve(r, doc: rec.doc, takeLoser: takeLoser)
+                    let o2 = with.sync(r)
+                    let (chosen, _) = choose([
+                        Alternative(label: "resolve did nothing, sync", model: without, syncs: [(r, recovery, o1, true, [])]),
+                        Alternative(label: "resolve done, sync", model: with, syncs: [(r, recovery, o2, true, [])]),
+                    ])
+                    if takeLoser != nil { clockMs = max(clockMs, lastRunEndMs) }
+                    return "r\(r) resolve \(entry.placed.path) \(how) for \(rec) SIGKILLed after \(delay) ms, then sync → exit \(recovery.exit); model: \(chosen == 0 ? "the resolve did nothing" : "the resolve was done")"
+                }
+                result = killed
+                how += " (SIGKILL after \(delay) ms: finished first)"
+            } else {
+                result = docsync(r, args)
+            }
             for d in Set(model.local[r].keys).union(model.base[r].keys) where model.local[r][d]?.placed != model.base[r][d] {
                 recordedUnsynced[r].insert(d)
             }
             model.resolve(r, doc: rec.doc, takeLoser: takeLoser)
             recordedUnsynced[r].insert(rec.doc)
-            lastResult = result
-            lastCommandReplica = r
-            lastOutcome = nil
             // resolve records the tree first: an invalid file there makes it exit 1 (rule 7).
-            lastExpectedExits = [model.hasInvalid(r) ? 1 : 0]
-            lastExitRules = rec.finder == r ? [] : [.conflictsTravel]
-            if rec.fields.isEmpty { lastExitRules.insert(.deleteVsEdit) }
-            if takeLoser != nil, let f = model.local[r][rec.doc] {
+            var rules: Set<Rule> = rec.finder == r ? [] : [.conflictsTravel]
+            if rec.fields.isEmpty { rules.insert(.deleteVsEdit) }
+            lastRuns.append(LastRun(r: r, result: result, expected: [model.hasInvalid(r) ? 1 : 0], rules: rules, synced: false))
+            if takeLoser != nil {
                 // The resolve wrote the file: the model's clock moves past it.
                 clockMs = max(clockMs, lastRunEndMs)
-                _ = f
             }
             return "r\(r) resolve \(entry.placed.path) \(how) for \(rec) → exit \(result.exit)"
         }
 
         func gc(_ r: Int) -> String? {
+            if !needsRecovery.contains(r), rng.chance(0.35) {
+                // gc SIGKILLed at a random moment (it changes no document), then a recovery sync.
+                let delay = randomDelay()
+                figures.randomKillsTried["gc", default: 0] += 1
+                let killed = launch([(r, ["gc"])], victim: r, delayMs: delay)[0]
+                if killed.exit == 137 {
+                    figures.randomKillsLanded["gc", default: 0] += 1
+                    let recovery = docsync(r, ["sync"])
+                    return applySync(r, recovery, recovering: true, prefix: "r\(r) gc SIGKILLed after \(delay) ms, then sync")
+                }
+                lastRuns.append(LastRun(r: r, result: killed, expected: [0], rules: [], synced: false))
+                return "r\(r) gc (SIGKILL after \(delay) ms: finished first) → exit \(killed.exit)"
+            }
             let result = docsync(r, ["gc"])
-            lastResult = result
-            lastCommandReplica = r
-            lastOutcome = nil
-            lastExpectedExits = [0]
-            lastExitRules = []
+            lastRuns.append(LastRun(r: r, result: result, expected: [0], rules: [], synced: false))
             return "r\(r) gc → exit \(result.exit)"
         }
     }

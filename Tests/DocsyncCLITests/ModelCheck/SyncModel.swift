@@ -36,6 +36,11 @@
 // recorded"; that the replica whose edit lost is told by its exit code too is the reading
 // the engine rework took, and the one a cron user needs.)
 //
+// Concurrent runs (issue 21): the model has no notion of time overlap. For a step in which
+// 2–3 replicas sync at once, ModelDriver.syncTogether runs `sync` on copies of the model in
+// every permutation of the runs (a run that exited 75 left out, a SIGKILLed run optional,
+// followed by its recovery sync) and keeps the one the replicas and the remote agree with.
+//
 // Conflict records travel (rule 3): the replica that found one publishes it with its push;
 // every replica learns it at its next sync. `resolve` settles it on that replica at once
 // and everywhere else once the resolver synced and the others pulled.
@@ -115,6 +120,18 @@ extension MC {
         /// to an edit lists the record but exits 0 unless it also made the deleted version
         /// (it exits 3 when it did): the exit code tells the deleter only sometimes.
         case deleterNotToldByExit = "defect-deleter-exit-code"
+        /// Not a rule: an engine defect found by this check (issue 21). An edit beats a
+        /// deletion of a version the editing replica never saw (another replica changed the
+        /// document, then deleted it): the record names the deleted changesetId, but the
+        /// stored copy holds the finder's base version (an older content under the deleted
+        /// version's name); the deleted version is not in the conflict store.
+        case deletionCopyIsFinderBase = "defect-deletion-copy-holds-finder-base"
+        /// Not a rule: an engine defect found by this check (issue 21). Two replicas sync at
+        /// the same moment, both merge their edit of a document with a third replica's
+        /// change, one push loses the race: that replica merges again with its own first
+        /// merge as "local", a version stamped with the current time, so it beats the other
+        /// replica's later save of the same field. No serial order of the runs ends so.
+        case retryMergeUsesMergeTime = "defect-retry-merges-its-merge"
         static func < (a: Rule, b: Rule) -> Bool { a.rawValue < b.rawValue }
     }
 
@@ -131,6 +148,11 @@ extension MC {
         var finder: Int
         /// For a deletion that lost: the replica that deleted (when known).
         var deleter: Int?
+        /// For a deletion that lost: the version that was deleted (when known), which the
+        /// conflict store keeps.
+        var deletedVersion: Version?
+        /// The finder's base version of the document when it found the record.
+        var finderBase: Version?
         var knownBy: Set<Int>
         var settledKnownBy: Set<Int> = []
         var published = false
@@ -159,8 +181,9 @@ extension MC {
         var pendingSettles: [Set<Int>]
         /// Rules each document's current expectations depend on.
         var docRules: [Int: Set<Rule>] = [:]
-        /// The replica whose deletion each remote tombstone records.
+        /// The replica whose deletion each remote tombstone records, and the deleted version.
         var remoteDeleter: [Int: Int] = [:]
+        var remoteDeleted: [Int: Version] = [:]
         private var learnedDeletionOnly = true
         var nextVersion = 1
         var nextRecord = 1
@@ -216,10 +239,14 @@ extension MC {
                 }
                 let b = base[r][doc], l = local[r][doc]?.placed, rm = remote[doc]
                 let localChanged = b != l && !(b != nil && l != nil && same(b!, l!))
-                let remoteChanged = b != rm && !(b != nil && rm != nil && same(b!, rm!))
+                // The remote changed when its version is another one, even with the base's
+                // content (SYNC.md: "changed" means the changesetId, content hash or path
+                // differs): a `resolve` taking a loser can make a new version equal to an
+                // older one, and a deletion of that older one then loses to it.
+                let remoteChanged = b?.version.id != rm?.version.id || b?.path != rm?.path
                 if !localChanged && !remoteChanged { continue }
                 if localChanged && !remoteChanged {
-                    if l == nil { remoteDeleter[doc] = r }
+                    if l == nil { remoteDeleter[doc] = r; remoteDeleted[doc] = b?.version }
                     remote[doc] = l
                     base[r][doc] = l
                     continue
@@ -239,7 +266,8 @@ extension MC {
                     }
                     setLocal(r, doc, rv)
                     base[r][doc] = rv
-                    out.newRecords.append(record(doc, fields: [], loser: nil, winner: rv.version, loserWasLocal: true, finder: r))
+                    out.newRecords.append(record(doc, fields: [], loser: nil, winner: rv.version, loserWasLocal: true, finder: r,
+                                                 deleter: r, deleted: b?.version, finderBase: b?.version))
                     out.notes.append("doc\(doc): deleted here, changed on the remote: kept the remote version")
                     taint(doc, .deleteVsEdit)
                     out.exitRules.insert(.deleteVsEdit)
@@ -247,7 +275,7 @@ extension MC {
                     remote[doc] = lv
                     base[r][doc] = lv
                     out.newRecords.append(record(doc, fields: [], loser: nil, winner: lv.version, loserWasLocal: false, finder: r,
-                                                 deleter: remoteDeleter[doc]))
+                                                 deleter: remoteDeleter[doc], deleted: remoteDeleted[doc], finderBase: b?.version))
                     out.notes.append("doc\(doc): deleted on the remote, changed here: kept the local version")
                     taint(doc, .deleteVsEdit)
                     out.exitRules.insert(.deleteVsEdit)
@@ -296,10 +324,11 @@ extension MC {
         }
 
         private mutating func record(_ doc: Int, fields: [String], loser: Version?, winner: Version, loserWasLocal: Bool, finder: Int,
-                                     deleter: Int? = nil) -> Int {
+                                     deleter: Int? = nil, deleted: Version? = nil, finderBase: Version? = nil) -> Int {
             defer { nextRecord += 1 }
             records.append(ConflictRecord(id: nextRecord, doc: doc, fields: fields, loser: loser, winner: winner,
-                                          loserWasLocal: loserWasLocal, finder: finder, deleter: deleter, knownBy: [finder]))
+                                          loserWasLocal: loserWasLocal, finder: finder, deleter: deleter, deletedVersion: deleted,
+                                          finderBase: finderBase, knownBy: [finder]))
             return nextRecord
         }
 
