@@ -76,6 +76,27 @@ struct ModelFoundRegressionTests {
         #expect(b.json("b.json")?["v"] as? String == "original")
     }
 
+    @Test("an edit beats the deletion of a version this replica never had: the stored copy is that deleted version, not this replica's base",
+          arguments: Kind.allCases)
+    func deletedVersionIsStored(_ kind: Kind) throws {
+        let box = Sandbox("deleted-version-\(kind)")
+        let rs = Self.replicas(box, kind, files: ["d.json": "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n"], names: ["r1", "r2"])
+        let (r1, r2) = (rs[0], rs[1])
+        r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"by r2\""))
+        r2.sync()
+        let deleted = try #require(r2.changesetId("d.json"))
+        r2.remove("d.json")
+        r2.sync()
+        r1.write("d.json", r1.read("d.json")!.replacingOccurrences(of: "\"b\": \"base\"", with: "\"b\": \"by r1\""))
+        let edit = r1.run("sync")
+        #expect(edit.exit == 3, "r1's edit beat r2's deletion: \(edit)")
+        let record = try #require(Self.conflicts(r1).first { $0["deleted"] as? Bool == true })
+        #expect(record["changesetId"] as? String == deleted, "the record names the version r2 deleted: \(record)")
+        let file = try #require(record["file"] as? String)
+        #expect(r1.json(file)?["a"] as? String == "by r2", "its stored copy is that version, not r1's base: \(r1.read(file) ?? "-")")
+        #expect(r1.json(file)?["changesetId"] as? String == deleted)
+    }
+
     @Test("a version that lost a field and was then deleted on a third replica: two records, both listed, each with its own stored copy",
           arguments: Kind.allCases)
     func twoRecordsOfOneLosingVersion(_ kind: Kind) throws {

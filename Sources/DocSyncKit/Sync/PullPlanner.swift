@@ -30,6 +30,10 @@ struct PullPlanner {
     let readRemote: (RemoteEntry) throws -> [UInt8]
     /// The bytes of a stored object (local versions, held versions, the base).
     let readObject: (String) throws -> [UInt8]
+    /// The bytes of the version a remote deletion deleted, when it is not this tree's base
+    /// (another replica changed the document, then deleted it): nil if the remote no
+    /// longer has it.
+    let readDeleted: (RemoteEntry) -> [UInt8]?
     /// Whether a file exists at this tree path.
     let isOccupied: (String) -> Bool
     /// The conflict record this replica has of a document's stored version.
@@ -227,7 +231,12 @@ struct PullPlanner {
                 let record = ConflictStore.Record(refId: refId, changesetId: deletedId, path: base?.path ?? kept.path, side: side, winner: kept.changesetId,
                                                   time: time, deleted: true, replica: replicaId,
                                                   lostBy: side == .local ? replicaId : change.entry.replica, reason: "an edit beat a deletion")
-                keep(record, bytes: try base.map { try readObject($0.hash) }, in: &plan)
+                // The version that was deleted: this tree's base, or, when the deleting replica
+                // had a later one, that version (never the base under the deleted one's name).
+                let deletedBytes = try side == .remote && change.entry.hash != nil && change.entry.hash != base?.hash
+                    ? readDeleted(change.entry) ?? base.map { try readObject($0.hash) }
+                    : base.map { try readObject($0.hash) }
+                keep(record, bytes: deletedBytes, in: &plan)
                 plan.conflictSummaries.append(ConflictSummary(refId: refId, path: kept.path, kept: side == .local ? "remote" : "local",
                                                               keptChangesetId: kept.changesetId, stored: "\(side.rawValue) deletion",
                                                               storedChangesetId: deletedId, file: record.file))

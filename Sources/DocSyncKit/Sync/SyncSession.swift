@@ -73,6 +73,17 @@ final class SyncSession {
         try workspace.checkpoint()
     }
 
+    /// The bytes of the version `deletion` deleted: from the object store if this tree
+    /// ever held it, else from the remote's history (checked against the hash).
+    static func deletedVersion(_ deletion: RemoteEntry, objects: ObjectStore, remote: Remote) -> [UInt8]? {
+        guard let hash = deletion.hash else { return nil }
+        if let bytes = try? objects.get(hash) { return bytes }
+        guard let versions = try? remote.history(of: deletion.refId, path: deletion.path),
+              let version = versions.first(where: { !$0.deleted && $0.hash == hash }),
+              let bytes = try? remote.content(of: version, refId: deletion.refId), ContentHash.of(bytes) == hash else { return nil }
+        return bytes
+    }
+
     /// A dry run's journal: entries folded into the state in memory, never written.
     private func foldInMemory(_ entries: [JournalEntry]) {
         var seq = max(state.journalSeq, state.pending.map(\.seq).max() ?? 0)
@@ -104,6 +115,7 @@ final class SyncSession {
                                       return try remote.read($0)
                                   },
                                   readObject: { try unstored[$0] ?? objects.get($0) },
+                                  readDeleted: { Self.deletedVersion($0, objects: objects, remote: remote) },
                                   isOccupied: { FileSystem.exists(layout.absolute($0)) },
                                   knownConflict: { store.record(refId: $0, storeName: $1) },
                                   storeFetched: options.dryRun ? nil : { hash, bytes in try objects.put(bytes, hash: hash) })

@@ -19,7 +19,7 @@ extension MC {
         if let env = ProcessInfo.processInfo.environment["DOCSYNC_MODEL_KNOWN_DEFECTS"] {
             return Set(env.split(separator: ",").compactMap { Rule(rawValue: String($0).trimmingCharacters(in: .whitespaces)) })
         }
-        return [.deletionCopyIsFinderBase, .retryMergeUsesMergeTime]
+        return [.retryMergeUsesMergeTime]
     }()
 
     struct Mismatch: CustomStringConvertible {

@@ -120,7 +120,8 @@ extension MC {
         /// to an edit lists the record but exits 0 unless it also made the deleted version
         /// (it exits 3 when it did): the exit code tells the deleter only sometimes.
         case deleterNotToldByExit = "defect-deleter-exit-code"
-        /// Not a rule: an engine defect found by this check (issue 21). An edit beats a
+        /// Not a rule: an engine defect found by this check (issue 21), fixed since (the
+        /// deleted version is read from the remote's history). An edit beats a
         /// deletion of a version the editing replica never saw (another replica changed the
         /// document, then deleted it): the record names the deleted changesetId, but the
         /// stored copy holds the finder's base version (an older content under the deleted
