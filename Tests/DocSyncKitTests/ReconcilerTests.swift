@@ -101,6 +101,10 @@ import Testing
         let untimed = try #require(Reconciler.decide(base: Self.base, local: Self.v(Self.mid, "h0", "mine.json"), remote: Self.v(Self.late, "h0", "theirs.json"),
                                                      localMovedAt: 500))
         #expect(untimed.result?.path == "theirs.json" && untimed.pathNotice?.contains("later changesetId") == true)
+        // No base (both sides brought the document back at different paths): no rename lost.
+        let reborn = try #require(Reconciler.decide(base: nil, local: Self.v(Self.mid, "h1", "mine.json"), remote: Self.v(Self.late, "h2", "theirs.json"),
+                                                    localMovedAt: 900, remoteMovedAt: 100))
+        #expect(reborn.renameLoser == nil && reborn.result?.path == "theirs.json")
     }
 }
 

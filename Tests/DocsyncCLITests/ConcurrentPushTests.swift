@@ -119,6 +119,49 @@ struct ConcurrentPushTests {
         Reliability.fsck(repo)
     }
 
+    @Test("two replicas merge a third one's change at the same moment; the one whose push loses the race merges again from its user's save, so the later save wins",
+          arguments: Transport.allCases)
+    func retryMergesFromTheSave(_ transport: Transport) throws {
+        let box = Sandbox("retry-\(transport)")
+        let (url, _, daemon) = try Self.repository(box, transport)
+        defer { daemon?.stop() }
+        let r0 = box.replica("r0")
+        r0.write("d.json", "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n")
+        let now = Int(Date().timeIntervalSince1970)
+        setSaveTime(r0.path("d.json"), now - 60)
+        #expect(CLI.run(["init", "--remote", url, "--name", "r0", "r0"], in: box.root).exit == 0)
+        r0.sync()
+        let (r1, r2) = (Self.clone(box, "r1", url), Self.clone(box, "r2", url))
+        // r2 saves `a` first, r1 later; r0 changes `b` and syncs before either.
+        r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2, earlier\""))
+        setSaveTime(r2.path("d.json"), now - 30)
+        r1.write("d.json", r1.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r1, later\""))
+        setSaveTime(r1.path("d.json"), now - 20)
+        r0.write("d.json", r0.read("d.json")!.replacingOccurrences(of: "\"b\": \"base\"", with: "\"b\": \"r0\""))
+        setSaveTime(r0.path("d.json"), now - 40)
+        r0.sync()
+        // r1 merges first and is held before its ref update; r2 merges after it and is
+        // held too; r1 lands, then r2 finds the branch moved and merges again.
+        let (gate1, gate2) = (box.path("gate1"), box.path("gate2"))
+        let first = BackgroundRun(["sync"], in: r1.root, env: ["DOCSYNC_PAUSE_AT": "git.before-ref-update", "DOCSYNC_PAUSE_FILE": gate1])
+        #expect(waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate1 + ".reached") })
+        let second = BackgroundRun(["sync"], in: r2.root, env: ["DOCSYNC_PAUSE_AT": "git.before-ref-update", "DOCSYNC_PAUSE_FILE": gate2])
+        #expect(waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate2 + ".reached") })
+        FileManager.default.createFile(atPath: gate1, contents: nil)
+        let one = first.wait()
+        #expect(one.exit == 0, one.comment)
+        FileManager.default.createFile(atPath: gate2, contents: nil)
+        let two = second.wait()
+        #expect(two.exit == 3, "r2's value of a lost: a recorded conflict: \(two)")
+        for r in [r0, r1, r2, r0, r1] { _ = r.run("sync") }
+        for r in [r0, r1, r2] {
+            #expect(r.json("d.json")?["a"] as? String == "r1, later", "\(r.root): the later save wins: \(r.read("d.json") ?? "-")")
+            #expect(r.json("d.json")?["b"] as? String == "r0")
+        }
+        let copies = r2.conflictCopies().values.compactMap(JSONHelp.object)
+        #expect(copies.contains { $0["a"] as? String == "r2, earlier" }, "r2's save is kept in the conflict store: \(copies)")
+    }
+
     /// Moves the repository's branch back to `commit`, as `git push --force` of an older
     /// history (or a push that another one overwrote) leaves it.
     static func rewind(_ repo: String, to commit: String) {

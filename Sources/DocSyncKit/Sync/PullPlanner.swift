@@ -38,6 +38,12 @@ struct PullPlanner {
     let isOccupied: (String) -> Bool
     /// The conflict record this replica has of a document's stored version.
     let knownConflict: (String, String) -> ConflictStore.Record?
+    /// For documents an earlier pull of the same run already merged: the base and the
+    /// local version the user had when the run started. A push that lost a race pulls
+    /// again, and that pull merges the user's own version with the newer remote, as if
+    /// the runs had happened one after the other, not this run's first merge: stamped
+    /// when it was made, that merge beat later saves of other replicas.
+    var userVersions: [String: (base: DocVersion?, local: DocVersion?)] = [:]
     /// Where a fetched remote version goes (hash, bytes); nil: into `plan.objects`. Why
     /// not always the plan: a clone of 100,000 documents held every one of them in it,
     /// a fifth of its peak memory.
@@ -103,7 +109,7 @@ struct PullPlanner {
         func seqsPending(_ refId: String, through last: Int = .max) -> [Int] {
             (pendingIndices[refId] ?? []).filter { $0 <= last }.map { pending[$0].seq }
         }
-        var decisions: [(index: Int, decision: Reconciler.Decision, base: DocVersion?)] = []
+        var decisions: [(index: Int, decision: Reconciler.Decision, base: DocVersion?, mergeLocal: DocVersion?)] = []
         decisions.reserveCapacity(changes.entries.count + heldIncoming.count)
 
         for index in 0..<(changes.entries.count + heldIncoming.count) {
@@ -112,6 +118,9 @@ struct PullPlanner {
             let refId = change.entry.refId
             var base = self.base[refId]
             let local = tracked[refId]
+            // What the decision merges as "local": the file's version, or the user's version
+            // where an earlier pull of this run merged it already (see `userVersions`).
+            var mergeLocal = local
             // The remote holds a version this tree pushed but never journaled as pushed (a
             // crash between the remote's commit and `done`): our own version, the base of
             // what was edited since, not a concurrent change.
@@ -120,17 +129,19 @@ struct PullPlanner {
                 let seqs = seqsPending(refId, through: landed)
                 plan.batch.append(JournalEntry(.done(refId: refId, seqs: seqs, reason: .pushed)))
                 base = remoteVersion
+            } else if let user = userVersions[refId], user.local != local {
+                (base, mergeLocal) = (user.base, user.local)
             }
-            guard let decision = Reconciler.decide(base: base, local: local, remote: change.entry.version, localMovedAt: localMoves[refId],
+            guard let decision = Reconciler.decide(base: base, local: mergeLocal, remote: change.entry.version, localMovedAt: localMoves[refId],
                                                    remoteMovedAt: change.entry.movedAt ?? change.entry.time) else { continue }
-            decisions.append((index, decision, base))
+            decisions.append((index, decision, base, mergeLocal))
             // Why not an invalid file: it stays where it is, so its path is not free.
             if let from = local?.path, decision.result?.path != from, !unreadable.contains(from) { vacated.insert(from) }
         }
 
         // A document pulled as is takes two journal entries (seen, apply).
         plan.batch.reserveCapacity(plan.batch.count + 2 * decisions.count)
-        for (index, initial, base) in decisions {
+        for (index, initial, base, mergeLocal) in decisions {
             let change = incoming(index)
             var decision = initial
             let refId = change.entry.refId
@@ -174,13 +185,13 @@ struct PullPlanner {
                 let fetched = try bytes()
                 remoteBytes = fetched
                 try keepFetched(remoteVersion.hash, fetched, in: &plan)
-                let localBytes = try decision.loser == nil ? nil : local.map { try readObject($0.hash) }
+                let localBytes = try decision.loser == nil ? nil : mergeLocal.map { try readObject($0.hash) }
                 // The same edit made on both sides differs only in the stamped
                 // changesetId: take the remote's, no conflict (but two equal additions to
                 // a counter are two additions).
                 let baseBytes = try base.map { try readObject($0.hash) }
-                if decision.loser != nil, let local, let localBytes, ContentIdentity.sameApartFromChangesetId(localBytes, fetched),
-                   !(config.policy(for: decision.result?.path ?? local.path) == .merge
+                if decision.loser != nil, let mergeLocal, let localBytes, ContentIdentity.sameApartFromChangesetId(localBytes, fetched),
+                   !(config.policy(for: decision.result?.path ?? mergeLocal.path) == .merge
                      && ContentPolicy.changesCounters(base: baseBytes, edited: localBytes, counters: counters)) {
                     decision.loser = nil
                     decision.contentFrom = .remote
@@ -190,10 +201,10 @@ struct PullPlanner {
                 }
                 // Content changed differently on both sides: the policy for this path
                 // settles it (field merge by default).
-                if decision.loser != nil, let local, let localBytes, let target = decision.result?.path {
+                if decision.loser != nil, let mergeLocal, let localBytes, let target = decision.result?.path {
                     let policy = config.policy(for: target)
                     let outcome = ContentPolicy(policy: policy, counters: counters, arrays: arrayRules).settle(
-                        base: baseBytes, local: local, localBytes: localBytes,
+                        base: baseBytes, local: mergeLocal, localBytes: localBytes,
                         remote: remoteVersion, remoteBytes: fetched, path: target, newChangesetId: { clock.next().description })
                     if let merged = outcome.mergedBytes { plan.objects[outcome.result.hash] = merged }
                     decision.result = outcome.result
@@ -246,8 +257,8 @@ struct PullPlanner {
             if let lost = decision.renameLoser, let kept = decision.result {
                 // The name that lost is kept with the record; its content is whichever side's
                 // version carried it.
-                let bytes = try lost.side == .local || lost.version.hash == local?.hash
-                    ? local.map { try readObject($0.hash) } : (remoteBytes ?? bytes())
+                let bytes = try lost.side == .local || lost.version.hash == mergeLocal?.hash
+                    ? mergeLocal.map { try readObject($0.hash) } : (remoteBytes ?? bytes())
                 let record = ConflictStore.Record(refId: refId, changesetId: lost.version.changesetId, path: lost.version.path, side: lost.side,
                                                   winner: kept.changesetId, time: time, replica: replicaId,
                                                   lostBy: lost.side == .local ? replicaId : change.entry.replica,

@@ -81,7 +81,15 @@ public enum Reconciler {
         var renameLoser: (Side, DocVersion)? = nil
         if !localMoved { path = remote.path }
         else if !remoteMoved { path = local.path }
-        else {
+        else if base == nil {
+            // Both sides brought the document back (or made it) at different paths: no
+            // rename lost, the later version's path is kept.
+            path = localIsLater ? local.path : remote.path
+            if local.path != remote.path {
+                pathNotice = "at different paths on both sides: kept \(path) (later changesetId); the \(localIsLater ? "remote" : "local") path "
+                    + "\(localIsLater ? remote.path : local.path) was not applied"
+            }
+        } else {
             let byTime = localMovedAt.flatMap { l in remoteMovedAt.flatMap { r in l == r ? nil : l > r } }
             let localRenameWins = byTime ?? localIsLater
             path = localRenameWins ? local.path : remote.path

@@ -35,6 +35,7 @@ final class SyncSession {
         var changes = try prefetched ?? remote.changes(since: state.cursor).checked(url: remote.displayURL)
         if let rewound = changes.rewound { try rebase(onto: rewound) }
         changes = changes.addingPurgedDeletions(base: state.base)
+        rememberUserVersions(changes)
         let plan = try planPull(changes)
         report.problems += plan.problems.map(ReportedProblem.other)
         report.notices += plan.notices
@@ -106,7 +107,7 @@ final class SyncSession {
         let progress = workspace.progress
         let total = changes.entries.count
         var read = 0
-        let planner = PullPlanner(base: state.base, pending: state.pending, held: state.held, tracked: state.tracked,
+        var planner = PullPlanner(base: state.base, pending: state.pending, held: state.held, tracked: state.tracked,
                                   unreadable: local.unreadablePaths, config: workspace.config, replicaId: workspace.config.replicaId,
                                   clock: workspace.clock,
                                   readRemote: {
@@ -119,7 +120,25 @@ final class SyncSession {
                                   isOccupied: { FileSystem.exists(layout.absolute($0)) },
                                   knownConflict: { store.record(refId: $0, storeName: $1) },
                                   storeFetched: options.dryRun ? nil : { hash, bytes in try objects.put(bytes, hash: hash) })
+        planner.userVersions = userVersions
         return try planner.plan(changes, time: FileSystem.currentTimeNanos / 1_000_000)
+    }
+
+    /// The base and local version of every document the run's first pull reconciled
+    /// while it had local actions pending: what the user had when the run started (see
+    /// `PullPlanner.userVersions`). Kept for the whole run, so every retry of a push that
+    /// lost a race merges from them again.
+    private var userVersions: [String: (base: DocVersion?, local: DocVersion?)] = [:]
+    private var pulledOnce = false
+
+    private func rememberUserVersions(_ changes: RemoteChanges) {
+        defer { pulledOnce = true }
+        guard !pulledOnce, !state.pending.isEmpty else { return }
+        let pendingRefIds = Set(state.pending.compactMap(\.refId))
+        let touched = changes.entries.map(\.refId).filter(pendingRefIds.contains)
+        guard !touched.isEmpty else { return }
+        let tracked = state.tracked
+        for refId in touched { userVersions[refId] = (state.base[refId], tracked[refId]) }
     }
 
     /// Carries out a pull plan, in the order PullPlan states; safe to die after any step.
