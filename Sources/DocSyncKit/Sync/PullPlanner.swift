@@ -244,7 +244,9 @@ struct PullPlanner {
                                                   lostBy: side == .local ? replicaId : change.entry.replica, reason: "an edit beat a deletion")
                 // The version that was deleted: this tree's base, or, when the deleting replica
                 // had a later one, that version (never the base under the deleted one's name).
-                let deletedBytes = try side == .remote && change.entry.hash != nil && change.entry.hash != base?.hash
+                // (A deletion held aside while the file was invalid carries only its changesetId.)
+                let deletedOther = change.entry.hash.map { $0 != base?.hash } ?? (change.entry.changesetId != base?.changesetId)
+                let deletedBytes = try side == .remote && deletedOther
                     ? readDeleted(change.entry) ?? base.map { try readObject($0.hash) }
                     : base.map { try readObject($0.hash) }
                 keep(record, bytes: deletedBytes, in: &plan)

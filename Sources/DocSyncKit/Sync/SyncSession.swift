@@ -77,11 +77,12 @@ final class SyncSession {
     /// The bytes of the version `deletion` deleted: from the object store if this tree
     /// ever held it, else from the remote's history (checked against the hash).
     static func deletedVersion(_ deletion: RemoteEntry, objects: ObjectStore, remote: Remote) -> [UInt8]? {
-        guard let hash = deletion.hash else { return nil }
-        if let bytes = try? objects.get(hash) { return bytes }
+        if let hash = deletion.hash, let bytes = try? objects.get(hash) { return bytes }
+        // Found by its hash, or (a deletion held aside carries none) by its changesetId.
         guard let versions = try? remote.history(of: deletion.refId, path: deletion.path),
-              let version = versions.first(where: { !$0.deleted && $0.hash == hash }),
-              let bytes = try? remote.content(of: version, refId: deletion.refId), ContentHash.of(bytes) == hash else { return nil }
+              let version = versions.first(where: { v in !v.deleted && (deletion.hash.map { v.hash == $0 } ?? (v.changesetId == deletion.changesetId)) }),
+              let bytes = try? remote.content(of: version, refId: deletion.refId),
+              deletion.hash.map({ ContentHash.of(bytes) == $0 }) ?? true else { return nil }
         return bytes
     }
 
