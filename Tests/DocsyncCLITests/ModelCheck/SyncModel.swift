@@ -107,6 +107,22 @@ extension MC {
         case invalidMerge = "rule5-invalid-fix-merged"
         case identity = "rule6-identity"
         case exitCodes = "rule7-exit-codes"
+        /// A conflict record seen from each replica's point of view (`storedSide`, `keptBy`),
+        /// and `resolve --take local|REPLICA` meaning what that replica has or made.
+        case pointOfView = "rule8-point-of-view"
+        /// First contact: a file without ids at a path where the remote has a document joins
+        /// that document (same content: nothing pushed; else a two-way merge), never a copy.
+        case firstContact = "rule9-first-contact"
+        /// A version pulled from plain git carrying a known changesetId with other content
+        /// gets a fresh changesetId (one changesetId names one content).
+        case plainGitIdentity = "rule10-plain-git-new-changeset"
+        /// Not a rule: an engine defect found by this check (issue 21). A document edited with
+        /// plain git keeping its changesetId gets a fresh one only on a replica whose last
+        /// sync saw that changesetId (the puller compares with the blob at its own cursor):
+        /// a replica that last synced an older version of the document takes the new
+        /// content under the old changesetId, which then names two contents (and the
+        /// replicas that saw it derive another id for the same content).
+        case plainGitEditUnseenChangeset = "defect-plain-git-edit-keeps-unseen-changeset"
         /// Not a rule: an engine defect found by this check. A file copied (`cp`) and whose
         /// original then became invalid JSON before the next sync takes the original's
         /// identity (recorded as a rename), though the original is still at its path.
@@ -144,6 +160,11 @@ extension MC {
         /// The losing version (nil: the loser was a deletion).
         var loser: Version?
         var winner: Version
+        /// The version the document kept (for a field merge: the merged version, made by the
+        /// replica that merged; else the winner). Its changesetId is the record's `winner`,
+        /// and its maker the record's `keptBy`.
+        var kept: Version?
+        var keptBy: Int { (kept ?? winner).author }
         /// Which side of the finder's sync lost.
         var loserWasLocal: Bool
         var finder: Int
@@ -198,6 +219,32 @@ extension MC {
         }
 
         mutating func nextTick() -> Int { tick += 1; return tick }
+
+        /// A replica that joins later (first contact); returns its index.
+        mutating func addReplica() -> Int {
+            local.append([:])
+            base.append([:])
+            pendingSettles.append([])
+            replicaCount += 1
+            return replicaCount - 1
+        }
+
+        /// The author of versions committed with plain git (replica `git0`).
+        static let plainGit = -1
+
+        /// Who made the stored version (or deletion) of a record, where known.
+        static func storedBy(_ rec: ConflictRecord) -> Int? { rec.loser.map(\.author) ?? rec.deleter }
+
+        /// A commit made with plain git on the remote: `doc`'s fields set to `fields`, the
+        /// changesetId left as it was. docsync derives a fresh changesetId for it, dated by
+        /// the commit, with the replica part `git0` (GIT-REMOTES.md): its author is
+        /// `Model.plainGit`. It is later than every save so far.
+        mutating func plainGitEdit(doc: Int, fields: Fields) {
+            guard let p = remote[doc] else { return }
+            let v = newVersion(fields, tick: nextTick(), mtime: nil, author: Model.plainGit)
+            remote[doc] = Placed(version: v, path: p.path)
+            taint(doc, .plainGitIdentity)
+        }
 
         mutating func newVersion(_ fields: Fields, tick: Int, mtime: Int64?, author: Int) -> Version {
             defer { nextVersion += 1 }
@@ -361,6 +408,7 @@ extension MC {
                     let loser = localLater ? rm.version : l.version
                     outcome.newRecords.append(record(doc, fields: colliding, loser: loser, winner: localLater ? l.version : rm.version,
                                                      loserWasLocal: !localLater, finder: r))
+                    records[records.count - 1].kept = content
                     outcome.notes.append("doc\(doc): both changed \(colliding.joined(separator: ",")): \(localLater ? "local" : "remote") saved later")
                 }
             }
@@ -380,7 +428,7 @@ extension MC {
 
         /// `docsync resolve` of `doc` on `r`: settles the open records `r` knows; `take`
         /// (finder only) replaces the colliding fields with that side's values.
-        mutating func resolve(_ r: Int, doc: Int, takeLoser: ConflictRecord?) {
+        mutating func resolve(_ r: Int, doc: Int, takeLoser: ConflictRecord?, takeDeletion: Bool = false) {
             let open = openRecords(r).filter { $0.doc == doc }
             for rec in open {
                 let i = records.firstIndex { $0.id == rec.id }!
@@ -388,6 +436,7 @@ extension MC {
                 pendingSettles[r].insert(rec.id)
             }
             taint(doc, .conflictsTravel)
+            if takeDeletion { local[r][doc] = nil; return }
             guard let rec = takeLoser, let loser = rec.loser, var current = local[r][doc] else { return }
             var fields = current.placed.version.fields
             for f in rec.fields { fields[f] = loser.fields[f] }
