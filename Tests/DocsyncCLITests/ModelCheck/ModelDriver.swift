@@ -19,7 +19,11 @@ extension MC {
         if let env = ProcessInfo.processInfo.environment["DOCSYNC_MODEL_KNOWN_DEFECTS"] {
             return Set(env.split(separator: ",").compactMap { Rule(rawValue: String($0).trimmingCharacters(in: .whitespaces)) })
         }
-        return [.retryMergeUsesMergeTime, .plainGitEditUnseenChangeset]
+        // `deletionCopyIsFinderBase` was fixed in b7f2728 and recurred (git seed 3, 300 ops,
+        // step 295: the deleted version had been moved before its deletion, the finder's edit
+        // was the fix of an invalid save, and plain-git commits were in the history).
+        return [.retryMergeUsesMergeTime, .plainGitEditUnseenChangeset, .firstContactReorderedCopy, .killedResolveHalfDone,
+                .deletionCopyIsFinderBase]
     }()
 
     struct Mismatch: CustomStringConvertible {
@@ -725,18 +729,22 @@ extension MC {
             precondition(!alternatives.isEmpty)
             guard alternatives.count > 1 else { return (0, 1) }
             var best = 0, bestCount = Int.max, matching = 0
+            var whyNot: [String] = []
             let saved = (model, lastRuns, lastSeen, csContent, versionCs, refIds)
             if stepCache == nil { stepCache = StepCache() }
             for (i, alt) in alternatives.enumerated() {
                 model = alt.model
                 lastRuns = alt.syncs.map { expectation($0.r, $0.result, $0.outcome, recovering: $0.recovering, extra: $0.extra) } + alt.others
                 // Known engine defects do not decide the order (they are reported as such).
-                let count = collectMismatches(step: 1, full: false).filter { !$0.known }.count
+                let unexplained = collectMismatches(step: 1, full: false).filter { !$0.known }
+                let count = unexplained.count
                 (model, lastRuns, lastSeen, csContent, versionCs, refIds) = saved
                 if count == 0 { matching += 1 }
                 if count < bestCount { best = i; bestCount = count }
+                // What this order would have got wrong (printed if no order matches).
+                whyNot.append(unexplained.prefix(2).map { String($0.text.prefix(300)) }.joined(separator: " / "))
             }
-            alternativesTried = bestCount > 0 ? alternatives.map(\.label) : nil
+            alternativesTried = bestCount > 0 ? zip(alternatives, whyNot).map { "\($0.label) [\($1)]" } : nil
             return (best, matching)
         }
 
@@ -922,12 +930,24 @@ extension MC {
                     var with = model
                     with.resolve(r, doc: rec.doc, takeLoser: takeLoser, takeDeletion: takeDeletion)
                     let o2 = with.sync(r)
-                    let (chosen, _) = choose([
+                    var alternatives = [
                         Alternative(label: "resolve did nothing, sync", model: without, syncs: [(r, recovery, o1, true, [])]),
                         Alternative(label: "resolve done, sync", model: with, syncs: [(r, recovery, o2, true, [])]),
-                    ])
+                    ]
+                    if takeLoser != nil || takeDeletion {
+                        // The known defect: the file written, the resolve not journaled.
+                        var half = model
+                        half.resolve(r, doc: rec.doc, takeLoser: takeLoser, takeDeletion: takeDeletion, settle: false)
+                        let o3 = half.sync(r)
+                        alternatives.append(Alternative(label: "resolve wrote the file only, sync", model: half, syncs: [(r, recovery, o3, true, [])]))
+                    }
+                    let (chosen, _) = choose(alternatives)
+                    if chosen == 2 {
+                        stepMismatches.append(Mismatch(rules: [.killedResolveHalfDone], changesDocuments: false,
+                                                       text: "r\(r): the killed resolve of doc\(rec.doc) took the values but left \(rec) open"))
+                    }
                     if takeLoser != nil { clockMs = max(clockMs, lastRunEndMs) }
-                    return "r\(r) resolve \(entry.placed.path) \(how) for \(rec) SIGKILLed after \(delay) ms, then sync → exit \(recovery.exit); model: \(chosen == 0 ? "the resolve did nothing" : "the resolve was done")"
+                    return "r\(r) resolve \(entry.placed.path) \(how) for \(rec) SIGKILLed after \(delay) ms, then sync → exit \(recovery.exit); model: \(["the resolve did nothing", "the resolve was done", "the resolve wrote the file only"][chosen])"
                 }
                 result = killed
                 how += " (SIGKILL after \(delay) ms: finished first)"

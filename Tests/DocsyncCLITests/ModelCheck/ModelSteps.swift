@@ -77,6 +77,7 @@ extension MC.Run {
             let version = model.newVersion(fields, tick: tick, mtime: mtime, author: j)
             model.local[j][doc] = MC.LocalDoc(placed: MC.Placed(version: version, path: placed.path))
             model.taint(doc, .firstContact)
+            if old && fields.count < placed.version.fields.count { model.taint(doc, .firstContactReorderedCopy) }
             if !same { figures.firstContactMerges += 1 }
             said.append("doc\(doc) \(placed.path) \(same ? "same content" : "\(MC.show(fields)) saved \(old ? "earlier" : "later")")")
         }

@@ -123,6 +123,19 @@ extension MC {
         /// content under the old changesetId, which then names two contents (and the
         /// replicas that saw it derive another id for the same content).
         case plainGitEditUnseenChangeset = "defect-plain-git-edit-keeps-unseen-changeset"
+        /// Not a rule: an engine defect found by this check (issue 21). First contact with a
+        /// plain file that lacks a field the remote's document has, and whose other differing
+        /// fields all lose (saved earlier): the merge's values are exactly the remote's, but
+        /// the engine lays them out in the joiner's key order (the missing field appended)
+        /// and pushes that as a new version (new changesetId, `keptBy` the joiner) instead
+        /// of keeping the remote's version; every replica then pulls a reordered copy.
+        case firstContactReorderedCopy = "defect-first-contact-pushes-reordered-remote"
+        /// Not a rule: an engine defect found by this check (issue 21). `resolve --take` killed
+        /// after it wrote the taken values into the file but before it journaled the resolve
+        /// (Workspace+Resolve: `io.write`, then `append(.resolve)`, then `markResolved`): the
+        /// next sync pushes the values as an ordinary edit and the conflict stays open; a
+        /// killed resolve should have done nothing or all of it.
+        case killedResolveHalfDone = "defect-killed-resolve-half-done"
         /// Not a rule: an engine defect found by this check. A file copied (`cp`) and whose
         /// original then became invalid JSON before the next sync takes the original's
         /// identity (recorded as a rename), though the original is still at its path.
@@ -428,8 +441,8 @@ extension MC {
 
         /// `docsync resolve` of `doc` on `r`: settles the open records `r` knows; `take`
         /// (finder only) replaces the colliding fields with that side's values.
-        mutating func resolve(_ r: Int, doc: Int, takeLoser: ConflictRecord?, takeDeletion: Bool = false) {
-            let open = openRecords(r).filter { $0.doc == doc }
+        mutating func resolve(_ r: Int, doc: Int, takeLoser: ConflictRecord?, takeDeletion: Bool = false, settle: Bool = true) {
+            let open = settle ? openRecords(r).filter { $0.doc == doc } : []
             for rec in open {
                 let i = records.firstIndex { $0.id == rec.id }!
                 records[i].settledKnownBy.insert(r)
