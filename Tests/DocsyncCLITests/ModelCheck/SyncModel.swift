@@ -45,6 +45,13 @@
 // every replica learns it at its next sync. `resolve` settles it on that replica at once
 // and everywhere else once the resolver synced and the others pulled.
 //
+// First contact (SYNC.md): a replica joining later (index 3 on) with plain files at the
+// remote's paths is a sync with no base: the three-way merge against an empty base is the
+// two-way merge (one side's fields taken, both sides' differing fields to the later save).
+// A commit made with plain git is a new remote version by `Model.plainGit` (replica `git0`).
+// A record's `keptBy` is the maker of the version the document kept (for a field merge, the
+// merging replica); `resolve --take local` is the stored version only on its maker.
+//
 // Assumptions where the rules are not explicit (a careful user's reading):
 // - A file written back after its deletion was synced (by any replica) with changed
 //   content is a new life of the same document: pushed, no conflict record. Written back
