@@ -22,7 +22,7 @@ extension DocSync {
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make a folder a docsync working tree.",
-            discussion: "Creates .docsync/ in DIR (default: the current folder). With --remote, a missing or empty folder is made a new remote; an existing remote is joined, and the first sync merges both sides: a file without ids at a path where the remote has a document joins that document (the same content is simply that document; different content is merged field by field, fields that differ being a recorded conflict, exit 3). The first sync needs the remote: while it is unreachable nothing is recorded (exit 75)."
+            discussion: "Creates .docsync/ in DIR (default: the current folder). With --remote, a missing or empty folder is made a new remote; an existing remote is joined, and the first sync merges both sides: a file without ids at a path where the remote has a document joins that document (the same content is simply that document; different content is merged field by field, fields that differ being a recorded conflict, exit 3). Files stamped while the remote is unreachable (exit 75) still join at the first sync that reaches it."
         )
 
         @OptionGroup var global: GlobalOptions

@@ -1,8 +1,9 @@
 // The model check (issues 9 and 21): three replicas on a folder remote, a bare git
 // repository by path and the same served by `git daemon` on 127.0.0.1; random
 // editor-style operations, syncs (also 2–3 replicas at the same moment), resolves, gc,
-// SIGKILLs at named crash points and after random delays, each step checked against
-// SyncModel.swift. See docs/RELIABILITY.md#model-check.
+// SIGKILLs at named crash points and after random delays, replicas joining with plain
+// files (first contact), `remote.url` changes, `resolve --take` from any replica and
+// plain-git commits (ModelSteps.swift), each step checked against SyncModel.swift. See docs/RELIABILITY.md#model-check.
 //
 //   DOCSYNC_MODEL_SEED=<n>   replay one seed (both tests then run it)
 //   DOCSYNC_MODEL_OPS=<n>    operations per run (default 70)
@@ -58,7 +59,9 @@ struct ModelCheckTests {
         conflicts=\(f.conflictsFound) deleteVsEdit=\(f.deleteVsEdit) kills=\(kills) crashAttempts=\(f.crashAttempts) \
         concurrentSteps=\(f.concurrentSteps) reordered=\(f.reordered) busy75=\(f.busy75) \
         randomKills=\(randomLanded) randomKillsTried=\(randomTried) randomKillsBy=\(randomList.isEmpty ? "none" : randomList) \
-        conflictCopyChecks=\(f.conflictCopiesChecked) \
+        conflictCopyChecks=\(f.conflictCopiesChecked) pointOfViewChecks=\(f.pointOfViewChecks) \
+        firstContacts=\(f.firstContacts) firstContactMerges=\(f.firstContactMerges) urlChanges=\(f.urlChanges) \
+        viewResolves=\(f.viewResolves) plainGitEdits=\(f.plainGitEdits) \
         syncExits=\(exits) opsDone=\(opList) killsAt=\(killList) knownDefectHits=\(known.isEmpty ? "none" : known) \
         stopped=\(f.stoppedBy.map { "\"\($0)\"" } ?? "no")
         """)

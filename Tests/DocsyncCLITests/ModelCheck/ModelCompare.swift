@@ -20,7 +20,8 @@ extension MC.Run {
     /// Checks after a step; false ends the run (a failure was recorded, or a known
     /// defect made the documents unpredictable).
     func check(step: Int, after description: String, full: Bool = false) -> Bool {
-        var found = collectMismatches(step: step, full: full)
+        var found = collectMismatches(step: step, full: full) + stepMismatches
+        stepMismatches = []
         if !found.isEmpty, let tried = alternativesTried {
             // Owed to whatever the other mismatches are owed to.
             found.append(Mismatch(rules: found.allSatisfy(\.known) ? found.reduce(into: Set<Rule>()) { $0.formUnion($1.rules) } : [],
@@ -47,7 +48,8 @@ extension MC.Run {
         for r in synced.sorted() { found += checkStatus(r) }
         let ran = Set(lastRuns.map(\.r))
         for r in ran.sorted() { found += checkConflicts(r) }
-        for r in 0 ..< 3 { found += checkFiles(r) }
+        // A joined replica (first contact) is checked in the step it joins.
+        for r in Set(0 ..< 3).union(ran).sorted() { found += checkFiles(r) }
         if full || step % 25 == 0 {
             if synced.isEmpty { found += checkRemote() }
             for r in 0 ..< 3 where !ran.contains(r) && !needsRecovery.contains(r) { found += checkConflicts(r) }
@@ -330,6 +332,10 @@ extension MC.Run {
         var file: String?
         /// The field values of the stored copy, read from `file` (nil if unreadable).
         var copy: MC.Fields?
+        /// This replica's point of view: `local` if the stored version (or deletion) was made here.
+        var storedSide: String?
+        /// The replica id that made the kept version.
+        var keptBy: String?
         var raw: String
     }
 
@@ -353,7 +359,8 @@ extension MC.Run {
             let copy = file.flatMap { replicas[r].json($0) }.map(Self.fields)
             let raw = (try? JSONSerialization.data(withJSONObject: item, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "\(item)"
             records.append(EngineRecord(refId: refId, fields: fields, deleted: item["deleted"] as? Bool ?? fields.isEmpty,
-                                        file: file, copy: copy, raw: raw))
+                                        file: file, copy: copy, storedSide: item["storedSide"] as? String,
+                                        keptBy: item["keptBy"] as? String, raw: raw))
         }
         return (records, "")
     }
@@ -380,6 +387,7 @@ extension MC.Run {
                     found.append(Mismatch(rules: rules(rec.doc).union([.fieldMerge]), changesDocuments: false,
                                           text: "r\(r) lists \(rec) but its stored copy \(engine[i].file ?? "(no file named)") cannot be read: \(engine[i].raw)"))
                 }
+                found += checkPointOfView(r, rec, engine[i])
                 engine.remove(at: i)
                 continue
             }
@@ -407,6 +415,31 @@ extension MC.Run {
             if settledElsewhere || settledHere { rules.insert(.conflictsTravel) }
             found.append(Mismatch(rules: rules, changesDocuments: false,
                                   text: "r\(r)'s docsync conflicts lists an open conflict the model does not have\(d.map { " (doc\($0))" } ?? ""): \(e.raw)"))
+        }
+        return found
+    }
+
+    /// SYNC.md: a record names its versions by the replica that made each; the stored one
+    /// is `local` only on the replica that made it (`storedSide`), `keptBy` is the replica
+    /// in the kept changesetId.
+    func checkPointOfView(_ r: Int, _ rec: MC.ConflictRecord, _ listed: EngineRecord) -> [Mismatch] {
+        var found: [Mismatch] = []
+        if let by = MC.Model.storedBy(rec) {
+            let expected = by == r ? "local" : "remote"
+            if listed.storedSide != expected {
+                found.append(Mismatch(rules: rules(rec.doc).union([.pointOfView]), changesDocuments: false,
+                                      text: "r\(r) lists \(rec) with storedSide \(listed.storedSide ?? "none"); the stored \(rec.loser == nil ? "deletion" : "version") was made by \(by == MC.Model.plainGit ? "plain git" : names[by]), so the model expects \(expected): \(listed.raw)"))
+            }
+            figures.pointOfViewChecks += 1
+        }
+        // An identical edit on two replicas may keep either changesetId.
+        if !echoDocs.contains(rec.doc), rec.keptBy < replicaIds.count {
+            // Versions committed with plain git get ids of the replica `git0`.
+            let expected = rec.keptBy == MC.Model.plainGit ? "git0" : replicaIds[rec.keptBy]
+            if listed.keptBy != expected {
+                found.append(Mismatch(rules: rules(rec.doc).union([.pointOfView]), changesDocuments: false,
+                                      text: "r\(r) lists \(rec) with keptBy \(listed.keptBy ?? "none"); the kept version was made by \(rec.keptBy == MC.Model.plainGit ? "plain git" : names[rec.keptBy]) (\(expected)): \(listed.raw)"))
+            }
         }
         return found
     }

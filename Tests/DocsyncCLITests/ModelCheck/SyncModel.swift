@@ -45,6 +45,13 @@
 // every replica learns it at its next sync. `resolve` settles it on that replica at once
 // and everywhere else once the resolver synced and the others pulled.
 //
+// First contact (SYNC.md): a replica joining later (index 3 on) with plain files at the
+// remote's paths is a sync with no base: the three-way merge against an empty base is the
+// two-way merge (one side's fields taken, both sides' differing fields to the later save).
+// A commit made with plain git is a new remote version by `Model.plainGit` (replica `git0`).
+// A record's `keptBy` is the maker of the version the document kept (for a field merge, the
+// merging replica); `resolve --take local` is the stored version only on its maker.
+//
 // Assumptions where the rules are not explicit (a careful user's reading):
 // - A file written back after its deletion was synced (by any replica) with changed
 //   content is a new life of the same document: pushed, no conflict record. Written back
@@ -107,6 +114,35 @@ extension MC {
         case invalidMerge = "rule5-invalid-fix-merged"
         case identity = "rule6-identity"
         case exitCodes = "rule7-exit-codes"
+        /// A conflict record seen from each replica's point of view (`storedSide`, `keptBy`),
+        /// and `resolve --take local|REPLICA` meaning what that replica has or made.
+        case pointOfView = "rule8-point-of-view"
+        /// First contact: a file without ids at a path where the remote has a document joins
+        /// that document (same content: nothing pushed; else a two-way merge), never a copy.
+        case firstContact = "rule9-first-contact"
+        /// A version pulled from plain git carrying a known changesetId with other content
+        /// gets a fresh changesetId (one changesetId names one content).
+        case plainGitIdentity = "rule10-plain-git-new-changeset"
+        /// Not a rule: an engine defect found by this check (issue 21). A document edited with
+        /// plain git keeping its changesetId gets a fresh one only on a replica whose last
+        /// sync saw that changesetId (the puller compares with the blob at its own cursor):
+        /// a replica that last synced an older version of the document takes the new
+        /// content under the old changesetId, which then names two contents (and the
+        /// replicas that saw it derive another id for the same content).
+        case plainGitEditUnseenChangeset = "defect-plain-git-edit-keeps-unseen-changeset"
+        /// Not a rule: an engine defect found by this check (issue 21). First contact with a
+        /// plain file that lacks a field the remote's document has, and whose other differing
+        /// fields all lose (saved earlier): the merge's values are exactly the remote's, but
+        /// the engine lays them out in the joiner's key order (the missing field appended)
+        /// and pushes that as a new version (new changesetId, `keptBy` the joiner) instead
+        /// of keeping the remote's version; every replica then pulls a reordered copy.
+        case firstContactReorderedCopy = "defect-first-contact-pushes-reordered-remote"
+        /// Not a rule: an engine defect found by this check (issue 21). `resolve --take` killed
+        /// after it wrote the taken values into the file but before it journaled the resolve
+        /// (Workspace+Resolve: `io.write`, then `append(.resolve)`, then `markResolved`): the
+        /// next sync pushes the values as an ordinary edit and the conflict stays open; a
+        /// killed resolve should have done nothing or all of it.
+        case killedResolveHalfDone = "defect-killed-resolve-half-done"
         /// Not a rule: an engine defect found by this check. A file copied (`cp`) and whose
         /// original then became invalid JSON before the next sync takes the original's
         /// identity (recorded as a rename), though the original is still at its path.
@@ -148,6 +184,11 @@ extension MC {
         /// The losing version (nil: the loser was a deletion).
         var loser: Version?
         var winner: Version
+        /// The version the document kept (for a field merge: the merged version, made by the
+        /// replica that merged; else the winner). Its changesetId is the record's `winner`,
+        /// and its maker the record's `keptBy`.
+        var kept: Version?
+        var keptBy: Int { (kept ?? winner).author }
         /// Which side of the finder's sync lost.
         var loserWasLocal: Bool
         var finder: Int
@@ -202,6 +243,32 @@ extension MC {
         }
 
         mutating func nextTick() -> Int { tick += 1; return tick }
+
+        /// A replica that joins later (first contact); returns its index.
+        mutating func addReplica() -> Int {
+            local.append([:])
+            base.append([:])
+            pendingSettles.append([])
+            replicaCount += 1
+            return replicaCount - 1
+        }
+
+        /// The author of versions committed with plain git (replica `git0`).
+        static let plainGit = -1
+
+        /// Who made the stored version (or deletion) of a record, where known.
+        static func storedBy(_ rec: ConflictRecord) -> Int? { rec.loser.map(\.author) ?? rec.deleter }
+
+        /// A commit made with plain git on the remote: `doc`'s fields set to `fields`, the
+        /// changesetId left as it was. docsync derives a fresh changesetId for it, dated by
+        /// the commit, with the replica part `git0` (GIT-REMOTES.md): its author is
+        /// `Model.plainGit`. It is later than every save so far.
+        mutating func plainGitEdit(doc: Int, fields: Fields) {
+            guard let p = remote[doc] else { return }
+            let v = newVersion(fields, tick: nextTick(), mtime: nil, author: Model.plainGit)
+            remote[doc] = Placed(version: v, path: p.path)
+            taint(doc, .plainGitIdentity)
+        }
 
         mutating func newVersion(_ fields: Fields, tick: Int, mtime: Int64?, author: Int) -> Version {
             defer { nextVersion += 1 }
@@ -365,6 +432,7 @@ extension MC {
                     let loser = localLater ? rm.version : l.version
                     outcome.newRecords.append(record(doc, fields: colliding, loser: loser, winner: localLater ? l.version : rm.version,
                                                      loserWasLocal: !localLater, finder: r))
+                    records[records.count - 1].kept = content
                     outcome.notes.append("doc\(doc): both changed \(colliding.joined(separator: ",")): \(localLater ? "local" : "remote") saved later")
                 }
             }
@@ -384,14 +452,15 @@ extension MC {
 
         /// `docsync resolve` of `doc` on `r`: settles the open records `r` knows; `take`
         /// (finder only) replaces the colliding fields with that side's values.
-        mutating func resolve(_ r: Int, doc: Int, takeLoser: ConflictRecord?) {
-            let open = openRecords(r).filter { $0.doc == doc }
+        mutating func resolve(_ r: Int, doc: Int, takeLoser: ConflictRecord?, takeDeletion: Bool = false, settle: Bool = true) {
+            let open = settle ? openRecords(r).filter { $0.doc == doc } : []
             for rec in open {
                 let i = records.firstIndex { $0.id == rec.id }!
                 records[i].settledKnownBy.insert(r)
                 pendingSettles[r].insert(rec.id)
             }
             taint(doc, .conflictsTravel)
+            if takeDeletion { local[r][doc] = nil; return }
             guard let rec = takeLoser, let loser = rec.loser, var current = local[r][doc] else { return }
             var fields = current.placed.version.fields
             for f in rec.fields { fields[f] = loser.fields[f] }

@@ -1,0 +1,228 @@
+// The model check's steps added for issue 21's second part: a replica joining with a
+// folder that already holds some of the remote's documents as plain files (first
+// contact), `config remote.url` changes (refused to a place with no remote; another path
+// to the same remote and back resets nothing), and commits made with plain git on a git
+// remote that keep a document's changesetId with other content. (`resolve --take` from
+// every replica's point of view is in ModelDriver.resolve; `storedSide`/`keptBy` are
+// checked in ModelCompare.checkConflicts.)
+
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+extension MC.Run {
+    /// This replica's id, from `status --json`.
+    func replicaId(_ r: Int) -> String {
+        let status = replicas[r].run(["status", "--json"])
+        return (JSONHelp.parse(status.stdout) as? [String: Any])?["replicaId"] as? String ?? "?"
+    }
+
+    // MARK: First contact
+
+    /// A new replica joins the remote with a folder that already holds some of the remote's
+    /// documents as plain files without ids (the same content, or other values in some
+    /// fields, perhaps lacking one), plus a document of its own: `init --remote` + `sync`,
+    /// or `clone` into the folder. SYNC.md "First contact": each such file joins the
+    /// remote's document at its path; the same content is that document (nothing pushed),
+    /// other content is merged two-way (fields one side has are taken, fields both have go
+    /// to the later save, the losing version is a recorded conflict, exit 3). Never a
+    /// `name~xxxx.json` copy. The joiner is checked in this step and then left alone.
+    func firstContact() -> String? {
+        let onRemote = model.remote.keys.sorted()
+        guard !onRemote.isEmpty else { return nil }
+        joiners += 1
+        let name = "j\(joiners)"
+        let j = model.addReplica()
+        names.append(name)
+        replicas.append(box.replica(name))
+        pendingCopies.append([])
+        pendingCopyOf.append([:])
+        recordedUnsynced.append([])
+        lastSeen.append([:])
+        broken.append([:])
+        try? FileManager.default.createDirectory(atPath: replicas[j].root, withIntermediateDirectories: true)
+        var said: [String] = []
+        // Some of the remote's documents, as plain files without ids.
+        var pool = onRemote
+        let count = 1 + rng.int(min(3, pool.count))
+        var older = 0
+        for _ in 0 ..< count {
+            let doc = pool.remove(at: rng.int(pool.count))
+            let placed = model.remote[doc]!
+            var fields = placed.version.fields
+            let same = rng.chance(0.35)
+            if !same {
+                let changed = rng.pick(MC.fieldNames)
+                fields[changed] = value()
+                if rng.chance(0.3) {
+                    // A field only the remote has: taken without a conflict.
+                    let dropped = rng.pick(MC.fieldNames.filter { $0 != changed })
+                    fields[dropped] = nil
+                }
+            }
+            // A file saved before the remote's version (its values lose) or after (they win).
+            let old = !same && rng.chance(0.5)
+            let mtime: Int64
+            let tick: Int
+            if old {
+                older += 1
+                mtime = runStartMs - 3_600_000 + Int64(older) * 1000
+                tick = 0
+            } else {
+                mtime = nextSaveMs()
+                tick = model.nextTick()
+            }
+            write(j, placed.path, MC.Run.text(fields), style: .editorRename, mtime: mtime)
+            let version = model.newVersion(fields, tick: tick, mtime: mtime, author: j)
+            model.local[j][doc] = MC.LocalDoc(placed: MC.Placed(version: version, path: placed.path))
+            model.taint(doc, .firstContact)
+            if old && fields.count < placed.version.fields.count { model.taint(doc, .firstContactReorderedCopy) }
+            if !same { figures.firstContactMerges += 1 }
+            said.append("doc\(doc) \(placed.path) \(same ? "same content" : "\(MC.show(fields)) saved \(old ? "earlier" : "later")")")
+        }
+        // And one of its own.
+        let doc = nextDoc
+        nextDoc += 1
+        let fields = Dictionary(uniqueKeysWithValues: MC.fieldNames.map { ($0, value()) })
+        let path = freshPath()
+        let t = nextSaveMs()
+        write(j, path, MC.Run.text(fields), style: .editorRename, mtime: t)
+        model.save(j, doc: doc, path: path, fields: fields, mtime: t)
+        said.append("own doc\(doc) \(path)")
+
+        figures.firstContacts += 1
+        let viaClone = rng.chance(0.5)
+        let result: RunResult
+        var cloned: RunResult?
+        if viaClone {
+            // `clone` pulls (README: the files it did not join "are sent by the next sync"),
+            // so the model's one sync is the clone and the sync after it; the clone's exit
+            // says whether it recorded a conflict, the sync's is 0 then.
+            cloned = CLI.run(["clone", "--name", name, remoteURL, name], in: box.root)
+            lastRunEndMs = nowMs()
+            result = docsync(j, ["sync"])
+        } else {
+            let made = CLI.run(["init", "--remote", remoteURL, "--name", name, name], in: box.root)
+            if made.exit != 0 {
+                stepMismatches.append(Mismatch(rules: [.firstContact], changesDocuments: false,
+                                               text: "\(name): init --remote into a folder holding plain files exited \(made.exit)\n\(made)"))
+            }
+            result = docsync(j, ["sync"])
+        }
+        lastRunEndMs = nowMs()
+        replicaIds.append(replicaId(j))
+        let outcome = model.sync(j)
+        var syncOutcome = outcome
+        if let cloned {
+            lastRuns.append(LastRun(r: j, result: cloned, expected: [outcome.exit], rules: outcome.exitRules.union([.firstContact]), synced: false))
+            if syncOutcome.exit == 3 { syncOutcome.exit = 0 }
+        }
+        noteSync(j, result, syncOutcome, recovering: false)
+        lastRuns[lastRuns.count - 1].rules.insert(.firstContact)
+        let notes = outcome.notes.isEmpty ? "" : "; model: " + outcome.notes.joined(separator: "; ")
+        let how = cloned.map { "clone into the folder → exit \($0.exit), sync" } ?? "init --remote, sync"
+        return "\(name) joins with \(said.joined(separator: ", ")): \(how) → exit \(result.exit) (model \(outcome.exit)\(cloned == nil ? "" : " for the clone"))\(notes)"
+    }
+
+    // MARK: remote.url
+
+    /// The path the remote is reached by in the sandbox (folder or bare repository).
+    var remotePath: String { git ? gitRepository : remoteURL }
+
+    /// `config remote.url` to a place with no remote is refused (exit 1, config unchanged,
+    /// nothing created there); then the tree is pointed at the same remote by another path
+    /// (a symlink), or back: later syncs must behave as if the URL never changed.
+    func urlChange(_ r: Int) -> String? {
+        guard !needsRecovery.contains(r) else { return nil }
+        let before = docsync(r, ["config", "remote.url"])
+        let nowhere = box.path("nowhere\(nextPath)")
+        nextPath += 1
+        let emptyDir = rng.chance(0.5)
+        if emptyDir { try? FileManager.default.createDirectory(atPath: nowhere, withIntermediateDirectories: true) }
+        let refused = docsync(r, ["config", "remote.url", nowhere])
+        let after = docsync(r, ["config", "remote.url"])
+        lastRuns.append(LastRun(r: r, result: refused, expected: [1], rules: [], synced: false))
+        if after.stdout != before.stdout || after.exit != 0 {
+            stepMismatches.append(Mismatch(rules: [], changesDocuments: false,
+                                           text: "r\(r): a refused config remote.url changed it: \(before.stdout.debugDescription) → \(after.stdout.debugDescription)"))
+        }
+        let left = Files.list(nowhere, skipMetadata: false)
+        if emptyDir ? !left.isEmpty : FileManager.default.fileExists(atPath: nowhere) {
+            stepMismatches.append(Mismatch(rules: [], changesDocuments: false,
+                                           text: "r\(r): a refused config remote.url created \(nowhere) \(left)"))
+        }
+        let alias = box.path("alias-of-remote")
+        if !FileManager.default.fileExists(atPath: alias) {
+            precondition(symlink(remotePath, alias) == 0, "symlink \(alias)")
+        }
+        let target: String
+        if aliased.contains(r) {
+            target = remoteURL
+            aliased.remove(r)
+        } else {
+            target = alias
+            aliased.insert(r)
+        }
+        figures.urlChanges += 1
+        let set = docsync(r, ["config", "remote.url", target])
+        lastRuns.append(LastRun(r: r, result: set, expected: [0], rules: [], synced: false))
+        return "r\(r) config remote.url \(emptyDir ? "an empty folder" : "a missing path") → exit \(refused.exit) (refused: 1); "
+            + "config remote.url \(target == alias ? "the symlink to the remote" : "back to the remote's own URL") → exit \(set.exit)"
+    }
+
+    // MARK: Plain git
+
+    /// Someone edits a document with plain git on the remote (a `git clone`, a field
+    /// changed, its changesetId left as it was, commit, push); then a replica syncs. That
+    /// pull must give the new content a fresh changesetId (one changesetId names one
+    /// content): `learnChangeset` checks every changesetId seen on replicas and the remote.
+    func plainGitEdit() -> String? {
+        guard git else { return nil }
+        let free = (0 ..< 3).filter { !needsRecovery.contains($0) }
+        guard !free.isEmpty else { return nil }
+        let r = rng.pick(free)
+        let docs = model.remote.keys.sorted().filter { model.local[r][$0]?.invalidBytes == nil }
+        guard !docs.isEmpty else { return nil }
+        let doc = rng.pick(docs)
+        let placed = model.remote[doc]!
+        let field = rng.pick(MC.fieldNames.filter { placed.version.fields[$0] != nil })
+        let old = placed.version.fields[field]!
+        let new = value()
+        let work = box.path("plain-git")
+        try? FileManager.default.removeItem(atPath: work)
+        let gitTool = { (args: [String], dir: String) in CLI.runTool("/usr/bin/git", args, in: dir, env: Reliability.gitEnv) }
+        let cloned = gitTool(["clone", "-q", "-b", "main", remotePath, work], box.root)
+        guard cloned.exit == 0, let bytes = Files.bytes(work + "/" + placed.path), let edited = MC.Run.replacing(bytes, old, new) else {
+            stepMismatches.append(Mismatch(rules: [], changesDocuments: false, text: "plain git clone of the remote failed or has no \(placed.path): \(cloned)"))
+            return "plain git edit of doc\(doc) failed"
+        }
+        let keptCs = (JSONHelp.object(bytes)?["changesetId"] as? String) ?? "?"
+        // The commit is made in a later second than every save so far (git's times are whole
+        // seconds): whether the engine dates the new version by the commit or by the pull,
+        // it is later than every save before it.
+        let second = (clockMs / 1000 + 1) * 1000
+        while nowMs() < second { usleep(2000) }
+        try! Data(edited).write(to: URL(fileURLWithPath: work + "/" + placed.path))
+        let committed = gitTool(["-c", "user.name=Plain Git", "-c", "user.email=plain@example.invalid", "commit", "-q", "-am", "edit \(placed.path) by hand"], work)
+        let pushed = gitTool(["push", "-q", "origin", "HEAD:main"], work)
+        try? FileManager.default.removeItem(atPath: work)
+        guard committed.exit == 0, pushed.exit == 0 else {
+            stepMismatches.append(Mismatch(rules: [], changesDocuments: false, text: "plain git commit/push failed: \(committed) \(pushed)"))
+            return "plain git edit of doc\(doc) failed"
+        }
+        clockMs = max(clockMs, nowMs())
+        var fields = placed.version.fields
+        fields[field] = new
+        model.plainGitEdit(doc: doc, fields: fields)
+        if model.base[r][doc]?.version.id != placed.version.id {
+            // The puller's last sync did not see the changesetId the commit kept.
+            model.taint(doc, .plainGitEditUnseenChangeset)
+        }
+        figures.plainGitEdits += 1
+        let result = docsync(r, ["sync"])
+        let said = applySync(r, result, recovering: false, prefix: "r\(r) sync")
+        lastRuns[lastRuns.count - 1].rules.insert(.plainGitIdentity)
+        return "plain git: \(placed.path) (doc\(doc)) \(field)=\(new) (was \(old)), changesetId \(keptCs) kept, commit, push; then \(said)"
+    }
+}
