@@ -97,3 +97,29 @@ struct ConflictPointOfViewTests {
         #expect(d.exit == 0 && r3.exists("d.json"), d.comment)
     }
 }
+
+@Suite("resolve killed half-way")
+struct ResolveKillTests {
+    @Test("a resolve SIGKILLed after journaling it is finished by the next run: values taken, conflict closed everywhere, nothing else pushed",
+          arguments: ConflictPointOfViewTests.Kind.allCases)
+    func killedResolveIsFinished(_ kind: ConflictPointOfViewTests.Kind) throws {
+        let box = Sandbox("resolve-kill-\(kind)")
+        let (r1, r2, r3) = ConflictPointOfViewTests.threeReplicas(box, kind)
+        // On r1, whose value of e.json's v lost: take it back, killed after the journal.
+        _ = r1.run("sync")
+        #expect(r1.json("e.json")?["v"] as? String == "e-by-r2")
+        let killed = r1.run(["resolve", "e.json", "--take", "local"], env: ["DOCSYNC_CRASH_AT": "resolve.after-journal"])
+        #expect(killed.exit == 137, "the resolve died there: \(killed)")
+        let next = r1.run("sync")
+        #expect(next.exit == 0 || next.exit == 3, next.comment)
+        #expect(r1.json("e.json")?["v"] as? String == "e-by-r1", "the taken value is in the file")
+        let open = ConflictPointOfViewTests.conflicts(r1).filter { $0["path"] as? String == "e.json" && $0["resolved"] == nil }
+        #expect(open.isEmpty, "the conflict is closed: \(open)")
+        for r in [r2, r3, r1, r2, r3] { _ = r.run("sync") }
+        for r in [r1, r2, r3] {
+            #expect(r.json("e.json")?["v"] as? String == "e-by-r1", "\(r.root)")
+            let stillOpen = ConflictPointOfViewTests.conflicts(r).filter { $0["path"] as? String == "e.json" && $0["resolved"] == nil }
+            #expect(stillOpen.isEmpty, "\(r.root): \(stillOpen)")
+        }
+    }
+}

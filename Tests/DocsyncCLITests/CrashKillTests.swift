@@ -34,6 +34,9 @@ enum CrashTable {
                "gc.after-objects"],
     ]
 
+    /// `docsync resolve --take`, on either kind (it does not talk to the remote).
+    static let resolve = ["resolve.after-journal"]
+
     static func engineKind(_ kind: Kind) -> RemoteKind { kind == .dir ? .dir : .git }
 }
 
@@ -45,6 +48,7 @@ enum CrashTable {
             #expect(CrashTable.gc[kind] == CrashPoint.gcPoints(for: CrashTable.engineKind(kind)), "gc, \(kind)")
             #expect(CrashTable.large[kind] == CrashPoint.largeChangePoints(for: CrashTable.engineKind(kind)), "large, \(kind)")
         }
+        #expect(CrashTable.resolve == CrashPoint.resolvePoints)
     }
 
     @Test("names every CrashPoint.hit in the sources, so none goes untested")
@@ -56,7 +60,7 @@ enum CrashTable {
             let text = try String(contentsOfFile: sources + "/" + relative, encoding: .utf8)
             for match in text.matches(of: #/CrashPoint\.hit\("([^"]+)"\)/#) { named.insert(String(match.1)) }
         }
-        let listed = CrashTable.Kind.allCases.reduce(into: Set<String>()) { all, kind in
+        let listed = CrashTable.Kind.allCases.reduce(into: Set<String>(CrashTable.resolve)) { all, kind in
             all.formUnion(CrashTable.sync[kind]!)
             all.formUnion(CrashTable.gc[kind]!)
             all.formUnion(CrashTable.large[kind]!)

@@ -32,6 +32,10 @@ public enum CrashPoint {
         return remote + ["gc.after-state-reset", "gc.after-journal", "gc.after-state", "gc.after-objects"]
     }
 
+    /// The step of `docsync resolve` between journaling the resolve (the file operation,
+    /// its local action and the resolve, one batch) and doing it.
+    public static let resolvePoints = ["resolve.after-journal"]
+
     /// Steps only a large change reaches on `kind`: a git commit of more than
     /// `GitPackWriter.looseLimit` new files writes a pack, and can die with libgit2's
     /// partial pack file on disk.

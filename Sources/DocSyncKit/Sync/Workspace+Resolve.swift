@@ -84,46 +84,70 @@ extension Workspace {
         report.recorded.append(ChangeSummary(kind: .resolve, path: path, refId: refId, changesetId: chosen?.changesetId))
         if dryRun { return report }
 
+        // Journal first, then the file, then the conflict store: the file operation, the
+        // local action it makes and the resolve go in one batch, so a run killed after it
+        // is finished by the next one (`recover`), and one killed before it did nothing.
+        // Why: a resolve killed between writing the file and journaling pushed the taken
+        // values as an ordinary edit and left the conflict open.
         let io = SafeTreeIO(root: layout.root)
+        let tracked = state.tracked[refId]
+        let fileBytes = try io.readIfPresent(path)
+        var entries: [JournalEntry] = []
+        func operation(_ result: DocVersion?, _ action: JournalEntry.LocalAction, _ version: DocVersion, fromPath: String? = nil) {
+            entries.append(JournalEntry(.apply(.init(refId: refId, changesetId: result?.changesetId ?? version.changesetId, result: result,
+                                                     fromPath: path, fromHash: fileBytes.map(ContentHash.of)))))
+            entries.append(JournalEntry(.local(action, version: version, fromPath: fromPath)))
+        }
         switch write {
         case let .fields(value, _):
-            let current = try io.readIfPresent(path) ?? []
+            let current = fileBytes ?? []
             var stamped = value
+            let changesetId = clock.next().description
             if case .object(var members) = stamped {
-                members["changesetId"] = .string(clock.next().description)
+                members["changesetId"] = .string(changesetId)
                 stamped = .object(members)
             }
             let bytes = ContentPolicy.keepingLineEndsAndBOM(of: current, JSONValueWriter.write(stamped, indent: JSONValueWriter.detectIndent(of: current)))
-            try objects.put(bytes)
-            try io.write(path, bytes)
+            let version = DocVersion(refId: refId, changesetId: changesetId, hash: try objects.put(bytes), path: path)
+            operation(version, .update, version)
         case let .whole(bytes, _):
             let scanned = try JSONScanner.scanDocument(bytes)
-            let stamped = IdentityStamper.stamp(bytes, scanned: scanned, refId: refId, changesetId: clock.next().description)
-            try objects.put(stamped)
-            try io.write(path, stamped)
+            let changesetId = clock.next().description
+            let stamped = IdentityStamper.stamp(bytes, scanned: scanned, refId: refId, changesetId: changesetId)
+            let version = DocVersion(refId: refId, changesetId: changesetId, hash: try objects.put(stamped), path: path)
+            operation(version, .update, version)
         case .delete:
-            try io.remove(path)
+            if let tracked { operation(nil, .delete, tracked) }
         case let .move(target):
-            guard target != path else { break }
+            guard target != path, let tracked else { break }
             guard try io.readIfPresent(target) == nil else {
                 throw Failure.gaveUp("\(target) holds another file; move it away, then resolve \(path) again")
             }
-            guard let bytes = try io.readIfPresent(path) else { throw Failure.gaveUp("\(path) is not in the tree") }
-            try io.write(target, bytes)
-            try io.remove(path)
+            var moved = tracked
+            moved.path = target
+            operation(moved, .rename, moved, fromPath: path)
         case nil:
             break
         }
-        if write != nil {
+        if !entries.isEmpty {
             try objects.flush()
             try clock.persist()
-            var recorded = SyncReport()
-            _ = try recordLocalChanges(write: true, report: &recorded)
-            report.recorded += recorded.recorded
         }
-        try append([JournalEntry(.resolve(refId: refId, changesetId: chosen?.changesetId, path: currentPath, take: take ?? "as is"))])
-        try checkpoint()
+        entries.append(JournalEntry(.resolve(refId: refId, changesetId: chosen?.changesetId, path: currentPath, take: take ?? "as is")))
+        try append(entries)
+        try CrashPoint.hit("resolve.after-journal")
+        for entry in entries {
+            // A file edited while resolving is left as the user saved it: the next run
+            // records that edit over the resolved version (kept in the journal).
+            if case let .apply(op) = entry.event, !redo(op) {
+                report.warnings.append("\(path) changed while resolving; your edit is kept and will be recorded over the resolved version")
+            }
+        }
+        report.recorded += entries.filter(\.isLocalAction).map(ChangeSummary.init)
+        // Settled before the checkpoint: until then `recover` finds the resolve unfolded
+        // and settles it again if this run dies here.
         _ = try conflictStore.markResolved(refId, take: take ?? "as is", by: config.replicaId)
+        try checkpoint()
         report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
         return report
     }

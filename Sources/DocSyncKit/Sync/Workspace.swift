@@ -256,6 +256,12 @@ public final class Workspace {
             if case .seen(let refId, _, _) = entry.event, baseBefore[refId] == nil { baseBefore[refId] = .some(state.base[refId]) }
             state.fold(entry)
             if case .apply(let op) = entry.event, !readOnly, !redo(op) { notRedone.append(op.refId) }
+            // A resolve journaled but killed before it closed its records: close them now.
+            if case let .resolve(refId, _, _, take) = entry.event, !readOnly,
+               conflictStore.list().contains(where: { $0.refId == refId && $0.isOpen }) {
+                _ = try? conflictStore.markResolved(refId, take: take, by: config.replicaId)
+                warnings.append("finished an interrupted resolve of \(entry.path ?? refId)")
+            }
         }
         // Documents whose interrupted pull could not be finished (the user edited them
         // since) keep their old base, so the edit meets the remote version as a conflict.
@@ -273,7 +279,7 @@ public final class Workspace {
     /// Redoes one logged file operation if it did not happen, and only if the file is
     /// still what it was before (never over a newer user edit).
     /// Returns false when the file was left alone because it changed since.
-    private func redo(_ entry: JournalEntry.FileOperation) -> Bool {
+    func redo(_ entry: JournalEntry.FileOperation) -> Bool {
         let io = SafeTreeIO(root: layout.root)
         let target = entry.result
         if let target, let current = try? io.readIfPresent(target.path), ContentHash.of(current) == target.hash { return true }

@@ -22,8 +22,9 @@ extension MC {
         // `deletionCopyIsFinderBase` was fixed in b7f2728 and recurred (git seed 3, 300 ops,
         // step 295: the deleted version had been moved before its deletion, the finder's edit
         // was the fix of an invalid save, and plain-git commits were in the history).
-        return [.retryMergeUsesMergeTime, .plainGitEditUnseenChangeset, .firstContactReorderedCopy, .killedResolveHalfDone,
-                .deletionCopyIsFinderBase]
+        // `killedResolveHalfDone` is fixed: a resolve is journaled (file operation, local
+        // action, resolve) before it writes the file, and the next run finishes it.
+        return [.retryMergeUsesMergeTime, .plainGitEditUnseenChangeset, .firstContactReorderedCopy, .deletionCopyIsFinderBase]
     }()
 
     struct Mismatch: CustomStringConvertible {
