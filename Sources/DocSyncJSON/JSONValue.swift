@@ -158,3 +158,29 @@ extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Ex
         self.init(members: elements)
     }
 }
+
+extension JSONValue {
+    /// Equal as JSON data: objects by key whatever the order of their members (JSON gives
+    /// that order no meaning), arrays element by element, scalars exactly. Iterative, like
+    /// `==`. Why: a merge whose values are exactly one side's, laid out in the other side's
+    /// order, is that side's version, not a new one to push.
+    public func equalsIgnoringMemberOrder(_ other: JSONValue) -> Bool {
+        var pending: [(JSONValue, JSONValue)] = [(self, other)]
+        while let (a, b) = pending.popLast() {
+            switch (a, b) {
+            case let (.object(x), .object(y)):
+                guard x.count == y.count else { return false }
+                for (key, value) in x {
+                    guard let match = y[key] else { return false }
+                    pending.append((value, match))
+                }
+            case let (.array(x), .array(y)):
+                guard x.count == y.count else { return false }
+                for i in x.indices { pending.append((x[i], y[i])) }
+            default:
+                guard a == b else { return false }
+            }
+        }
+        return true
+    }
+}

@@ -325,3 +325,18 @@ struct JSONValueTests {
         }
     }
 }
+
+@Suite struct JSONValueOrderTests {
+    @Test func equalIgnoringMemberOrderAtAnyDepth() throws {
+        let a = try JSONValueParser.parse(Array(#"{"a": 1, "b": {"x": [1, {"p": true, "q": null}], "y": "s"}}"#.utf8))
+        let b = try JSONValueParser.parse(Array(#"{"b": {"y": "s", "x": [1, {"q": null, "p": true}]}, "a": 1}"#.utf8))
+        #expect(a != b, "== keeps the order")
+        #expect(a.equalsIgnoringMemberOrder(b) && b.equalsIgnoringMemberOrder(a))
+        let c = try JSONValueParser.parse(Array(#"{"b": {"y": "s", "x": [{"q": null, "p": true}, 1]}, "a": 1}"#.utf8))
+        #expect(!a.equalsIgnoringMemberOrder(c), "array order still counts")
+        let d = try JSONValueParser.parse(Array(#"{"a": 1, "b": {"x": [1, {"p": true, "q": null}], "y": "s"}, "c": 0}"#.utf8))
+        #expect(!a.equalsIgnoringMemberOrder(d) && !d.equalsIgnoringMemberOrder(a))
+        let e = try JSONValueParser.parse(Array(#"{"a": 1.0, "b": {"x": [1, {"p": true, "q": null}], "y": "s"}}"#.utf8))
+        #expect(!a.equalsIgnoringMemberOrder(e), "numbers compare as written, as ==")
+    }
+}

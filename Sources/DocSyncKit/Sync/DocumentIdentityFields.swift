@@ -29,6 +29,6 @@ extension JSONValue {
     /// Whether this and `other` are the same document once the top-level `fields` are
     /// left out of both (two values that are not both objects: only when equal).
     func isSameDocument(as other: JSONValue, ignoring fields: DocumentIdentityFields) -> Bool {
-        removing(fields) == other.removing(fields)
+        removing(fields).equalsIgnoringMemberOrder(other.removing(fields))
     }
 }

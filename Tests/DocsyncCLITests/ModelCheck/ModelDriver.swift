@@ -24,7 +24,9 @@ extension MC {
         // was the fix of an invalid save, and plain-git commits were in the history).
         // `killedResolveHalfDone` is fixed: a resolve is journaled (file operation, local
         // action, resolve) before it writes the file, and the next run finishes it.
-        return [.retryMergeUsesMergeTime, .plainGitEditUnseenChangeset, .firstContactReorderedCopy, .deletionCopyIsFinderBase]
+        // `firstContactReorderedCopy` is fixed: a merge equal to one side's values in
+        // another member order is that side's version.
+        return [.retryMergeUsesMergeTime, .plainGitEditUnseenChangeset, .deletionCopyIsFinderBase]
     }()
 
     struct Mismatch: CustomStringConvertible {
