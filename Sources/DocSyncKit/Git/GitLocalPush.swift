@@ -20,8 +20,9 @@ enum GitLocalPush {
     /// branch is still at `expected` (nil: the branch must not exist yet).
     static func push(from source: GitRepository, commit: GitOID, toRepositoryAt path: String, branch: String,
                      expected: GitOID?) throws {
-        let target = try open(path)
-        defer { git_repository_free(target) }
+        let repository = try open(path)
+        defer { withExtendedLifetime(repository) {} }
+        let target = repository.pointer
         var sourceOdb: OpaquePointer?
         var targetOdb: OpaquePointer?
         try GitError.check(git_repository_odb(&sourceOdb, source.pointer), "git_repository_odb")
@@ -41,18 +42,15 @@ enum GitLocalPush {
         try moveBranch(of: target, branch: branch, to: commit, expected: expected)
     }
 
-    private static func open(_ path: String) throws -> OpaquePointer {
-        var repo: OpaquePointer?
-        try GitError.check(git_repository_open_ext(&repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil),
-                           "git_repository_open_ext")
-        guard git_repository_is_bare(repo) == 1 else {
-            git_repository_free(repo)
+    private static func open(_ path: String) throws -> GitRepository {
+        let repo = try GitRepository.openExisting(at: path)
+        guard repo.isBare else {
             // Pushing into a checked-out branch would leave its working tree stale; git
             // refuses it too (receive.denyCurrentBranch).
             throw GitError(code: GIT_EBAREREPO.rawValue, function: "git_repository_is_bare",
                            message: "\(path) has a working tree; a remote must be a bare repository (`git init --bare`)")
         }
-        return repo!
+        return repo
     }
 
     /// The objects reachable from `commit` that the target lacks, every object before

@@ -41,6 +41,17 @@ final class GitRepository {
 
     // MARK: References
 
+    /// The repository at `path` exactly (no search upwards), bare or not; nothing is
+    /// created. The corresponding libgit2 function is `git_repository_open_ext`.
+    static func openExisting(at path: String) throws -> GitRepository {
+        _ = GitLibrary.initialised
+        var repo: OpaquePointer?
+        try GitError.check(git_repository_open_ext(&repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil), "git_repository_open_ext")
+        return GitRepository(pointer: repo!, path: path)
+    }
+
+    var isBare: Bool { git_repository_is_bare(pointer) == 1 }
+
     func referenceTarget(_ name: String) throws -> GitOID? {
         var oid = git_oid()
         let result = git_reference_name_to_id(&oid, pointer, name)

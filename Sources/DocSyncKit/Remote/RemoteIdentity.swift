@@ -75,10 +75,7 @@ enum RemoteIdentity {
 
     /// Runs `body` on the repository at `path`, if there is one (bare or not).
     private static func withRepository<T>(at path: String, _ body: (OpaquePointer) -> T) -> T? {
-        _ = GitLibrary.initialised
-        var repo: OpaquePointer?
-        guard git_repository_open_ext(&repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil) == 0, let repo else { return nil }
-        defer { git_repository_free(repo) }
-        return body(repo)
+        guard let repo = try? GitRepository.openExisting(at: path) else { return nil }
+        return body(repo.pointer)
     }
 }
