@@ -36,6 +36,15 @@ public struct SyncState: Sendable {
         return minted
     }
 
+    /// When each document with pending actions was last moved (see `JournalEntry.movedAt`).
+    static func moveTimes(_ pending: [JournalEntry]) -> [String: Int64] {
+        var times: [String: Int64] = [:]
+        for action in pending where action.fromPath != nil {
+            if let refId = action.refId { times[refId] = action.movedAt ?? action.time }
+        }
+        return times
+    }
+
     static func applyLocal(_ action: JournalEntry, to docs: inout [String: DocVersion]) {
         guard case let .local(kind, version, _) = action.event else { return }
         if kind == .delete { docs.removeValue(forKey: version.refId) } else { docs[version.refId] = version }

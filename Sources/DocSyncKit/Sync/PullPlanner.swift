@@ -105,7 +105,7 @@ struct PullPlanner {
         for (index, action) in pending.enumerated() {
             if let refId = action.refId { pendingIndices[refId, default: []].append(index) }
         }
-        let localMoves = SyncSession.moveTimes(pending)
+        let localMoves = SyncState.moveTimes(pending)
         func seqsPending(_ refId: String, through last: Int = .max) -> [Int] {
             (pendingIndices[refId] ?? []).filter { $0 <= last }.map { pending[$0].seq }
         }

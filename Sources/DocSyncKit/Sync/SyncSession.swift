@@ -261,7 +261,7 @@ final class SyncSession {
         var plan = PushPlan()
         plan.writes.reserveCapacity(state.pending.count)
         let tracked = state.tracked
-        let movedAt = Self.moveTimes(state.pending)
+        let movedAt = SyncState.moveTimes(state.pending)
         var seen = Set<String>()
         for action in state.pending {
             guard let refId = action.refId else {
@@ -290,15 +290,6 @@ final class SyncSession {
                           fromPath: w.previous?.path != w.new?.path && w.new != nil ? w.previous?.path : nil)
         }
         return plan
-    }
-
-    /// When each document with pending actions was last moved (see `JournalEntry.movedAt`).
-    static func moveTimes(_ pending: [JournalEntry]) -> [String: Int64] {
-        var times: [String: Int64] = [:]
-        for action in pending where action.fromPath != nil {
-            if let refId = action.refId { times[refId] = action.movedAt ?? action.time }
-        }
-        return times
     }
 
     func push() throws {
