@@ -139,7 +139,7 @@ extension Workspace {
         for entry in entries {
             // A file edited while resolving is left as the user saved it: the next run
             // records that edit over the resolved version (kept in the journal).
-            if case let .apply(op) = entry.event, !redo(op) {
+            if case let .apply(op) = entry.event, !redo(op, interrupted: false) {
                 report.warnings.append("\(path) changed while resolving; your edit is kept and will be recorded over the resolved version")
             }
         }

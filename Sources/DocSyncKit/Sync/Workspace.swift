@@ -276,15 +276,16 @@ public final class Workspace {
         }
     }
 
-    /// Redoes one logged file operation if it did not happen, and only if the file is
-    /// still what it was before (never over a newer user edit).
+    /// Does one logged file operation if it did not happen yet, and only if the file is
+    /// still what it was before (never over a newer user edit). `interrupted`: it is the
+    /// redo of a run that died (a pull's or a resolve's), said in the run's warnings.
     /// Returns false when the file was left alone because it changed since.
-    func redo(_ entry: JournalEntry.FileOperation) -> Bool {
+    func redo(_ entry: JournalEntry.FileOperation, interrupted: Bool = true) -> Bool {
         let io = SafeTreeIO(root: layout.root)
         let target = entry.result
         if let target, let current = try? io.readIfPresent(target.path), ContentHash.of(current) == target.hash { return true }
         if let fromPath = entry.fromPath, let current = try? io.readIfPresent(fromPath), ContentHash.of(current) != entry.fromHash {
-            warnings.append("\(fromPath): changed after an interrupted pull; left as it is (it will be recorded as a local edit)")
+            if interrupted { warnings.append("\(fromPath): changed after an interrupted run; left as it is (it will be recorded as a local edit)") }
             return false
         }
         do {
@@ -294,10 +295,10 @@ public final class Workspace {
             } else if let fromPath = entry.fromPath {
                 try io.remove(fromPath)
             }
-            warnings.append("finished an interrupted pull of \(target?.path ?? entry.fromPath ?? entry.refId)")
+            if interrupted { warnings.append("finished an interrupted run's change of \(target?.path ?? entry.fromPath ?? entry.refId)") }
             return true
         } catch {
-            warnings.append("could not finish an interrupted pull: \(error.localizedDescription)")
+            warnings.append("could not \(interrupted ? "finish an interrupted run's" : "make the") change of \(entry.fromPath ?? entry.refId): \(error.localizedDescription)")
             return false
         }
     }
