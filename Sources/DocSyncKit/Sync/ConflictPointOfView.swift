@@ -43,7 +43,7 @@ public struct ConflictPointOfView: Sendable, Equatable {
             return "\(stored) rename to \(record.path) lost to \(kept) rename (version \(record.winner))"
         }
         let what = record.deleted == true ? "deletion" : "version"
-        let winner = record.deleted == true ? "edit" : (record.policy == .merge && record.fields?.isEmpty == false ? "version (merged)" : "version")
+        let winner = record.deleted == true ? "edit" : "version"
         return "\(stored) \(what) \(record.changesetId) lost to \(kept) \(winner) \(record.winner)"
     }
 }
