@@ -162,6 +162,75 @@ struct ConcurrentPushTests {
         #expect(copies.contains { $0["a"] as? String == "r2, earlier" }, "r2's save is kept in the conflict store: \(copies)")
     }
 
+    @Test("a deletion that lost to an edit, then lost its push race, is decided again against the newer edit: one record, not one per try",
+          arguments: Transport.allCases)
+    func retryTakesBackItsFirstDecision(_ transport: Transport) throws {
+        let box = Sandbox("retry-deletion-\(transport)")
+        let (url, _, daemon) = try Self.repository(box, transport)
+        defer { daemon?.stop() }
+        let r0 = box.replica("r0")
+        r0.write("d.json", "{\n  \"a\": \"base\"\n}\n")
+        #expect(CLI.run(["init", "--remote", url, "--name", "r0", "r0"], in: box.root).exit == 0)
+        r0.sync()
+        let (r1, r2) = (Self.clone(box, "r1", url), Self.clone(box, "r2", url))
+        r1.remove("d.json")
+        r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2\""))
+        r0.write("d.json", r0.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r0\""))
+        #expect(r2.run("sync").exit == 0)
+        // r1 finds its deletion lost to r2's edit and is held before its ref update; r0
+        // lands its edit meanwhile, so r1's push is refused and r1 pulls again.
+        let gate = box.path("gate")
+        let held = BackgroundRun(["sync"], in: r1.root, env: ["DOCSYNC_PAUSE_AT": "git.before-ref-update", "DOCSYNC_PAUSE_FILE": gate])
+        #expect(waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate + ".reached") })
+        let other = r0.run("sync")
+        #expect(other.exit == 0 || other.exit == 3, other.comment)
+        let r0Version = r0.json("d.json")?["changesetId"] as? String
+        FileManager.default.createFile(atPath: gate, contents: nil)
+        let retried = held.wait()
+        #expect(retried.exit == 3, "r1's deletion lost: \(retried)")
+        let listed = r1.run("conflicts", "--json")
+        let records = ((JSONHelp.parse(listed.stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []).filter { $0["deleted"] as? Bool == true }
+        #expect(records.count == 1, "one record of r1's deletion, not one per pull of the run: \(listed.stdout)")
+        #expect(records.first?["winner"] as? String == r0Version,
+                "the deletion lost to the version the remote holds now (\(r0Version ?? "-")): \(listed.stdout)")
+        #expect(r1.json("d.json")?["a"] as? String == r0.json("d.json")?["a"] as? String, "r1 holds what the remote holds: \(r1.read("d.json") ?? "-")")
+        let deletionLines = retried.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("conflict") && $0.contains("d.json") }
+        #expect(deletionLines.count == 1, "the run reports the deletion's loss once: \(retried.stdout)")
+    }
+
+    @Test("two replicas each find a third one's deletion lost to their edit; the one whose push loses the race takes back its record: one record of the deletion",
+          arguments: Transport.allCases)
+    func retryTakesBackItsDeletionRecord(_ transport: Transport) throws {
+        let box = Sandbox("retry-found-\(transport)")
+        let (url, _, daemon) = try Self.repository(box, transport)
+        defer { daemon?.stop() }
+        let r0 = box.replica("r0")
+        r0.write("d.json", "{\n  \"a\": \"base\"\n}\n")
+        #expect(CLI.run(["init", "--remote", url, "--name", "r0", "r0"], in: box.root).exit == 0)
+        r0.sync()
+        let (r1, r2) = (Self.clone(box, "r1", url), Self.clone(box, "r2", url))
+        r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2\""))
+        r1.write("d.json", r1.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r1\""))
+        r0.remove("d.json")
+        #expect(r0.run("sync").exit == 0)
+        let gate = box.path("gate")
+        let held = BackgroundRun(["sync"], in: r2.root, env: ["DOCSYNC_PAUSE_AT": "git.before-ref-update", "DOCSYNC_PAUSE_FILE": gate])
+        #expect(waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate + ".reached") })
+        let first = r1.run("sync")
+        #expect(first.exit == 3, "r1 records that r0's deletion lost to its edit: \(first)")
+        let r1Version = r1.json("d.json")?["changesetId"] as? String
+        FileManager.default.createFile(atPath: gate, contents: nil)
+        let retried = held.wait()
+        #expect(retried.exit == 3, "r2's value of a lost to r1's later one: \(retried)")
+        for r in [r2, r0, r1, r2] { _ = r.run("sync") }
+        for r in [r0, r1, r2] {
+            let listed = r.run("conflicts", "--json")
+            let records = ((JSONHelp.parse(listed.stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []).filter { $0["deleted"] as? Bool == true }
+            #expect(records.count == 1, "\(r.root): one record of r0's deletion, made by r1 (whose push landed): \(listed.stdout)")
+            #expect(records.first?["winner"] as? String == r1Version, "\(r.root): the record r1 shared (\(r1Version ?? "-")): \(listed.stdout)")
+        }
+    }
+
     /// Moves the repository's branch back to `commit`, as `git push --force` of an older
     /// history (or a push that another one overwrote) leaves it.
     static func rewind(_ repo: String, to commit: String) {

@@ -118,6 +118,17 @@ public struct ConflictStore {
         try FileSystem.writeAtomically(dir + "/" + name + ".meta.json", Array(try DirectoryRemote.json(record).utf8) + [10])
     }
 
+    /// Takes back a record this replica made and has not shared: a retry of the same
+    /// run decided the document again (see `PullPlan.remerged`). The record goes first, so
+    /// a crash leaves at most an unlisted copy, never a record without its bytes.
+    func withdraw(_ record: Record) throws {
+        guard let current = self.record(refId: record.refId, storeName: record.storeName), current.shared == false || current.shared == nil,
+              current.replica == nil || current.replica == record.replica else { return }
+        let base = folder(for: record.refId) + "/" + DocumentPath.fileName(forRefId: record.storeName)
+        try FileSystem.removeFile(base + ".meta.json")
+        try FileSystem.removeFile(base + ".json")
+    }
+
     /// The record of `refId` named `storeName` (see `Record.storeName`), if there is one.
     public func record(refId: String, storeName: String) -> Record? {
         let path = folder(for: refId) + "/" + DocumentPath.fileName(forRefId: storeName) + ".meta.json"

@@ -20,6 +20,10 @@ public struct PullPlan: Sendable {
     public var incoming: [SharedConflict] = []
     /// Held versions merged now: their records are settled by this pull.
     public var settledHolds: [String] = []
+    /// Documents decided again from the user's own versions (a retry after a push lost
+    /// its race, see `PullPlanner.userVersions`): what an earlier pull of the run
+    /// decided for them, and has not shared, is replaced by this decision.
+    public var remerged: Set<String> = []
     public var batch: [JournalEntry] = []
     public var cursor: String
     /// What to tell the user.

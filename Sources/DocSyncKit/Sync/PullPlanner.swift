@@ -129,8 +129,12 @@ struct PullPlanner {
                 let seqs = seqsPending(refId, through: landed)
                 plan.batch.append(JournalEntry(.done(refId: refId, seqs: seqs, reason: .pushed)))
                 base = remoteVersion
-            } else if let user = userVersions[refId], user.local != local {
+            } else if let user = userVersions[refId], user.base != base || user.local != local {
+                // Also where an earlier pull left the file as it was (its edit beat a remote
+                // deletion): it moved the base. Decide again from what the user had, as a
+                // run that started now would.
                 (base, mergeLocal) = (user.base, user.local)
+                plan.remerged.insert(refId)
             }
             guard let decision = Reconciler.decide(base: base, local: mergeLocal, remote: change.entry.version, localMovedAt: localMoves[refId],
                                                    remoteMovedAt: change.entry.movedAt ?? change.entry.time) else { continue }

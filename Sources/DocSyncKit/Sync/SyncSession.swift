@@ -40,6 +40,10 @@ final class SyncSession {
         report.problems += plan.problems.map(ReportedProblem.other)
         report.notices += plan.notices
         report.pulled += plan.pulled
+        if !plan.remerged.isEmpty {
+            // This replica's own decisions for them (incoming records name their recorder).
+            report.conflicts.removeAll { plan.remerged.contains($0.refId) && $0.recordedBy == nil }
+        }
         report.conflicts += plan.conflictSummaries
         if options.dryRun {
             // In memory only (a dry run never saves the state): the push that follows
@@ -125,18 +129,22 @@ final class SyncSession {
         return try planner.plan(changes, time: FileSystem.currentTimeNanos / 1_000_000)
     }
 
-    /// The base and local version of every document the run's first pull reconciled
-    /// while it had local actions pending: what the user had when the run started (see
+    /// The base and local version of every document a pull of the run reconciled while it
+    /// had local actions pending, from before the run changed it: what the user had (see
     /// `PullPlanner.userVersions`). Kept for the whole run, so every retry of a push that
     /// lost a race merges from them again.
     private var userVersions: [String: (base: DocVersion?, local: DocVersion?)] = [:]
-    private var pulledOnce = false
+    /// The conflict records this run's pulls made, by refId: a retry that decides a
+    /// document again from the user's versions takes back the ones it no longer makes.
+    private var recordedThisRun: [String: [ConflictStore.Record]] = [:]
 
     private func rememberUserVersions(_ changes: RemoteChanges) {
-        defer { pulledOnce = true }
-        guard !pulledOnce, !state.pending.isEmpty else { return }
+        guard !state.pending.isEmpty else { return }
         let pendingRefIds = Set(state.pending.compactMap(\.refId))
-        let touched = changes.entries.map(\.refId).filter(pendingRefIds.contains)
+        // Each pull of the run adds the documents it meets for the first time: no earlier
+        // pull changed them, so their base and file are still the user's (a retry can meet
+        // a document the first pull did not, and the next retry meets it again).
+        let touched = changes.entries.map(\.refId).filter { pendingRefIds.contains($0) && userVersions[$0] == nil }
         guard !touched.isEmpty else { return }
         let tracked = state.tracked
         for refId in touched { userVersions[refId] = (state.base[refId], tracked[refId]) }
@@ -158,6 +166,14 @@ final class SyncSession {
         for (hash, bytes) in plan.objects.sorted(by: { $0.key < $1.key }) { try workspace.objects.put(bytes, hash: hash) }
         try workspace.objects.flush()
         for record in plan.conflicts { try workspace.conflictStore.keep(record, bytes: plan.conflictBytes[PullPlan.key(record)]) }
+        let kept = Set(plan.conflicts.map(PullPlan.key))
+        for refId in plan.remerged {
+            for record in recordedThisRun[refId] ?? [] where !kept.contains(PullPlan.key(record)) {
+                try workspace.conflictStore.withdraw(record)
+            }
+            recordedThisRun[refId] = nil
+        }
+        for record in plan.conflicts { recordedThisRun[record.refId, default: []].append(record) }
         for shared in plan.incoming { _ = try workspace.conflictStore.receive(shared) }
 
         let fileOps = plan.fileOperations
