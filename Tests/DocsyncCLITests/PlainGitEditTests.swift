@@ -39,6 +39,44 @@ struct PlainGitEditTests {
         #expect((r.stdout + r.stderr).contains("same changesetId"), r.comment)
     }
 
+    @Test("a plain-git edit of a version docsync stamped keeps that id: a replica that never saw the stamped version derives the same new id as one that did")
+    func replicasThatSawDifferentHistoryDeriveOneId() throws {
+        let box = Sandbox()
+        let repo = box.path("remote.git")
+        Reliability.makeBareRepo(repo)
+        let a = box.replica("A")
+        a.write("p.json", "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n")
+        #expect(CLI.run(["init", "--remote", repo, "--name", "A", "A"], in: box.root).exit == 0)
+        a.sync()
+        #expect(CLI.run(["clone", repo, "B"], in: box.root).exit == 0)
+        let b = box.replica("B")
+        let work = box.path("work")
+        #expect(Self.git(["clone", "-q", repo, work], in: box.root).exit == 0)
+        func sed(_ from: String, _ to: String, _ message: String) throws {
+            #expect(Self.git(["pull", "-q", "--no-rebase", "origin", "main"], in: work).exit == 0)
+            let text = try String(contentsOfFile: work + "/p.json", encoding: .utf8)
+            try text.replacingOccurrences(of: from, with: to).write(toFile: work + "/p.json", atomically: true, encoding: .utf8)
+            #expect(Self.git(["commit", "-qam", message], in: work).exit == 0)
+            #expect(Self.git(["push", "-q", "origin", "main"], in: work).exit == 0)
+        }
+        // A plain-git edit; A syncs and publishes the version stamped with a new id.
+        try sed("\"a\": \"base\"", "\"a\": \"git\"", "a")
+        #expect(a.run("sync").exit == 0)
+        let stamped = try #require(a.changesetId("p.json"))
+        // A second plain-git edit, on the stamped version: it keeps the stamped id. A and B
+        // pull it (neither publishes); B never saw the stamped version.
+        try sed("\"b\": \"base\"", "\"b\": \"git\"", "b")
+        #expect(Self.field(try String(contentsOfFile: work + "/p.json", encoding: .utf8), "changesetId") == stamped)
+        #expect(a.run("pull").exit == 0)
+        #expect(b.run("pull").exit == 0)
+        for r in [a, b] {
+            #expect(r.json("p.json")?["a"] as? String == "git" && r.json("p.json")?["b"] as? String == "git", "\(r.root): \(r.read("p.json") ?? "-")")
+        }
+        let idA = try #require(a.changesetId("p.json")), idB = try #require(b.changesetId("p.json"))
+        #expect(idA != stamped, "A: the second edit is a new version, not \(stamped)")
+        #expect(idB == idA, "B derives the id A derived (one content, one changesetId): A \(idA), B \(idB)")
+    }
+
     @Test("two branches edited with sed, merged with plain git: docsync pulls a fresh changesetId; restore --at the shared id refuses and lists the versions")
     func sedOnTwoBranches() throws {
         let box = Sandbox()

@@ -168,6 +168,9 @@ public final class GitRemote: Remote {
         var puts: [String: (Int, RemoteEntry)] = [:]
         puts.reserveCapacity(diff.count)
         var deletes: [String: (Int, RemoteEntry)] = [:]
+        let introductions = try plainGitIntroductions(of: Set(diff.compactMap { change in
+            change.newPath.flatMap { path in Self.isDocumentPath(path) ? change.newBlob.map { path + "\u{0}" + $0 } : nil }
+        }), from: from, head: head)
         var order = 0
         var conflictMeta: [String: ConflictStore.Record] = [:]
         var conflictBytes: [String: GitOID] = [:]
@@ -200,7 +203,8 @@ public final class GitRemote: Remote {
                     if let entry = tombstone(blob) { deletes[entry.refId] = (order, entry) }
                 } else if Self.isDocumentPath(path) {
                     let oldBytes = try change.oldBlob.map { try repo.blob($0) }
-                    switch try entry(path: path, blob: blob, previous: oldBytes, commitTime: headCommit.time) {
+                    switch try entry(path: path, blob: blob, previous: oldBytes, commitTime: headCommit.time,
+                                     introduction: introductions.found[path + "\u{0}" + blob], historyRead: introductions.complete) {
                     case .success(let entry):
                         puts[entry.refId] = (order, entry)
                         if change.oldPath == path { refIdNowAtOldPath = entry.refId }
@@ -286,7 +290,12 @@ public final class GitRemote: Remote {
     /// them out or left the changesetId unchanged across an edit.
     struct Unreadable: Error { var message: String }
 
-    private func entry(path: String, blob: GitOID, previous: [UInt8]?, commitTime: Int64) throws -> Result<RemoteEntry, Unreadable> {
+    /// - Parameters:
+    ///   - introduction: the commit not made by docsync that put the blob there, if one did.
+    ///   - historyRead: whether the history since the cursor was read whole (so no
+    ///     `introduction` means docsync made the version, with a fresh changesetId).
+    private func entry(path: String, blob: GitOID, previous: [UInt8]?, commitTime: Int64,
+                       introduction: PlainGitIntroduction?, historyRead: Bool) throws -> Result<RemoteEntry, Unreadable> {
         let bytes = try repo.blob(blob)
         let scanned: ScannedDocument
         do { scanned = try JSONScanner.scanDocument(bytes) } catch {
@@ -303,10 +312,17 @@ public final class GitRemote: Remote {
             refId = "git-" + String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-" + String(h[16..<20]) + "-" + String(h[20..<32])
             needsStamp = true
         }
-        if changesetId.flatMap(ChangesetID.init) == nil || (previous != nil && changesetId == previousId) {
-            let floor = previousId.flatMap(ChangesetID.init).map { $0.wallMillis + 1 } ?? 0
-            let counter = UInt16(blob.prefix(4), radix: 16) ?? 0
-            changesetId = ChangesetID(wallMillis: max(UInt64(max(commitTime, 0)) * 1000, floor), counter: counter, replica: Self.gitReplica).description
+        // Whether the version carries the id of the one it replaced: judged from the commit
+        // that made it (the same on every replica), not from this replica's cursor.
+        let keepsReplacedId: Bool
+        if let introduction {
+            keepsReplacedId = changesetId != nil && changesetId == introduction.replacedChangesetId
+        } else {
+            keepsReplacedId = !historyRead && previous != nil && changesetId == previousId
+        }
+        if changesetId.flatMap(ChangesetID.init) == nil || keepsReplacedId {
+            changesetId = Self.derivedChangesetId(blob: blob, commitTime: introduction?.time ?? commitTime,
+                                                  replaced: introduction.map(\.replacedChangesetId) ?? previousId)
             needsStamp = true
         }
         var content = bytes

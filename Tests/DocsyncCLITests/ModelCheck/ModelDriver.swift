@@ -26,7 +26,10 @@ extension MC {
         // action, resolve) before it writes the file, and the next run finishes it.
         // `firstContactReorderedCopy` is fixed: a merge equal to one side's values in
         // another member order is that side's version.
-        return [.retryMergeUsesMergeTime, .plainGitEditUnseenChangeset, .deletionCopyIsFinderBase]
+        // `plainGitEditUnseenChangeset` is fixed: the id of a plain-git version is derived
+        // from the commit that introduced it (GitRemote+PlainGitEdits), not from the
+        // puller's cursor.
+        return [.retryMergeUsesMergeTime, .deletionCopyIsFinderBase]
     }()
 
     struct Mismatch: CustomStringConvertible {

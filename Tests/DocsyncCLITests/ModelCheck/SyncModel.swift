@@ -123,12 +123,12 @@ extension MC {
         /// A version pulled from plain git carrying a known changesetId with other content
         /// gets a fresh changesetId (one changesetId names one content).
         case plainGitIdentity = "rule10-plain-git-new-changeset"
-        /// Not a rule: an engine defect found by this check (issue 21). A document edited with
-        /// plain git keeping its changesetId gets a fresh one only on a replica whose last
-        /// sync saw that changesetId (the puller compares with the blob at its own cursor):
-        /// a replica that last synced an older version of the document takes the new
-        /// content under the old changesetId, which then names two contents (and the
-        /// replicas that saw it derive another id for the same content).
+        /// Not a rule: an engine defect found by this check (issue 21), fixed since (see
+        /// `PlainGitEditTests.replicasThatSawDifferentHistoryDeriveOneId`). A document edited with
+        /// plain git keeping its changesetId got a fresh one only on a replica whose last
+        /// sync saw that changesetId (the puller compared with the blob at its own cursor):
+        /// a replica that last synced an older version of the document took the new
+        /// content under the old changesetId, which then named two contents.
         case plainGitEditUnseenChangeset = "defect-plain-git-edit-keeps-unseen-changeset"
         /// Not a rule: an engine defect found by this check (issue 21). First contact with a
         /// plain file that lacks a field the remote's document has, and whose other differing
