@@ -231,6 +231,49 @@ struct ConcurrentPushTests {
         }
     }
 
+    @Test("a fix of an invalid file meets the held remote version, then the push loses the race: the retry merges from the fix's save, so another replica's later save wins",
+          arguments: [Transport.path])
+    func retryMergesFromTheFix(_ transport: Transport) throws {
+        let box = Sandbox("retry-fix-\(transport)")
+        let (url, _, daemon) = try Self.repository(box, transport)
+        defer { daemon?.stop() }
+        let r0 = box.replica("r0")
+        r0.write("d.json", "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n")
+        let now = Int(Date().timeIntervalSince1970)
+        setSaveTime(r0.path("d.json"), now - 90)
+        #expect(CLI.run(["init", "--remote", url, "--name", "r0", "r0"], in: box.root).exit == 0)
+        r0.sync()
+        let (r1, r2) = (Self.clone(box, "r1", url), Self.clone(box, "r2", url))
+        // r2's file is invalid while r0's edit arrives: held aside until the fix.
+        let valid = r2.read("d.json")!
+        r2.write("d.json", "{ \"a\": ")
+        r0.write("d.json", r0.read("d.json")!.replacingOccurrences(of: "\"b\": \"base\"", with: "\"b\": \"r0\""))
+        setSaveTime(r0.path("d.json"), now - 60)
+        r0.sync()
+        #expect(r2.run("sync").exit == 1, "r2's file is invalid")
+        // r1 has r0's edit before it saves: its version is its save, not a merge.
+        r1.sync()
+        r2.write("d.json", valid.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2's fix, earlier\""))
+        setSaveTime(r2.path("d.json"), now - 30)
+        r1.write("d.json", r1.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r1, later\""))
+        setSaveTime(r1.path("d.json"), now - 20)
+        let gate = box.path("gate")
+        let held = BackgroundRun(["sync"], in: r2.root, env: ["DOCSYNC_PAUSE_AT": "git.before-ref-update", "DOCSYNC_PAUSE_FILE": gate])
+        #expect(waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate + ".reached") })
+        let first = r1.run("sync")
+        #expect(first.exit == 0, first.comment)
+        FileManager.default.createFile(atPath: gate, contents: nil)
+        let retried = held.wait()
+        #expect(retried.exit == 3, "r2's value of a lost to r1's later save: \(retried)")
+        for r in [r0, r1, r2, r0, r1] { _ = r.run("sync") }
+        for r in [r0, r1, r2] {
+            #expect(r.json("d.json")?["a"] as? String == "r1, later", "\(r.root): the later save wins: \(r.read("d.json") ?? "-")")
+            #expect(r.json("d.json")?["b"] as? String == "r0")
+        }
+        let copies = r2.conflictCopies().values.compactMap(JSONHelp.object)
+        #expect(copies.contains { $0["a"] as? String == "r2's fix, earlier" }, "r2's fix is kept in the conflict store: \(copies)")
+    }
+
     /// Moves the repository's branch back to `commit`, as `git push --force` of an older
     /// history (or a push that another one overwrote) leaves it.
     static func rewind(_ repo: String, to commit: String) {

@@ -144,7 +144,8 @@ final class SyncSession {
         // Each pull of the run adds the documents it meets for the first time: no earlier
         // pull changed them, so their base and file are still the user's (a retry can meet
         // a document the first pull did not, and the next retry meets it again).
-        let touched = changes.entries.map(\.refId).filter { pendingRefIds.contains($0) && userVersions[$0] == nil }
+        // Held versions meet the user's fix in this pull as well.
+        let touched = (changes.entries.map(\.refId) + state.held.keys).filter { pendingRefIds.contains($0) && userVersions[$0] == nil }
         guard !touched.isEmpty else { return }
         let tracked = state.tracked
         for refId in touched { userVersions[refId] = (state.base[refId], tracked[refId]) }
