@@ -97,6 +97,58 @@ struct ModelFoundRegressionTests {
         #expect(r1.json(file)?["changesetId"] as? String == deleted)
     }
 
+    @Test("an edit beats a deletion whose tombstone gc already purged, of a version this replica never had: the stored copy is the deleted version, not this replica's base",
+          arguments: Kind.allCases)
+    func purgedDeletedVersionIsStored(_ kind: Kind) throws {
+        let box = Sandbox("purged-deleted-version-\(kind)")
+        let rs = Self.replicas(box, kind, files: ["d.json": "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n"], names: ["r1", "r2"])
+        let (r1, r2) = (rs[0], rs[1])
+        r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"by r2\""))
+        r2.sync()
+        let deleted = try #require(r2.changesetId("d.json"))
+        r2.remove("d.json")
+        r2.sync()
+        // Purged though r1 has not seen it (older than 0.1 s counts), and the feed compacted.
+        #expect(r2.run("config", "gc.tombstoneMaxAgeDays", "0.000001").exit == 0)
+        Thread.sleep(forTimeInterval: 0.3)
+        let gc = r2.run("gc")
+        #expect(gc.exit == 0 && gc.stdout.contains("purged"), gc.comment)
+        r1.write("d.json", r1.read("d.json")!.replacingOccurrences(of: "\"b\": \"base\"", with: "\"b\": \"by r1\""))
+        let edit = r1.run("sync")
+        #expect(edit.exit == 3, "r1's edit beat r2's deletion: \(edit)")
+        let record = try #require(Self.conflicts(r1).first { $0["deleted"] as? Bool == true })
+        #expect(record["changesetId"] as? String == deleted, "the record names the version r2 deleted: \(record)")
+        let file = try #require(record["file"] as? String)
+        #expect(r1.json(file)?["a"] as? String == "by r2", "its stored copy is that version, not r1's base: \(r1.read(file) ?? "-")")
+        #expect(r1.json(file)?["changesetId"] as? String == deleted)
+    }
+
+    @Test("a deletion held aside while the file was invalid keeps the deleted version: after gc purged the tombstone, the fix beats the deletion and the stored copy is that version",
+          arguments: Kind.allCases)
+    func heldDeletionKeepsDeletedVersion(_ kind: Kind) throws {
+        let box = Sandbox("held-deletion-\(kind)")
+        let rs = Self.replicas(box, kind, files: ["d.json": "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n"], names: ["r1", "r2"])
+        let (r1, r2) = (rs[0], rs[1])
+        let valid = r1.read("d.json")!
+        r1.write("d.json", "{ \"a\": ")
+        r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"by r2\""))
+        r2.sync()
+        let deleted = try #require(r2.changesetId("d.json"))
+        r2.remove("d.json")
+        r2.sync()
+        #expect(r1.run("sync").exit == 1, "r1's file is invalid: the deletion waits")
+        #expect(r2.run("config", "gc.tombstoneMaxAgeDays", "0.000001").exit == 0)
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(r2.run("gc").exit == 0)
+        r1.write("d.json", valid.replacingOccurrences(of: "\"b\": \"base\"", with: "\"b\": \"r1's fix\""))
+        let fixed = r1.run("sync")
+        #expect(fixed.exit == 3, "r1's fix beat r2's deletion: \(fixed)")
+        let record = try #require(Self.conflicts(r1).first { $0["deleted"] as? Bool == true })
+        #expect(record["changesetId"] as? String == deleted, "\(record)")
+        let file = try #require(record["file"] as? String)
+        #expect(r1.json(file)?["a"] as? String == "by r2", "the stored copy is the deleted version, not r1's base: \(r1.read(file) ?? "-")")
+    }
+
     @Test("a version that lost a field and was then deleted on a third replica: two records, both listed, each with its own stored copy",
           arguments: Kind.allCases)
     func twoRecordsOfOneLosingVersion(_ kind: Kind) throws {

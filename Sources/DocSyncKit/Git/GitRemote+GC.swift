@@ -98,24 +98,38 @@ extension GitRemote {
     /// `Purged-Deletion-By: <replica> <refId>`.
     static let purgedByTrailer = "Purged-Deletion-By:"
 
-    /// Who deleted `refIds`, from the purge commits between `from` (exclusive) and `head`
-    /// (first parent, at most `limit` commits back). Only read when a pull meets a
-    /// document whose file went without a tombstone.
-    func purgedDeleters(of refIds: Set<String>, from: GitOID?, head: GitOID, limit: Int = 10_000) -> [String: String] {
-        var found: [String: String] = [:]
+    /// The deletions of `refIds` whose tombstones the purge commits between `from`
+    /// (exclusive) and `head` removed (first parent, at most `limit` commits back): each as
+    /// its tombstone said (the deleted changesetId, the deleted version's hash, who, when),
+    /// read from the purge commit's parent; where that cannot be read, only who deleted it
+    /// (the trailer). Only read when a pull meets a document whose file went without a
+    /// tombstone. Why the tombstone: a replica whose base is an older version must not
+    /// take that version for the deleted one.
+    func purgedDeletions(of refIds: Set<String>, from: GitOID?, head: GitOID, limit: Int = 10_000) -> [String: RemoteEntry] {
+        var deletions: [String: RemoteEntry] = [:]
         var current: GitOID? = head
         var steps = 0
-        while let id = current, id != from, steps < limit, found.count < refIds.count {
+        while let id = current, id != from, steps < limit, deletions.count < refIds.count {
             steps += 1
             guard let info = try? repo.commit(id) else { break }
             for line in info.message.split(separator: "\n") where line.hasPrefix(Self.purgedByTrailer) {
                 let rest = line.dropFirst(Self.purgedByTrailer.count).drop { $0 == " " }
                 guard let space = rest.firstIndex(of: " ") else { continue }
                 let refId = String(rest[rest.index(after: space)...])
-                if refIds.contains(refId), found[refId] == nil { found[refId] = String(rest[..<space]) }
+                guard refIds.contains(refId), deletions[refId] == nil else { continue }
+                let deleter = String(rest[..<space])
+                let recorded = info.parents.first.flatMap { parent in
+                    (try? repo.commit(parent)).flatMap { try? repo.blobId(atPath: Self.tombstoneFolder + refId + ".json", inTree: $0.tree) }
+                }.flatMap { self.tombstone($0) }
+                if var entry = recorded, entry.refId == refId, entry.deleted {
+                    entry.replica = deleter
+                    deletions[refId] = entry
+                } else {
+                    deletions[refId] = RemoteEntry(refId: refId, changesetId: "", hash: nil, path: nil, deleted: true, replica: deleter, time: info.time * 1000)
+                }
             }
             current = info.parents.first
         }
-        return found
+        return deletions
     }
 }

@@ -234,7 +234,15 @@ public final class GitRemote: Remote {
         // plain git): a purge commit may still say who deleted it.
         let untold = Set(deletes.filter { puts[$0.key] == nil && $0.value.1.replica == Self.gitReplica }.keys)
         if !untold.isEmpty {
-            for (refId, deleter) in purgedDeleters(of: untold, from: from, head: head) { deletes[refId]?.1.replica = deleter }
+            for (refId, deletion) in purgedDeletions(of: untold, from: from, head: head) {
+                deletes[refId]?.1.replica = deletion.replica
+                // The version the tombstone said was deleted, not the file this diff saw go
+                // (the puller's older version, when it never had the deleted one).
+                if !deletion.changesetId.isEmpty, let hash = deletion.hash {
+                    deletes[refId]?.1.changesetId = deletion.changesetId
+                    deletes[refId]?.1.hash = hash
+                }
+            }
         }
         for (refId, record) in moved where puts[refId]?.1.path == record.path {
             puts[refId]?.1.movedAt = record.movedAt
@@ -281,7 +289,7 @@ public final class GitRemote: Remote {
         path.hasSuffix(".json") && !path.hasPrefix(".docsync/") && DocumentPath.problem(path) == nil
     }
 
-    private func tombstone(_ blob: GitOID) -> RemoteEntry? {
+    func tombstone(_ blob: GitOID) -> RemoteEntry? {
         guard let bytes = try? repo.blob(blob) else { return nil }
         return try? JSONDecoder().decode(RemoteEntry.self, from: Data(bytes))
     }

@@ -154,6 +154,22 @@ final class GitRepository {
         return collector.files
     }
 
+    /// The blob at `path` in a tree (nil: nothing there).
+    /// The corresponding libgit2 function is `git_tree_entry_bypath`.
+    func blobId(atPath path: String, inTree treeId: GitOID) throws -> GitOID? {
+        var oid = try git_oid(hex: treeId)
+        var tree: OpaquePointer?
+        try GitError.check(git_tree_lookup(&tree, pointer, &oid), "git_tree_lookup")
+        defer { git_tree_free(tree) }
+        var entry: OpaquePointer?
+        let found = git_tree_entry_bypath(&entry, tree, path)
+        if found == GIT_ENOTFOUND.rawValue { return nil }
+        try GitError.check(found, "git_tree_entry_bypath")
+        defer { git_tree_entry_free(entry) }
+        guard git_tree_entry_type(entry) == GIT_OBJECT_BLOB else { return nil }
+        return git_tree_entry_id(entry)!.pointee.hex
+    }
+
     func blob(_ id: GitOID) throws -> [UInt8] {
         var oid = try git_oid(hex: id)
         var blob: OpaquePointer?

@@ -64,7 +64,9 @@ extension DirectoryRemote {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         for (i, entry) in entries.enumerated() where latest[entry.refId] == i && purged.contains(entry.refId) {
-            var line = RemoteEntry(refId: RemoteEntry.purgedKey(entry.refId), changesetId: entry.changesetId, hash: nil, path: nil,
+            // The deleted version's hash too: a replica that still has an older version
+            // keeps the one that was deleted (objects/ keeps it) if its edit beats the deletion.
+            var line = RemoteEntry(refId: RemoteEntry.purgedKey(entry.refId), changesetId: entry.changesetId, hash: entry.hash, path: nil,
                                    deleted: true, replica: entry.replica, time: entry.time)
             line.purgedDeletion = true
             compacted += ChecksummedLines.encode(String(decoding: try encoder.encode(line), as: UTF8.self))

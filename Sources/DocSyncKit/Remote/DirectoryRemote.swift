@@ -169,16 +169,21 @@ public final class DirectoryRemote: Remote {
         let kept = entries.enumerated().filter { latest[$0.element.refId] == $0.offset }.map(\.element)
         var conflicts: [SharedConflict] = []
         var purgedDeleters: [String: String] = [:]
+        var purgedDeletions: [String: RemoteEntry] = [:]
         for entry in kept where entry.purgedDeletion == true {
-            purgedDeleters[String(entry.refId.dropFirst(RemoteEntry.purgedPrefix.count))] = entry.replica
+            let refId = String(entry.refId.dropFirst(RemoteEntry.purgedPrefix.count))
+            purgedDeleters[refId] = entry.replica
+            purgedDeletions[refId] = entry
         }
         for entry in kept {
             guard let record = entry.conflict else { continue }
             let bytes = entry.hash.flatMap { try? objects.get($0) }
             conflicts.append(SharedConflict(record: record, bytes: bytes))
         }
-        return RemoteChanges(entries: kept.filter { $0.conflict == nil && $0.purgedDeletion != true }, cursor: Cursor(remoteId: id, position: now).text,
-                             warnings: refused, isSnapshot: snapshot, conflicts: conflicts, purgedDeleters: snapshot ? purgedDeleters : [:])
+        var changes = RemoteChanges(entries: kept.filter { $0.conflict == nil && $0.purgedDeletion != true }, cursor: Cursor(remoteId: id, position: now).text,
+                                    warnings: refused, isSnapshot: snapshot, conflicts: conflicts, purgedDeleters: snapshot ? purgedDeleters : [:])
+        if snapshot { changes.purgedDeletions = purgedDeletions }
+        return changes
     }
 
     /// The feed's entries. One whose path or refId is unsafe is passed to `refuse` and

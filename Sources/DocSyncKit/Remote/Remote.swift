@@ -60,6 +60,9 @@ public struct RemoteChanges: Sendable {
     /// With `isSnapshot`: who made the deletions whose tombstones were purged, by refId,
     /// where the remote still says (a folder remote's compacted feed).
     public var purgedDeleters: [String: String] = [:]
+    /// With `isSnapshot`: the deletions whose tombstones were purged, by refId, as the
+    /// remote still records them (the deleted changesetId, and its hash where kept).
+    public var purgedDeletions: [String: RemoteEntry] = [:]
     /// Set when the remote no longer holds the position this tree last synced with (a
     /// push another one overwrote, or history rewritten with `git push --force`): the
     /// entries are the changes since the last position both histories share.

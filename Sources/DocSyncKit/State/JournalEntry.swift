@@ -24,6 +24,10 @@ public struct JournalEntry: Sendable, Equatable {
     /// time, ms; never later than when it was recorded). The later of two renames of one
     /// document wins on every replica, whichever syncs first (see `Reconciler`).
     public var movedAt: Int64?
+    /// Set on a `held` remote deletion: the hash of the version it deleted, whose bytes
+    /// were stored when it was held. Why: when the fix meets the deletion, that version is
+    /// kept with the conflict record, and the remote may no longer have it by then (gc).
+    public var deletedHash: String?
 
     public enum Event: Sendable, Equatable {
         /// A local action, pending until a `done` names it. `version` is the version the
@@ -202,6 +206,7 @@ public struct JournalEntry: Sendable, Equatable {
         line.field("changesetId", f.changesetId)
         line.field("cursor", f.cursor)
         line.field("deleted", f.deleted)
+        line.field("deletedHash", deletedHash)
         line.field("fromHash", f.fromHash)
         line.field("fromPath", f.fromPath)
         line.field("hash", f.hash)
@@ -226,7 +231,7 @@ public struct JournalEntry: Sendable, Equatable {
 
 extension JournalEntry: Codable {
     private enum Field: String, CodingKey {
-        case seq, kind, time, refId, changesetId, hash, path, fromPath, fromHash, deleted, seqs, reason, cursor, replica, more, mintedId, movedAt
+        case seq, kind, time, refId, changesetId, hash, path, fromPath, fromHash, deleted, seqs, reason, cursor, replica, more, mintedId, movedAt, deletedHash
     }
 
     /// The flat fields of one line (the format every earlier version wrote).
@@ -248,6 +253,7 @@ extension JournalEntry: Codable {
         more = try c.decodeIfPresent(Bool.self, forKey: .more)
         mintedId = try c.decodeIfPresent(Bool.self, forKey: .mintedId)
         movedAt = try c.decodeIfPresent(Int64.self, forKey: .movedAt)
+        deletedHash = try c.decodeIfPresent(String.self, forKey: .deletedHash)
         let kind = try c.decode(Kind.self, forKey: .kind)
         let f = Flat(refId: try c.decodeIfPresent(String.self, forKey: .refId), changesetId: try c.decodeIfPresent(String.self, forKey: .changesetId),
                      hash: try c.decodeIfPresent(String.self, forKey: .hash), path: try c.decodeIfPresent(String.self, forKey: .path),
@@ -341,6 +347,7 @@ extension JournalEntry: Codable {
         try c.encodeIfPresent(more, forKey: .more)
         try c.encodeIfPresent(mintedId, forKey: .mintedId)
         try c.encodeIfPresent(movedAt, forKey: .movedAt)
+        try c.encodeIfPresent(deletedHash, forKey: .deletedHash)
         let f = flat
         try c.encodeIfPresent(f.refId, forKey: .refId)
         try c.encodeIfPresent(f.changesetId, forKey: .changesetId)

@@ -91,7 +91,8 @@ struct PullPlanner {
             }
             guard localPath.map({ !unreadable.contains($0) }) ?? true else { continue }
             // The file is valid again: the held version meets the fix three-way.
-            heldIncoming.append(Incoming(entry: RemoteEntry(refId: refId, changesetId: waiting.changesetId, hash: waiting.version?.hash, path: waiting.path,
+            heldIncoming.append(Incoming(entry: RemoteEntry(refId: refId, changesetId: waiting.changesetId, hash: waiting.version?.hash ?? hold.deletedHash,
+                                                            path: waiting.path,
                                                         deleted: waiting.version == nil, replica: replica ?? "", time: hold.time), held: true))
             plan.settledHolds.append(refId)
         }
@@ -162,9 +163,17 @@ struct PullPlanner {
             // remote version waits aside (the base stays), to meet the fix three-way.
             if let local, unreadable.contains(local.path) {
                 if let remoteVersion { try keepFetched(remoteVersion.hash, try bytes(), in: &plan) }
-                plan.batch.append(JournalEntry(.held(refId: refId, remoteVersion.map { .version($0) }
-                                                         ?? .deleted(changesetId: change.entry.changesetId, path: change.entry.path),
-                                                     replica: change.entry.replica)))
+                var hold = JournalEntry(.held(refId: refId, remoteVersion.map { .version($0) }
+                                                  ?? .deleted(changesetId: change.entry.changesetId, path: change.entry.path),
+                                              replica: change.entry.replica))
+                // A deletion of a version this tree does not have: keep that version now, for
+                // the record the fix will meet (the remote may have dropped it by then).
+                if remoteVersion == nil, let deleted = readDeleted(change.entry) {
+                    let hash = ContentHash.of(deleted)
+                    try keepFetched(hash, deleted, in: &plan)
+                    hold.deletedHash = hash
+                }
+                plan.batch.append(hold)
                 plan.notices.append("\(local.path): not a valid document here, so the remote \(remoteVersion == nil ? "deletion" : "version") waits; "
                                     + "it is merged with your fix on the first sync after the file is valid again")
                 continue
@@ -243,16 +252,18 @@ struct PullPlanner {
             if let side = decision.lostDeletion, let kept = decision.result {
                 // An edit beat a deletion: the deleted version is kept with the record.
                 let deletedId = side == .remote ? change.entry.changesetId : (base?.changesetId ?? kept.changesetId)
-                let record = ConflictStore.Record(refId: refId, changesetId: deletedId, path: base?.path ?? kept.path, side: side, winner: kept.changesetId,
+                var record = ConflictStore.Record(refId: refId, changesetId: deletedId, path: base?.path ?? kept.path, side: side, winner: kept.changesetId,
                                                   time: time, deleted: true, replica: replicaId,
                                                   lostBy: side == .local ? replicaId : change.entry.replica, reason: "an edit beat a deletion")
                 // The version that was deleted: this tree's base, or, when the deleting replica
                 // had a later one, that version (never the base under the deleted one's name).
                 // (A deletion held aside while the file was invalid carries only its changesetId.)
                 let deletedOther = change.entry.hash.map { $0 != base?.hash } ?? (change.entry.changesetId != base?.changesetId)
-                let deletedBytes = try side == .remote && deletedOther
-                    ? readDeleted(change.entry) ?? base.map { try readObject($0.hash) }
-                    : base.map { try readObject($0.hash) }
+                let deletedBytes = try side == .remote && deletedOther ? readDeleted(change.entry) : base.map { try readObject($0.hash) }
+                if deletedBytes == nil && side == .remote && deletedOther {
+                    // Never another version under the deleted one's name (it was the base).
+                    record.reason = "an edit beat a deletion (the deleted version is no longer on the remote, so it is not kept)"
+                }
                 keep(record, bytes: deletedBytes, in: &plan)
                 plan.conflictSummaries.append(ConflictSummary(refId: refId, path: kept.path, kept: side == .local ? "remote" : "local",
                                                               keptChangesetId: kept.changesetId, stored: "\(side.rawValue) deletion",

@@ -12,8 +12,13 @@ extension RemoteChanges {
         var result = self
         let time = FileSystem.currentTimeNanos / 1_000_000
         for version in base.values.sorted(by: { $0.refId < $1.refId }) where !named.contains(version.refId) {
-            result.entries.append(RemoteEntry(refId: version.refId, changesetId: version.changesetId, hash: version.hash, path: version.path,
-                                              deleted: true, replica: purgedDeleters[version.refId] ?? Self.purgedReplica, time: time))
+            // The version that was deleted, where the remote still says which: this tree's
+            // base may be an older one (never name the base as what was deleted).
+            let purged = purgedDeletions[version.refId]
+            let deletedHash = purged.map { $0.hash } ?? version.hash
+            result.entries.append(RemoteEntry(refId: version.refId, changesetId: purged?.changesetId ?? version.changesetId, hash: deletedHash,
+                                              path: version.path, deleted: true,
+                                              replica: purgedDeleters[version.refId] ?? Self.purgedReplica, time: purged?.time ?? time))
         }
         return result
     }

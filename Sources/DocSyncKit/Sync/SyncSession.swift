@@ -82,6 +82,13 @@ final class SyncSession {
     /// ever held it, else from the remote's history (checked against the hash).
     static func deletedVersion(_ deletion: RemoteEntry, objects: ObjectStore, remote: Remote) -> [UInt8]? {
         if let hash = deletion.hash, let bytes = try? objects.get(hash) { return bytes }
+        // A remote that keeps every version by hash (a folder's objects/) has it even
+        // after gc purged the deletion's history.
+        if let hash = deletion.hash, deletion.path != nil {
+            var version = deletion
+            version.deleted = false
+            if let bytes = try? remote.read(version), ContentHash.of(bytes) == hash { return bytes }
+        }
         // Found by its hash, or (a deletion held aside carries none) by its changesetId.
         guard let versions = try? remote.history(of: deletion.refId, path: deletion.path),
               let version = versions.first(where: { v in !v.deleted && (deletion.hash.map { v.hash == $0 } ?? (v.changesetId == deletion.changesetId)) }),
