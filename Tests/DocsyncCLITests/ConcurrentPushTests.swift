@@ -274,6 +274,42 @@ struct ConcurrentPushTests {
         #expect(copies.contains { $0["a"] as? String == "r2's fix, earlier" }, "r2's fix is kept in the conflict store: \(copies)")
     }
 
+    @Test("two replicas make the same edit and each records that a third one's version lost; the one whose push loses the race takes back its record and lists the other's",
+          arguments: [Transport.path])
+    func retryListsTheRecordAnotherShared(_ transport: Transport) throws {
+        let box = Sandbox("retry-same-record-\(transport)")
+        let (url, _, daemon) = try Self.repository(box, transport)
+        defer { daemon?.stop() }
+        let r0 = box.replica("r0")
+        r0.write("d.json", "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n")
+        let now = Int(Date().timeIntervalSince1970)
+        setSaveTime(r0.path("d.json"), now - 90)
+        #expect(CLI.run(["init", "--remote", url, "--name", "r0", "r0"], in: box.root).exit == 0)
+        r0.sync()
+        let (r1, r2) = (Self.clone(box, "r1", url), Self.clone(box, "r2", url))
+        r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2, earlier\""))
+        setSaveTime(r2.path("d.json"), now - 60)
+        r2.sync()
+        let lost = try #require(r2.changesetId("d.json"))
+        r0.write("d.json", r0.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"same\"")
+            .replacingOccurrences(of: "\"b\": \"base\"", with: "\"b\": \"r0\""))
+        setSaveTime(r0.path("d.json"), now - 30)
+        r1.write("d.json", r1.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"same\""))
+        setSaveTime(r1.path("d.json"), now - 30)
+        let gate = box.path("gate")
+        let held = BackgroundRun(["sync"], in: r1.root, env: ["DOCSYNC_PAUSE_AT": "git.before-ref-update", "DOCSYNC_PAUSE_FILE": gate])
+        #expect(waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate + ".reached") })
+        let first = r0.run("sync")
+        #expect(first.exit == 3, "r0 records that r2's a lost to its later save: \(first)")
+        FileManager.default.createFile(atPath: gate, contents: nil)
+        let retried = held.wait()
+        #expect(retried.exit == 0 || retried.exit == 3, retried.comment)
+        let listed = r1.run("conflicts", "--json")
+        let records = ((JSONHelp.parse(listed.stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []).filter { $0["changesetId"] as? String == lost }
+        #expect(records.count == 1, "r1 lists the record of r2's lost version that r0 shared: \(listed.stdout)")
+        #expect(r1.json("d.json")?["a"] as? String == "same" && r1.json("d.json")?["b"] as? String == "r0", "\(r1.read("d.json") ?? "-")")
+    }
+
     /// Moves the repository's branch back to `commit`, as `git push --force` of an older
     /// history (or a push that another one overwrote) leaves it.
     static func rewind(_ repo: String, to commit: String) {

@@ -36,7 +36,8 @@ final class SyncSession {
         if let rewound = changes.rewound { try rebase(onto: rewound) }
         changes = changes.addingPurgedDeletions(base: state.base)
         rememberUserVersions(changes)
-        let plan = try planPull(changes)
+        var plan = try planPull(changes)
+        restoreSharedCopies(of: changes, in: &plan)
         report.problems += plan.problems.map(ReportedProblem.other)
         report.notices += plan.notices
         report.pulled += plan.pulled
@@ -52,6 +53,28 @@ final class SyncSession {
             return
         }
         try apply(plan)
+    }
+
+    /// A record this run's earlier pull made and a retry takes back (see `PullPlan.remerged`)
+    /// may be one another replica shared meanwhile under the same name (both found the
+    /// same version losing): the planner passed over that one as known. It is received
+    /// after the withdrawal, so the record another replica made is listed here.
+    private func restoreSharedCopies(of changes: RemoteChanges, in plan: inout PullPlan) {
+        guard !plan.remerged.isEmpty, !changes.conflicts.isEmpty else { return }
+        let remade = Set(plan.conflicts.map(PullPlan.key))
+        let withdrawn = Set(plan.remerged.flatMap { recordedThisRun[$0] ?? [] }.map(PullPlan.key)).subtracting(remade)
+        guard !withdrawn.isEmpty else { return }
+        let have = Set(plan.incoming.map { PullPlan.key($0.record) })
+        let replicaId = workspace.config.replicaId
+        for shared in changes.conflicts where withdrawn.contains(PullPlan.key(shared.record)) && !have.contains(PullPlan.key(shared.record)) {
+            plan.incoming.append(shared)
+            let record = shared.record
+            if record.isOpen && record.replica != replicaId && record.lostBy == replicaId {
+                plan.conflictSummaries.append(ConflictSummary(refId: record.refId, path: record.path, kept: "remote", keptChangesetId: record.winner,
+                                                              stored: record.deleted == true ? "deletion" : "version", storedChangesetId: record.changesetId,
+                                                              file: record.file, fields: record.fields, recordedBy: record.replica))
+            }
+        }
     }
 
     /// The remote lost the position this tree synced with: the base goes back to what

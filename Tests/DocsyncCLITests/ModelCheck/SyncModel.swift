@@ -163,11 +163,11 @@ extension MC {
         /// stored copy holds the finder's base version (an older content under the deleted
         /// version's name); the deleted version is not in the conflict store.
         case deletionCopyIsFinderBase = "defect-deletion-copy-holds-finder-base"
-        /// Not a rule: an engine defect found by this check (issue 21), partly fixed: a
-        /// retry now merges from the user's save (`PullPlanner.userVersions`,
-        /// `ConcurrentPushTests.retryMergesFromTheSave`), but some concurrent steps still
-        /// end in no serial order (daemon seed 288731368, step 52: a rename-lost record
-        /// and field records the model does not have). Two replicas sync at
+        /// Not a rule: an engine defect found by this check (issue 21), fixed since: a
+        /// retry merges from the user's save, for every document any pull of the run met,
+        /// held versions included, and takes back the records its earlier pull made
+        /// (`PullPlanner.userVersions`, `ConcurrentPushTests.retryMerges…`/`retryTakesBack…`;
+        /// daemon seed 288731368 and folder seed 777 agree now). Two replicas sync at
         /// the same moment, both merge their edit of a document with a third replica's
         /// change, one push loses the race: that replica merges again with its own first
         /// merge as "local", a version stamped with the current time, so it beats the other
