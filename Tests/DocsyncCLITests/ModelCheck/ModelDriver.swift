@@ -19,9 +19,9 @@ extension MC {
         if let env = ProcessInfo.processInfo.environment["DOCSYNC_MODEL_KNOWN_DEFECTS"] {
             return Set(env.split(separator: ",").compactMap { Rule(rawValue: String($0).trimmingCharacters(in: .whitespaces)) })
         }
-        // `deletionCopyIsFinderBase` was fixed in b7f2728 and recurred (git seed 3, 300 ops,
-        // step 295: the deleted version had been moved before its deletion, the finder's edit
-        // was the fix of an invalid save, and plain-git commits were in the history).
+        // `deletionCopyIsFinderBase` was fixed in b7f2728, recurred where gc had purged the
+        // tombstone (a compacted feed or a purge commit named the finder's base as the
+        // deleted version), and is fixed for that too (cc6f013).
         // `killedResolveHalfDone` is fixed: a resolve is journaled (file operation, local
         // action, resolve) before it writes the file, and the next run finishes it.
         // `firstContactReorderedCopy` is fixed: a merge equal to one side's values in
@@ -29,7 +29,10 @@ extension MC {
         // `plainGitEditUnseenChangeset` is fixed: the id of a plain-git version is derived
         // from the commit that introduced it (GitRemote+PlainGitEdits), not from the
         // puller's cursor.
-        return [.retryMergeUsesMergeTime, .deletionCopyIsFinderBase]
+        // `retryMergeUsesMergeTime` is fixed: a retry decides every document any pull of
+        // the run met from the user's versions and takes back the records it no longer
+        // makes.
+        return []
     }()
 
     struct Mismatch: CustomStringConvertible {
