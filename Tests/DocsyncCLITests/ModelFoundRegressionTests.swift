@@ -149,6 +149,32 @@ struct ModelFoundRegressionTests {
         #expect(r1.json(file)?["a"] as? String == "by r2", "the stored copy is the deleted version, not r1's base: \(r1.read(file) ?? "-")")
     }
 
+    @Test("a conflict record's temporary file left by a killed write is not a record: each record is listed once and counted once",
+          arguments: [Kind.dir])
+    func killedRecordWriteIsNotListed(_ kind: Kind) throws {
+        let box = Sandbox("temp-record-\(kind)")
+        let rs = Self.replicas(box, kind, files: ["d.json": "{\n  \"a\": \"base\"\n}\n"], names: ["r1", "r2"])
+        let (r1, r2) = (rs[0], rs[1])
+        let now = Int(Date().timeIntervalSince1970)
+        r1.write("d.json", r1.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r1\""))
+        setSaveTime(r1.path("d.json"), now - 30)
+        r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2\""))
+        setSaveTime(r2.path("d.json"), now - 20)
+        r1.sync()
+        #expect(r2.run("sync").exit == 3)
+        #expect(Self.conflicts(r2).count == 1)
+        // What SIGKILL inside an atomic write leaves: the record's bytes under a temporary name.
+        let folder = try #require(FileManager.default.enumerator(atPath: r2.path(".docsync/conflicts"))?.allObjects
+            .compactMap { $0 as? String }.first { $0.hasSuffix(".meta.json") })
+        let meta = r2.path(".docsync/conflicts/" + folder)
+        let temp = (meta as NSString).deletingLastPathComponent + "/.docsync-tmp-999999-1-" + (meta as NSString).lastPathComponent
+        try FileManager.default.copyItem(atPath: meta, toPath: temp)
+        #expect(Self.conflicts(r2).count == 1, "listed once: \(Self.conflicts(r2))")
+        let status = r2.run("status", "--json")
+        let counted = ((JSONHelp.parse(status.stdout) as? [String: Any])?["conflicts"] as? [Any])?.count
+        #expect(counted == 1, "counted once: \(status.stdout)")
+    }
+
     @Test("a version that lost a field and was then deleted on a third replica: two records, both listed, each with its own stored copy",
           arguments: Kind.allCases)
     func twoRecordsOfOneLosingVersion(_ kind: Kind) throws {

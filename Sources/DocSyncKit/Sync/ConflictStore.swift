@@ -194,7 +194,9 @@ public struct ConflictStore {
         var records: [Record] = []
         for folder in folders.sorted() {
             guard let names = try? FileSystem.listDirectory(root + "/" + folder) else { continue }
-            for name in names.sorted() where name.hasSuffix(".meta.json") {
+            // Not a temporary file a killed write left (`.docsync-tmp-…`): that listed one
+            // record twice (model check folder seed 223943604, step 147).
+            for name in names.sorted() where name.hasSuffix(".meta.json") && !name.hasPrefix(".") {
                 if let bytes = try? FileSystem.readFile(root + "/" + folder + "/" + name),
                    let record = try? JSONDecoder().decode(Record.self, from: Data(bytes)) {
                     records.append(record)
