@@ -310,6 +310,43 @@ struct ConcurrentPushTests {
         #expect(r1.json("d.json")?["a"] as? String == "same" && r1.json("d.json")?["b"] as? String == "r0", "\(r1.read("d.json") ?? "-")")
     }
 
+    @Test("a replica hears that its version lost, then its push loses the race to the resolution of that record: the retry ends as a run after the resolution would, exit 0",
+          arguments: [Transport.path])
+    func retryForgetsARecordSettledMeanwhile(_ transport: Transport) throws {
+        let box = Sandbox("retry-settled-\(transport)")
+        let (url, _, daemon) = try Self.repository(box, transport)
+        defer { daemon?.stop() }
+        let r0 = box.replica("r0")
+        r0.write("d.json", "{\n  \"a\": \"base\"\n}\n")
+        let now = Int(Date().timeIntervalSince1970)
+        setSaveTime(r0.path("d.json"), now - 90)
+        #expect(CLI.run(["init", "--remote", url, "--name", "r0", "r0"], in: box.root).exit == 0)
+        r0.sync()
+        let (r1, r2) = (Self.clone(box, "r1", url), Self.clone(box, "r2", url))
+        r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2, earlier\""))
+        setSaveTime(r2.path("d.json"), now - 60)
+        r2.sync()
+        r0.write("d.json", r0.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r0, later\""))
+        setSaveTime(r0.path("d.json"), now - 30)
+        #expect(r0.run("sync").exit == 3, "r0 records that r2's value lost")
+        // r2 has something to push; its pull sees the open record (its own version lost).
+        r2.write("e.json", "{\"e\": 1}\n")
+        let gate = box.path("gate")
+        let held = BackgroundRun(["sync"], in: r2.root, env: ["DOCSYNC_PAUSE_AT": "git.before-ref-update", "DOCSYNC_PAUSE_FILE": gate])
+        #expect(waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate + ".reached") })
+        // Meanwhile r1 settles the record and pushes the resolution.
+        #expect(r1.run("sync").exit == 0)
+        let resolved = r1.run("resolve", "d.json", "--take", "r2")
+        #expect(resolved.exit == 0, resolved.comment)
+        #expect(r1.run("sync").exit == 0)
+        FileManager.default.createFile(atPath: gate, contents: nil)
+        let retried = held.wait()
+        #expect(retried.exit == 0, "the record arrived settled in the retry: nothing for r2 to hear: \(retried)")
+        #expect(r2.json("d.json")?["a"] as? String == "r2, earlier", "r1 took r2's value: \(r2.read("d.json") ?? "-")")
+        let open = ((JSONHelp.parse(r2.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? [])
+        #expect(open.isEmpty, "no open record on r2: \(open)")
+    }
+
     /// Moves the repository's branch back to `commit`, as `git push --force` of an older
     /// history (or a push that another one overwrote) leaves it.
     static func rewind(_ repo: String, to commit: String) {

@@ -45,6 +45,13 @@ final class SyncSession {
             // This replica's own decisions for them (incoming records name their recorder).
             report.conflicts.removeAll { plan.remerged.contains($0.refId) && $0.recordedBy == nil }
         }
+        // A record an earlier pull of this run announced (this replica's version lost) and
+        // that arrives settled now: the run ends as one that started after the resolution
+        // would, with nothing to tell (a retry after a lost race).
+        for settled in plan.incoming where !settled.record.isOpen {
+            report.conflicts.removeAll { $0.refId == settled.record.refId && $0.storedChangesetId == settled.record.changesetId
+                && $0.recordedBy != nil && $0.recordedBy == settled.record.replica && ($0.stored == "deletion") == (settled.record.deleted == true) }
+        }
         report.conflicts += plan.conflictSummaries
         if options.dryRun {
             // In memory only (a dry run never saves the state): the push that follows
