@@ -802,12 +802,15 @@ extension MC {
             for mask in 0 ..< (1 << ran.count) {
                 let subset = ran.enumerated().filter { mask & (1 << $0.offset) != 0 }.map(\.element)
                 guard ran.allSatisfy({ subset.contains($0) || killed.contains($0) }) else { continue }
+                // A killed run did nothing, all of it, or (killed between them) its pull and not
+                // its push.
                 for order in Run.permutations(subset) {
+                  for pulledOnly in subset.contains(where: killed.contains) ? [false, true] : [false] {
                     var m = model
                     var syncs: [(r: Int, result: RunResult, outcome: Model.SyncOutcome, recovering: Bool, extra: Set<Int32>)] = []
                     var killedExit: [Int: Int32] = [:]
                     for r in order {
-                        let outcome = m.sync(r)
+                        let outcome = m.sync(r, pushing: !(pulledOnly && killed.contains(r)))
                         if killed.contains(r) { killedExit[r] = outcome.exit } else {
                             syncs.append((r, byReplica[r]!, outcome, needsRecovery.contains(r), []))
                         }
@@ -816,10 +819,11 @@ extension MC {
                         let outcome = m.sync(k)
                         syncs.append((k, recoveries[k]!, outcome, true, killedExit[k].map { [$0] } ?? []))
                     }
-                    let label = order.map { killed.contains($0) ? "r\($0)(killed, completed)" : "r\($0)" }.joined(separator: ",")
-                        + killed.map { ",r\($0) recovery" }.joined()
+                    let label = order.map { killed.contains($0) ? "r\($0)(killed, \(pulledOnly ? "after its pull" : "completed"))" : "r\($0)" }
+                        .joined(separator: ",") + killed.map { ",r\($0) recovery" }.joined()
                     let others = busy.map { LastRun(r: $0, result: byReplica[$0]!, expected: [75], rules: [], synced: false) }
                     alternatives.append(Alternative(label: label, model: m, syncs: syncs, others: others))
+                  }
                 }
             }
             var (chosen, matching) = pick(alternatives)

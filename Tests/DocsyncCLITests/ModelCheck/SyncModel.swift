@@ -296,8 +296,10 @@ extension MC {
             var notes: [String] = []
         }
 
-        /// One complete `docsync sync` of replica `r`.
-        mutating func sync(_ r: Int) -> SyncOutcome {
+        /// One complete `docsync sync` of replica `r`; with `pushing` false only its pull (a
+        /// run killed between its pull and its push: what it pulled and merged is in the
+        /// tree and its base, nothing of it is on the remote, its records are not shared).
+        mutating func sync(_ r: Int, pushing: Bool = true) -> SyncOutcome {
             var out = SyncOutcome(exit: 0)
             let syncTick = nextTick()
             // Pull: learn every published record and settlement.
@@ -318,6 +320,7 @@ extension MC {
                 let remoteChanged = b?.version.id != rm?.version.id || b?.path != rm?.path
                 if !localChanged && !remoteChanged { continue }
                 if localChanged && !remoteChanged {
+                    if !pushing { continue }
                     if l == nil { remoteDeleter[doc] = r; remoteDeleted[doc] = b?.version }
                     remote[doc] = l
                     base[r][doc] = l
@@ -344,8 +347,8 @@ extension MC {
                     taint(doc, .deleteVsEdit)
                     out.exitRules.insert(.deleteVsEdit)
                 case (let lv?, nil):
-                    remote[doc] = lv
-                    base[r][doc] = lv
+                    if pushing { remote[doc] = lv }
+                    base[r][doc] = pushing ? lv : nil
                     out.newRecords.append(record(doc, fields: [], loser: nil, winner: lv.version, loserWasLocal: false, finder: r,
                                                  deleter: remoteDeleter[doc], deleted: remoteDeleted[doc], finderBase: b?.version))
                     out.notes.append("doc\(doc): deleted on the remote, changed here: kept the local version")
@@ -354,11 +357,12 @@ extension MC {
                 case (let lv?, let rv?):
                     let merged = merge(r, doc: doc, base: b, local: lv, remote: rv, tick: syncTick, outcome: &out)
                     setLocal(r, doc, merged)
-                    base[r][doc] = merged
-                    remote[doc] = merged
+                    base[r][doc] = pushing ? merged : rv
+                    if pushing { remote[doc] = merged }
                 }
             }
             // Push: publish this replica's records and settlements.
+            if !pushing { return out }
             for i in records.indices where records[i].knownBy.contains(r) { records[i].published = true }
             for id in pendingSettles[r] {
                 if let i = records.firstIndex(where: { $0.id == id }) { records[i].settlePublished = true }
