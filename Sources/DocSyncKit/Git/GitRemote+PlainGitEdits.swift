@@ -17,14 +17,18 @@ extension GitRemote {
         var replacedChangesetId: String?
     }
 
-    /// Introductions of the blobs in `targets` (keys `path + "\0" + blob`) by commits
-    /// that docsync did not make, walking the first-parent history from `head` back to
-    /// `from` (exclusive). `complete` is false when the walk stopped at `limit` first.
-    /// Only commits made by something else than docsync are diffed: usually none.
-    func plainGitIntroductions(of targets: Set<String>, from: GitOID?, head: GitOID,
+    /// Introductions of the document blobs `changes` brings (keys `path + "\0" + blob`) by
+    /// commits that docsync did not make, walking the first-parent history from `head` back
+    /// to `from` (exclusive). `complete` is false when the walk stopped at `limit` first.
+    /// Only commits made by something else than docsync are diffed: usually none, and then
+    /// the set of blobs (100,000 keys on a large clone) is never built.
+    func plainGitIntroductions(of changes: [GitRepository.FileChange], from: GitOID?, head: GitOID,
                                limit: Int = 10_000) throws -> (found: [String: PlainGitIntroduction], complete: Bool) {
         var found: [String: PlainGitIntroduction] = [:]
-        guard !targets.isEmpty else { return (found, true) }
+        guard !changes.isEmpty else { return (found, true) }
+        lazy var targets = Set(changes.compactMap { change in
+            change.newPath.flatMap { path in Self.isDocumentPath(path) ? change.newBlob.map { path + "\u{0}" + $0 } : nil }
+        })
         var current: GitOID? = head
         var steps = 0
         while let id = current, id != from {

@@ -168,9 +168,7 @@ public final class GitRemote: Remote {
         var puts: [String: (Int, RemoteEntry)] = [:]
         puts.reserveCapacity(diff.count)
         var deletes: [String: (Int, RemoteEntry)] = [:]
-        let introductions = try plainGitIntroductions(of: Set(diff.compactMap { change in
-            change.newPath.flatMap { path in Self.isDocumentPath(path) ? change.newBlob.map { path + "\u{0}" + $0 } : nil }
-        }), from: from, head: head)
+        let introductions = try plainGitIntroductions(of: diff, from: from, head: head)
         var order = 0
         var conflictMeta: [String: ConflictStore.Record] = [:]
         var conflictBytes: [String: GitOID] = [:]

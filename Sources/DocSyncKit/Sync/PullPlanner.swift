@@ -68,12 +68,7 @@ struct PullPlanner {
         }
         // The replica whose version lost hears of it (a conflict of its own, exit 3);
         // the others just list the record.
-        for shared in plan.incoming where shared.record.isOpen && shared.record.replica != replicaId && shared.record.lostBy == replicaId {
-            plan.conflictSummaries.append(ConflictSummary(refId: shared.record.refId, path: shared.record.path, kept: "remote",
-                                                          keptChangesetId: shared.record.winner, stored: shared.record.deleted == true ? "deletion" : "version",
-                                                          storedChangesetId: shared.record.changesetId, file: shared.record.file,
-                                                          fields: shared.record.fields, recordedBy: shared.record.replica))
-        }
+        plan.conflictSummaries += plan.incoming.compactMap { Self.lossHeard($0.record, by: replicaId) }
 
         // The remote's entries are read in place, not copied: at 100,000 documents each
         // copy of them was tens of megabytes. Held versions that meet a fix come after.
@@ -312,6 +307,15 @@ struct PullPlanner {
             }
         }
         return plan
+    }
+
+    /// What `replicaId` is told of an incoming record: its own version (or deletion) lost
+    /// there (nil when the record is settled, its own, or about another replica's loss).
+    static func lossHeard(_ record: ConflictStore.Record, by replicaId: String) -> ConflictSummary? {
+        guard record.isOpen, record.replica != replicaId, record.lostBy == replicaId else { return nil }
+        return ConflictSummary(refId: record.refId, path: record.path, kept: "remote", keptChangesetId: record.winner,
+                               stored: record.deleted == true ? "deletion" : "version", storedChangesetId: record.changesetId,
+                               file: record.file, fields: record.fields, recordedBy: record.replica)
     }
 
     private func keepFetched(_ hash: String, _ bytes: [UInt8], in plan: inout PullPlan) throws {

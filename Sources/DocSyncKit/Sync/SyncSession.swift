@@ -75,12 +75,7 @@ final class SyncSession {
         let replicaId = workspace.config.replicaId
         for shared in changes.conflicts where withdrawn.contains(PullPlan.key(shared.record)) && !have.contains(PullPlan.key(shared.record)) {
             plan.incoming.append(shared)
-            let record = shared.record
-            if record.isOpen && record.replica != replicaId && record.lostBy == replicaId {
-                plan.conflictSummaries.append(ConflictSummary(refId: record.refId, path: record.path, kept: "remote", keptChangesetId: record.winner,
-                                                              stored: record.deleted == true ? "deletion" : "version", storedChangesetId: record.changesetId,
-                                                              file: record.file, fields: record.fields, recordedBy: record.replica))
-            }
+            if let heard = PullPlanner.lossHeard(shared.record, by: replicaId) { plan.conflictSummaries.append(heard) }
         }
     }
 
