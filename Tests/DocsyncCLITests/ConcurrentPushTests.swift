@@ -83,6 +83,35 @@ struct ConcurrentPushTests {
         return box.replica(name)
     }
 
+    /// `docsync sync` on `r`, held just before it moves the branch (after its pull and its
+    /// commit); `release` lets it go on. Named by `gate` so two can be held at once.
+    static func heldSync(_ r: Replica, _ box: Sandbox, gate name: String = "gate",
+                         sourceLocation: SourceLocation = #_sourceLocation) -> (run: BackgroundRun, release: () -> Void) {
+        let gate = box.path(name)
+        let run = BackgroundRun(["sync"], in: r.root, env: ["DOCSYNC_PAUSE_AT": "git.before-ref-update", "DOCSYNC_PAUSE_FILE": gate])
+        #expect(waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate + ".reached") }, "\(r.root) reached the ref update",
+                sourceLocation: sourceLocation)
+        return (run, { FileManager.default.createFile(atPath: gate, contents: nil) })
+    }
+
+    /// r0 makes the remote with `d.json` `{"a": "base", "b": "base"}` saved `savedAgo`
+    /// seconds ago and syncs; r1 and r2 clone it.
+    static func threeReplicas(_ box: Sandbox, _ url: String, savedAgo: Int = 90) -> (Replica, Replica, Replica) {
+        let r0 = box.replica("r0")
+        r0.write("d.json", "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n")
+        setSaveTime(r0.path("d.json"), Int(Date().timeIntervalSince1970) - savedAgo)
+        #expect(CLI.run(["init", "--remote", url, "--name", "r0", "r0"], in: box.root).exit == 0)
+        r0.sync()
+        return (r0, clone(box, "r1", url), clone(box, "r2", url))
+    }
+
+    /// Sets field `key` of `r`'s `d.json` from "base" to `value`, saved `savedAgo` seconds
+    /// ago (nil: now), the rest of the file as it is.
+    static func save(_ r: Replica, _ key: String, _ value: String, from old: String = "base", savedAgo: Int? = nil) {
+        r.write("d.json", r.read("d.json")!.replacingOccurrences(of: "\"\(key)\": \"\(old)\"", with: "\"\(key)\": \"\(value)\""))
+        if let savedAgo { setSaveTime(r.path("d.json"), Int(Date().timeIntervalSince1970) - savedAgo) }
+    }
+
     static func gitFiles(_ repo: String) -> Set<String> {
         let r = CLI.runTool("/usr/bin/git", ["--git-dir", repo, "ls-tree", "-r", "--name-only", "main"], in: "/", env: Reliability.gitEnv)
         return Set(r.stdout.split(separator: "\n").map(String.init).filter { !$0.hasPrefix(".docsync/") })
@@ -101,14 +130,12 @@ struct ConcurrentPushTests {
 
         a.write("from-a.json", "{\"v\": \"a\"}\n")
         b.write("from-b.json", "{\"v\": \"b\"}\n")
-        let gate = box.path("gate")
-        let held = BackgroundRun(["sync"], in: a.root, env: ["DOCSYNC_PAUSE_AT": "git.before-ref-update", "DOCSYNC_PAUSE_FILE": gate])
-        #expect(waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate + ".reached") }, "A reached the ref update")
+        let held = Self.heldSync(a, box)
         let other = b.run("sync")
         #expect(other.exit == 0, other.comment)
         #expect(Self.gitFiles(repo).contains("from-b.json"), "B's push landed")
-        FileManager.default.createFile(atPath: gate, contents: nil)
-        let first = held.wait()
+        held.release()
+        let first = held.run.wait()
         #expect(first.exit == 0, first.comment)
 
         #expect(Self.gitFiles(repo) == ["seed.json", "from-a.json", "from-b.json"], "neither push was overwritten: \(Self.gitFiles(repo))")
@@ -125,33 +152,21 @@ struct ConcurrentPushTests {
         let box = Sandbox("retry-\(transport)")
         let (url, _, daemon) = try Self.repository(box, transport)
         defer { daemon?.stop() }
-        let r0 = box.replica("r0")
-        r0.write("d.json", "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n")
-        let now = Int(Date().timeIntervalSince1970)
-        setSaveTime(r0.path("d.json"), now - 60)
-        #expect(CLI.run(["init", "--remote", url, "--name", "r0", "r0"], in: box.root).exit == 0)
-        r0.sync()
-        let (r1, r2) = (Self.clone(box, "r1", url), Self.clone(box, "r2", url))
+        let (r0, r1, r2) = Self.threeReplicas(box, url, savedAgo: 60)
         // r2 saves `a` first, r1 later; r0 changes `b` and syncs before either.
-        r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2, earlier\""))
-        setSaveTime(r2.path("d.json"), now - 30)
-        r1.write("d.json", r1.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r1, later\""))
-        setSaveTime(r1.path("d.json"), now - 20)
-        r0.write("d.json", r0.read("d.json")!.replacingOccurrences(of: "\"b\": \"base\"", with: "\"b\": \"r0\""))
-        setSaveTime(r0.path("d.json"), now - 40)
+        Self.save(r2, "a", "r2, earlier", savedAgo: 30)
+        Self.save(r1, "a", "r1, later", savedAgo: 20)
+        Self.save(r0, "b", "r0", savedAgo: 40)
         r0.sync()
         // r1 merges first and is held before its ref update; r2 merges after it and is
         // held too; r1 lands, then r2 finds the branch moved and merges again.
-        let (gate1, gate2) = (box.path("gate1"), box.path("gate2"))
-        let first = BackgroundRun(["sync"], in: r1.root, env: ["DOCSYNC_PAUSE_AT": "git.before-ref-update", "DOCSYNC_PAUSE_FILE": gate1])
-        #expect(waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate1 + ".reached") })
-        let second = BackgroundRun(["sync"], in: r2.root, env: ["DOCSYNC_PAUSE_AT": "git.before-ref-update", "DOCSYNC_PAUSE_FILE": gate2])
-        #expect(waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate2 + ".reached") })
-        FileManager.default.createFile(atPath: gate1, contents: nil)
-        let one = first.wait()
+        let first = Self.heldSync(r1, box, gate: "gate1")
+        let second = Self.heldSync(r2, box, gate: "gate2")
+        first.release()
+        let one = first.run.wait()
         #expect(one.exit == 0, one.comment)
-        FileManager.default.createFile(atPath: gate2, contents: nil)
-        let two = second.wait()
+        second.release()
+        let two = second.run.wait()
         #expect(two.exit == 3, "r2's value of a lost: a recorded conflict: \(two)")
         for r in [r0, r1, r2, r0, r1] { _ = r.run("sync") }
         for r in [r0, r1, r2] {
@@ -168,25 +183,19 @@ struct ConcurrentPushTests {
         let box = Sandbox("retry-deletion-\(transport)")
         let (url, _, daemon) = try Self.repository(box, transport)
         defer { daemon?.stop() }
-        let r0 = box.replica("r0")
-        r0.write("d.json", "{\n  \"a\": \"base\"\n}\n")
-        #expect(CLI.run(["init", "--remote", url, "--name", "r0", "r0"], in: box.root).exit == 0)
-        r0.sync()
-        let (r1, r2) = (Self.clone(box, "r1", url), Self.clone(box, "r2", url))
+        let (r0, r1, r2) = Self.threeReplicas(box, url)
         r1.remove("d.json")
-        r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2\""))
-        r0.write("d.json", r0.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r0\""))
+        Self.save(r2, "a", "r2")
+        Self.save(r0, "a", "r0")
         #expect(r2.run("sync").exit == 0)
         // r1 finds its deletion lost to r2's edit and is held before its ref update; r0
         // lands its edit meanwhile, so r1's push is refused and r1 pulls again.
-        let gate = box.path("gate")
-        let held = BackgroundRun(["sync"], in: r1.root, env: ["DOCSYNC_PAUSE_AT": "git.before-ref-update", "DOCSYNC_PAUSE_FILE": gate])
-        #expect(waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate + ".reached") })
+        let held = Self.heldSync(r1, box)
         let other = r0.run("sync")
         #expect(other.exit == 0 || other.exit == 3, other.comment)
         let r0Version = r0.json("d.json")?["changesetId"] as? String
-        FileManager.default.createFile(atPath: gate, contents: nil)
-        let retried = held.wait()
+        held.release()
+        let retried = held.run.wait()
         #expect(retried.exit == 3, "r1's deletion lost: \(retried)")
         let listed = r1.run("conflicts", "--json")
         let records = ((JSONHelp.parse(listed.stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []).filter { $0["deleted"] as? Bool == true }
@@ -204,23 +213,17 @@ struct ConcurrentPushTests {
         let box = Sandbox("retry-found-\(transport)")
         let (url, _, daemon) = try Self.repository(box, transport)
         defer { daemon?.stop() }
-        let r0 = box.replica("r0")
-        r0.write("d.json", "{\n  \"a\": \"base\"\n}\n")
-        #expect(CLI.run(["init", "--remote", url, "--name", "r0", "r0"], in: box.root).exit == 0)
-        r0.sync()
-        let (r1, r2) = (Self.clone(box, "r1", url), Self.clone(box, "r2", url))
-        r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2\""))
-        r1.write("d.json", r1.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r1\""))
+        let (r0, r1, r2) = Self.threeReplicas(box, url)
+        Self.save(r2, "a", "r2")
+        Self.save(r1, "a", "r1")
         r0.remove("d.json")
         #expect(r0.run("sync").exit == 0)
-        let gate = box.path("gate")
-        let held = BackgroundRun(["sync"], in: r2.root, env: ["DOCSYNC_PAUSE_AT": "git.before-ref-update", "DOCSYNC_PAUSE_FILE": gate])
-        #expect(waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate + ".reached") })
+        let held = Self.heldSync(r2, box)
         let first = r1.run("sync")
         #expect(first.exit == 3, "r1 records that r0's deletion lost to its edit: \(first)")
         let r1Version = r1.json("d.json")?["changesetId"] as? String
-        FileManager.default.createFile(atPath: gate, contents: nil)
-        let retried = held.wait()
+        held.release()
+        let retried = held.run.wait()
         #expect(retried.exit == 3, "r2's value of a lost to r1's later one: \(retried)")
         for r in [r2, r0, r1, r2] { _ = r.run("sync") }
         for r in [r0, r1, r2] {
@@ -237,33 +240,24 @@ struct ConcurrentPushTests {
         let box = Sandbox("retry-fix-\(transport)")
         let (url, _, daemon) = try Self.repository(box, transport)
         defer { daemon?.stop() }
-        let r0 = box.replica("r0")
-        r0.write("d.json", "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n")
         let now = Int(Date().timeIntervalSince1970)
-        setSaveTime(r0.path("d.json"), now - 90)
-        #expect(CLI.run(["init", "--remote", url, "--name", "r0", "r0"], in: box.root).exit == 0)
-        r0.sync()
-        let (r1, r2) = (Self.clone(box, "r1", url), Self.clone(box, "r2", url))
+        let (r0, r1, r2) = Self.threeReplicas(box, url, savedAgo: 90)
         // r2's file is invalid while r0's edit arrives: held aside until the fix.
         let valid = r2.read("d.json")!
         r2.write("d.json", "{ \"a\": ")
-        r0.write("d.json", r0.read("d.json")!.replacingOccurrences(of: "\"b\": \"base\"", with: "\"b\": \"r0\""))
-        setSaveTime(r0.path("d.json"), now - 60)
+        Self.save(r0, "b", "r0", savedAgo: 60)
         r0.sync()
         #expect(r2.run("sync").exit == 1, "r2's file is invalid")
         // r1 has r0's edit before it saves: its version is its save, not a merge.
         r1.sync()
         r2.write("d.json", valid.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2's fix, earlier\""))
         setSaveTime(r2.path("d.json"), now - 30)
-        r1.write("d.json", r1.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r1, later\""))
-        setSaveTime(r1.path("d.json"), now - 20)
-        let gate = box.path("gate")
-        let held = BackgroundRun(["sync"], in: r2.root, env: ["DOCSYNC_PAUSE_AT": "git.before-ref-update", "DOCSYNC_PAUSE_FILE": gate])
-        #expect(waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate + ".reached") })
+        Self.save(r1, "a", "r1, later", savedAgo: 20)
+        let held = Self.heldSync(r2, box)
         let first = r1.run("sync")
         #expect(first.exit == 0, first.comment)
-        FileManager.default.createFile(atPath: gate, contents: nil)
-        let retried = held.wait()
+        held.release()
+        let retried = held.run.wait()
         #expect(retried.exit == 3, "r2's value of a lost to r1's later save: \(retried)")
         for r in [r0, r1, r2, r0, r1] { _ = r.run("sync") }
         for r in [r0, r1, r2] {
@@ -280,29 +274,18 @@ struct ConcurrentPushTests {
         let box = Sandbox("retry-same-record-\(transport)")
         let (url, _, daemon) = try Self.repository(box, transport)
         defer { daemon?.stop() }
-        let r0 = box.replica("r0")
-        r0.write("d.json", "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n")
-        let now = Int(Date().timeIntervalSince1970)
-        setSaveTime(r0.path("d.json"), now - 90)
-        #expect(CLI.run(["init", "--remote", url, "--name", "r0", "r0"], in: box.root).exit == 0)
-        r0.sync()
-        let (r1, r2) = (Self.clone(box, "r1", url), Self.clone(box, "r2", url))
-        r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2, earlier\""))
-        setSaveTime(r2.path("d.json"), now - 60)
+        let (r0, r1, r2) = Self.threeReplicas(box, url, savedAgo: 90)
+        Self.save(r2, "a", "r2, earlier", savedAgo: 60)
         r2.sync()
         let lost = try #require(r2.changesetId("d.json"))
-        r0.write("d.json", r0.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"same\"")
-            .replacingOccurrences(of: "\"b\": \"base\"", with: "\"b\": \"r0\""))
-        setSaveTime(r0.path("d.json"), now - 30)
-        r1.write("d.json", r1.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"same\""))
-        setSaveTime(r1.path("d.json"), now - 30)
-        let gate = box.path("gate")
-        let held = BackgroundRun(["sync"], in: r1.root, env: ["DOCSYNC_PAUSE_AT": "git.before-ref-update", "DOCSYNC_PAUSE_FILE": gate])
-        #expect(waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate + ".reached") })
+        Self.save(r0, "a", "same")
+        Self.save(r0, "b", "r0", savedAgo: 30)
+        Self.save(r1, "a", "same", savedAgo: 30)
+        let held = Self.heldSync(r1, box)
         let first = r0.run("sync")
         #expect(first.exit == 3, "r0 records that r2's a lost to its later save: \(first)")
-        FileManager.default.createFile(atPath: gate, contents: nil)
-        let retried = held.wait()
+        held.release()
+        let retried = held.run.wait()
         #expect(retried.exit == 0 || retried.exit == 3, retried.comment)
         let listed = r1.run("conflicts", "--json")
         let records = ((JSONHelp.parse(listed.stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []).filter { $0["changesetId"] as? String == lost }
@@ -316,31 +299,21 @@ struct ConcurrentPushTests {
         let box = Sandbox("retry-settled-\(transport)")
         let (url, _, daemon) = try Self.repository(box, transport)
         defer { daemon?.stop() }
-        let r0 = box.replica("r0")
-        r0.write("d.json", "{\n  \"a\": \"base\"\n}\n")
-        let now = Int(Date().timeIntervalSince1970)
-        setSaveTime(r0.path("d.json"), now - 90)
-        #expect(CLI.run(["init", "--remote", url, "--name", "r0", "r0"], in: box.root).exit == 0)
-        r0.sync()
-        let (r1, r2) = (Self.clone(box, "r1", url), Self.clone(box, "r2", url))
-        r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2, earlier\""))
-        setSaveTime(r2.path("d.json"), now - 60)
+        let (r0, r1, r2) = Self.threeReplicas(box, url, savedAgo: 90)
+        Self.save(r2, "a", "r2, earlier", savedAgo: 60)
         r2.sync()
-        r0.write("d.json", r0.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r0, later\""))
-        setSaveTime(r0.path("d.json"), now - 30)
+        Self.save(r0, "a", "r0, later", savedAgo: 30)
         #expect(r0.run("sync").exit == 3, "r0 records that r2's value lost")
         // r2 has something to push; its pull sees the open record (its own version lost).
         r2.write("e.json", "{\"e\": 1}\n")
-        let gate = box.path("gate")
-        let held = BackgroundRun(["sync"], in: r2.root, env: ["DOCSYNC_PAUSE_AT": "git.before-ref-update", "DOCSYNC_PAUSE_FILE": gate])
-        #expect(waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate + ".reached") })
+        let held = Self.heldSync(r2, box)
         // Meanwhile r1 settles the record and pushes the resolution.
         #expect(r1.run("sync").exit == 0)
         let resolved = r1.run("resolve", "d.json", "--take", "r2")
         #expect(resolved.exit == 0, resolved.comment)
         #expect(r1.run("sync").exit == 0)
-        FileManager.default.createFile(atPath: gate, contents: nil)
-        let retried = held.wait()
+        held.release()
+        let retried = held.run.wait()
         #expect(retried.exit == 0, "the record arrived settled in the retry: nothing for r2 to hear: \(retried)")
         #expect(r2.json("d.json")?["a"] as? String == "r2, earlier", "r1 took r2's value: \(r2.read("d.json") ?? "-")")
         let open = ((JSONHelp.parse(r2.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? [])
