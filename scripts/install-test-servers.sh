@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Installs what the git transport tests (Tests/DocSyncKitTests/GitTransportTests.swift)
 # need to run their loopback servers: git (git daemon, git http-backend), Debian's
-# openssh-server (sshd, ssh-keygen), openssl (the throwaway CA) and python3 (the HTTPS
-# front end). Installs only what is missing; safe to run again. Debian/Ubuntu, as root.
+# openssh-server (sshd, ssh-keygen), openssl (the throwaway CA), python3 (the HTTPS
+# front end), and the file-sync engines the drive-folder tests run (unison, syncthing).
+# Installs only what is missing; safe to run again. Debian/Ubuntu, as root.
 set -euo pipefail
 need=()
-for pkg in git openssh-server openssh-client openssl python3; do
+for pkg in git openssh-server openssh-client openssl python3 unison syncthing; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then

@@ -50,6 +50,7 @@ public final class DirectoryRemote: Remote {
         try FileSystem.writeAtomically(remote.meta + "/format", Array("\(formatHeader)\nid \(UUIDString.random())\n".utf8))
     }
 
+    /// Whether `url` holds a folder remote of either layout.
     public static func isRemote(_ url: String) -> Bool {
         FileSystem.exists(DirectoryRemote(url: url).meta + "/format")
     }
@@ -167,23 +168,7 @@ public final class DirectoryRemote: Remote {
         var latest: [String: Int] = [:]
         for (i, e) in entries.enumerated() { latest[e.refId] = i }
         let kept = entries.enumerated().filter { latest[$0.element.refId] == $0.offset }.map(\.element)
-        var conflicts: [SharedConflict] = []
-        var purgedDeleters: [String: String] = [:]
-        var purgedDeletions: [String: RemoteEntry] = [:]
-        for entry in kept where entry.purgedDeletion == true {
-            let refId = String(entry.refId.dropFirst(RemoteEntry.purgedPrefix.count))
-            purgedDeleters[refId] = entry.replica
-            purgedDeletions[refId] = entry
-        }
-        for entry in kept {
-            guard let record = entry.conflict else { continue }
-            let bytes = entry.hash.flatMap { try? objects.get($0) }
-            conflicts.append(SharedConflict(record: record, bytes: bytes))
-        }
-        var changes = RemoteChanges(entries: kept.filter { $0.conflict == nil && $0.purgedDeletion != true }, cursor: Cursor(remoteId: id, position: now).text,
-                                    warnings: refused, isSnapshot: snapshot, conflicts: conflicts, purgedDeleters: snapshot ? purgedDeleters : [:])
-        if snapshot { changes.purgedDeletions = purgedDeletions }
-        return changes
+        return RemoteChanges(folding: kept, cursor: Cursor(remoteId: id, position: now).text, snapshot: snapshot, warnings: refused, objects: objects)
     }
 
     /// The feed's entries. One whose path or refId is unsafe is passed to `refuse` and
@@ -214,29 +199,34 @@ public final class DirectoryRemote: Remote {
             guard let entry = try? decoder.decode(RemoteEntry.self, from: Data(line.payload.utf8)) else {
                 throw RemoteError.damaged(url: displayURL, reason: "\(feedPath(epoch: epoch)) has an unreadable entry ending at byte \(line.endOffset)")
             }
-            var problem: String?
-            if let record = entry.conflict {
-                // A shared conflict record: its ids go into this tree's conflict store.
-                if RefID.isAcceptable(record.refId), RefID.isAcceptable(record.changesetId), entry.refId == RemoteEntry.conflictKey(record) {
-                    return entry
-                }
-                problem = "conflict record for \(record.refId.debugDescription): not acceptable ids"
-            } else if entry.purgedDeletion == true {
-                let refId = String(entry.refId.dropFirst(RemoteEntry.purgedPrefix.count))
-                if entry.refId.hasPrefix(RemoteEntry.purgedPrefix), RefID.isAcceptable(refId), RefID.isAcceptable(entry.replica) { return entry }
-                problem = "purged deletion \(entry.refId.debugDescription) by \(entry.replica.debugDescription): not acceptable ids"
-            } else if let path = entry.path, let pathProblem = DocumentPath.problem(path) {
-                problem = "path '\(path)' of document \(entry.refId.debugDescription): \(pathProblem)"
-            } else if !RefID.isAcceptable(entry.refId) {
-                // Why: ids are written into the journal and state; a NUL or newline in one
-                // was taken as is.
-                problem = "document \(entry.refId.debugDescription) at '\(entry.path ?? "?")': not an acceptable refId (empty, too long or control characters)"
-            }
-            guard let problem else { return entry }
+            guard let problem = Self.problem(of: entry) else { return entry }
             guard let refuse else { throw RemoteError.unsafe(url: displayURL, reason: problem) }
             refuse("\(displayURL): refused \(problem); not pulled")
             return nil
         }
+    }
+
+    /// Why a feed entry cannot be taken (an unsafe path, an unacceptable id), or nil.
+    /// Shared by both folder layouts: every entry a reader takes passes here.
+    static func problem(of entry: RemoteEntry) -> String? {
+        if let record = entry.conflict {
+            // A shared conflict record: its ids go into this tree's conflict store.
+            if RefID.isAcceptable(record.refId), RefID.isAcceptable(record.changesetId), entry.refId == RemoteEntry.conflictKey(record) {
+                return nil
+            }
+            return "conflict record for \(record.refId.debugDescription): not acceptable ids"
+        } else if entry.purgedDeletion == true {
+            let refId = String(entry.refId.dropFirst(RemoteEntry.purgedPrefix.count))
+            if entry.refId.hasPrefix(RemoteEntry.purgedPrefix), RefID.isAcceptable(refId), RefID.isAcceptable(entry.replica) { return nil }
+            return "purged deletion \(entry.refId.debugDescription) by \(entry.replica.debugDescription): not acceptable ids"
+        } else if let path = entry.path, let pathProblem = DocumentPath.problem(path) {
+            return "path '\(path)' of document \(entry.refId.debugDescription): \(pathProblem)"
+        } else if !RefID.isAcceptable(entry.refId) {
+            // Why: ids are written into the journal and state; a NUL or newline in one
+            // was taken as is.
+            return "document \(entry.refId.debugDescription) at '\(entry.path ?? "?")': not an acceptable refId (empty, too long or control characters)"
+        }
+        return nil
     }
 
     /// The feed's bytes from `start`. Why: a remote copied only partly (or damaged by
@@ -393,9 +383,7 @@ public final class DirectoryRemote: Remote {
     /// A file in the remote folder that docsync did not write (edited there by hand) is
     /// kept under `.docsync/displaced/` before anything replaces it.
     func keepDisplaced(_ bytes: [UInt8], refId: String) throws {
-        let aside = meta + "/displaced"
-        try FileSystem.createDirectories(aside)
-        try FileSystem.writeAtomically(aside + "/\(FileSystem.currentTimeNanos)-" + DocumentPath.fileName(forRefId: refId) + ".json", bytes)
+        try FolderRemoteFiles.keepDisplaced(bytes, refId: refId, meta: meta)
     }
 
     func tombstonePath(_ refId: String) -> String {
@@ -484,11 +472,7 @@ public final class DirectoryRemote: Remote {
     }
 
     public func content(of version: RemoteVersionInfo, refId: String) throws -> [UInt8] {
-        guard let hash = version.hash, !version.deleted else { throw RemoteError.damaged(url: displayURL, reason: "version \(version.changesetId) is a deletion") }
-        guard let bytes = try? objects.get(hash) else {
-            throw RemoteError.damaged(url: displayURL, reason: "version \(version.changesetId) of \(refId) is no longer kept on the remote")
-        }
-        return bytes
+        try FolderRemoteFiles.content(of: version, refId: refId, objects: objects, url: displayURL)
     }
 
     // MARK: Verify
@@ -525,5 +509,29 @@ public final class DirectoryRemote: Remote {
             problems.append(error.localizedDescription)
         }
         return problems
+    }
+}
+
+extension RemoteChanges {
+    /// The changes a folder remote's latest entries per key make (either layout): the
+    /// document entries, the conflict records they share (with the losing bytes from
+    /// `objects`), and with `snapshot` who deleted what gc purged.
+    init(folding kept: [RemoteEntry], cursor: String, snapshot: Bool, warnings: [String], objects: ObjectStore) {
+        var conflicts: [SharedConflict] = []
+        var purgedDeleters: [String: String] = [:]
+        var purgedDeletions: [String: RemoteEntry] = [:]
+        for entry in kept where entry.purgedDeletion == true {
+            let refId = String(entry.refId.dropFirst(RemoteEntry.purgedPrefix.count))
+            purgedDeleters[refId] = entry.replica
+            purgedDeletions[refId] = entry
+        }
+        for entry in kept {
+            guard let record = entry.conflict else { continue }
+            let bytes = entry.hash.flatMap { try? objects.get($0) }
+            conflicts.append(SharedConflict(record: record, bytes: bytes))
+        }
+        self.init(entries: kept.filter { $0.conflict == nil && $0.purgedDeletion != true }, cursor: cursor,
+                  warnings: warnings, isSnapshot: snapshot, conflicts: conflicts, purgedDeleters: snapshot ? purgedDeleters : [:])
+        if snapshot { self.purgedDeletions = purgedDeletions }
     }
 }

@@ -67,6 +67,10 @@ public struct RemoteChanges: Sendable {
     /// push another one overwrote, or history rewritten with `git push --force`): the
     /// entries are the changes since the last position both histories share.
     public var rewound: RewoundHistory? = nil
+    /// Changes the remote holds only in part so far (a drive folder whose sync service
+    /// has not copied every file yet): told to the user, read again on a later sync;
+    /// never a problem and never a deletion.
+    public var notArrived: [String] = []
 }
 
 /// The remote's history lost the position a tree synced with. What the tree based on it
@@ -82,6 +86,12 @@ public struct RewoundHistory: Sendable {
     public var common: [String: DocVersion]
     /// Their bytes, by content hash (the base of the merges that follow).
     public var contents: [String: [UInt8]]
+    /// Reads bytes not in `contents` (a remote that keeps every version by hash reads
+    /// only the few the tree needs, not all of `common`).
+    public var load: (@Sendable (String) -> [UInt8]?)? = nil
+    /// Why the position was lost, as the user is told (nil: a push another one
+    /// overwrote, or history rewritten).
+    public var explanation: String? = nil
 }
 
 /// One document change to send: `new` nil means delete. `previous` is the version the

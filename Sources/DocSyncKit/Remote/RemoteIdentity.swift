@@ -40,7 +40,7 @@ enum RemoteIdentity {
     /// Makes a new, empty remote at `url` (a folder remote, or a bare git repository).
     static func create(kind: RemoteKind, url: String) throws {
         switch kind {
-        case .dir: try DirectoryRemote.create(at: url)
+        case .dir: try FolderRemoteFormat.create(at: url, format: FolderRemoteFormat.forNewRemotes)
         case .git:
             guard let path = localGitPath(url) else { return }
             _ = try GitRepository.openOrCreateBare(at: path)
@@ -52,11 +52,12 @@ enum RemoteIdentity {
         let isGitCursor = cursor.hasPrefix(GitRemote.cursorPrefix)
         switch kind {
         case .dir:
-            guard !isGitCursor, let synced = DirectoryRemote.Cursor(cursor) else {
+            guard !isGitCursor, let syncedId = DirectoryRemote.Cursor(cursor)?.remoteId ?? DriveCursor(cursor)?.remoteId else {
                 return .different("this tree last synced with a git repository, and \(url) is a folder remote")
             }
-            guard let id = try? DirectoryRemote(url: url).identity() else { return .different("\(url) is not a docsync remote") }
-            return id == synced.remoteId ? .same : .different("its remote id is \(id), and this tree last synced with remote \(synced.remoteId)")
+            let id = FolderRemoteFormat.of(url) == .drive ? (try? DriveFolderRemote(url: url).format())?.remoteId : try? DirectoryRemote(url: url).identity()
+            guard let id else { return .different("\(url) is not a docsync remote") }
+            return id == syncedId ? .same : .different("its remote id is \(id), and this tree last synced with remote \(syncedId)")
         case .git:
             guard isGitCursor else { return .different("this tree last synced with a folder remote, and \(url) is a git repository") }
             let commit = String(cursor.dropFirst(GitRemote.cursorPrefix.count))

@@ -131,7 +131,22 @@ final class PackIndex: @unchecked Sendable {
         for byte in bytes[header.count..<(header.count + 8)] { count = count << 8 | Int(byte) }
         let tableStart = header.count + 8
         guard count >= 0, count <= bytes.count, tableStart + count * ObjectPacks.entrySize == sumStart else { return nil }
-        return PackIndex(packPath: packPath, indexPath: indexPath, count: count, table: Array(bytes[tableStart..<sumStart]))
+        let index = PackIndex(packPath: packPath, indexPath: indexPath, count: count, table: Array(bytes[tableStart..<sumStart]))
+        // Why: on a folder a sync service copies (a drive remote), an index can arrive
+        // before its pack, or with the pack still being copied; such an index holds
+        // nothing yet, and a reader must see "not here yet", not a damaged object.
+        guard let size = try? FileSystem.status(packPath).size, size >= Int64(index.end) else { return nil }
+        return index
+    }
+
+    /// Where the last object in the pack ends: a pack shorter than this is incomplete.
+    var end: Int {
+        table.withUnsafeBufferPointer { t in
+            (0..<count).reduce(0) { end, i in
+                let entry = t.baseAddress! + i * ObjectPacks.entrySize
+                return max(end, Int(Self.bigEndian(entry + 32, 8)) + Int(Self.bigEndian(entry + 40, 4)))
+            }
+        }
     }
 
     init(packPath: String, indexPath: String, count: Int, table: [UInt8]) {

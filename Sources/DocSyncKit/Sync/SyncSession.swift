@@ -34,6 +34,7 @@ final class SyncSession {
     func pull(prefetched: RemoteChanges? = nil) throws {
         var changes = try prefetched ?? remote.changes(since: state.cursor).checked(url: remote.displayURL)
         if let rewound = changes.rewound { try rebase(onto: rewound) }
+        for note in changes.notArrived where !report.notices.contains(note) { report.notices.append(note) }
         changes = changes.addingPurgedDeletions(base: state.base)
         rememberUserVersions(changes)
         var plan = try planPull(changes)
@@ -84,8 +85,9 @@ final class SyncSession {
     func rebase(onto rewound: RewoundHistory) throws {
         let entries = RewoundHistory.entries(base: state.base, pending: state.pending, common: rewound.common)
         let lost = rewound.lost.split(separator: ":").last.map { String($0.prefix(12)) } ?? rewound.lost
-        report.notices.append("\(remote.displayURL) no longer holds the commit this tree last synced with (\(lost)): a push that "
-            + "another one overwrote, or history rewritten (git push --force). Nothing is read as deleted; "
+        let why = rewound.explanation ?? "no longer holds the commit this tree last synced with (\(lost)): a push that "
+            + "another one overwrote, or history rewritten (git push --force)"
+        report.notices.append("\(remote.displayURL) \(why). Nothing is read as deleted; "
             + "\(RewoundHistory.resent(entries)) version(s) this tree had synced are sent again")
         if options.dryRun {
             foldInMemory(entries)
@@ -94,7 +96,7 @@ final class SyncSession {
         guard !entries.isEmpty else { return }
         // The versions the base goes back to are the base of the merges that follow.
         for entry in entries {
-            if case let .seen(_, .version(version), _) = entry.event, let bytes = rewound.contents[version.hash] {
+            if case let .seen(_, .version(version), _) = entry.event, let bytes = rewound.contents[version.hash] ?? rewound.load?(version.hash) {
                 try workspace.objects.put(bytes, hash: version.hash)
             }
         }

@@ -10,6 +10,8 @@ extension Workspace {
         for record in folder.replicaRecords() where !record.name.isEmpty {
           names[record.replicaId] = record.name
         }
+      } else if let drive = remote as? DriveFolderRemote {
+        for record in drive.infos() where !record.name.isEmpty { names[record.replicaId] = record.name }
       } else if let git = remote as? GitRemote {
         names = git.cachedReplicaNames()
       }

@@ -152,8 +152,8 @@ public final class Workspace {
                 try config.set("remote.kind", "git")
                 if let branch { try config.set("remote.branch", branch) }
             } else {
-                if !DirectoryRemote.isRemote(address.url) {
-                    try DirectoryRemote.create(at: address.url)
+                if FolderRemoteFormat.of(address.url) == nil && !DirectoryRemote.isRemote(address.url) {
+                    try FolderRemoteFormat.create(at: address.url, format: FolderRemoteFormat.forNewRemotes)
                     createdRemote = true
                 }
                 try config.set("remote.url", address.url)
@@ -371,8 +371,8 @@ public final class Workspace {
             let settings = GitTransportSettings(sshKey: config["remote.sshKey"], knownHosts: config["remote.knownHosts"], caFile: config["remote.caFile"])
             return try GitRemote(url: url, branch: config["remote.branch"] ?? "main", cachePath: layout.metadata + "/git", settings: settings)
         default:
-            return DirectoryRemote(url: url, lockStaleSeconds: config.number("remote.lockStaleSeconds"),
-                                   lockWaitSeconds: config.number("remote.lockWaitSeconds"))
+            return FolderRemoteFormat.open(url, lockStaleSeconds: config.number("remote.lockStaleSeconds"),
+                                           lockWaitSeconds: config.number("remote.lockWaitSeconds"))
         }
     }
 

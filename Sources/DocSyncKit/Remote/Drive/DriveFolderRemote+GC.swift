@@ -1,0 +1,76 @@
+import Foundation
+
+extension DriveFolderRemote {
+    /// `docsync gc` on the drive layout: a tombstone goes once every known replica's
+    /// record says it has read the commit that made it (its `seen` tip descends from
+    /// it), or once it is older than the rule's age. Purging writes a **checkpoint**
+    /// commit, the whole state without the purged tombstones plus one purged-deletion
+    /// entry per tombstone (who deleted what, as format 1's compaction keeps): a tree
+    /// whose cursor is below it reads it as a snapshot. It is a commit like any push, so
+    /// it needs no lock and no file another replica writes; older commit files stay.
+    public func purgeTombstones(_ rule: TombstoneRule, dryRun: Bool, replica: ReplicaInfo) throws -> TombstonePurge {
+        let format = try format()
+        let lock = try DriveLocalLock.acquire(layout.localLock, waitSeconds: lockWaitSeconds, url: displayURL)
+        defer { lock.release() }
+        let files = DriveCommitFiles(layout: layout)
+        let now = try scan(from: nil, format: format, files: files)
+        var report = TombstonePurge()
+        let records = infos()
+        report.replicas = records.map(\.replicaId).sorted()
+        guard let tip = now.tip else { return report }
+        // Which commit made each key's latest entry (the walk stops at a checkpoint,
+        // which holds the whole state).
+        var madeIn: [String: DriveCommit.Header] = [:]
+        var current: String? = tip.commit
+        var chain: [DriveCommit] = []
+        while let id = current, let commit = files.commit(id) {
+            chain.append(commit)
+            if commit.header.checkpoint == true { break }
+            current = commit.header.parent
+        }
+        guard let state = DriveHistory.state(at: tip.commit, in: files) else {
+            throw RemoteError.damaged(url: displayURL, reason: "a commit on the chain to \(tip.commit) cannot be read")
+        }
+        for commit in chain.reversed() {
+            for entry in commit.entries { madeIn[entry.refId] = commit.header }
+        }
+        let seenTips: [(String, String?)] = records.map { ($0.replicaId, DriveCursor($0.seen).flatMap { $0.remoteId == format.remoteId ? $0.tip : nil }) }
+        var purged = Set<String>()
+        for entry in state where entry.deleted && entry.purgedDeletion != true && entry.conflict == nil {
+            let made = madeIn[entry.refId]
+            let unseenBy = seenTips.filter { _, seen in
+                guard let seen, let made else { return true }
+                return !DriveHistory.descends(seen, from: made.commit, in: files)
+            }.map(\.0)
+            let reason = rule.reason(deletedAt: entry.time, seenByAll: !records.isEmpty && unseenBy.isEmpty)
+            report.record(entry, purgedBecause: reason, unseenBy: unseenBy)
+            if reason != nil { purged.insert(entry.refId) }
+        }
+        let before = cursor(now, format: format)
+        report.cursorBefore = before.text
+        guard !purged.isEmpty, !dryRun else { return report }
+        let live = Set(state.filter { !$0.deleted && $0.purgedDeletion != true && $0.conflict == nil }.map(\.refId))
+        var entries: [RemoteEntry] = []
+        for entry in state where !purged.contains(entry.refId) {
+            // A purged deletion's entry goes once its document has come back.
+            if entry.purgedDeletion == true, live.contains(String(entry.refId.dropFirst(RemoteEntry.purgedPrefix.count))) { continue }
+            entries.append(entry)
+        }
+        for entry in state where purged.contains(entry.refId) {
+            var line = RemoteEntry(refId: RemoteEntry.purgedKey(entry.refId), changesetId: entry.changesetId, hash: entry.hash, path: nil,
+                                   deleted: true, replica: entry.replica, time: entry.time)
+            line.purgedDeletion = true
+            entries.append(line)
+        }
+        let seq = try nextSeq(replica.replicaId, after: now.seen[replica.replicaId] ?? 0)
+        var header = DriveCommit.Header(commit: DriveCommit.makeId(replica: replica.replicaId, seq: seq), replica: replica.replicaId, seq: seq,
+                                        parent: tip.commit, height: tip.height + 1, time: FileSystem.currentTimeNanos / 1_000_000, entries: entries.count)
+        header.checkpoint = true
+        try writeCommit(DriveCommit(header: header, entries: entries))
+        try CrashPoint.hit("gc.after-remote-commit")
+        var after = DriveCursor(remoteId: format.remoteId, tip: header.commit, height: header.height, seen: now.seen)
+        if (after.seen[replica.replicaId] ?? 0) == seq - 1 { after.seen[replica.replicaId] = seq }
+        report.cursorAfter = after.text
+        return report
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+extension DriveFolderRemote {
+    /// What an upgrade did.
+    public struct Upgrade: Sendable {
+        /// The format-1 position the upgrade took over (`<generation>:<feed length>`), nil
+        /// if the remote was already in the drive layout.
+        public var from: String?
+        /// How many documents, tombstones and shared conflict records it carried over.
+        public var entries = 0
+        /// Versions that were only in readable copies and were put into objects/.
+        public var objectsAdded = 0
+    }
+
+    /// Upgrades the format-1 folder remote at `url` to the drive layout, in place and
+    /// crash-safely: under format 1's lock, the whole feed's latest entries become one
+    /// checkpoint commit of this replica, and only then is `format` replaced (the commit
+    /// point). A crash before that leaves a format-1 remote (the stray commit is never a
+    /// root: the new `format` names its base); after it, the old `generation`, feeds and
+    /// tombstones are only leftovers, removed at the end. Trees that synced with the old
+    /// layout continue: a cursor exactly at the upgraded position goes on from the base,
+    /// an older one reads the state as a snapshot (as after a format-1 compaction).
+    public static func upgrade(_ url: String, replica: ReplicaInfo, lockStaleSeconds: Double = 600, lockWaitSeconds: Double = 10) throws -> Upgrade {
+        let old = DirectoryRemote(url: url, lockStaleSeconds: lockStaleSeconds, lockWaitSeconds: lockWaitSeconds)
+        let drive = DriveFolderRemote(url: url, lockWaitSeconds: lockWaitSeconds)
+        if (try? drive.format()) != nil { return Upgrade() }
+        let id = try old.identity()
+        guard DriveLayout.isPlainName(replica.replicaId) else {
+            throw RemoteError.rejected(url: url, reason: "replica id \(replica.replicaId.debugDescription) cannot name a folder")
+        }
+        let lock = RemoteLock(folder: old.meta, replica: replica.replicaId)
+        if let holder = try lock.acquire(waitSeconds: lockWaitSeconds, staleSeconds: lockStaleSeconds) {
+            throw RemoteError.locked(url: url, holder: holder)
+        }
+        defer { lock.release() }
+        let position = try old.position()
+        let entries = DriveHistory.latest(try old.readFeed(from: 0, to: position.length, epoch: position.epoch))
+        var report = Upgrade(from: "\(position.generation):\(position.length)", entries: entries.count)
+        // Every current version must be in objects/: the drive layout never reads the
+        // readable copies (early format-1 pushes kept some versions only there).
+        for entry in entries where !entry.deleted && entry.purgedDeletion != true && entry.conflict == nil {
+            guard let hash = entry.hash, !drive.objects.contains(hash) else { continue }
+            try drive.objects.put(try old.read(entry), hash: hash)
+            report.objectsAdded += 1
+        }
+        try drive.objects.seal()
+        let seq = try drive.nextSeq(replica.replicaId, after: 0)
+        var header = DriveCommit.Header(commit: DriveCommit.makeId(replica: replica.replicaId, seq: seq), replica: replica.replicaId, seq: seq,
+                                        parent: nil, height: 1, time: FileSystem.currentTimeNanos / 1_000_000, entries: entries.count)
+        header.checkpoint = true
+        header.upgradedFrom = report.from
+        try drive.writeCommit(DriveCommit(header: header, entries: entries))
+        try CrashPoint.hit("upgrade.after-commit")
+        guard lock.stillHeld, try old.position() == position else { throw RemoteError.moved }
+        try FileSystem.writeAtomically(drive.layout.format,
+                                       Array("\(formatHeader)\nid \(id)\nbase \(header.commit)\nupgraded-from \(report.from!)\n".utf8))
+        try CrashPoint.hit("upgrade.after-format")
+        for name in (try? FileSystem.listDirectory(old.meta)) ?? [] where name == "generation" || name == "feed" || name.hasPrefix("feed-") || name == "intent" {
+            try? FileSystem.removeFile(old.meta + "/" + name)
+        }
+        if let names = try? FileSystem.listDirectory(old.meta + "/tombstones") {
+            for name in names { try? FileSystem.removeFile(old.meta + "/tombstones/" + name) }
+            rmdir(old.meta + "/tombstones")
+        }
+        return report
+    }
+}
+
+/// Which layout a folder remote is in, read from its `format` file.
+public enum FolderRemoteFormat: Int, Sendable {
+    /// A shared file system (a lock, one feed, one commit point).
+    case shared = 1
+    /// Any folder, cloud drives included: one writer per file.
+    case drive = 2
+
+    /// The layout of the remote at `url`, or nil if there is none (or it cannot be read).
+    public static func of(_ url: String) -> FolderRemoteFormat? {
+        let path = FileSystem.absolute(url.hasPrefix("file://") ? String(url.dropFirst("file://".count)) : url) + "/.docsync/format"
+        guard let bytes = try? FileSystem.readFile(path) else { return nil }
+        let first = String(decoding: bytes.prefix(64), as: UTF8.self).split(separator: "\n").first
+        if first == Substring(DriveFolderRemote.formatHeader) { return .drive }
+        if first == Substring(DirectoryRemote.formatHeader) { return .shared }
+        return nil
+    }
+
+    /// The layout `init --remote` gives a new folder remote: `DOCSYNC_REMOTE_FORMAT=2`
+    /// (or `drive`) picks the drive layout; format 1 is still the default.
+    public static var forNewRemotes: FolderRemoteFormat {
+        switch ProcessInfo.processInfo.environment["DOCSYNC_REMOTE_FORMAT"] {
+        case "2", "drive": return .drive
+        default: return .shared
+        }
+    }
+
+    /// Makes a new, empty folder remote at `url` in `format`.
+    public static func create(at url: String, format: FolderRemoteFormat) throws {
+        switch format {
+        case .shared: try DirectoryRemote.create(at: url)
+        case .drive: try DriveFolderRemote.create(at: url)
+        }
+    }
+
+    /// The remote object for the folder at `url`, in the layout it is in (format 1 when
+    /// it cannot be told yet: its reads then say what is missing).
+    public static func open(_ url: String, lockStaleSeconds: Double = 600, lockWaitSeconds: Double = 10) -> Remote {
+        if of(url) == .drive { return DriveFolderRemote(url: url, lockWaitSeconds: lockWaitSeconds) }
+        return DirectoryRemote(url: url, lockStaleSeconds: lockStaleSeconds, lockWaitSeconds: lockWaitSeconds)
+    }
+}

@@ -1,0 +1,373 @@
+import Foundation
+import Testing
+@testable import DocSyncKit
+
+/// Replicas that each sync with their own copy of one drive-layout folder remote, as on
+/// Dropbox or Syncthing: `propagate` plays the sync service, copying files from one copy
+/// to another, all of them or only some (files arrive late and in any order).
+final class DriveCopies {
+    let folder = TempFolder("drive")
+    private(set) var names: [String] = []
+
+    func copy(_ name: String) -> String { folder.sub("copy-" + name) }
+    func tree(_ name: String) -> String { folder.sub(name) }
+
+    /// A replica with a copy of its own: the first makes the remote, the others copy the
+    /// first one's copy as it is now and clone from theirs.
+    @discardableResult
+    func make(_ name: String) throws -> String {
+        if let first = names.first {
+            try FileManager.default.copyItem(atPath: copy(first), toPath: copy(name))
+            let (ws, _) = try Workspace.clone(url: copy(name), into: tree(name), replicaName: name)
+            ws.close()
+        } else {
+            try DriveFolderRemote.create(at: copy(name))
+            let (ws, _) = try Workspace.initialize(at: tree(name), remoteURL: copy(name), replicaName: name)
+            ws.close()
+        }
+        names.append(name)
+        return tree(name)
+    }
+
+    /// Copies every file of `from`'s copy that `to`'s lacks or holds otherwise (where
+    /// `only` says yes). Every docsync file has one writer, so "otherwise" is "newer".
+    func propagate(_ from: String, _ to: String, only: (String) -> Bool = { _ in true }) {
+        let source = copy(from), target = copy(to)
+        let walker = FileManager.default.enumerator(atPath: source)!
+        while let relative = walker.nextObject() as? String {
+            let path = source + "/" + relative
+            var isDir: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue,
+                  !relative.hasSuffix("push.lock"), only(relative) else { continue }
+            let destination = target + "/" + relative
+            if FileManager.default.contentsEqual(atPath: path, andPath: destination) { continue }
+            // The newer file wins, as with every such service.
+            if let there = try? FileManager.default.attributesOfItem(atPath: destination)[.modificationDate] as? Date,
+               let here = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date, there > here { continue }
+            try? FileManager.default.createDirectory(atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try? FileManager.default.removeItem(atPath: destination)
+            try! FileManager.default.copyItem(atPath: path, toPath: destination)
+            if let date = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] {
+                try? FileManager.default.setAttributes([.modificationDate: date], ofItemAtPath: destination)
+            }
+        }
+    }
+
+    /// The commits folder, in `name`'s copy, of the replica that made commit `seq`.
+    func commitsFolder(in name: String, holding seq: Int) -> String {
+        let replicas = copy(name) + "/.docsync/replicas"
+        let owner = try! FileManager.default.contentsOfDirectory(atPath: replicas).first {
+            FileManager.default.fileExists(atPath: replicas + "/\($0)/commits/\(seq).json")
+        }!
+        return replicas + "/" + owner + "/commits"
+    }
+
+    /// Every copy gets every file.
+    func propagateAll() {
+        for a in names { for b in names where a != b { propagate(a, b) } }
+    }
+
+    @discardableResult
+    func sync(_ name: String) throws -> SyncReport {
+        let ws = try Workspace.open(at: tree(name), readOnly: false)
+        defer { ws.close() }
+        return try ws.run(.both)
+    }
+
+    func write(_ name: String, _ relative: String, _ text: String) {
+        try! Data(text.utf8).write(to: URL(fileURLWithPath: tree(name) + "/" + relative))
+    }
+
+    func read(_ name: String, _ relative: String) -> String? {
+        (try? Data(contentsOf: URL(fileURLWithPath: tree(name) + "/" + relative))).map { String(decoding: $0, as: UTF8.self) }
+    }
+
+    func jsonField(_ name: String, _ relative: String, _ key: String) -> String? {
+        guard let text = read(name, relative), let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+              let value = object[key] else { return nil }
+        return "\(value)"
+    }
+
+    func documents(_ name: String) -> Set<String> {
+        Set(((try? FileManager.default.contentsOfDirectory(atPath: tree(name))) ?? []).filter { $0.hasSuffix(".json") })
+    }
+
+    /// Sets a field of a document with a text edit, as a user would.
+    func edit(_ name: String, _ relative: String, _ key: String, to value: Int) {
+        let text = read(name, relative)!
+        let pattern = try! NSRegularExpression(pattern: "\"\(key)\"\\s*:\\s*[0-9]+")
+        let edited = pattern.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "\"\(key)\": \(value)")
+        precondition(edited != text, "no field \(key) in \(relative)")
+        write(name, relative, edited)
+    }
+}
+
+@Suite struct DriveRemoteTests {
+    /// Two replicas push at the same time, each to its own copy, then the service brings
+    /// the copies together: one push wins the fork, the other is merged on top of it,
+    /// field by field, and both end with both edits.
+    @Test func forkedPushesMergeFieldByField() throws {
+        let drive = DriveCopies()
+        try drive.make("a")
+        drive.write("a", "seed.json", "{\"x\": 1, \"y\": 1}")
+        try drive.sync("a")
+        try drive.make("b")
+        drive.edit("a", "seed.json", "x", to: 2)
+        drive.edit("b", "seed.json", "y", to: 3)
+        try drive.sync("a")
+        try drive.sync("b")
+        drive.propagateAll()
+        let first = try drive.sync("a"), second = try drive.sync("b")
+        // Exactly one of the two lost the fork and says so.
+        let told = [first, second].filter { $0.notices.contains { $0.contains("at the same time") } }
+        #expect(told.count == 1)
+        drive.propagateAll()
+        try drive.sync("a")
+        try drive.sync("b")
+        for name in ["a", "b"] {
+            #expect(drive.jsonField(name, "seed.json", "x") == "2", "\(name)")
+            #expect(drive.jsonField(name, "seed.json", "y") == "3", "\(name)")
+        }
+        #expect(drive.read("a", "seed.json") == drive.read("b", "seed.json"))
+    }
+
+    /// A commit whose version has not arrived is "not here yet": said, nothing deleted,
+    /// nothing failed; once the object arrives it is pulled.
+    @Test func commitBeforeItsObjectWaits() throws {
+        let drive = DriveCopies()
+        try drive.make("a")
+        drive.write("a", "keep.json", "{\"k\": 1}")
+        try drive.sync("a")
+        try drive.make("b")
+        drive.write("b", "new.json", "{\"n\": 1}")
+        try drive.sync("b")
+        drive.propagate("b", "a") { $0.contains("/commits/") }
+        let early = try drive.sync("a")
+        #expect(early.notices.contains { $0.contains("not fully arrived yet") })
+        #expect(early.problems.isEmpty)
+        #expect(drive.documents("a") == ["keep.json"])
+        drive.propagate("b", "a")
+        let late = try drive.sync("a")
+        #expect(late.pulled.map(\.path) == ["new.json"])
+        #expect(drive.documents("a") == ["keep.json", "new.json"])
+    }
+
+    /// A commit file the service is still copying (torn) is not read yet, and a file
+    /// that arrives below a number already read is still read (the cursor stops at gaps).
+    @Test func tornAndOutOfOrderCommitFilesAreReadWhenWhole() throws {
+        let drive = DriveCopies()
+        try drive.make("a")
+        try drive.make("b")
+        drive.write("b", "one.json", "{\"n\": 1}")
+        try drive.sync("b")
+        drive.write("b", "two.json", "{\"n\": 2}")
+        try drive.sync("b")
+        // Objects arrive; commit 2 arrives whole, commit 1 half-copied.
+        drive.propagate("b", "a") { !$0.contains("/commits/") }
+        let folder = drive.commitsFolder(in: "b", holding: 2).dropFirst(drive.copy("b").count) + "/"
+        try FileManager.default.createDirectory(atPath: drive.copy("a") + folder, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: drive.copy("b") + folder + "2.json", toPath: drive.copy("a") + folder + "2.json")
+        let whole = try Data(contentsOf: URL(fileURLWithPath: drive.copy("b") + folder + "1.json"))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: drive.copy("a") + folder + "1.json"))
+        let early = try drive.sync("a")
+        #expect(early.notices.contains { $0.contains("incomplete") })
+        #expect(drive.documents("a").isEmpty)
+        try whole.write(to: URL(fileURLWithPath: drive.copy("a") + folder + "1.json"))
+        try drive.sync("a")
+        #expect(drive.documents("a") == ["one.json", "two.json"])
+    }
+
+    /// A sync service's conflict copy of a commit file is read (nothing in it is lost)
+    /// and, holding a commit already read under its own name, removed.
+    @Test func serviceCopyOfCommitFileIsReadAndTidied() throws {
+        let drive = DriveCopies()
+        try drive.make("a")
+        try drive.make("b")
+        drive.write("a", "x.json", "{\"v\": 1}")
+        try drive.sync("a")
+        let commits = drive.commitsFolder(in: "a", holding: 1)
+        // B receives the commit only under a service's name for it.
+        try FileManager.default.moveItem(atPath: commits + "/1.json", toPath: commits + "/1.sync-conflict-20261126-101112-ABCDEFG.json")
+        drive.propagate("a", "b")
+        drive.write("b", "y.json", "{\"v\": 2}")
+        try drive.sync("b")
+        #expect(drive.documents("b") == ["x.json", "y.json"])
+        // Both names for one commit: the copy goes.
+        try FileManager.default.copyItem(atPath: commits + "/1.sync-conflict-20261126-101112-ABCDEFG.json", toPath: commits + "/1 (conflicted copy).json")
+        try FileManager.default.moveItem(atPath: commits + "/1.sync-conflict-20261126-101112-ABCDEFG.json", toPath: commits + "/1.json")
+        drive.propagate("b", "a")
+        try drive.sync("a")
+        #expect(!FileManager.default.fileExists(atPath: commits + "/1 (conflicted copy).json"))
+        #expect(FileManager.default.fileExists(atPath: commits + "/1.json"))
+        #expect(drive.documents("a") == ["x.json", "y.json"])
+    }
+
+    /// A folder whose files went back (an older copy restored) is noticed and said, and
+    /// nothing is changed.
+    @Test func folderThatWentBackIsSaid() throws {
+        let drive = DriveCopies()
+        try drive.make("a")
+        drive.write("a", "x.json", "{\"v\": 1}")
+        try drive.sync("a")
+        drive.edit("a", "x.json", "v", to: 2)
+        try drive.sync("a")
+        try FileManager.default.removeItem(atPath: drive.commitsFolder(in: "a", holding: 2) + "/2.json")
+        let before = drive.read("a", "x.json")
+        #expect {
+            try drive.sync("a")
+        } throws: { error in
+            (error as? RemoteError)?.localizedDescription.contains("went back in time") == true
+        }
+        #expect(drive.read("a", "x.json") == before)
+    }
+
+    /// A format-1 remote upgraded in place: the tree that was at its last position goes
+    /// on from there; one that was behind reads the state whole and still gets every
+    /// change, including a deletion, and pushes its own.
+    @Test func upgradeKeepsEveryReplicaSyncing() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        set.write(a, "keep.json", "{\"k\": 1}")
+        set.write(a, "gone.json", "{\"g\": 1}")
+        set.write(a, "other.json", "{\"o\": 1}")
+        try set.sync(a)
+        let b = try set.make("b")
+        set.write(a, "keep.json", set.read(a, "keep.json")!.replacingOccurrences(of: "\"k\": 1", with: "\"k\": 2"))
+        try FileManager.default.removeItem(atPath: a + "/gone.json")
+        let pushed = try set.sync(a)
+        #expect(pushed.pushed.count == 2)
+        #expect(FolderRemoteFormat.of(set.remote) == .shared)
+        let upgrade = try DriveFolderRemote.upgrade(set.remote, replica: ReplicaInfo(replicaId: "upgrader0001", name: "upgrader"))
+        #expect(upgrade.from != nil)
+        #expect(FolderRemoteFormat.of(set.remote) == .drive)
+        #expect(!FileManager.default.fileExists(atPath: set.remote + "/.docsync/generation"))
+        let continued = try set.sync(a)
+        #expect(continued.pulled.isEmpty && continued.problems.isEmpty)
+        set.write(b, "fromb.json", "{\"b\": 1}")
+        try set.sync(b)
+        #expect(set.snapshot(b).keys.sorted() == ["fromb.json", "keep.json", "other.json"])
+        #expect(field(set.read(b, "keep.json"), "k") == "2")
+        try set.sync(a)
+        #expect(set.snapshot(a).keys.sorted() == ["fromb.json", "keep.json", "other.json"])
+        // Upgrading again does nothing.
+        #expect(try DriveFolderRemote.upgrade(set.remote, replica: ReplicaInfo(replicaId: "upgrader0001", name: "upgrader")).from == nil)
+    }
+
+    /// An upgrade that died before its commit point left a root commit behind; the next
+    /// upgrade's `format` names its own, and the stray one is never read as the remote.
+    @Test func strayRootOfADeadUpgradeIsIgnored() throws {
+        let set = ReplicaSet()
+        let a = try set.make("a")
+        set.write(a, "one.json", "{\"n\": 1}")
+        try set.sync(a)
+        let stray = DriveCommit(header: .init(commit: "upgrader0001.1.00000000", replica: "upgrader0001", seq: 1, parent: nil, height: 1, time: 0, entries: 0,
+                                              checkpoint: true, upgradedFrom: "0:0"), entries: [])
+        try DriveFolderRemote(url: set.remote).writeCommit(stray)
+        set.write(a, "two.json", "{\"n\": 2}")
+        try set.sync(a)
+        _ = try DriveFolderRemote.upgrade(set.remote, replica: ReplicaInfo(replicaId: "upgrader0001", name: "upgrader"))
+        let b = try set.make("b")
+        #expect(set.snapshot(b).keys.sorted() == ["one.json", "two.json"])
+        set.write(b, "three.json", "{\"n\": 3}")
+        try set.sync(b)
+        try set.sync(a)
+        #expect(set.snapshot(a).keys.sorted() == ["one.json", "three.json", "two.json"])
+    }
+
+    /// gc purges a tombstone every replica has read with a checkpoint commit; a replica
+    /// whose cursor is below it reads the state whole and deletes its unchanged copy.
+    @Test func gcPurgesWithACheckpoint() throws {
+        let drive = DriveCopies()
+        try drive.make("a")
+        drive.write("a", "gone.json", "{\"g\": 1}")
+        drive.write("a", "keep.json", "{\"k\": 1}")
+        drive.write("a", "other.json", "{\"o\": 1}")
+        try drive.sync("a")
+        try drive.make("b")
+        try FileManager.default.removeItem(atPath: drive.tree("a") + "/gone.json")
+        #expect(try drive.sync("a").pushed.count == 1)
+        drive.propagateAll()
+        try drive.sync("b")
+        #expect(drive.documents("b") == ["keep.json", "other.json"])
+        drive.propagateAll()
+        let ws = try Workspace.open(at: drive.tree("a"), readOnly: false)
+        let report = try ws.collectGarbage(dryRun: false)
+        ws.close()
+        #expect(report.remote?.purged.map(\.path) == ["gone.json"])
+        drive.propagateAll()
+        try drive.sync("b")
+        try drive.sync("a")
+        #expect(drive.documents("a") == ["keep.json", "other.json"] && drive.documents("b") == ["keep.json", "other.json"])
+    }
+}
+
+/// The history rules as pure functions, on commits held in a dictionary.
+@Suite struct DriveHistoryTests {
+    final class Commits: DriveCommitSource {
+        var all: [String: DriveCommit] = [:]
+        func header(_ id: String) -> DriveCommit.Header? { all[id]?.header }
+        func commit(_ id: String) -> DriveCommit? { all[id] }
+
+        @discardableResult
+        func add(_ replica: String, _ seq: Int, on parent: String?, _ docs: [String: String], checkpoint: Bool = false) -> String {
+            let height = (parent.flatMap { all[$0]?.header.height } ?? 0) + 1
+            let entries = docs.sorted { $0.key < $1.key }.map { refId, changeset in
+                RemoteEntry(refId: refId, changesetId: changeset, hash: String(repeating: "0", count: 64), path: refId + ".json", deleted: false, replica: replica, time: 0)
+            }
+            var header = DriveCommit.Header(commit: "\(replica).\(seq).0000000\(seq)", replica: replica, seq: seq, parent: parent, height: height, time: 0, entries: entries.count)
+            if checkpoint { header.checkpoint = true }
+            all[header.commit] = DriveCommit(header: header, entries: entries)
+            return header.commit
+        }
+    }
+
+    @Test func theLongerChainWinsAndTiesGoToTheGreaterId() {
+        let c = Commits()
+        let root = c.add("aaa", 1, on: nil, ["d": "1"])
+        let a2 = c.add("aaa", 2, on: root, ["d": "2a"])
+        let b2 = c.add("bbb", 1, on: root, ["d": "2b"])
+        #expect(DriveHistory.tip([c.header(a2)!, c.header(b2)!])?.commit == b2)
+        let a3 = c.add("aaa", 3, on: a2, ["e": "1"])
+        #expect(DriveHistory.tip([c.header(a3)!, c.header(b2)!])?.commit == a3)
+        #expect(DriveHistory.commonAncestor(a3, b2, in: c) == root)
+        #expect(DriveHistory.descends(a3, from: root, in: c))
+        #expect(!DriveHistory.descends(a3, from: b2, in: c))
+    }
+
+    @Test func changesAreTheLatestEntryPerDocumentBetweenTwoCommits() {
+        let c = Commits()
+        let root = c.add("aaa", 1, on: nil, ["d": "1", "e": "1"])
+        let two = c.add("aaa", 2, on: root, ["d": "2"])
+        let three = c.add("bbb", 1, on: two, ["d": "3", "f": "1"])
+        let changes = DriveHistory.changes(from: (root, 1), to: three, in: c)
+        #expect(changes?.snapshot == false)
+        #expect(changes?.entries.map { "\($0.refId)=\($0.changesetId)" } == ["d=3", "f=1"])
+        #expect(DriveHistory.changes(from: (two, 2), to: root, in: c) == nil)
+        #expect(DriveHistory.state(at: three, in: c)?.map { "\($0.refId)=\($0.changesetId)" } == ["e=1", "d=3", "f=1"])
+    }
+
+    @Test func aCheckpointOnTheWayMakesASnapshot() {
+        let c = Commits()
+        let root = c.add("aaa", 1, on: nil, ["d": "1", "e": "1"])
+        let checkpoint = c.add("aaa", 2, on: root, ["d": "1"], checkpoint: true)
+        let after = c.add("aaa", 3, on: checkpoint, ["f": "1"])
+        let changes = DriveHistory.changes(from: (root, 1), to: after, in: c)
+        #expect(changes?.snapshot == true)
+        #expect(changes?.entries.map(\.refId) == ["d", "f"])
+        #expect(DriveHistory.changes(from: (checkpoint, 2), to: after, in: c)?.snapshot == false)
+    }
+
+    @Test func serviceConflictNamesAreRecognised() {
+        let copies = [
+            "notes (conflicted copy).json", "notes (Ada's conflicted copy 2026-11-26).json", "notes (1).json",
+            "notes (conflicted copy 2026-11-26 101112).json", "notes_conflict-20261126-101112.json",
+            "notes.sync-conflict-20261126-101112-ABCDEFG.json", "notes (conflict on 2026-11-26).json",
+            "notes (conflict #1 on 2026-11-26).json", "notes.Conflict.json",
+        ]
+        for name in copies { #expect(SyncServiceConflictName.original(of: name) == "notes.json", "\(name)") }
+        #expect(SyncServiceConflictName.original(of: "notes-laptop.json", hosts: ["laptop"]) == "notes.json")
+        for name in ["notes.json", "notes (draft).json", "conflict.json", "2026 (budget).json", "notes-laptop.json"] {
+            #expect(SyncServiceConflictName.original(of: name) == nil, "\(name)")
+        }
+    }
+}
