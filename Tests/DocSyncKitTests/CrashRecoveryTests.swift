@@ -189,9 +189,10 @@ extension CrashRecoveryTests {
     /// `docsync gc` stopped at each of its steps (folder remote), with a local action
     /// pending and a tombstone old enough to purge: a second gc and the next syncs lose
     /// nothing and converge.
-    @Test(arguments: CrashPoint.gcPoints(for: .dir))
-    func gcStoppedAtEveryStepLosesNothing(_ point: String) throws {
-        let set = ReplicaSet()
+    @Test(arguments: CrashPoint.gcPoints(for: .dir, format: .shared).map { ($0, FolderRemoteFormat.shared) }
+            + CrashPoint.gcPoints(for: .dir, format: .drive).map { ($0, FolderRemoteFormat.drive) })
+    func gcStoppedAtEveryStepLosesNothing(_ point: String, _ format: FolderRemoteFormat) throws {
+        let set = ReplicaSet(format: format)
         let a = try set.make("a")
         for name in ["keep", "gone", "pending"] { set.write(a, "\(name).json", "{\"v\": \"\(name)-0\"}") }
         try set.sync(a)
@@ -223,7 +224,9 @@ extension CrashRecoveryTests {
         #expect(set.snapshot(a) == set.snapshot(b), "replicas converge after gc stopped at \(point)")
         #expect(field(set.snapshot(b)["pending.json"], "v") == "pending-a")
         #expect(set.snapshot(b)["gone.json"] == nil)
-        #expect(try FileSystem.listDirectory(set.remote + "/.docsync/tombstones").isEmpty)
+        if format == .shared { #expect(try FileSystem.listDirectory(set.remote + "/.docsync/tombstones").isEmpty) }
+        // Purged: the remote's whole state names no deletion any more.
+        #expect(try FolderRemoteFormat.open(set.remote).changes(since: nil).entries.allSatisfy { !$0.deleted })
         for dir in [a, b] {
             let check = try Workspace.open(at: dir, readOnly: true)
             #expect(check.verify() == [], "verify after gc stopped at \(point)")

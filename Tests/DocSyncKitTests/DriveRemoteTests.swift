@@ -225,7 +225,7 @@ final class DriveCopies {
     /// on from there; one that was behind reads the state whole and still gets every
     /// change, including a deletion, and pushes its own.
     @Test func upgradeKeepsEveryReplicaSyncing() throws {
-        let set = ReplicaSet()
+        let set = ReplicaSet(format: .shared)
         let a = try set.make("a")
         set.write(a, "keep.json", "{\"k\": 1}")
         set.write(a, "gone.json", "{\"g\": 1}")
@@ -256,7 +256,7 @@ final class DriveCopies {
     /// An upgrade that died before its commit point left a root commit behind; the next
     /// upgrade's `format` names its own, and the stray one is never read as the remote.
     @Test func strayRootOfADeadUpgradeIsIgnored() throws {
-        let set = ReplicaSet()
+        let set = ReplicaSet(format: .shared)
         let a = try set.make("a")
         set.write(a, "one.json", "{\"n\": 1}")
         try set.sync(a)
@@ -272,6 +272,21 @@ final class DriveCopies {
         try set.sync(b)
         try set.sync(a)
         #expect(set.snapshot(a).keys.sorted() == ["one.json", "three.json", "two.json"])
+    }
+
+    /// A git remote in a folder a sync service copies is warned about on every sync.
+    @Test func gitRemoteInADriveFolderWarns() throws {
+        let folder = TempFolder("gitindrive")
+        try FileManager.default.createDirectory(atPath: folder.sub("Shared/.stfolder"), withIntermediateDirectories: true)
+        _ = try GitRepository.openOrCreateBare(at: folder.sub("Shared/notes.git"))
+        let (ws, _) = try Workspace.initialize(at: folder.sub("tree"), remoteURL: folder.sub("Shared/notes.git"), kind: .git, replicaName: "a")
+        ws.close()
+        try Data("{\"v\": 1}".utf8).write(to: URL(fileURLWithPath: folder.sub("tree/x.json")))
+        let open = try Workspace.open(at: folder.sub("tree"), readOnly: false)
+        defer { open.close() }
+        let report = try open.run(.both)
+        #expect(report.warnings.contains { $0.contains("sync service") && $0.contains(".stfolder") }, "\(report.warnings)")
+        #expect(report.pushed.count == 1)
     }
 
     /// gc purges a tombstone every replica has read with a checkpoint commit; a replica
@@ -355,6 +370,16 @@ final class DriveCopies {
         #expect(changes?.snapshot == true)
         #expect(changes?.entries.map(\.refId) == ["d", "f"])
         #expect(DriveHistory.changes(from: (checkpoint, 2), to: after, in: c)?.snapshot == false)
+    }
+
+    @Test func gitRepositoryInADriveFolderIsNoticed() {
+        let syncthing: Set<String> = ["/home/u/Sync/.stfolder"]
+        #expect(DriveFolderSigns.reason(for: "/home/u/Sync/notes.git", exists: syncthing.contains, list: { _ in [] }) == "/home/u/Sync holds .stfolder")
+        #expect(DriveFolderSigns.reason(for: "/home/u/Dropbox/notes.git", exists: { _ in false }, list: { _ in [] }) != nil)
+        #expect(DriveFolderSigns.reason(for: "/srv/git/notes.git", exists: { _ in false }, list: { _ in [] }) == nil)
+        let copied = DriveFolderSigns.reason(for: "/srv/git/notes.git", exists: { _ in false },
+                                             list: { $0 == "/srv/git/notes.git/refs/heads" ? ["main", "main (conflicted copy)"] : [] })
+        #expect(copied?.contains("conflict copy of a branch") == true)
     }
 
     @Test func serviceConflictNamesAreRecognised() {

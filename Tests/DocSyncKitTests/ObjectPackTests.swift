@@ -172,7 +172,7 @@ import Testing
         #expect(Self.files(remoteObjects).packs.count == 2)
         let b = try set.make("b")
         #expect(set.snapshot(b) == set.snapshot(a))
-        let remote = DirectoryRemote(url: set.remote)
+        let remote = FolderRemoteFormat.open(set.remote)
         for (path, text) in firstVersions {
             let refId = try #require(field(text, "refId"))
             let history = try remote.history(of: refId, path: path)

@@ -39,11 +39,15 @@ func field(_ text: String?, _ key: String) -> String? {
 final class ReplicaSet {
     let folder = TempFolder("replicas")
     var remote: String { folder.sub("remote") }
+    /// The layout the first replica gives the remote (format 1 for tests of its own files).
+    let format: FolderRemoteFormat
+
+    init(format: FolderRemoteFormat = .drive) { self.format = format }
 
     func make(_ name: String) throws -> String {
         let dir = folder.sub(name)
         if name == "a" || !DirectoryRemote.isRemote(remote) {
-            let (ws, _) = try Workspace.initialize(at: dir, remoteURL: remote, replicaName: name)
+            let (ws, _) = try Workspace.initialize(at: dir, remoteURL: remote, replicaName: name, remoteFormat: format)
             ws.close()
         } else {
             let (ws, _) = try Workspace.clone(url: remote, into: dir, replicaName: name)

@@ -112,7 +112,9 @@ import Glibc
         let refId = field(set.read(a, "gone.json"), "refId")!
         try FileManager.default.removeItem(atPath: a + "/gone.json")
         try set.sync(a)
-        #expect(FileManager.default.fileExists(atPath: set.remote + "/.docsync/tombstones/\(refId).json"))
+        // The remote records the deletion: who, which version, where it was.
+        let deletion = try #require(try FolderRemoteFormat.open(set.remote).history(of: refId, path: nil).first)
+        #expect(deletion.deleted && deletion.path == "gone.json")
         #expect(!FileManager.default.fileExists(atPath: set.remote + "/gone.json"))
         try set.sync(b)
         #expect(!FileManager.default.fileExists(atPath: b + "/gone.json"))

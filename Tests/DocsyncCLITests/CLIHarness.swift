@@ -86,6 +86,9 @@ enum CLI {
 final class Sandbox {
     let root: String
     var remote: String { root + "/remote" }
+    /// Set by tests of format 1's own files (its lock, feed, generation, tombstone files):
+    /// `initReplica` makes the remote in format 1, held there (see DriveFolderRemote.upgrade).
+    var remoteFormat1 = false
 
     init(_ name: String = #function) {
         let clean = name.filter { $0.isLetter || $0.isNumber }.prefix(40)
@@ -106,7 +109,7 @@ final class Sandbox {
     func initReplica(_ name: String, files: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation) -> Replica {
         let replica = self.replica(name)
         for (path, text) in files { replica.write(path, text) }
-        let r = CLI.run(["init", "--remote", remote, "--name", name, name], in: root)
+        let r = CLI.run(["init", "--remote", remote, "--name", name, name] + (remoteFormat1 ? ["--remote-format", "1"] : []), in: root)
         #expect(r.exit == 0, r.comment, sourceLocation: sourceLocation)
         return replica
     }

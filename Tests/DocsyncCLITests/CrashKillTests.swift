@@ -9,7 +9,8 @@ import Testing
 /// The named steps each command reaches on each remote kind, written out here so that a
 /// step the engine stops reaching turns a test red instead of silently testing nothing.
 enum CrashTable {
-    enum Kind: String, CaseIterable, Sendable { case dir, git }
+    /// `dir` is a folder remote in the drive layout (the default), `dir1` one in format 1.
+    enum Kind: String, CaseIterable, Sendable { case dir, dir1, git }
 
     /// `docsync sync` with local edits and a remote change waiting. A folder remote writes
     /// the documents before its feed; a git push writes its objects, then moves the branch in one ref update
@@ -17,6 +18,8 @@ enum CrashTable {
     static let sync: [Kind: [String]] = [
         .dir: ["record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files",
                "remote.after-documents", "remote.after-feed", "push.after-remote-commit"],
+        .dir1: ["record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files",
+                "remote.after-documents", "remote.after-feed", "push.after-remote-commit"],
         .git: ["record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files",
                "git.before-ref-update", "remote.after-feed", "push.after-remote-commit"],
     ]
@@ -24,12 +27,14 @@ enum CrashTable {
     /// Steps only a large change reaches (a git commit of more than 100 new files writes a
     /// pack), each killed by a test of its own: `git.pack-appended` by
     /// `CorruptionTests.partialPackInTheGitCache`.
-    static let large: [Kind: [String]] = [.dir: [], .git: ["git.pack-appended"]]
+    static let large: [Kind: [String]] = [.dir: [], .dir1: [], .git: ["git.pack-appended"]]
 
-    /// `docsync gc` with a tombstone to purge. Only a folder remote writes a compacted feed.
+    /// `docsync gc` with a tombstone to purge. Only a format-1 folder remote writes a
+    /// compacted feed; the drive layout and git write one commit.
     static let gc: [Kind: [String]] = [
-        .dir: ["gc.after-remote-feed", "gc.after-remote-commit", "gc.after-state-reset", "gc.after-journal",
-               "gc.after-state", "gc.after-objects"],
+        .dir: ["gc.after-remote-commit", "gc.after-state-reset", "gc.after-journal", "gc.after-state", "gc.after-objects"],
+        .dir1: ["gc.after-remote-feed", "gc.after-remote-commit", "gc.after-state-reset", "gc.after-journal",
+                "gc.after-state", "gc.after-objects"],
         .git: ["gc.after-remote-commit", "gc.after-state-reset", "gc.after-journal", "gc.after-state",
                "gc.after-objects"],
     ]
@@ -37,7 +42,11 @@ enum CrashTable {
     /// `docsync resolve --take`, on either kind (it does not talk to the remote).
     static let resolve = ["resolve.after-journal"]
 
-    static func engineKind(_ kind: Kind) -> RemoteKind { kind == .dir ? .dir : .git }
+    /// An upgrade of a format-1 folder remote to the drive layout (by the first sync).
+    static let upgrade = ["upgrade.after-commit", "upgrade.after-format"]
+
+    static func engineKind(_ kind: Kind) -> RemoteKind { kind == .git ? .git : .dir }
+    static func format(_ kind: Kind) -> FolderRemoteFormat { kind == .dir1 ? .shared : .drive }
 }
 
 @Suite("The crash-point table") struct CrashTableTests {
@@ -45,10 +54,11 @@ enum CrashTable {
     func tableMatchesTheEngine() {
         for kind in CrashTable.Kind.allCases {
             #expect(CrashTable.sync[kind] == CrashPoint.points(for: CrashTable.engineKind(kind)), "sync, \(kind)")
-            #expect(CrashTable.gc[kind] == CrashPoint.gcPoints(for: CrashTable.engineKind(kind)), "gc, \(kind)")
+            #expect(CrashTable.gc[kind] == CrashPoint.gcPoints(for: CrashTable.engineKind(kind), format: CrashTable.format(kind)), "gc, \(kind)")
             #expect(CrashTable.large[kind] == CrashPoint.largeChangePoints(for: CrashTable.engineKind(kind)), "large, \(kind)")
         }
         #expect(CrashTable.resolve == CrashPoint.resolvePoints)
+        #expect(CrashTable.upgrade == CrashPoint.upgradePoints)
     }
 
     @Test("names every CrashPoint.hit in the sources, so none goes untested")
@@ -60,7 +70,7 @@ enum CrashTable {
             let text = try String(contentsOfFile: sources + "/" + relative, encoding: .utf8)
             for match in text.matches(of: #/CrashPoint\.hit\("([^"]+)"\)/#) { named.insert(String(match.1)) }
         }
-        let listed = CrashTable.Kind.allCases.reduce(into: Set<String>(CrashTable.resolve)) { all, kind in
+        let listed = CrashTable.Kind.allCases.reduce(into: Set<String>(CrashTable.resolve + CrashTable.upgrade)) { all, kind in
             all.formUnion(CrashTable.sync[kind]!)
             all.formUnion(CrashTable.gc[kind]!)
             all.formUnion(CrashTable.large[kind]!)
@@ -87,7 +97,7 @@ enum CrashTable {
     @Test(arguments: cases)
     func killedRunLosesNothing(_ c: Case) throws {
         let box = Sandbox("kill-\(c.point)-\(c.kind.rawValue)")
-        let remote = Reliability.remote(box, git: c.kind == .git)
+        let remote = Reliability.remote(box, git: c.kind == .git, format1: c.kind == .dir1)
         let a = box.replica("a")
         for name in ["both", "edit", "gone"] { a.write("\(name).json", "{\"v\": \"\(name)-0\"}") }
         #expect(CLI.run(["init", "--remote", remote, "a"], in: box.root).exit == 0)
@@ -154,7 +164,7 @@ enum CrashTable {
     @Test(arguments: cases)
     func killedGCLosesNothing(_ c: Case) throws {
         let box = Sandbox("gckill-\(c.point)-\(c.kind.rawValue)")
-        let remote = Reliability.remote(box, git: c.kind == .git)
+        let remote = Reliability.remote(box, git: c.kind == .git, format1: c.kind == .dir1)
         let a = box.replica("a")
         for name in ["keep", "both", "gone", "pending"] { a.write("\(name).json", "{\"v\": \"\(name)-0\"}") }
         #expect(CLI.run(["init", "--remote", remote, "a"], in: box.root).exit == 0)
@@ -193,7 +203,7 @@ enum CrashTable {
             let tree = CLI.runTool("/usr/bin/git", ["--git-dir", remote, "ls-tree", "-r", "--name-only", "main"], in: "/", env: Reliability.gitEnv).stdout
             #expect(!tree.contains(".docsync/tombstones/"), "\(tree)")
         } else {
-            #expect(Files.list(remote + "/.docsync/tombstones", skipMetadata: false).isEmpty)
+            #expect(Reliability.folderTombstones(remote).isEmpty)
             #expect(temporaryFiles(remote).isEmpty, "\(temporaryFiles(remote))")
         }
         for r in [a, b] {
@@ -212,6 +222,7 @@ enum CrashTable {
     @Test("the next push, by anyone, puts the remote folder back to what was committed: no ghost copy at a path the document left")
     func deadPushLeavesNoGhostCopies() {
         let box = Sandbox()
+        box.remoteFormat1 = true  // about format 1's own files
         let a = box.initReplica("A", files: ["a.json": "{\"v\": 1}\n", "other.json": "{\"o\": 1}\n"])
         a.sync()
         let b = box.clone("B")
@@ -243,6 +254,7 @@ enum CrashTable {
     @Test("killed again and resumed by the same replica: the document lands at its last path only")
     func sameReplicaResumes() {
         let box = Sandbox()
+        box.remoteFormat1 = true  // about format 1's own files
         let a = box.initReplica("A", files: ["a.json": "{\"v\": 1}\n"])
         a.sync()
         #expect(rename(a.path("a.json"), a.path("b.json")) == 0)
@@ -283,5 +295,40 @@ enum CrashTable {
         #expect(b.json("d.json")?["v"] as? Int == 2, "B's edit was not overwritten by A's old file")
         #expect(a.conflictCopies().isEmpty)
         #expect(a.run("verify").exit == 0)
+    }
+}
+
+// The first sync of a format-1 folder remote upgrades it to the drive layout; killed at
+// each step of the upgrade, the next runs finish it (or start again) and lose nothing.
+@Suite("upgrade killed at every step") struct UpgradeCrashKillTests {
+    @Test(arguments: CrashTable.upgrade)
+    func killedUpgradeLosesNothing(_ point: String) throws {
+        let box = Sandbox("upgradekill-\(point)")
+        Reliability.makeFormat1Remote(box.remote)
+        let a = box.initReplica("a", files: ["keep.json": "{\"v\": \"keep-0\"}", "gone.json": "{\"v\": \"gone-0\"}", "other.json": "{\"v\": \"other-0\"}"])
+        a.sync()
+        let b = box.clone("b")
+        b.write("keep.json", b.read("keep.json")!.replacing("keep-0", with: "keep-b"))
+        b.remove("gone.json")
+        b.sync()
+        a.write("other.json", a.read("other.json")!.replacing("other-0", with: "other-a"))
+        // Release the hold: the next sync that may write upgrades the remote.
+        let formatFile = box.remote + "/.docsync/format"
+        let held = try String(contentsOfFile: formatFile, encoding: .utf8)
+        try held.replacing("hold-format 1\n", with: "").write(toFile: formatFile, atomically: true, encoding: .utf8)
+
+        let killed = a.run("sync", env: ["DOCSYNC_CRASH_AT": point])
+        #expect(killed.exit == 137, "the upgrade never reached \(point): \(killed)")
+        for r in [a, b, a] { #expect(r.run("sync").exit == 0) }
+        let format = try String(contentsOfFile: formatFile, encoding: .utf8)
+        #expect(format.hasPrefix("docsync-remote 2\n"), "\(format)")
+        #expect(a.documents() == b.documents())
+        #expect(a.json("keep.json")?["v"] as? String == "keep-b")
+        #expect(a.json("other.json")?["v"] as? String == "other-a")
+        #expect(!a.exists("gone.json"))
+        for r in [a, b] { #expect(r.run("verify").exit == 0) }
+        #expect(!FileManager.default.fileExists(atPath: box.remote + "/.docsync/generation"))
+        let c = box.clone("c")
+        #expect(c.documents() == a.documents())
     }
 }

@@ -120,7 +120,7 @@ struct EditStyleTests {
         #expect(b.refId("sub/c.json") == ref, "the moved document keeps its identity")
         #expect(b.bytes("sub/c.json") == a.bytes("sub/c.json"))
         #expect(!FileManager.default.fileExists(atPath: box.remote + "/a.json"), "the old path must be gone on the remote")
-        #expect(Files.list(box.remote + "/.docsync/tombstones", skipMetadata: false).isEmpty, "a move is not a deletion")
+        #expect(Reliability.folderTombstones(box.remote).isEmpty, "a move is not a deletion")
         #expect(b.documents() == a.documents())
     }
 
@@ -136,11 +136,11 @@ struct EditStyleTests {
         #expect(pushed.stdout.contains("gone.json"), pushed.comment)
 
         #expect(!FileManager.default.fileExists(atPath: box.remote + "/gone.json"))
-        let tombstones = Files.tree(box.remote + "/.docsync/tombstones", skipMetadata: false)
+        let tombstones = Reliability.folderTombstones(box.remote)
         #expect(tombstones.count == 1, "expected one tombstone, found \(tombstones.keys.sorted())")
-        if let tombstone = tombstones.values.first.flatMap(JSONHelp.object) {
-            #expect(tombstone["refId"] as? String == ref, "the tombstone names the refId: \(tombstone)")
-            #expect(tombstone["changesetId"] as? String == changeset, "the tombstone names the deleted changesetId: \(tombstone)")
+        if let tombstone = tombstones.values.first {
+            #expect(tombstone.refId == ref, "the tombstone names the refId: \(tombstone)")
+            #expect(tombstone.changesetId == changeset, "the tombstone names the deleted changesetId: \(tombstone)")
         } else {
             Issue.record("the tombstone is not a JSON object")
         }

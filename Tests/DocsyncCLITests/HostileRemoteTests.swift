@@ -110,6 +110,7 @@ struct HostileRemoteTests {
     func folderRemote() throws {
         let started = Date()
         let box = Sandbox("hostile-remote-dir")
+        box.remoteFormat1 = true  // about format 1's own files
         let perimeter = Perimeter(box)
         let tag = perimeter.tag
         let a = box.initReplica("A", files: ["good.json": "{\"v\": \"good\"}\n"])

@@ -26,6 +26,8 @@ extension Prerequisite {
     Program(name: "unshare", paths: ["/usr/bin/unshare"], package: "util-linux"),
     Program(name: "flock", paths: ["/usr/bin/flock"], package: "util-linux"),
     Program(name: "systemd-analyze", paths: ["/usr/bin/systemd-analyze"], package: "systemd"),
+    Program(name: "unison", paths: ["/usr/bin/unison"], package: "unison"),
+    Program(name: "syncthing", paths: ["/usr/bin/syncthing"], package: "syncthing"),
   ]
 
   /// All of the named programs (from `programs`), as one prerequisite.
@@ -50,6 +52,9 @@ extension Prerequisite {
   /// The default pager, on a terminal made by script(1), bounded by timeout(1).
   static let less = programs("less", "script", "timeout")
   static let systemdAnalyze = programs("systemd-analyze")
+  /// The file-sync engines the drive-folder tests copy a remote's copies with.
+  static let unison = programs("unison")
+  static let syncthing = programs("syncthing")
 
   /// A user namespace of our own (`unshare -Ur`), where a test may lower a kernel limit.
   static let userNamespaces: Prerequisite = {

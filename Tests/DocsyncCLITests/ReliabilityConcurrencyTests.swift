@@ -186,6 +186,7 @@ struct ReliabilityConcurrencyTests {
     @Test("a sync SIGKILLed while holding both locks: the tree lock is free at once and the remote lock is broken on the next run")
     func staleLocksAfterKill() {
         let box = Sandbox()
+        box.remoteFormat1 = true  // about format 1's own files
         let a = box.initReplica("A", files: ["a.json": "{\"v\": \"a-0\"}\n"])
         a.sync()
         a.ok("config", "lock.waitSeconds", "0")

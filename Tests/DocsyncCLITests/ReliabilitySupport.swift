@@ -2,6 +2,7 @@
 // CorruptionTests, RandomKillTests, FullDiskTests). `scripts/reliability.sh` runs them and
 // collects the `RELIABILITY …` lines they print into its summary.
 
+import DocSyncKit
 import Foundation
 import Testing
 #if canImport(Glibc)
@@ -44,11 +45,32 @@ enum Reliability {
 
     /// The remote of a test: `box.remote` (a folder, created by `init`), or a new bare
     /// repository `remote.git` when `git` is set.
-    static func remote(_ box: Sandbox, git: Bool) -> String {
+    /// The remote of a test: a bare git repository, or a folder (in format 1 with
+    /// `format1`, made by `docsync init --remote-format 1`; else made by the first init).
+    static func remote(_ box: Sandbox, git: Bool, format1: Bool = false) -> String {
+        if format1 { makeFormat1Remote(box.remote) }
         guard git else { return box.remote }
         let repo = box.path("remote.git")
         makeBareRepo(repo)
         return repo
+    }
+
+    /// The tombstones of a folder remote, either layout, as its own reader sees them: the
+    /// deletions in its current state, refId to the tombstone's fields (format 1 keeps
+    /// each in `tombstones/`, the drive layout as an entry of a replica's commit).
+    static func folderTombstones(_ url: String) -> [String: RemoteEntry] {
+        guard let changes = try? FolderRemoteFormat.open(url).changes(since: nil) else { return [:] }
+        var found: [String: RemoteEntry] = [:]
+        for entry in changes.entries where entry.deleted { found[entry.refId] = entry }
+        return found
+    }
+
+    /// A new folder remote in format 1 at `path`, held there (docsync does not upgrade it).
+    static func makeFormat1Remote(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let maker = path + "-format1-maker"
+        let r = CLI.run(["init", "--remote", path, "--remote-format", "1", maker], in: "/")
+        #expect(r.exit == 0, r.comment, sourceLocation: sourceLocation)
+        try? FileManager.default.removeItem(atPath: maker)
     }
 
     /// `git fsck --strict` of a bare repository: clean, or the complaint.

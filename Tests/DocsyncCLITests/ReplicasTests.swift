@@ -47,7 +47,7 @@ import Testing
   }
 
   func tombstones(_ kind: Kind, _ url: String) -> [String] {
-    if kind == .dir { return Files.list(url + "/.docsync/tombstones", skipMetadata: false) }
+    if kind == .dir { return Reliability.folderTombstones(url).keys.sorted() }
     let r = CLI.runTool(
       "/usr/bin/git",
       ["--git-dir", url, "ls-tree", "-r", "--name-only", "main", ".docsync/tombstones/"], in: "/",
@@ -151,10 +151,12 @@ import Testing
       #expect(log.stdout.contains("Docsync-Version: \(version)"), log.comment)
       Reliability.fsck(url)
     } else {
+      // Said in the remote by the forgetting replica's own record (the drive layout
+      // writes no other replica's file); no reader counts the forgotten one any more.
+      let records = Files.tree(url + "/.docsync/replicas", skipMetadata: false)
       #expect(
-        !Files.list(url + "/.docsync/replicas", skipMetadata: false).contains {
-          $0.contains(awayId)
-        })
+        records.contains { $0.key.hasSuffix("info.json") && String(decoding: $0.value, as: UTF8.self).contains("\"forgets\"") },
+        "\(records.keys.sorted())")
     }
 
     // Forgotten: gc purges what it held back.

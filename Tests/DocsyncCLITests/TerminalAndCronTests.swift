@@ -155,6 +155,7 @@ struct TerminalAndCronTests {
   @Test("--quiet: another machine's remote lock exits 75 silently; status says why")
   func quietRemoteLocked() {
     let box = Sandbox()
+    box.remoteFormat1 = true  // about format 1's own files
     let a = box.initReplica("A", files: ["a.json": "{\"a\": 1}\n"])
     a.sync()
     a.ok("config", "remote.lockWaitSeconds", "0")

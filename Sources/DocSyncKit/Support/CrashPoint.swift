@@ -27,10 +27,14 @@ public enum CrashPoint {
     /// The steps `docsync gc` on `kind` really reaches, in order: the remote's tombstone
     /// purge (only a folder remote writes a compacted feed; git's purge is one commit), the
     /// journal swap (see JournalCompaction), the sweep.
-    public static func gcPoints(for kind: RemoteKind) -> [String] {
-        let remote = kind == .dir ? ["gc.after-remote-feed", "gc.after-remote-commit"] : ["gc.after-remote-commit"]
+    public static func gcPoints(for kind: RemoteKind, format: FolderRemoteFormat = .drive) -> [String] {
+        let remote = kind == .dir && format == .shared ? ["gc.after-remote-feed", "gc.after-remote-commit"] : ["gc.after-remote-commit"]
         return remote + ["gc.after-state-reset", "gc.after-journal", "gc.after-state", "gc.after-objects"]
     }
+
+    /// The steps of an upgrade of a format-1 folder remote (DriveFolderRemote.upgrade):
+    /// its checkpoint commit written, then its `format` replaced (the commit point).
+    public static let upgradePoints = ["upgrade.after-commit", "upgrade.after-format"]
 
     /// The step of `docsync resolve` between journaling the resolve (the file operation,
     /// its local action and the resolve, one batch) and doing it.

@@ -19,8 +19,10 @@ extension Workspace {
     public func run(_ direction: Direction, options: SyncOptions = SyncOptions()) throws -> SyncReport {
         var report = SyncReport()
         report.dryRun = options.dryRun
-        report.warnings += warnings
         let remote = try makeRemote()
+        // After the remote is made: making it may warn (an upgrade, a git repository in a
+        // drive folder).
+        report.warnings += warnings
         // First contact: the remote's documents are listed before anything is recorded,
         // so that files without ids of their own (or with ids docsync gave them while the
         // remote was out of reach) join the documents at their paths. A remote that

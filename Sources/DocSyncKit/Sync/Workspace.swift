@@ -121,8 +121,10 @@ public final class Workspace {
     /// Makes `directory` a working tree. A remote URL that names a missing or empty
     /// folder becomes a new remote.
     @discardableResult
+    /// - Parameter remoteFormat: the layout a new folder remote gets (default: the drive
+    ///   layout, see `FolderRemoteFormat.forNewRemotes`).
     public static func initialize(at directory: String, remoteURL: String?, kind: RemoteKind? = nil, branch: String? = nil,
-                                  replicaName: String? = nil) throws -> (Workspace, createdRemote: Bool) {
+                                  replicaName: String? = nil, remoteFormat: FolderRemoteFormat? = nil) throws -> (Workspace, createdRemote: Bool) {
         let root = FileSystem.absolute(directory)
         let layout = TreeLayout(root: root)
         // A `.docsync/` that lost its config still holds the journal and state: never
@@ -153,7 +155,7 @@ public final class Workspace {
                 if let branch { try config.set("remote.branch", branch) }
             } else {
                 if FolderRemoteFormat.of(address.url) == nil && !DirectoryRemote.isRemote(address.url) {
-                    try FolderRemoteFormat.create(at: address.url, format: FolderRemoteFormat.forNewRemotes)
+                    try FolderRemoteFormat.create(at: address.url, format: remoteFormat ?? FolderRemoteFormat.forNewRemotes)
                     createdRemote = true
                 }
                 try config.set("remote.url", address.url)
@@ -369,10 +371,25 @@ public final class Workspace {
         switch config["remote.kind"] ?? RemoteKind.detect(url).rawValue {
         case RemoteKind.git.rawValue:
             let settings = GitTransportSettings(sshKey: config["remote.sshKey"], knownHosts: config["remote.knownHosts"], caFile: config["remote.caFile"])
+            if let path = RemoteIdentity.localGitPath(url),
+               let sign = DriveFolderSigns.reason(for: path, exists: FileSystem.exists, list: { (try? FileSystem.listDirectory($0)) ?? [] }) {
+                let warning = "\(url): this git repository seems to be in a folder a sync service copies between machines (\(sign)); "
+                    + "git's refs and packs break there and pushes can be lost. Use a folder remote there (docsync init --remote FOLDER), or a git server"
+                if !warnings.contains(warning) { warnings.append(warning) }
+            }
             return try GitRemote(url: url, branch: config["remote.branch"] ?? "main", cachePath: layout.metadata + "/git", settings: settings)
         default:
-            return FolderRemoteFormat.open(url, lockStaleSeconds: config.number("remote.lockStaleSeconds"),
-                                           lockWaitSeconds: config.number("remote.lockWaitSeconds"))
+            let (stale, wait) = (config.number("remote.lockStaleSeconds"), config.number("remote.lockWaitSeconds"))
+            // A format-1 remote moves to the drive layout on the first run that may write
+            // (see DriveFolderRemote.upgrade); a read-only run reads it as it is.
+            if !readOnly, FolderRemoteFormat.upgradable(url) {
+                let upgrade = try DriveFolderRemote.upgrade(url, replica: replicaInfo, lockStaleSeconds: stale, lockWaitSeconds: wait)
+                if let from = upgrade.from {
+                    warnings.append("\(url): upgraded the folder remote to the drive layout (docsync-remote 2) from format 1 at \(from); "
+                        + "docsync releases before it cannot sync with it any more")
+                }
+            }
+            return FolderRemoteFormat.open(url, lockStaleSeconds: stale, lockWaitSeconds: wait)
         }
     }
 

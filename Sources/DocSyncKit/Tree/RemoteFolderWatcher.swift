@@ -17,6 +17,8 @@ public final class RemoteFolderWatcher {
     private let drive: DriveLayout?
     private var watched = Set<String>()
     private var replicasWatch: Int32 = -1
+    /// This replica's own folder is never watched: its pushes need no wake-up.
+    private let ownReplica: String
     /// Watches that only say "a replica folder changed": look for new commit folders.
     private var joinWatches = Set<Int32>()
 
@@ -27,6 +29,7 @@ public final class RemoteFolderWatcher {
         let root = DirectoryRemote(url: url).root
         folder = root + "/.docsync"
         drive = FolderRemoteFormat.of(url) == .drive ? DriveLayout(root: root) : nil
+        ownReplica = config.replicaId
         fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
         guard fd >= 0 else { return nil }
         let mask = UInt32(IN_MOVED_TO) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_ONLYDIR)
@@ -45,10 +48,13 @@ public final class RemoteFolderWatcher {
 
     deinit { close(fd) }
 
-    /// Adds a watch on every replica's commit folder not watched yet.
-    private func watchCommitFolders() {
-        guard let drive else { return }
-        for name in (try? FileSystem.listDirectory(drive.replicas)) ?? [] where DriveLayout.isPlainName(name) && !watched.contains(name) {
+    /// Adds a watch on every replica's commit folder not watched yet; true if one of
+    /// them already holds a commit (it arrived before its folder was watched).
+    @discardableResult
+    private func watchCommitFolders() -> Bool {
+        guard let drive else { return false }
+        var arrived = false
+        for name in (try? FileSystem.listDirectory(drive.replicas)) ?? [] where DriveLayout.isPlainName(name) && !watched.contains(name) && name != ownReplica {
             let commits = drive.commits(name)
             // Only ever read: the folder is replica `name`'s. Until it has a commits
             // folder, its own folder is watched for one to appear.
@@ -58,8 +64,12 @@ public final class RemoteFolderWatcher {
                 }
                 continue
             }
-            if inotify_add_watch(fd, commits, UInt32(IN_MOVED_TO) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_ONLYDIR)) >= 0 { watched.insert(name) }
+            if inotify_add_watch(fd, commits, UInt32(IN_MOVED_TO) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_ONLYDIR)) >= 0 {
+                watched.insert(name)
+                arrived = arrived || ((try? FileSystem.listDirectory(commits)) ?? []).contains { DriveLayout.commitName($0) != nil }
+            }
         }
+        return arrived
     }
 
     /// Reads every queued event (never blocks); true when another push may have landed.
@@ -76,10 +86,7 @@ public final class RemoteFolderWatcher {
                 pushed = true
             }
         }
-        if joined {
-            watchCommitFolders()
-            pushed = true
-        }
+        if joined, watchCommitFolders() { pushed = true }
         return pushed
     }
 }

@@ -35,8 +35,17 @@ extension DocSync {
         @Option(help: ArgumentHelp("A readable name for this replica (default: the host name).", valueName: "NAME"))
         var name: String?
 
+        @Option(help: ArgumentHelp("For a new folder remote: its layout, 2 (the default: any folder, cloud drives and Syncthing included) or 1 (a shared file system only, for docsync releases before 2 to sync with; docsync then never upgrades it).", valueName: "N"))
+        var remoteFormat: Int?
+
         @Argument(help: "The folder to make a working tree (created if missing).")
         var directory: String?
+
+        func validate() throws {
+            if let remoteFormat, FolderRemoteFormat(rawValue: remoteFormat) == nil {
+                throw ValidationError("--remote-format must be 1 or 2, not \(remoteFormat)")
+            }
+        }
 
         func run() throws {
             Output.configure(global)
@@ -46,7 +55,8 @@ extension DocSync {
             try address?.checkSeparate(fromTree: FileSystem.absolute(path))
             try FileSystem.createDirectories(FileSystem.absolute(path))
             let (workspace, createdRemote) = try Workspace.initialize(at: path, remoteURL: address?.url, kind: address?.kind,
-                                                                      branch: remoteOptions.branch, replicaName: name)
+                                                                      branch: remoteOptions.branch, replicaName: name,
+                                                                      remoteFormat: remoteFormat.flatMap(FolderRemoteFormat.init(rawValue:)))
             defer { workspace.close() }
             let tree = TreeJSON(workspace, remote: RemoteJSON(workspace.config, created: createdRemote))
             if global.json { try Output.json(tree, command: "init"); return }

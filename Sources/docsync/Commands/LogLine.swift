@@ -35,7 +35,7 @@ enum LogLine {
         " \(path ?? "")  \(changesetId)  \(side.rawValue) "
         + (deleted ? "deletion lost to an edit" : "version stored")
     case .cursor(let cursor):
-      text += " remote at \(cursor)"
+      text += " remote at " + RemoteCursorText.display(cursor) { ReplicaLabel.text($0, names: names) }
     case .resolve(_, let changesetId, let path, let take):
       text += " \(path ?? "")" + (changesetId.map { "  \($0)" } ?? "") + "  (took \(take))"
     }

@@ -147,7 +147,13 @@ extension DocSync {
             if pending { entries = entries.filter(\.pending) }
             entries = window(entries) { $0.entry.time }
             // The remote's replica records only when an entry names another replica.
-            let names = workspace.replicaNames(fromRemote: entries.contains { $0.entry.kind == .held })
+            // The remote's records name other replicas: needed for held versions, and for
+            // cursor lines of a drive-layout remote (which name the replica of the push).
+            let names = workspace.replicaNames(fromRemote: entries.contains { item in
+                if item.entry.kind == .held { return true }
+                if case .cursor(let cursor) = item.entry.event { return RemoteCursorText.namesReplicas(cursor) }
+                return false
+            })
             if global.json {
                 try Output.json(["entries": entries.map { LogEntryJSON(item: $0, replicaNames: names) }], command: "log")
                 return

@@ -44,3 +44,17 @@ struct DriveCursor: Equatable, Sendable {
         self.seen = seen
     }
 }
+
+/// How a remote cursor is shown to people (`docsync log`).
+public enum RemoteCursorText {
+    /// A drive-layout cursor as the push it is at (`push 3 of laptop (0c257acab335)`,
+    /// with `label` naming the replica); other cursors as they are.
+    /// Whether `display` names a replica for this cursor.
+    public static func namesReplicas(_ cursor: String) -> Bool { DriveCursor(cursor)?.tip != nil }
+
+    public static func display(_ cursor: String, label: (String) -> String) -> String {
+        guard let drive = DriveCursor(cursor) else { return cursor }
+        guard let tip = drive.tip, let parts = DriveCommit.parts(of: tip) else { return "an empty folder remote" }
+        return "push \(parts.seq) of \(label(parts.replica))"
+    }
+}

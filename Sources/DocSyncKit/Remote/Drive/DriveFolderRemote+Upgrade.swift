@@ -55,14 +55,22 @@ extension DriveFolderRemote {
         try FileSystem.writeAtomically(drive.layout.format,
                                        Array("\(formatHeader)\nid \(id)\nbase \(header.commit)\nupgraded-from \(report.from!)\n".utf8))
         try CrashPoint.hit("upgrade.after-format")
-        for name in (try? FileSystem.listDirectory(old.meta)) ?? [] where name == "generation" || name == "feed" || name.hasPrefix("feed-") || name == "intent" {
-            try? FileSystem.removeFile(old.meta + "/" + name)
-        }
-        if let names = try? FileSystem.listDirectory(old.meta + "/tombstones") {
-            for name in names { try? FileSystem.removeFile(old.meta + "/tombstones/" + name) }
-            rmdir(old.meta + "/tombstones")
-        }
+        drive.removeFormat1Leftovers()
         return report
+    }
+
+    /// Removes what format 1 kept that the drive layout does not read (`generation`, the
+    /// feeds, `intent`, `tombstones/`): after an upgrade, or by the next push if the
+    /// upgrade died after its commit point. Nobody writes these files any more.
+    func removeFormat1Leftovers() {
+        guard FileSystem.exists(layout.meta + "/generation") || FileSystem.exists(layout.meta + "/tombstones") else { return }
+        for name in (try? FileSystem.listDirectory(layout.meta)) ?? [] where name == "generation" || name == "feed" || name.hasPrefix("feed-") || name == "intent" {
+            try? FileSystem.removeFile(layout.meta + "/" + name)
+        }
+        if let names = try? FileSystem.listDirectory(layout.meta + "/tombstones") {
+            for name in names { try? FileSystem.removeFile(layout.meta + "/tombstones/" + name) }
+        }
+        rmdir(layout.meta + "/tombstones")
     }
 }
 
@@ -83,21 +91,43 @@ public enum FolderRemoteFormat: Int, Sendable {
         return nil
     }
 
-    /// The layout `init --remote` gives a new folder remote: `DOCSYNC_REMOTE_FORMAT=2`
-    /// (or `drive`) picks the drive layout; format 1 is still the default.
+    /// The layout a new folder remote gets when none is asked for: the drive layout;
+    /// `DOCSYNC_REMOTE_FORMAT=1` in the environment makes format 1 the default (for a
+    /// fleet that still runs docsync releases before the drive layout).
     public static var forNewRemotes: FolderRemoteFormat {
-        switch ProcessInfo.processInfo.environment["DOCSYNC_REMOTE_FORMAT"] {
-        case "2", "drive": return .drive
-        default: return .shared
+        ProcessInfo.processInfo.environment["DOCSYNC_REMOTE_FORMAT"] == "1" ? .shared : .drive
+    }
+
+    /// Makes a new, empty folder remote at `url` in `format`. A format-1 remote made on
+    /// purpose is held there: `format` says `hold-format 1`, and docsync does not
+    /// upgrade it (older releases ignore the line).
+    public static func create(at url: String, format: FolderRemoteFormat) throws {
+        switch format {
+        case .shared:
+            let fresh = !DirectoryRemote.isRemote(url)
+            try DirectoryRemote.create(at: url)
+            if fresh { try hold(url) }
+        case .drive: try DriveFolderRemote.create(at: url)
         }
     }
 
-    /// Makes a new, empty folder remote at `url` in `format`.
-    public static func create(at url: String, format: FolderRemoteFormat) throws {
-        switch format {
-        case .shared: try DirectoryRemote.create(at: url)
-        case .drive: try DriveFolderRemote.create(at: url)
-        }
+    /// Marks the format-1 remote at `url` as one docsync must not upgrade.
+    public static func hold(_ url: String) throws {
+        let remote = DirectoryRemote(url: url)
+        let path = remote.meta + "/format"
+        let text = String(decoding: try FileSystem.readFile(path), as: UTF8.self)
+        guard !isHeld(text) else { return }
+        try FileSystem.writeAtomically(path, Array((text.hasSuffix("\n") ? text : text + "\n").utf8) + Array("hold-format 1\n".utf8))
+    }
+
+    static func isHeld(_ formatText: String) -> Bool {
+        formatText.split(separator: "\n").contains("hold-format 1")
+    }
+
+    /// Whether the folder remote at `url` is in format 1 and may be upgraded.
+    public static func upgradable(_ url: String) -> Bool {
+        guard of(url) == .shared, let bytes = try? FileSystem.readFile(DirectoryRemote(url: url).meta + "/format") else { return false }
+        return !isHeld(String(decoding: bytes, as: UTF8.self))
     }
 
     /// The remote object for the folder at `url`, in the layout it is in (format 1 when

@@ -301,6 +301,7 @@ public final class DriveFolderRemote: Remote {
         }
         let lock = try DriveLocalLock.acquire(layout.localLock, waitSeconds: lockWaitSeconds, url: displayURL)
         defer { lock.release() }
+        removeFormat1Leftovers()
         let files = DriveCommitFiles(layout: layout)
         let now = try scan(from: expected, format: format, files: files)
         // Compare and swap against everything that has arrived here: a push never lands
@@ -335,9 +336,14 @@ public final class DriveFolderRemote: Remote {
         }
         let header = DriveCommit.Header(commit: DriveCommit.makeId(replica: replica.replicaId, seq: seq), replica: replica.replicaId, seq: seq,
                                         parent: expected?.tip, height: (expected?.height ?? 0) + 1, time: time, entries: entries.count)
+        // The view before the commit: a push killed after its commit leaves a view that
+        // matches it, and one killed before is pushed again by the retry, which writes the
+        // same view. (Killed before, and the document moved again before the retry: its
+        // uncommitted copy stays at the old path, in the view only.)
+        writeView(writes)
+        try CrashPoint.hit("remote.after-documents")
         let committed = try writeCommit(DriveCommit(header: header, entries: entries))
         try CrashPoint.hit("remote.after-feed")
-        writeView(writes)
         var next = DriveCursor(remoteId: format.remoteId, tip: committed.commit, height: committed.height, seen: expected?.seen ?? [:])
         if (next.seen[replica.replicaId] ?? 0) == seq - 1 { next.seen[replica.replicaId] = seq }
         try? writeInfo(replica, seen: next.text)
@@ -367,8 +373,7 @@ public final class DriveFolderRemote: Remote {
         return commit.header
     }
 
-    /// The readable copies at the documents' paths, after the commit: a view for people,
-    /// never read back. A file there that is not a version docsync has is kept under
+    /// The readable copies at the documents' paths: a view for people, never read back. A file there that is not a version docsync has is kept under
     /// `.docsync/displaced/` before it is replaced or removed, and a sync service's
     /// conflict copy of a document is removed once its bytes are a version in objects/.
     private func writeView(_ writes: [RemoteWrite]) {
@@ -422,18 +427,47 @@ public final class DriveFolderRemote: Remote {
         var forgets: [String: Int64]? = nil
     }
 
+    /// A replica's record: the newest of `info.json` and any copies a sync service made
+    /// of it (`info (conflicted copy).json`: a mesh of services can make one even though
+    /// only the replica writes the file), with the `forgets` of all of them.
     func readInfo(_ replica: String) -> Info? {
-        guard let bytes = try? FileSystem.readFile(layout.info(replica)) else { return nil }
-        return try? JSONDecoder().decode(Info.self, from: Data(bytes))
+        var newest: Info?
+        var forgets: [String: Int64] = [:]
+        for path in infoFiles(replica) {
+            guard let bytes = try? FileSystem.readFile(path), let info = try? JSONDecoder().decode(Info.self, from: Data(bytes)) else { continue }
+            for (id, time) in info.forgets ?? [:] { forgets[id] = max(forgets[id] ?? 0, time) }
+            if newest.map({ info.time > $0.time }) ?? true { newest = info }
+        }
+        if !forgets.isEmpty { newest?.forgets = forgets }
+        return newest
+    }
+
+    /// `info.json` and the service copies of it in a replica's folder.
+    func infoFiles(_ replica: String) -> [String] {
+        let folder = layout.replicaFolder(replica)
+        let names = (try? FileSystem.listDirectory(folder)) ?? []
+        return names.filter { $0 == "info.json" || SyncServiceConflictName.original(of: $0) == "info.json" }.sorted().map { folder + "/" + $0 }
     }
 
     func writeInfo(_ replica: ReplicaInfo, seen cursor: String, forgetting: String? = nil) throws {
         let now = FileSystem.currentTimeNanos / 1_000_000
         let old = readInfo(replica.replicaId)
-        if forgetting == nil, let old, old.seen == cursor, old.name == replica.name, old.version == replica.version,
+        let copies = infoFiles(replica.replicaId).filter { !$0.hasSuffix("/info.json") }
+        // A replica someone forgot since its record was written is known again as soon as
+        // it syncs (even with nothing new), as in format 1, where forgetting deletes the record.
+        let forgotten = old.map { old in infos(includingForgotten: true).contains { ($0.forgets?[replica.replicaId] ?? 0) >= old.time } } ?? false
+        if forgetting == nil, copies.isEmpty, !forgotten, let old, old.seen == cursor, old.name == replica.name, old.version == replica.version,
            now - old.time < DirectoryRemote.replicaRecordRefreshMillis { return }
+        // The copies a service made are read (their `forgets` kept) and then tidied: the
+        // folder is this replica's own.
+        defer { for copy in copies { try? FileSystem.removeFile(copy) } }
         var info = Info(replicaId: replica.replicaId, name: replica.name, seen: cursor, time: now, version: replica.version, forgets: old?.forgets)
-        if let forgetting { info.forgets = (info.forgets ?? [:]).merging([forgetting: now]) { $1 } }
+        if forgetting != replica.replicaId { info.forgets?[replica.replicaId] = nil }
+        if let forgetting {
+            info.forgets = (info.forgets ?? [:]).merging([forgetting: now]) { $1 }
+            // Forgetting itself: the record must read as older than the forgetting.
+            if forgetting == replica.replicaId { info.time = now - 1 }
+        }
         try FileSystem.createDirectories(layout.replicaFolder(replica.replicaId))
         try FileSystem.writeAtomically(layout.info(replica.replicaId), Array(try DirectoryRemote.json(info).utf8) + [10])
     }
@@ -447,7 +481,7 @@ public final class DriveFolderRemote: Remote {
     /// Every replica record here, without those a replica was told to forget after the
     /// record was written. Records of format 1 (`replicas/<id>.json`) count too: a
     /// replica that has not synced since the upgrade is still known.
-    func infos() -> [Info] {
+    func infos(includingForgotten: Bool = false) -> [Info] {
         let names = (try? FileSystem.listDirectory(layout.replicas)) ?? []
         var records: [Info] = []
         for name in names.sorted() {
@@ -459,6 +493,7 @@ public final class DriveFolderRemote: Remote {
                 records.append(Info(replicaId: old.replicaId, name: old.name, seen: old.seen, time: old.time, version: old.version))
             }
         }
+        if includingForgotten { return records }
         var forgotten: [String: Int64] = [:]
         for info in records { for (id, time) in info.forgets ?? [:] { forgotten[id] = max(forgotten[id] ?? 0, time) } }
         return records.filter { info in forgotten[info.replicaId].map { info.time > $0 } ?? true }

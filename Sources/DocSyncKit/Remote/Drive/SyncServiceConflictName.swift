@@ -11,8 +11,15 @@
 /// | Unison (`copyonconflict`) | `notes (conflict on 2026-11-26).json`, `notes (conflict #1 on …).json` |
 /// | Resilio Sync | `notes.Conflict.json`, `notes (Conflict).json` |
 enum SyncServiceConflictName {
-    /// The name of the file `name` is a conflict copy of, or nil if it is not one.
+    /// The name of the file `name` is a conflict copy of (of a copy of a copy, too), or
+    /// nil if it is not one.
     static func original(of name: String, hosts: [String] = []) -> String? {
+        guard var found = once(name, hosts: hosts) else { return nil }
+        while let deeper = once(found, hosts: hosts) { found = deeper }
+        return found
+    }
+
+    private static func once(_ name: String, hosts: [String]) -> String? {
         let (stem, ext) = split(name)
         // Syncthing: `<stem>.sync-conflict-<date>-<time>-<device>`.
         if let range = stem.range(of: ".sync-conflict-") { return String(stem[..<range.lowerBound]) + ext }
