@@ -14,6 +14,9 @@
 #   RUNS         runs of the cheap operations (no-op status and sync; default 5)
 #   HEAVY_RUNS   runs of first push and clone (default 3, or 1 when N > 20000)
 #   MID_RUNS     runs of the 1% push and pull (default 3, or 2 when N > 20000)
+#   FOLDER_FORMAT1  set to measure the folder remote in format 1 too, beside the drive
+#                layout (rows ending in -f1)
+#   ONLY_FOLDER  set to measure only the folder remote's rows (with SKIP_PEERS: no peers)
 #   SKIP_PEERS   set to measure docsync only (the 1,000,000 run: SKIP_PEERS=1
 #                scripts/bench.sh 1000000, about 50 minutes on 2 cores)
 #
@@ -110,15 +113,26 @@ EOF
   echo "   $(find "$W/gen" -name '*.json' | wc -l) files, $(du -sb "$W/gen" | cut -f1) bytes"
 
   # ---- folder remote -------------------------------------------------------------
-  echo "== folder remote"
-  hf push-folder "$heavy" "$A $W/df && mkdir -p $W/df && cp -a $W/gen $W/df/tree && $bin init -q --remote $W/df/remote $W/df/tree" \
-    "$bin -C $W/df/tree push --quiet"
-  "$bin" -C "$W/df/tree" sync --quiet; sleep 2; "$bin" -C "$W/df/tree" sync --quiet   # settle racy index entries
-  noop noop-folder "$bin -C $W/df/tree sync --quiet" "$W/df/tree" "$W/df/remote"
-  hf change-folder "$mid" "$M $W/df/tree" "$bin -C $W/df/tree push --quiet"
-  hf clone-folder "$heavy" "$A $W/df/clone" "$bin clone -q $W/df/remote $W/df/clone"
-  "$bin" clone -q "$W/df/remote" "$W/df/tree2"
-  hf pull-folder "$mid" "$M $W/df/tree && $bin -C $W/df/tree push --quiet" "$bin -C $W/df/tree2 pull --quiet"
+  # folder_rows SUFFIX DIR INIT-FLAGS: the folder remote's rows, in one layout.
+  folder_rows() {
+    local sfx=$1 D=$2 flags=$3
+    hf push-folder$sfx "$heavy" "$A $D && mkdir -p $D && cp -a $W/gen $D/tree && $bin init -q $flags --remote $D/remote $D/tree" \
+      "$bin -C $D/tree push --quiet"
+    "$bin" -C "$D/tree" sync --quiet; sleep 2; "$bin" -C "$D/tree" sync --quiet   # settle racy index entries
+    noop noop-folder$sfx "$bin -C $D/tree sync --quiet" "$D/tree" "$D/remote"
+    hf change-folder$sfx "$mid" "$M $D/tree" "$bin -C $D/tree push --quiet"
+    hf clone-folder$sfx "$heavy" "$A $D/clone" "$bin clone -q $D/remote $D/clone"
+    "$bin" clone -q "$D/remote" "$D/tree2"
+    hf pull-folder$sfx "$mid" "$M $D/tree && $bin -C $D/tree push --quiet" "$bin -C $D/tree2 pull --quiet"
+  }
+  echo "== folder remote (drive layout, the default)"
+  folder_rows "" "$W/df" ""
+  # FOLDER_FORMAT1=1: the same rows on a format-1 remote, beside them (the "-f1" rows).
+  if [ -n "${FOLDER_FORMAT1:-}" ]; then
+    echo "== folder remote (format 1)"
+    folder_rows "-f1" "$W/df1" "--remote-format 1"
+  fi
+  [ -n "${ONLY_FOLDER:-}" ] && continue
 
   if [ -z "${SKIP_PEERS:-}" ]; then
     mkdir -p "$W/rs" && cp -a "$W/gen" "$W/rs/src"

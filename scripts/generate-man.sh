@@ -223,7 +223,12 @@ differs), never a second copy.
 Any number of machines may sync with one remote at the same moment.
 Every push is a compare-and-swap: it lands only if the remote is still where its pull
 left it, else it pulls, merges and retries (5 times, then exit 75).
-A folder remote serialises pushes with a lock taken by
+A folder remote in the drive layout commits each push as a new file of its own replica
+(written once, by rename), so pushes never write the same file; pushes on one machine
+take
+.Xr flock 2
+first, which only saves them a fork.
+A format-1 folder remote serialises pushes with a lock taken by
 .Xr link 2
 and commits with one atomic rename; on NFS it relies on NFSv3 or later (atomic
 .Xr link 2
@@ -236,7 +241,13 @@ compare-and-swap of the branch under git's own ref lock; over ssh, git:// and ht
 server's receive-pack does it.
 A replica whose pushed commit is gone from a git remote's history (a force-push) sends
 its versions again and never reads that as deletions.
-A cloud-drive folder (Dropbox, Syncthing and the like) is not safe as a folder remote yet.
+A folder remote in the drive layout (the default,
+.Ql docsync-remote 2 )
+is safe in a cloud-drive or Syncthing folder too: no file in it is written by two
+replicas, files that arrive late or torn are waited for, and two pushes that did not
+see each other are merged by the next sync.
+A format-1 folder remote is upgraded to it by the first run that may write to it.
+A git repository must not live in a drive folder; docsync warns when it sees one there.
 See
 .Pa docs/SYNC.md
 (Several machines at once).
@@ -246,6 +257,12 @@ See
 Width used to wrap
 .Fl -help
 output.
+.It Ev DOCSYNC_REMOTE_FORMAT
+Set to
+.Ql 1 ,
+new folder remotes are made in format 1 (for a fleet that still runs docsync releases
+before the drive layout), as with
+.Fl -remote-format Ar 1 .
 .It Ev DOCSYNC_GIT_TOKEN , Ev DOCSYNC_GIT_USER
 Git remotes over https: the token (password) and user name to send.
 Without a token,
@@ -341,7 +358,18 @@ until a later sync succeeds.
 .It Pa .docsync/git
 Git remotes: a bare repository caching the fetched history.
 .It Ar remote Ns Pa /.docsync/
-A directory remote's metadata:
+A directory remote's metadata.
+In the drive layout:
+.Pa format ,
+.Pa objects/ ,
+.Pa replicas/ Ns Ar id Ns Pa /commits/ Ns Ar n Ns Pa .json
+(each replica's pushes, written once),
+.Pa replicas/ Ns Ar id Ns Pa /info.json
+and
+.Pa push.lock
+(only ever locked with
+.Xr flock 2 ) .
+In format 1:
 .Pa format ,
 .Pa generation ,
 .Pa feed

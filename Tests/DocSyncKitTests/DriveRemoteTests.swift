@@ -221,6 +221,60 @@ final class DriveCopies {
         #expect(drive.read("a", "x.json") == before)
     }
 
+    /// A pack whose index arrived before all of its bytes holds nothing yet: the push
+    /// that wrote it waits, and is read once the pack is whole.
+    @Test func packStillBeingCopiedWaits() throws {
+        let drive = DriveCopies()
+        try drive.make("a")
+        try drive.make("b")
+        for i in 0..<40 { drive.write("b", "doc\(i).json", "{\"n\": \(i)}") }
+        try drive.sync("b")
+        drive.propagate("b", "a")
+        let packs = drive.copy("a") + "/.docsync/objects/packs"
+        let pack = try #require(try FileManager.default.contentsOfDirectory(atPath: packs).first { $0.hasSuffix(".pack") })
+        let whole = try Data(contentsOf: URL(fileURLWithPath: packs + "/" + pack))
+        try whole.prefix(whole.count - 10).write(to: URL(fileURLWithPath: packs + "/" + pack))
+        let early = try drive.sync("a")
+        #expect(early.notices.contains { $0.contains("not fully arrived yet") }, "\(early.notices)")
+        #expect(drive.documents("a").isEmpty && early.problems.isEmpty)
+        try whole.write(to: URL(fileURLWithPath: packs + "/" + pack))
+        try drive.sync("a")
+        #expect(drive.documents("a").count == 40)
+    }
+
+    /// A docsync release before the drive layout reads `format` with format 1's code: it
+    /// refuses the remote with a sentence, and never reads it as empty.
+    @Test func format1ReaderRefusesTheDriveLayoutClearly() throws {
+        let drive = DriveCopies()
+        try drive.make("a")
+        drive.write("a", "x.json", "{\"v\": 1}")
+        try drive.sync("a")
+        #expect {
+            _ = try DirectoryRemote(url: drive.copy("a")).changes(since: nil)
+        } throws: { error in
+            (error as? RemoteError)?.localizedDescription.contains("not a docsync remote format this version understands") == true
+        }
+    }
+
+    /// The readable copies are a view: one edited in the remote folder (or not arrived)
+    /// is no problem for `verify`, and is never pulled.
+    @Test func aLaggingViewIsNoProblem() throws {
+        let drive = DriveCopies()
+        try drive.make("a")
+        drive.write("a", "x.json", "{\"v\": 1}")
+        try drive.sync("a")
+        try drive.make("b")
+        try Data("{\"v\": \"edited in the share\"}".utf8).write(to: URL(fileURLWithPath: drive.copy("a") + "/x.json"))
+        try FileManager.default.removeItem(atPath: drive.copy("b") + "/x.json")
+        for name in ["a", "b"] {
+            let ws = try Workspace.open(at: drive.tree(name), readOnly: true)
+            #expect(ws.verify() == [], "\(name)")
+            ws.close()
+        }
+        try drive.make("c")
+        #expect(drive.jsonField("c", "x.json", "v") == "1")
+    }
+
     /// A format-1 remote upgraded in place: the tree that was at its last position goes
     /// on from there; one that was behind reads the state whole and still gets every
     /// change, including a deletion, and pushes its own.
@@ -359,6 +413,23 @@ final class DriveCopies {
         #expect(changes?.entries.map { "\($0.refId)=\($0.changesetId)" } == ["d=3", "f=1"])
         #expect(DriveHistory.changes(from: (two, 2), to: root, in: c) == nil)
         #expect(DriveHistory.state(at: three, in: c)?.map { "\($0.refId)=\($0.changesetId)" } == ["e=1", "d=3", "f=1"])
+    }
+
+    /// The merge base of a fork, per document: the latest version both chains hold,
+    /// not only the state where they split.
+    @Test func aForksMergeBaseIsTheLatestVersionBothChainsHold() {
+        func entry(_ refId: String, _ changeset: String, deleted: Bool = false) -> RemoteEntry {
+            RemoteEntry(refId: refId, changesetId: changeset, hash: nil, path: refId + ".json", deleted: deleted, replica: "r", time: 0)
+        }
+        let common = [entry("d", "1"), entry("e", "1"), entry("f", "1")]
+        // Both chains hold d@2 (re-sent by its author after it lost), only ours holds d@3;
+        // e@2 is a deletion on theirs and a version on ours: not the same.
+        let ours = [entry("d", "2"), entry("d", "3"), entry("e", "2")]
+        let theirs = [entry("d", "2"), entry("d", "4"), entry("e", "2", deleted: true)]
+        let base = DriveHistory.mergeBase(common: common, ours: ours, theirs: theirs)
+        #expect(base["d"]?.changesetId == "2")
+        #expect(base["e"]?.changesetId == "1" && base["e"]?.deleted == false)
+        #expect(base["f"]?.changesetId == "1")
     }
 
     @Test func aCheckpointOnTheWayMakesASnapshot() {

@@ -47,7 +47,7 @@ import Testing
         replica.write(path, edited)
     }
 
-    @Test("three replicas on three Unison-synced copies converge, with every field edit merged, over rounds of partial and out-of-order copying",
+    @Test("three replicas on three Unison-synced copies converge, with every field edit merged, over four rounds of partial and out-of-order copying",
           .enabled(if: Prerequisite.unison.runsHere))
     func threeReplicasConvergeUnderUnison() throws {
         try Prerequisite.unison.require()

@@ -49,9 +49,9 @@ struct DriveCommit: Sendable, Equatable {
         return (String(p[0]), seq)
     }
 
-    func encoded() throws -> [UInt8] {
+    /// The entry lines of the file (the header line goes first, see `DriveFolderRemote.writeCommit`).
+    func encodedEntries() throws -> [UInt8] {
         var out: [UInt8] = []
-        out += ChecksummedLines.encode(try DirectoryRemote.json(header)).utf8
         for entry in entries { out += ChecksummedLines.encode(try DirectoryRemote.feedJSON(entry)).utf8 }
         return out
     }

@@ -106,6 +106,37 @@ enum DriveHistory {
         return (latest(commits.flatMap(\.entries)), false)
     }
 
+    /// Every entry of the commits above `from` up to `to`, oldest first (nil if `to` does
+    /// not descend from `from`, or a commit is missing).
+    static func entries(from: (id: String, height: Int)?, to: String, in source: DriveCommitSource) -> [RemoteEntry]? {
+        guard let path = chain(from: to, downToHeight: from?.height ?? 0, in: source) else { return nil }
+        guard (path.last?.parent ?? to) == from?.id || (from == nil && path.last?.parent == nil) else { return nil }
+        var out: [RemoteEntry] = []
+        for header in path.reversed() {
+            guard let commit = source.commit(header.commit) else { return nil }
+            out += commit.entries
+        }
+        return out
+    }
+
+    /// The merge base of a fork, document by document: the latest version both chains
+    /// hold (the same changesetId, and both a deletion or both not), starting from the
+    /// state at their last shared commit. Why not that state alone: a replica whose
+    /// push lost also pulled versions on its chain that their authors have since pushed
+    /// again on the winning one (they lost too, and re-sent them); measured from the
+    /// shared commit, those looked like its own edits and collided with the authors'
+    /// later ones, so a stale value could win a field.
+    /// - Parameters: `common` the state at the shared commit; `ours` and `theirs` every
+    ///   entry of each chain above it, oldest first.
+    static func mergeBase(common: [RemoteEntry], ours: [RemoteEntry], theirs: [RemoteEntry]) -> [String: RemoteEntry] {
+        func key(_ e: RemoteEntry) -> String { e.refId + "\u{0}" + e.changesetId + (e.deleted ? "\u{0}-" : "") }
+        let held = Set(theirs.map(key))
+        var base: [String: RemoteEntry] = [:]
+        for entry in common { base[entry.refId] = entry }
+        for entry in ours where held.contains(key(entry)) { base[entry.refId] = entry }
+        return base
+    }
+
     /// The last entry per key (`refId`), in the order of their last appearance.
     static func latest(_ entries: [RemoteEntry]) -> [RemoteEntry] {
         var last: [String: Int] = [:]
