@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import DocSyncJSON
 @testable import DocSyncKit
 
 /// Replicas that each sync with their own copy of one drive-layout folder remote, as on
@@ -430,6 +431,25 @@ final class DriveCopies {
         #expect(base["d"]?.changesetId == "2")
         #expect(base["e"]?.changesetId == "1" && base["e"]?.deleted == false)
         #expect(base["f"]?.changesetId == "1")
+    }
+
+    /// After a lost fork only this replica's own edits are replayed: a value it carried
+    /// over from another replica's push is in the base, so the winning chain's later
+    /// value of that field is taken, not fought.
+    @Test func aLostForkReplaysOnlyOwnEdits() throws {
+        func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
+        let shared = bytes(#"{"x": 1, "y": 1, "z": 1}"#)
+        let chain: [(replica: String, bytes: [UInt8])] = [
+            ("c", bytes(#"{"x": 1, "y": 1, "z": 2}"#)),  // c's edit, carried by a
+            ("a", bytes(#"{"x": 5, "y": 1, "z": 2, "new": true}"#)),  // a's own edits: x, new
+        ]
+        let base = try #require(ForkRebase.base(shared: shared, chain: chain, me: "a"))
+        let value = try JSONValueParser.parse(base)
+        #expect(FieldPaths.value(at: "x", in: value) == .number("1"))
+        #expect(FieldPaths.value(at: "new", in: value) == nil)
+        #expect(FieldPaths.value(at: "z", in: value) == .number("2"), "the carried value is in the base: not a's edit")
+        // Only own versions on the chain: nothing to replay differently.
+        #expect(ForkRebase.base(shared: shared, chain: [("a", chain[1].bytes)], me: "a") == nil)
     }
 
     @Test func aCheckpointOnTheWayMakesASnapshot() {

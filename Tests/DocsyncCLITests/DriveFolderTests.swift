@@ -47,7 +47,7 @@ import Testing
         replica.write(path, edited)
     }
 
-    @Test("three replicas on three Unison-synced copies converge, with every field edit merged, over four rounds of partial and out-of-order copying",
+    @Test("three replicas on three Unison-synced copies converge, with every field edit merged, over eight rounds of partial and out-of-order copying",
           .enabled(if: Prerequisite.unison.runsHere))
     func threeReplicasConvergeUnderUnison() throws {
         try Prerequisite.unison.require()
@@ -68,7 +68,7 @@ import Testing
         var expectedSeed = ["x": 0, "y": 0, "z": 0]
         var random = SeededRandom(seed: 20261126)
         var exits: [Int32] = []
-        for round in 1...4 {
+        for round in 1...8 {
             for name in drive.names {
                 let replica = drive.replica(name)
                 replica.write("\(name)\(round).json", "{\"by\": \"\(name)\", \"round\": \(round)}\n")

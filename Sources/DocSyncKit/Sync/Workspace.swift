@@ -389,7 +389,7 @@ public final class Workspace {
                         + "docsync releases before it cannot sync with it any more")
                 }
             }
-            return FolderRemoteFormat.open(url, lockStaleSeconds: stale, lockWaitSeconds: wait)
+            return FolderRemoteFormat.open(url, lockStaleSeconds: stale, lockWaitSeconds: wait, replica: config.replicaId)
         }
     }
 

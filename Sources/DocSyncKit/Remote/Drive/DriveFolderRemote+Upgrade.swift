@@ -132,8 +132,12 @@ public enum FolderRemoteFormat: Int, Sendable {
 
     /// The remote object for the folder at `url`, in the layout it is in (format 1 when
     /// it cannot be told yet: its reads then say what is missing).
-    public static func open(_ url: String, lockStaleSeconds: Double = 600, lockWaitSeconds: Double = 10) -> Remote {
-        if of(url) == .drive { return DriveFolderRemote(url: url, lockWaitSeconds: lockWaitSeconds) }
+    public static func open(_ url: String, lockStaleSeconds: Double = 600, lockWaitSeconds: Double = 10, replica: String? = nil) -> Remote {
+        if of(url) == .drive {
+            let remote = DriveFolderRemote(url: url, lockWaitSeconds: lockWaitSeconds)
+            remote.localReplica = replica
+            return remote
+        }
         return DirectoryRemote(url: url, lockStaleSeconds: lockStaleSeconds, lockWaitSeconds: lockWaitSeconds)
     }
 }

@@ -23,6 +23,9 @@ public final class DriveFolderRemote: Remote {
     let objects: ObjectStore
     let lockWaitSeconds: Double
     public var writeProgress: ((RemoteWrite, Int, Int) -> Void)?
+    /// This tree's replica id: after its push lost a fork, only its own edits are merged
+    /// again (see ForkRebase). Nil: the tree's whole versions are, from the shared one.
+    public var localReplica: String?
 
     public init(url: String, lockWaitSeconds: Double = 10) {
         displayURL = url
@@ -257,8 +260,15 @@ public final class DriveFolderRemote: Remote {
             for entry in checked(Array(base.values), refused: &refused) where entry.conflict == nil && entry.purgedDeletion != true {
                 if let version = entry.version { versions[entry.refId] = version }
             }
+            var contents: [String: [UInt8]] = [:]
+            if let me = localReplica {
+                for (refId, version) in replayBases(base: base, ours: ours, theirState: DriveHistory.latest(commonState + theirs), me: me) {
+                    versions[refId] = version.version
+                    contents[version.version.hash] = version.bytes
+                }
+            }
             let store = objects
-            var rewound = RewoundHistory(lost: fromTip, commonPosition: common, common: versions, contents: [:])
+            var rewound = RewoundHistory(lost: fromTip, commonPosition: common, common: versions, contents: contents)
             rewound.load = { try? store.get($0) }
             rewound.explanation = "took a push another replica made at the same time as this tree's last one (both made on "
                 + "\(common.map { "commit \($0)" } ?? "the empty remote")); this tree's push is merged again on top of it"
@@ -267,6 +277,32 @@ public final class DriveFolderRemote: Remote {
         }
         guard let state = DriveHistory.state(at: tip.commit, in: files) else { throw damaged }
         return RemoteChanges(folding: checked(state, refused: &refused), cursor: next.text, snapshot: snapshot, warnings: refused, objects: objects)
+    }
+
+    /// For each document this replica's losing chain changed and the winning chain still
+    /// holds, the base that replays only this replica's own edits (see ForkRebase), with
+    /// its bytes. Documents where none can be made keep the shared version as their base.
+    private func replayBases(base: [String: RemoteEntry], ours: [RemoteEntry], theirState: [RemoteEntry], me: String) -> [String: (version: DocVersion, bytes: [UInt8])] {
+        let theirs = Dictionary(theirState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
+        var chains: [String: [RemoteEntry]] = [:]
+        for entry in ours where entry.conflict == nil && entry.purgedDeletion != true { chains[entry.refId, default: []].append(entry) }
+        var out: [String: (version: DocVersion, bytes: [UInt8])] = [:]
+        for (refId, chain) in chains {
+            guard let winning = theirs[refId], !winning.deleted, let shared = base[refId], !shared.deleted,
+                  let sharedHash = shared.hash, let last = chain.last, !last.deleted else { continue }
+            let after = chain.lastIndex { $0.changesetId == shared.changesetId }.map { Array(chain[($0 + 1)...]) } ?? chain
+            guard !after.isEmpty, after.allSatisfy({ !$0.deleted && $0.hash != nil }),
+                  let sharedBytes = try? objects.get(sharedHash) else { continue }
+            var versions: [(replica: String, bytes: [UInt8])] = []
+            for entry in after {
+                guard let bytes = try? objects.get(entry.hash!) else { break }
+                versions.append((entry.replica, bytes))
+            }
+            guard versions.count == after.count, let bytes = ForkRebase.base(shared: sharedBytes, chain: versions, me: me) else { continue }
+            let version = DocVersion(refId: refId, changesetId: shared.changesetId, hash: ContentHash.of(bytes), path: shared.path ?? last.path ?? "")
+            out[refId] = (version, bytes)
+        }
+        return out
     }
 
     /// The entries that can be taken; the others are reported and left out.
