@@ -439,17 +439,21 @@ final class DriveCopies {
     @Test func aLostForkReplaysOnlyOwnEdits() throws {
         func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
         let shared = bytes(#"{"x": 1, "y": 1, "z": 1}"#)
-        let chain: [(replica: String, bytes: [UInt8])] = [
-            ("c", bytes(#"{"x": 1, "y": 1, "z": 2}"#)),  // c's edit, carried by a
-            ("a", bytes(#"{"x": 5, "y": 1, "z": 2, "new": true}"#)),  // a's own edits: x, new
-        ]
-        let base = try #require(ForkRebase.base(shared: shared, chain: chain, me: "a"))
+        let fromC = bytes(#"{"x": 1, "y": 1, "z": 2}"#)  // c's edit, on the losing chain
+        let mine = bytes(#"{"x": 5, "y": 1, "z": 2, "new": true}"#)  // a's merge of it with a's own edits: x, new
+        let chain: [(replica: String, bytes: [UInt8], madeOn: [UInt8]?)] = [("c", fromC, shared), ("a", mine, fromC)]
+        let base = try #require(ForkRebase.base(chain: chain, me: "a"))
         let value = try JSONValueParser.parse(base)
         #expect(FieldPaths.value(at: "x", in: value) == .number("1"))
         #expect(FieldPaths.value(at: "new", in: value) == nil)
         #expect(FieldPaths.value(at: "z", in: value) == .number("2"), "the carried value is in the base: not a's edit")
-        // Only own versions on the chain: nothing to replay differently.
-        #expect(ForkRebase.base(shared: shared, chain: [("a", chain[1].bytes)], me: "a") == nil)
+        // A merge this replica made carries another's value too: its own change is only
+        // what differs from the version it was made on.
+        let merged = bytes(#"{"x": 5, "y": 7, "z": 2}"#)
+        let onlyMine = try #require(ForkRebase.base(chain: [("a", merged, bytes(#"{"x": 1, "y": 7, "z": 2}"#))], me: "a"))
+        #expect(try JSONValueParser.parse(onlyMine) == JSONValueParser.parse(bytes(#"{"x": 1, "y": 7, "z": 2}"#)))
+        // A version made on none (this replica created the document there): not told.
+        #expect(ForkRebase.base(chain: [("a", mine, nil)], me: "a") == nil)
     }
 
     @Test func aCheckpointOnTheWayMakesASnapshot() {

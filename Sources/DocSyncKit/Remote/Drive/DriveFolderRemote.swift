@@ -227,12 +227,12 @@ public final class DriveFolderRemote: Remote {
         let scan = try scan(from: from, format: format, files: files)
         let next = cursor(scan, format: format)
         tidy(scan.duplicateCopies)
-        var changes = try changes(from: from, snapshot: snapshot, scan: scan, next: next, files: files)
+        var changes = try changes(from: from, snapshot: snapshot, scan: scan, next: next, files: files, format: format)
         changes.notArrived = scan.waiting
         return changes
     }
 
-    private func changes(from: DriveCursor?, snapshot: Bool, scan: Scan, next: DriveCursor, files: DriveCommitFiles) throws -> RemoteChanges {
+    private func changes(from: DriveCursor?, snapshot: Bool, scan: Scan, next: DriveCursor, files: DriveCommitFiles, format: Format) throws -> RemoteChanges {
         guard let tip = scan.tip, tip.commit != from?.tip else {
             return RemoteChanges(entries: [], cursor: next.text)
         }
@@ -256,13 +256,15 @@ public final class DriveFolderRemote: Remote {
                   let theirs = DriveHistory.entries(from: fromCommon, to: tip.commit, in: files) else { throw damaged }
             var changes = RemoteChanges(folding: checked(entries, refused: &refused), cursor: next.text, snapshot: isSnapshot, warnings: refused, objects: objects)
             var versions: [String: DocVersion] = [:]
-            let base = DriveHistory.mergeBase(common: commonState, ours: ours, theirs: theirs)
+            var base = DriveHistory.mergeBase(common: commonState, ours: ours + authoredEntries(files: files), theirs: theirs)
+            betterBases(&base, ours: ours, theirState: DriveHistory.latest(commonState + theirs), format: format)
             for entry in checked(Array(base.values), refused: &refused) where entry.conflict == nil && entry.purgedDeletion != true {
                 if let version = entry.version { versions[entry.refId] = version }
             }
             var contents: [String: [UInt8]] = [:]
             if let me = localReplica {
-                for (refId, version) in replayBases(base: base, ours: ours, theirState: DriveHistory.latest(commonState + theirs), me: me) {
+                let losing = (DriveHistory.chain(from: fromTip, downToHeight: commonHeight, in: files) ?? []).reversed().compactMap { files.commit($0.commit) }
+                for (refId, version) in replayBases(commonState: commonState, losing: losing, theirState: DriveHistory.latest(commonState + theirs), me: me) {
                     versions[refId] = version.version
                     contents[version.version.hash] = version.bytes
                 }
@@ -279,28 +281,81 @@ public final class DriveFolderRemote: Remote {
         return RemoteChanges(folding: checked(state, refused: &refused), cursor: next.text, snapshot: snapshot, warnings: refused, objects: objects)
     }
 
+    /// For a document both chains changed where the chains hold no version in common,
+    /// the latest version both of their versions descend from (VersionAncestry), read
+    /// from every commit file: without it the two were merged with no base at all, and
+    /// every field that differed collided.
+    private func betterBases(_ base: inout [String: RemoteEntry], ours: [RemoteEntry], theirState: [RemoteEntry], format: Format) {
+        let mine = DriveHistory.latest(ours.filter { $0.conflict == nil && $0.purgedDeletion != true })
+        let theirs = Dictionary(theirState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
+        let needing = mine.filter { entry in
+            guard let other = theirs[entry.refId], other.changesetId != entry.changesetId else { return false }
+            return base[entry.refId] == nil
+        }
+        guard !needing.isEmpty else { return }
+        let all = DriveCommitFiles(layout: layout)
+        guard (try? scan(from: nil, format: format, files: all)) != nil else { return }
+        let ancestry = VersionAncestry(commits: Array(all.commits.values))
+        for entry in needing {
+            if let common = ancestry.commonAncestor(of: entry.refId, entry.changesetId, theirs[entry.refId]!.changesetId) {
+                base[entry.refId] = common
+            }
+        }
+    }
+
+    /// Every entry of every commit this tree's replica made, on any chain (what it held
+    /// even on a chain it left after an earlier lost fork).
+    private func authoredEntries(files: DriveCommitFiles) -> [RemoteEntry] {
+        guard let me = localReplica, DriveLayout.isPlainName(me) else { return [] }
+        var out: [RemoteEntry] = []
+        for name in ((try? FileSystem.listDirectory(layout.commits(me))) ?? []).sorted() where DriveLayout.commitName(name) != nil {
+            if let commit = files.load(layout.commits(me) + "/" + name), commit.header.replica == me { out += commit.entries }
+        }
+        return out
+    }
+
     /// For each document this replica's losing chain changed and the winning chain still
     /// holds, the base that replays only this replica's own edits (see ForkRebase), with
-    /// its bytes. Documents where none can be made keep the shared version as their base.
-    private func replayBases(base: [String: RemoteEntry], ours: [RemoteEntry], theirState: [RemoteEntry], me: String) -> [String: (version: DocVersion, bytes: [UInt8])] {
+    /// its bytes. Documents where none can be made keep the base found before.
+    private func replayBases(commonState: [RemoteEntry], losing: [DriveCommit], theirState: [RemoteEntry], me: String) -> [String: (version: DocVersion, bytes: [UInt8])] {
         let theirs = Dictionary(theirState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
-        var chains: [String: [RemoteEntry]] = [:]
-        for entry in ours where entry.conflict == nil && entry.purgedDeletion != true { chains[entry.refId, default: []].append(entry) }
+        var current: [String: RemoteEntry] = [:]
+        for entry in commonState where entry.conflict == nil && entry.purgedDeletion != true { current[entry.refId] = entry }
+        // Per document, its versions on the losing chain, oldest first, each with the
+        // version on the chain below it.
+        var chains: [String: [(entry: RemoteEntry, madeOn: RemoteEntry?)]] = [:]
+        for commit in losing {
+            for entry in commit.entries where entry.conflict == nil && entry.purgedDeletion != true {
+                chains[entry.refId, default: []].append((entry, current[entry.refId]))
+                current[entry.refId] = entry
+            }
+        }
+        func bytes(_ entry: RemoteEntry?) -> [UInt8]? {
+            guard let entry, !entry.deleted, let hash = entry.hash else { return nil }
+            return try? objects.get(hash)
+        }
+        let atFork = Dictionary(commonState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
         var out: [String: (version: DocVersion, bytes: [UInt8])] = [:]
         for (refId, chain) in chains {
-            guard let winning = theirs[refId], !winning.deleted, let shared = base[refId], !shared.deleted,
-                  let sharedHash = shared.hash, let last = chain.last, !last.deleted else { continue }
-            let after = chain.lastIndex { $0.changesetId == shared.changesetId }.map { Array(chain[($0 + 1)...]) } ?? chain
-            guard !after.isEmpty, after.allSatisfy({ !$0.deleted && $0.hash != nil }),
-                  let sharedBytes = try? objects.get(sharedHash) else { continue }
-            var versions: [(replica: String, bytes: [UInt8])] = []
-            for entry in after {
-                guard let bytes = try? objects.get(entry.hash!) else { break }
-                versions.append((entry.replica, bytes))
+            guard let winning = theirs[refId], !winning.deleted, let last = chain.last?.entry, !last.deleted, let lastPath = last.path else { continue }
+            if !chain.contains(where: { $0.entry.replica == me }) {
+                // Nothing of this replica's own to replay: where the winning chain changed
+                // the document, its version is taken as it is (the others replay theirs).
+                if winning.changesetId != atFork[refId]?.changesetId, let version = last.version, let content = bytes(last) {
+                    out[refId] = (version, content)
+                }
+                continue
             }
-            guard versions.count == after.count, let bytes = ForkRebase.base(shared: sharedBytes, chain: versions, me: me) else { continue }
-            let version = DocVersion(refId: refId, changesetId: shared.changesetId, hash: ContentHash.of(bytes), path: shared.path ?? last.path ?? "")
-            out[refId] = (version, bytes)
+            var versions: [(replica: String, bytes: [UInt8], madeOn: [UInt8]?)] = []
+            for (entry, madeOn) in chain {
+                guard let content = bytes(entry) else { versions = []; break }
+                versions.append((entry.replica, content, bytes(madeOn)))
+            }
+            guard versions.count == chain.count, let base = ForkRebase.base(chain: versions, me: me) else { continue }
+            // The base names the version the replica's first own change was made on (it
+            // never leaves this tree: it is only what the merge is measured from).
+            let from = chain.first { $0.entry.replica == me }?.madeOn ?? last
+            out[refId] = (DocVersion(refId: refId, changesetId: from.changesetId, hash: ContentHash.of(base), path: from.path ?? lastPath), base)
         }
         return out
     }

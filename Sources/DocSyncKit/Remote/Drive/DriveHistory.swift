@@ -119,21 +119,22 @@ enum DriveHistory {
         return out
     }
 
-    /// The merge base of a fork, document by document: the latest version both chains
-    /// hold (the same changesetId, and both a deletion or both not), starting from the
-    /// state at their last shared commit. Why not that state alone: a replica whose
-    /// push lost also pulled versions on its chain that their authors have since pushed
-    /// again on the winning one (they lost too, and re-sent them); measured from the
-    /// shared commit, those looked like its own edits and collided with the authors'
-    /// later ones, so a stale value could win a field.
-    /// - Parameters: `common` the state at the shared commit; `ours` and `theirs` every
-    ///   entry of each chain above it, oldest first.
+    /// The merge base of a fork, document by document: the latest version on the
+    /// winning chain that this replica held too, starting from the state at the last
+    /// commit both chains share. Why not that state alone: a replica whose push lost also
+    /// holds versions that reached the winning chain another way (a version it pushed on
+    /// a chain it left in an earlier lost fork, or one another replica re-sent after
+    /// losing too); measured from the shared commit, those looked like its own edits and
+    /// collided with later ones, so a stale value could win a field.
+    /// - Parameters: `common` the state at the shared commit; `ours` every entry this
+    ///   replica held (its chain above the shared commit, and every commit it made, on
+    ///   any chain); `theirs` every entry of the winning chain above it, oldest first.
     static func mergeBase(common: [RemoteEntry], ours: [RemoteEntry], theirs: [RemoteEntry]) -> [String: RemoteEntry] {
         func key(_ e: RemoteEntry) -> String { e.refId + "\u{0}" + e.changesetId + (e.deleted ? "\u{0}-" : "") }
-        let held = Set(theirs.map(key))
+        let held = Set(ours.map(key))
         var base: [String: RemoteEntry] = [:]
         for entry in common { base[entry.refId] = entry }
-        for entry in ours where held.contains(key(entry)) { base[entry.refId] = entry }
+        for entry in theirs where held.contains(key(entry)) { base[entry.refId] = entry }
         return base
     }
 

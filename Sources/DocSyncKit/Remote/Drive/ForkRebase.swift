@@ -12,32 +12,30 @@ import DocSyncJSON
 enum ForkRebase {
     /// The base's bytes: the document as this replica last synced it (the last of
     /// `chain`) with every field this replica itself changed on the losing chain set
-    /// back to its value before that change. Nil when there is nothing to replay from
-    /// (no shared version, no other replica's version on the chain, or not JSON objects):
-    /// the caller then merges from the shared version as before.
+    /// back to its value before that change. A field is this replica's own change when
+    /// its version differs there from the version the push was made on (`madeOn`: the
+    /// document on the chain below it, which the replica had read and merged). Nil when
+    /// that cannot be told (a version this replica made on no version of the document,
+    /// or not JSON objects): the caller then merges from a shared version as before.
     /// - Parameters:
-    ///   - shared: the last version of the document both chains hold.
-    ///   - chain: the document's versions on the losing chain after it, oldest first,
-    ///     with the replica that pushed each.
+    ///   - chain: the document's versions on the losing chain, oldest first, with the
+    ///     replica that pushed each and the version it was made on.
     ///   - me: this replica.
-    static func base(shared: [UInt8]?, chain: [(replica: String, bytes: [UInt8])], me: String) -> [UInt8]? {
-        guard let shared, let last = chain.last, chain.contains(where: { $0.replica != me }),
-              var previous = try? JSONValueParser.parse(shared), case .object = previous,
+    static func base(chain: [(replica: String, bytes: [UInt8], madeOn: [UInt8]?)], me: String) -> [UInt8]? {
+        guard let last = chain.last, chain.contains(where: { $0.replica == me }),
               var base = try? JSONValueParser.parse(last.bytes), case .object = base
         else { return nil }
         // Each field this replica changed, and its value before its first change (nil:
         // the field was absent).
         var own: [String: JSONValue?] = [:]
         var order: [String] = []
-        for version in chain {
-            guard let current = try? JSONValueParser.parse(version.bytes), case .object = current else { return nil }
-            if version.replica == me {
-                for path in FieldPaths.differing(previous, current) where own[path] == nil {
-                    own[path] = .some(FieldPaths.value(at: path, in: previous))
-                    order.append(path)
-                }
+        for version in chain where version.replica == me {
+            guard let madeOn = version.madeOn, let before = try? JSONValueParser.parse(madeOn), case .object = before,
+                  let current = try? JSONValueParser.parse(version.bytes), case .object = current else { return nil }
+            for path in FieldPaths.differing(before, current) where own[path] == nil {
+                own[path] = .some(FieldPaths.value(at: path, in: before))
+                order.append(path)
             }
-            previous = current
         }
         for path in order {
             guard let before = own[path] else { continue }
