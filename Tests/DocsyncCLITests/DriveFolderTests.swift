@@ -40,7 +40,10 @@ import Testing
 
     /// Sets a field of a record by a text edit, as a user in an editor would.
     static func setField(_ replica: Replica, _ path: String, _ key: String, _ value: Int) {
-        let text = replica.read(path)!
+        guard let text = replica.read(path) else {
+            Issue.record("\(replica.root) has no \(path) to edit")
+            return
+        }
         let pattern = try! NSRegularExpression(pattern: "\"\(key)\"\\s*:\\s*-?[0-9]+")
         let edited = pattern.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "\"\(key)\": \(value)")
         #expect(edited != text, "no field \(key) in \(path) of \(replica.root)")
@@ -131,17 +134,11 @@ import Testing
     }
 }
 
-/// A small seeded generator (SplitMix64), so a failing run replays.
-struct SeededRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// The random-kill suite's seeded generator (SplitMix64), so a failing run replays.
+typealias SeededRandom = RandomKillTests.Rng
+
+extension RandomKillTests.Rng {
+    init(seed: UInt64) { self.init(state: seed) }
 }
 
 /// Syncthing instances on loopback, one per copy of a folder, each sharing its copy with
@@ -257,6 +254,10 @@ extension DriveFolderTests {
             }
             #expect(arrived, "no clone from \(name)'s copy: \(r)\n\(cluster.logs)")
             if !arrived { return }
+            // The shared record arrives with a later sync if its version was still on the way.
+            let seeded = waitUntil(seconds: 90) { box.replica(name).exists("seed.json") || (box.replica(name).run("sync").exit == 0 && box.replica(name).exists("seed.json")) }
+            #expect(seeded, "seed.json never reached \(name):\n\(cluster.logs)")
+            if !seeded { return }
         }
         var expectedRecords: Set<String> = ["seed.json"]
         var expectedSeed = ["x": 0, "y": 0, "z": 0]
