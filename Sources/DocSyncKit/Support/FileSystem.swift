@@ -293,10 +293,12 @@ public enum FileSystem {
         guard let dir = opendir(path) else { throw FileSystemError(path: path, operation: "opendir", code: errno) }
         defer { closedir(dir) }
         var names: [String] = []
+        let nameOffset = MemoryLayout<dirent>.offset(of: \dirent.d_name)!
         while let entry = readdir(dir) {
-            let name = withUnsafePointer(to: entry.pointee.d_name) {
-                $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-            }
+            // The name in place: a dirent is only as long as its name (d_reclen), so
+            // copying the whole struct could read past the end of the kernel's buffer
+            // (it did, listing /tmp while other processes filled it: SIGSEGV).
+            let name = String(cString: UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self))
             if name == "." || name == ".." { continue }
             names.append(name)
         }

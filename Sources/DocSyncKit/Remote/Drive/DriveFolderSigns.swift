@@ -6,13 +6,14 @@ enum DriveFolderSigns {
     static let markers = [
         ".dropbox", ".dropbox.cache",  // Dropbox
         ".stfolder", ".stversions",  // Syncthing
-        ".nextcloudsync.log", ".owncloudsync.log",  // Nextcloud, ownCloud
+        ".nextcloudsync.log", ".owncloudsync.log", ".sync_journal.db",  // Nextcloud, ownCloud
     ]
     /// Folder names the services give their root.
     static let rootNames = ["Dropbox", "Google Drive", "My Drive", "OneDrive", "iCloud Drive", "Mobile Documents", "Nextcloud", "ownCloud"]
 
     /// Why `path` (a folder) looks like it is in a drive folder, or nil. `exists` and
-    /// `list` are the file system (a dictionary in tests).
+    /// `list` are the file system (a dictionary in tests); only the repository's own
+    /// `refs/heads` is listed, the folders above are only asked for a marker.
     static func reason(for path: String, exists: (String) -> Bool, list: (String) -> [String]) -> String? {
         var folder = path
         while !folder.isEmpty && folder != "/" {
@@ -21,7 +22,6 @@ enum DriveFolderSigns {
             if rootNames.contains(name) || name.hasPrefix("Dropbox (") || name.hasPrefix("OneDrive - ") {
                 return "\(folder) is named like a sync service's folder"
             }
-            if list(folder).contains(where: { $0.hasPrefix(".sync_") && $0.hasSuffix(".db") }) { return "\(folder) holds a Nextcloud sync database" }
             folder = String(folder[..<(folder.lastIndex(of: "/") ?? folder.startIndex)])
         }
         // A service's conflict copy of a branch is the surest sign.
