@@ -454,6 +454,14 @@ final class DriveCopies {
         #expect(try JSONValueParser.parse(onlyMine) == JSONValueParser.parse(bytes(#"{"x": 1, "y": 7, "z": 2}"#)))
         // A version made on none (this replica created the document there): not told.
         #expect(ForkRebase.base(chain: [("a", mine, nil)], me: "a") == nil)
+        // The winning chain's value of a's own field x is one a held before (a merge
+        // elsewhere carried it over): stale there, not a change; the base takes it.
+        let older = bytes(#"{"x": 3, "y": 1, "z": 2}"#)
+        let stale = try #require(ForkRebase.base(chain: chain, me: "a", winning: bytes(#"{"x": 3, "y": 9, "z": 2}"#), held: [shared, older, fromC]))
+        #expect(FieldPaths.value(at: "x", in: try JSONValueParser.parse(stale)) == .number("3"))
+        // A value a never held is a real change there: the base keeps a's pre-edit value.
+        let fresh = try #require(ForkRebase.base(chain: chain, me: "a", winning: bytes(#"{"x": 8, "y": 9, "z": 2}"#), held: [shared, older, fromC]))
+        #expect(FieldPaths.value(at: "x", in: try JSONValueParser.parse(fresh)) == .number("1"))
     }
 
     @Test func aCheckpointOnTheWayMakesASnapshot() {

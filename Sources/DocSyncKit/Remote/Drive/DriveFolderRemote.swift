@@ -256,7 +256,8 @@ public final class DriveFolderRemote: Remote {
                   let theirs = DriveHistory.entries(from: fromCommon, to: tip.commit, in: files) else { throw damaged }
             var changes = RemoteChanges(folding: checked(entries, refused: &refused), cursor: next.text, snapshot: isSnapshot, warnings: refused, objects: objects)
             var versions: [String: DocVersion] = [:]
-            var base = DriveHistory.mergeBase(common: commonState, ours: ours + authoredEntries(files: files), theirs: theirs)
+            let authored = authoredEntries(files: files)
+            var base = DriveHistory.mergeBase(common: commonState, ours: ours + authored, theirs: theirs)
             betterBases(&base, ours: ours, theirState: DriveHistory.latest(commonState + theirs), format: format)
             for entry in checked(Array(base.values), refused: &refused) where entry.conflict == nil && entry.purgedDeletion != true {
                 if let version = entry.version { versions[entry.refId] = version }
@@ -264,7 +265,8 @@ public final class DriveFolderRemote: Remote {
             var contents: [String: [UInt8]] = [:]
             if let me = localReplica {
                 let losing = (DriveHistory.chain(from: fromTip, downToHeight: commonHeight, in: files) ?? []).reversed().compactMap { files.commit($0.commit) }
-                for (refId, version) in replayBases(commonState: commonState, losing: losing, theirState: DriveHistory.latest(commonState + theirs), me: me) {
+                for (refId, version) in replayBases(commonState: commonState, losing: losing, theirState: DriveHistory.latest(commonState + theirs), me: me,
+                                                    authoredEntries: authored) {
                     versions[refId] = version.version
                     contents[version.version.hash] = version.bytes
                 }
@@ -317,8 +319,11 @@ public final class DriveFolderRemote: Remote {
     /// For each document this replica's losing chain changed and the winning chain still
     /// holds, the base that replays only this replica's own edits (see ForkRebase), with
     /// its bytes. Documents where none can be made keep the base found before.
-    private func replayBases(commonState: [RemoteEntry], losing: [DriveCommit], theirState: [RemoteEntry], me: String) -> [String: (version: DocVersion, bytes: [UInt8])] {
+    private func replayBases(commonState: [RemoteEntry], losing: [DriveCommit], theirState: [RemoteEntry], me: String,
+                             authoredEntries: [RemoteEntry]) -> [String: (version: DocVersion, bytes: [UInt8])] {
         let theirs = Dictionary(theirState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
+        var authored: [String: [RemoteEntry]] = [:]
+        for entry in authoredEntries where entry.conflict == nil && entry.purgedDeletion != true { authored[entry.refId, default: []].append(entry) }
         var current: [String: RemoteEntry] = [:]
         for entry in commonState where entry.conflict == nil && entry.purgedDeletion != true { current[entry.refId] = entry }
         // Per document, its versions on the losing chain, oldest first, each with the
@@ -351,7 +356,8 @@ public final class DriveFolderRemote: Remote {
                 guard let content = bytes(entry) else { versions = []; break }
                 versions.append((entry.replica, content, bytes(madeOn)))
             }
-            guard versions.count == chain.count, let base = ForkRebase.base(chain: versions, me: me) else { continue }
+            let held = (chain.map(\.entry) + (authored[refId] ?? [])).compactMap(bytes)
+            guard versions.count == chain.count, let base = ForkRebase.base(chain: versions, me: me, winning: bytes(winning), held: held) else { continue }
             // The base names the version the replica's first own change was made on (it
             // never leaves this tree: it is only what the merge is measured from).
             let from = chain.first { $0.entry.replica == me }?.madeOn ?? last

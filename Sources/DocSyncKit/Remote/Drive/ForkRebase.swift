@@ -21,6 +21,32 @@ enum ForkRebase {
     ///   - chain: the document's versions on the losing chain, oldest first, with the
     ///     replica that pushed each and the version it was made on.
     ///   - me: this replica.
+    /// - Parameters (continued):
+    ///   - winning: the winning chain's version, and `held` every other version of the
+    ///     document this replica held (its own pushes on any chain, the losing chain's).
+    ///     A field this replica changed whose winning value is one it held before, and
+    ///     not its latest, is stale there (carried over in a merge made before that
+    ///     replica's later change), not changed: the base takes that value, so the
+    ///     replica's later one is kept without a conflict. (Another replica setting the
+    ///     field back to exactly such a value at the same time would lose to it.)
+    static func base(chain: [(replica: String, bytes: [UInt8], madeOn: [UInt8]?)], me: String,
+                     winning: [UInt8]?, held: [[UInt8]]) -> [UInt8]? {
+        guard var base = base(chain: chain, me: me).flatMap({ try? JSONValueParser.parse($0) }),
+              let winning = winning.flatMap({ try? JSONValueParser.parse($0) }), case .object = winning,
+              let last = chain.last.flatMap({ try? JSONValueParser.parse($0.bytes) }) else {
+            return base(chain: chain, me: me)
+        }
+        let history = held.compactMap { try? JSONValueParser.parse($0) }
+        for path in FieldPaths.differing(base, last) {
+            let theirs = FieldPaths.value(at: path, in: winning)
+            guard theirs != FieldPaths.value(at: path, in: base), theirs != FieldPaths.value(at: path, in: last) else { continue }
+            if history.contains(where: { FieldPaths.value(at: path, in: $0) == theirs }) {
+                base = FieldPaths.setting(theirs, at: path, in: base)
+            }
+        }
+        return JSONValueWriter.writeCompact(base)
+    }
+
     static func base(chain: [(replica: String, bytes: [UInt8], madeOn: [UInt8]?)], me: String) -> [UInt8]? {
         guard let last = chain.last, chain.contains(where: { $0.replica == me }),
               var base = try? JSONValueParser.parse(last.bytes), case .object = base
