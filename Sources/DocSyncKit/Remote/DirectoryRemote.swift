@@ -364,10 +364,7 @@ public final class DirectoryRemote: Remote {
     /// for good. Only the folders a push touches are listed, so a push stays O(changes).
     private func removeLeftoverTemporaryFiles(in folders: Set<String>) {
         for folder in folders.sorted() {
-            // Never outside the remote: every folder on the way must be a real folder.
-            guard (try? SafeTreeIO(root: root).resolve(folder.isEmpty ? "x.json" : folder + "/x.json", createFolders: false)) != nil else { continue }
-            let absolute = folder.isEmpty ? root : root + "/" + folder
-            guard let names = try? FileSystem.listDirectory(absolute) else { continue }
+            guard let (absolute, names) = FolderRemoteFiles.documentFolder(folder, root: root) else { continue }
             for name in names where name.hasPrefix(".docsync-tmp-") { unlink(absolute + "/" + name) }
         }
     }

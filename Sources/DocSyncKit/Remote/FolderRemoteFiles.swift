@@ -11,6 +11,16 @@ enum FolderRemoteFiles {
         return bytes
     }
 
+    /// The names in a document folder of the remote at `root` (`""` is the root), with
+    /// its absolute path; nil if a folder on the way is not a real folder (a symbolic
+    /// link: never followed out of the remote) or it cannot be listed.
+    static func documentFolder(_ folder: String, root: String) -> (absolute: String, names: [String])? {
+        guard (try? SafeTreeIO(root: root).resolve(folder.isEmpty ? "x.json" : folder + "/x.json", createFolders: false)) != nil else { return nil }
+        let absolute = folder.isEmpty ? root : root + "/" + folder
+        guard let names = try? FileSystem.listDirectory(absolute) else { return nil }
+        return (absolute, names)
+    }
+
     /// A file in the remote folder that docsync did not write (edited there by hand) is
     /// kept under `.docsync/displaced/` before anything replaces it.
     static func keepDisplaced(_ bytes: [UInt8], refId: String, meta: String) throws {

@@ -382,14 +382,16 @@ public final class Workspace {
             let (stale, wait) = (config.number("remote.lockStaleSeconds"), config.number("remote.lockWaitSeconds"))
             // A format-1 remote moves to the drive layout on the first run that may write
             // (see DriveFolderRemote.upgrade); a read-only run reads it as it is.
-            if !readOnly, FolderRemoteFormat.upgradable(url) {
+            var (layout, held) = FolderRemoteFormat.read(url)
+            if !readOnly, layout == .shared, !held {
                 let upgrade = try DriveFolderRemote.upgrade(url, replica: replicaInfo, lockStaleSeconds: stale, lockWaitSeconds: wait)
                 if let from = upgrade.from {
                     warnings.append("\(url): upgraded the folder remote to the drive layout (docsync-remote 2) from format 1 at \(from); "
                         + "docsync releases before it cannot sync with it any more")
                 }
+                layout = .drive
             }
-            return FolderRemoteFormat.open(url, lockStaleSeconds: stale, lockWaitSeconds: wait, replica: config.replicaId)
+            return FolderRemoteFormat.open(url, layout: layout, lockStaleSeconds: stale, lockWaitSeconds: wait, replica: config.replicaId)
         }
     }
 

@@ -82,13 +82,18 @@ public enum FolderRemoteFormat: Int, Sendable {
     case drive = 2
 
     /// The layout of the remote at `url`, or nil if there is none (or it cannot be read).
-    public static func of(_ url: String) -> FolderRemoteFormat? {
+    public static func of(_ url: String) -> FolderRemoteFormat? { read(url).layout }
+
+    /// The layout of the remote at `url` (nil: none, or unreadable), and whether a
+    /// format-1 remote is held there (`hold-format 1`): `format` read once.
+    public static func read(_ url: String) -> (layout: FolderRemoteFormat?, held: Bool) {
         let path = FileSystem.absolute(url.hasPrefix("file://") ? String(url.dropFirst("file://".count)) : url) + "/.docsync/format"
-        guard let bytes = try? FileSystem.readFile(path) else { return nil }
-        let first = String(decoding: bytes.prefix(64), as: UTF8.self).split(separator: "\n").first
-        if first == Substring(DriveFolderRemote.formatHeader) { return .drive }
-        if first == Substring(DirectoryRemote.formatHeader) { return .shared }
-        return nil
+        guard let bytes = try? FileSystem.readFile(path) else { return (nil, false) }
+        let text = String(decoding: bytes, as: UTF8.self)
+        let first = text.split(separator: "\n").first
+        if first == Substring(DriveFolderRemote.formatHeader) { return (.drive, false) }
+        if first == Substring(DirectoryRemote.formatHeader) { return (.shared, isHeld(text)) }
+        return (nil, false)
     }
 
     /// The layout a new folder remote gets when none is asked for: the drive layout;
@@ -124,16 +129,12 @@ public enum FolderRemoteFormat: Int, Sendable {
         formatText.split(separator: "\n").contains("hold-format 1")
     }
 
-    /// Whether the folder remote at `url` is in format 1 and may be upgraded.
-    public static func upgradable(_ url: String) -> Bool {
-        guard of(url) == .shared, let bytes = try? FileSystem.readFile(DirectoryRemote(url: url).meta + "/format") else { return false }
-        return !isHeld(String(decoding: bytes, as: UTF8.self))
-    }
-
     /// The remote object for the folder at `url`, in the layout it is in (format 1 when
     /// it cannot be told yet: its reads then say what is missing).
-    public static func open(_ url: String, lockStaleSeconds: Double = 600, lockWaitSeconds: Double = 10, replica: String? = nil) -> Remote {
-        if of(url) == .drive {
+    /// - Parameter layout: the layout if the caller has read it already (nil: read it).
+    public static func open(_ url: String, layout: FolderRemoteFormat? = nil, lockStaleSeconds: Double = 600, lockWaitSeconds: Double = 10,
+                            replica: String? = nil) -> Remote {
+        if (layout ?? of(url)) == .drive {
             let remote = DriveFolderRemote(url: url, lockWaitSeconds: lockWaitSeconds)
             remote.localReplica = replica
             return remote

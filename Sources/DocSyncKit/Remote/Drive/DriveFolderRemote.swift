@@ -139,10 +139,9 @@ public final class DriveFolderRemote: Remote {
                 if isCanonical, seq <= known[replica] ?? 0 { continue }
                 let path = layout.commits(replica) + "/" + name
                 if !isCanonical {
-                    // A service's copy of a commit this replica's own file holds: tidied.
-                    if let prefix = DriveCommitFiles.readPrefix(layout.commitFile(replica, seq: seq)), let canonicalHeader = DriveCommit.decodeHeader(prefix[...]),
-                       let copyPrefix = DriveCommitFiles.readPrefix(path), DriveCommit.decodeHeader(copyPrefix[...]) == canonicalHeader,
-                       (try? FileSystem.readFile(path)) == (try? FileSystem.readFile(layout.commitFile(replica, seq: seq))) {
+                    // A service's copy of a commit this replica's own file holds, byte for
+                    // byte: tidied.
+                    if let copy = try? FileSystem.readFile(path), copy == (try? FileSystem.readFile(layout.commitFile(replica, seq: seq))) {
                         duplicates.append(path)
                         continue
                     }
@@ -513,9 +512,7 @@ public final class DriveFolderRemote: Remote {
     }
 
     private func tidyView(_ folder: String, io: SafeTreeIO) {
-        guard (try? io.resolve(folder.isEmpty ? "x.json" : folder + "/x.json", createFolders: false)) != nil else { return }
-        let absolute = folder.isEmpty ? root : root + "/" + folder
-        guard let names = try? FileSystem.listDirectory(absolute) else { return }
+        guard let (absolute, names) = FolderRemoteFiles.documentFolder(folder, root: root) else { return }
         for name in names {
             if name.hasPrefix(".docsync-tmp-") { unlink(absolute + "/" + name); continue }
             guard SyncServiceConflictName.original(of: name) != nil, name.hasSuffix(".json") else { continue }
