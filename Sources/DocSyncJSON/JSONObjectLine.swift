@@ -41,6 +41,17 @@ public struct JSONObjectLine {
         bytes.append(UInt8(ascii: "]"))
     }
 
+    public mutating func field(_ key: StaticString, _ values: [String]?) {
+        guard let values else { return }
+        writeKey(key)
+        bytes.append(UInt8(ascii: "["))
+        for (i, value) in values.enumerated() {
+            if i > 0 { bytes.append(UInt8(ascii: ",")) }
+            JSONValueWriter.appendString(value, to: &bytes)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
     /// The object's text; the line takes no more fields after this.
     public mutating func finish() -> [UInt8] {
         bytes.append(UInt8(ascii: "}"))

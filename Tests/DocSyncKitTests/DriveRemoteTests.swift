@@ -379,10 +379,14 @@ final class DriveCopies {
         func commit(_ id: String) -> DriveCommit? { all[id] }
 
         @discardableResult
-        func add(_ replica: String, _ seq: Int, on parent: String?, _ docs: [String: String], checkpoint: Bool = false) -> String {
+        func add(_ replica: String, _ seq: Int, on parent: String?, _ docs: [String: String], checkpoint: Bool = false,
+                 parents: [String: [String]]? = nil) -> String {
             let height = (parent.flatMap { all[$0]?.header.height } ?? 0) + 1
             let entries = docs.sorted { $0.key < $1.key }.map { refId, changeset in
-                RemoteEntry(refId: refId, changesetId: changeset, hash: String(repeating: "0", count: 64), path: refId + ".json", deleted: false, replica: replica, time: 0)
+                var entry = RemoteEntry(refId: refId, changesetId: changeset, hash: String(repeating: "0", count: 64), path: refId + ".json",
+                                        deleted: false, replica: replica, time: 0)
+                entry.parents = parents?[refId]
+                return entry
             }
             var header = DriveCommit.Header(commit: "\(replica).\(seq).0000000\(seq)", replica: replica, seq: seq, parent: parent, height: height, time: 0, entries: entries.count)
             if checkpoint { header.checkpoint = true }
@@ -431,6 +435,85 @@ final class DriveCopies {
         #expect(base["d"]?.changesetId == "2")
         #expect(base["e"]?.changesetId == "1" && base["e"]?.deleted == false)
         #expect(base["f"]?.changesetId == "1")
+    }
+
+    /// The versions a version descends from are the ones its entries name: a merge pushed
+    /// by a replica that only carried a losing push's version (it never made it) still
+    /// descends from it, which the commits alone do not say.
+    @Test func namedParentsMakeTheMergeBaseExact() {
+        func ancestry(named: Bool) -> VersionAncestry {
+            let c = Commits()
+            func p(_ ids: [String]) -> [String: [String]]? { named ? ["d": ids] : nil }
+            let root = c.add("r1", 1, on: nil, ["d": "1"], parents: p([]))
+            c.add("r2", 1, on: root, ["d": "2"], parents: p(["1"]))  // loses the fork; r1 pulled it
+            let won = c.add("r3", 1, on: root, ["d": "3"], parents: p(["1"]))
+            // r4 had pulled 2 too; it merges 2 into 3 and pushes first.
+            let merged = c.add("r4", 1, on: won, ["d": "6"], parents: p(["3", "2"]))
+            c.add("r3", 2, on: merged, ["d": "7"], parents: p(["6"]))
+            return VersionAncestry(commits: Array(c.all.values))
+        }
+        let exact = ancestry(named: true)
+        #expect(Set(exact.ancestors(of: "d", changesetId: "7").keys) == ["7", "6", "3", "2", "1"])
+        #expect(exact.commonAncestor(of: "d", "2", "7")?.changesetId == "2",
+                "r1 held 2, which 7 carries: its merge is measured from 2, so 7's later fields win")
+        #expect(exact.commonAncestor(of: "d", "2", "3")?.changesetId == "1", "two sides of one fork meet at the root")
+        #expect(ancestry(named: false).commonAncestor(of: "d", "2", "7")?.changesetId == "1",
+                "without named parents the commits imply less (why entries name them)")
+    }
+
+    /// Merges that crossed leave two latest common versions, neither below the other. The
+    /// base is their merge (git's recursive merge): measured from only the later one, the
+    /// field the other carried looked changed on both sides, and r1's 46 lost to an
+    /// older 10 (what the drive model check found).
+    @Test func crossedMergesMeetAtTheMergeOfTheirBases() throws {
+        let c = Commits()
+        let contents: [String: String] = [
+            "1": #"{"f0":0,"f1":0,"f2":0}"#,
+            "2": #"{"f0":0,"f1":10,"f2":0}"#,  // r1
+            "3": #"{"f0":0,"f1":10,"f2":20}"#,  // r2, on 2
+            "4": #"{"f0":5,"f1":0,"f2":0}"#,  // r0, on 1: never merges
+            "5": #"{"f0":5,"f1":46,"f2":20}"#,  // r1 merged 3 and 4, then set f1
+            "6": #"{"f0":5,"f1":10,"f2":21}"#,  // r2 merged 4 and 3, then set f2
+        ]
+        let root = c.add("r0", 1, on: nil, ["d": "1"], parents: ["d": []])
+        let two = c.add("r1", 1, on: root, ["d": "2"], parents: ["d": ["1"]])
+        let three = c.add("r2", 1, on: two, ["d": "3"], parents: ["d": ["2"]])
+        let four = c.add("r0", 2, on: root, ["d": "4"], parents: ["d": ["1"]])
+        c.add("r1", 2, on: three, ["d": "5"], parents: ["d": ["3", "4"]])
+        c.add("r2", 2, on: four, ["d": "6"], parents: ["d": ["4", "3"]])
+        let ancestry = VersionAncestry(commits: Array(c.all.values))
+        #expect(ancestry.latestCommonAncestors(of: "d", "5", "6").map(\.changesetId) == ["3", "4"])
+        func bytes(_ entry: RemoteEntry) -> [UInt8]? { contents[entry.changesetId].map { Array($0.utf8) } }
+        let merging = ForkMergeBase(ancestry: ancestry, bytes: bytes, merge: ContentPolicy.versionMerge(config: Config()))
+        guard case let .merged(named, base)? = merging.base(of: "d", "5", "6") else {
+            Issue.record("not a merged base")
+            return
+        }
+        #expect(named.changesetId == "4", "named after the latest version it merges")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(base)) as? [String: Any])
+        #expect(["f0", "f1", "f2"].map { object[$0] as? Int } == [5, 10, 20], "\(object)")
+        // The pull's merge from that base keeps both later values.
+        let final = ContentPolicy.versionMerge(config: Config())("d.json", base, ("5", Array(contents["5"]!.utf8)), ("6", Array(contents["6"]!.utf8)))
+        let finalBytes = try #require(final)
+        let merged = try #require(try JSONSerialization.jsonObject(with: Data(finalBytes)) as? [String: Any])
+        #expect(merged["f1"] as? Int == 46 && merged["f2"] as? Int == 21 && merged["f0"] as? Int == 5)
+        let single = ForkMergeBase(ancestry: ancestry, bytes: bytes, merge: nil)
+        guard case let .version(latest)? = single.base(of: "d", "5", "6") else {
+            Issue.record("without a merge, not the latest version")
+            return
+        }
+        #expect(latest.changesetId == "4")
+    }
+
+    /// A checkpoint restates versions made before it: there, they have no parents.
+    @Test func aCheckpointsVersionsAreRoots() {
+        let c = Commits()
+        let top = c.add("r1", 1, on: nil, ["d": "5"], checkpoint: true)
+        let a = c.add("r1", 2, on: top, ["d": "6"], parents: ["d": ["5"]])
+        c.add("r2", 1, on: top, ["d": "7"], parents: ["d": ["5"]])
+        _ = a
+        let ancestry = VersionAncestry(commits: Array(c.all.values))
+        #expect(ancestry.commonAncestor(of: "d", "6", "7")?.changesetId == "5")
     }
 
     /// After a lost fork only this replica's own edits are replayed: a value it carried

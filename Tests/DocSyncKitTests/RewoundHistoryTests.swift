@@ -71,10 +71,26 @@ import Testing
         state.base["a"] = Self.a2
         state.fold(JournalEntry(.local(.update, version: Self.v("a", "03-1", "h3", "a.json"), fromPath: nil)))
         let entries = RewoundHistory.entries(base: state.base, pending: state.pending, common: ["a": Self.a1])
-        #expect(entries.count == 1, "only the base moves: \(entries)")
+        #expect(entries.count == 2, "the base moves, and one action says what the pending content is made from: \(entries)")
+        guard case let .local(_, version, _)? = entries.last?.event else {
+            Issue.record("no local action: \(entries)")
+            return
+        }
+        #expect(version.changesetId == "03-1", "it names the tracked version, changing nothing the tree holds")
+        #expect(entries.last?.madeFrom == [Self.a2.changesetId], "made from the version the tree had synced")
+        #expect(RewoundHistory.resent(entries) == 0, "nothing the tree had synced is sent again")
         let after = Self.fold(state, entries)
         #expect(after.base["a"] == Self.a1)
         #expect(after.tracked["a"]?.changesetId == "03-1")
-        #expect(after.pending.count == 1)
+        #expect(after.pending.count == 2)
+    }
+
+    @Test("a version sent again names the version the tree had synced as what it is made from")
+    func resentVersionsNameWhatTheyAreMadeFrom() {
+        let entries = RewoundHistory.entries(base: ["a": Self.a2], pending: [], common: ["a": Self.a1])
+        #expect(entries.last?.madeFrom == [Self.a2.changesetId])
+        #expect(RewoundHistory.resent(entries) == 1)
+        #expect(SyncSession.parents(previous: Self.a1, carried: [Self.a2.changesetId, Self.a1.changesetId], new: Self.a2) == [Self.a1.changesetId],
+                "a push names the base and what its content carries, once each, never itself")
     }
 }

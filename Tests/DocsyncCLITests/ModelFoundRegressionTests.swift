@@ -205,4 +205,30 @@ struct ModelFoundRegressionTests {
             }
         }
     }
+
+    /// Found by the drive model check: a pull killed after it wrote a document it
+    /// created, before its checkpoint; the user edits that file; the next run redid the
+    /// killed run's write over the edit. Now a file that still carries the ids the run
+    /// wrote is taken as written, and the edit is recorded on top of it.
+    @Test("a pull killed after creating a file, then the user edits that file: the next sync keeps the edit", arguments: Kind.allCases)
+    func editOfAFileAKilledPullCreatedIsKept(_ kind: Kind) {
+        let box = Sandbox("killed-create-\(kind)")
+        let rs = Self.replicas(box, kind, files: ["seed.json": "{\"v\": 0}\n"], names: ["A", "B"])
+        let (a, b) = (rs[0], rs[1])
+        a.write("x.json", "{\n  \"v\": \"by A\",\n  \"w\": 1\n}\n")
+        a.sync()
+        let killed = b.run(["sync"], env: ["DOCSYNC_CRASH_AT": "pull.after-files"])
+        #expect(killed.exit == 137, "the pull is killed: \(killed)")
+        guard let text = b.read("x.json") else {
+            Issue.record("the killed pull had not written x.json")
+            return
+        }
+        b.write("x.json", text.replacingOccurrences(of: "\"w\": 1", with: "\"w\": 2"))
+        let next = b.run("sync")
+        #expect(next.exit == 0, "\(next)")
+        #expect(b.json("x.json")?["w"] as? Int == 2, "B's edit is kept: \(b.read("x.json") ?? "nothing")")
+        a.sync()
+        #expect(a.json("x.json")?["w"] as? Int == 2, "and reaches A")
+        #expect(a.json("x.json")?["v"] as? String == "by A")
+    }
 }

@@ -408,6 +408,7 @@ public final class DirectoryRemote: Remote {
         line.field("deleted", entry.deleted)
         line.field("hash", entry.hash)
         line.field("movedAt", entry.movedAt)
+        line.field("parents", entry.parents)
         line.field("path", entry.path)
         line.field("publishedHash", entry.publishedHash)
         line.field("purgedDeletion", entry.purgedDeletion)

@@ -27,6 +27,12 @@ public struct RemoteEntry: Codable, Sendable, Equatable {
     /// When the version's path was set by a rename (ms), as the replica that moved it
     /// recorded it (see `JournalEntry.movedAt`); nil when the path is not a rename's.
     public var movedAt: Int64? = nil
+    /// The versions (changesetIds) this one was made from: the version the pushing tree
+    /// had synced, and any other published version its content carries (one it held on a
+    /// chain that lost a fork). Written in drive-layout commits, where two chains can
+    /// meet: their merge base is the latest version both descend from (VersionAncestry).
+    /// Nil in entries written before docsync kept it, and in the other layouts.
+    public var parents: [String]? = nil
 
     /// The feed key of a shared conflict record: one line per record, so the latest line
     /// (open, then resolved) is the record's state, and feed compaction keeps it.
@@ -103,6 +109,8 @@ public struct RemoteWrite: Sendable {
     public var deletedChangesetId: String?
     /// When the new version's path was set by a rename (see `RemoteEntry.movedAt`).
     public var movedAt: Int64?
+    /// The versions the new one (or the deletion) was made from (see `RemoteEntry.parents`).
+    public var parents: [String] = []
     /// Why a loader and not the bytes: a push plan of 100,000 documents held every
     /// document's bytes at once (a fifth of a first push's peak memory); the remote reads
     /// each one as it writes it.

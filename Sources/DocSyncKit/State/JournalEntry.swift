@@ -28,6 +28,12 @@ public struct JournalEntry: Sendable, Equatable {
     /// were stored when it was held. Why: when the fix meets the deletion, that version is
     /// kept with the conflict record, and the remote may no longer have it by then (gc).
     public var deletedHash: String?
+    /// Set on a local action whose content carries published versions beyond the base it
+    /// is recorded on (changesetIds): the version a tree held before its remote's history
+    /// went back (a lost fork, a rewrite). A push names them as the new version's parents
+    /// (`RemoteEntry.parents`), so a later merge measures from what the content really
+    /// descends from.
+    public var madeFrom: [String]?
 
     public enum Event: Sendable, Equatable {
         /// A local action, pending until a `done` names it. `version` is the version the
@@ -211,6 +217,7 @@ public struct JournalEntry: Sendable, Equatable {
         line.field("fromPath", f.fromPath)
         line.field("hash", f.hash)
         line.field("kind", kind.rawValue)
+        line.field("madeFrom", madeFrom)
         line.field("mintedId", mintedId)
         line.field("more", more)
         line.field("movedAt", movedAt)
@@ -231,7 +238,7 @@ public struct JournalEntry: Sendable, Equatable {
 
 extension JournalEntry: Codable {
     private enum Field: String, CodingKey {
-        case seq, kind, time, refId, changesetId, hash, path, fromPath, fromHash, deleted, seqs, reason, cursor, replica, more, mintedId, movedAt, deletedHash
+        case seq, kind, time, refId, changesetId, hash, path, fromPath, fromHash, deleted, seqs, reason, cursor, replica, more, mintedId, movedAt, deletedHash, madeFrom
     }
 
     /// The flat fields of one line (the format every earlier version wrote).
@@ -253,6 +260,7 @@ extension JournalEntry: Codable {
         more = try c.decodeIfPresent(Bool.self, forKey: .more)
         mintedId = try c.decodeIfPresent(Bool.self, forKey: .mintedId)
         movedAt = try c.decodeIfPresent(Int64.self, forKey: .movedAt)
+        madeFrom = try c.decodeIfPresent([String].self, forKey: .madeFrom)
         deletedHash = try c.decodeIfPresent(String.self, forKey: .deletedHash)
         let kind = try c.decode(Kind.self, forKey: .kind)
         let f = Flat(refId: try c.decodeIfPresent(String.self, forKey: .refId), changesetId: try c.decodeIfPresent(String.self, forKey: .changesetId),
@@ -347,6 +355,7 @@ extension JournalEntry: Codable {
         try c.encodeIfPresent(more, forKey: .more)
         try c.encodeIfPresent(mintedId, forKey: .mintedId)
         try c.encodeIfPresent(movedAt, forKey: .movedAt)
+        try c.encodeIfPresent(madeFrom, forKey: .madeFrom)
         try c.encodeIfPresent(deletedHash, forKey: .deletedHash)
         let f = flat
         try c.encodeIfPresent(f.refId, forKey: .refId)

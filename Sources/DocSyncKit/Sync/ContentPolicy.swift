@@ -137,3 +137,19 @@ struct ContentPolicy {
         }
     }
 }
+
+extension ContentPolicy {
+    /// Two versions merged as a pull would merge them under `config`, for a merge base a
+    /// remote must build (see ForkMergeBase): the merged bytes, or the winning side's.
+    static func versionMerge(config: Config) -> VersionMerge {
+        { path, base, earlier, later in
+            let policy = ContentPolicy(policy: config.policy(for: path), counters: config.counters, arrays: config.arrayRules)
+            let first = DocVersion(refId: "", changesetId: earlier.changesetId, hash: ContentHash.of(earlier.bytes), path: path)
+            let second = DocVersion(refId: "", changesetId: later.changesetId, hash: ContentHash.of(later.bytes), path: path)
+            let outcome = policy.settle(base: base, local: first, localBytes: earlier.bytes, remote: second, remoteBytes: later.bytes,
+                                        path: path, newChangesetId: { later.changesetId })
+            if let merged = outcome.mergedBytes { return merged }
+            return outcome.result.changesetId == first.changesetId && outcome.result.hash == first.hash ? earlier.bytes : later.bytes
+        }
+    }
+}

@@ -303,7 +303,12 @@ struct PullPlanner {
             // change to push (a path kept apart, a local edit that won, a merge).
             if let result, result != publishedVersion, result != local || pendingSeqs.isEmpty {
                 let kind: JournalEntry.LocalAction = publishedVersion == nil ? .create : (result.hash == publishedVersion?.hash ? .rename : .update)
-                plan.batch.append(JournalEntry(.local(kind, version: result, fromPath: publishedVersion?.path != result.path ? publishedVersion?.path : nil)))
+                var action = JournalEntry(.local(kind, version: result, fromPath: publishedVersion?.path != result.path ? publishedVersion?.path : nil))
+                // What the replaced actions' content was made from, the merge is made from too.
+                var carried: [String] = []
+                for id in (pendingIndices[refId] ?? []).flatMap({ pending[$0].madeFrom ?? [] }) where !carried.contains(id) { carried.append(id) }
+                if !carried.isEmpty { action.madeFrom = carried }
+                plan.batch.append(action)
             }
         }
         return plan

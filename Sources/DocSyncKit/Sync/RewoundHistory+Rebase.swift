@@ -12,8 +12,14 @@ extension RewoundHistory {
     /// what the tree synced to what it holds, and whatever base they now start from, a
     /// push sends them and a pull merges them three-way like any local edit. So nothing
     /// the remote lost is read as deleted there, and the push that follows sends it again.
+    ///
+    /// Every local action written here names the version the tree had synced as one its
+    /// content is made from (`madeFrom`), and so does the push that sends it: where two
+    /// chains meet again, the merge is measured from what that content descends from.
     static func entries(base: [String: DocVersion], pending: [JournalEntry], common: [String: DocVersion]) -> [JournalEntry] {
         let pendingRefIds = Set(pending.compactMap(\.refId))
+        var tracked = base
+        for action in pending { SyncState.applyLocal(action, to: &tracked) }
         var entries: [JournalEntry] = []
         for refId in Set(base.keys).union(common.keys).sorted() {
             let synced = base[refId], shared = common[refId]
@@ -21,11 +27,21 @@ extension RewoundHistory {
             let state: JournalEntry.RemoteState = shared.map { .version($0) }
                 ?? .deleted(changesetId: synced?.changesetId ?? "", path: synced?.path)
             entries.append(JournalEntry(.seen(refId: refId, state, reason: "history rewritten")))
-            if pendingRefIds.contains(refId) { continue }
+            if pendingRefIds.contains(refId) {
+                // The pending actions stay; one more, of what they lead to, says what it is made from.
+                if let synced, let current = tracked[refId], current.changesetId != synced.changesetId {
+                    var carried = JournalEntry(.local(shared == nil ? .create : .update, version: current, fromPath: nil))
+                    carried.madeFrom = [synced.changesetId]
+                    entries.append(carried)
+                }
+                continue
+            }
             if let synced {
                 let moved = shared.map { $0.path != synced.path } ?? false
                 let kind: JournalEntry.LocalAction = shared == nil ? .create : (moved && shared?.hash == synced.hash ? .rename : .update)
-                entries.append(JournalEntry(.local(kind, version: synced, fromPath: moved ? shared?.path : nil)))
+                var resent = JournalEntry(.local(kind, version: synced, fromPath: moved ? shared?.path : nil))
+                resent.madeFrom = [synced.changesetId]
+                entries.append(resent)
             } else if let shared {
                 entries.append(JournalEntry(.local(.delete, version: shared, fromPath: nil)))
             }
@@ -35,6 +51,10 @@ extension RewoundHistory {
 
     /// How many document versions `entries` send again.
     static func resent(_ entries: [JournalEntry]) -> Int {
-        entries.count { if case .local = $0.event { true } else { false } }
+        entries.count { entry in
+            // Not the action that only says what pending actions' content is made from.
+            guard case let .local(_, version, _) = entry.event else { return false }
+            return entry.madeFrom.map { $0.contains(version.changesetId) } ?? true
+        }
     }
 }

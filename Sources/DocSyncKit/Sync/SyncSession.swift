@@ -313,6 +313,10 @@ final class SyncSession {
         plan.writes.reserveCapacity(state.pending.count)
         let tracked = state.tracked
         let movedAt = SyncState.moveTimes(state.pending)
+        var carried: [String: [String]] = [:]
+        for action in state.pending {
+            if let refId = action.refId, let from = action.madeFrom { carried[refId, default: []] += from }
+        }
         var seen = Set<String>()
         for action in state.pending {
             guard let refId = action.refId else {
@@ -332,6 +336,7 @@ final class SyncSession {
                                     deletedChangesetId: final == nil ? (previous?.changesetId ?? action.changesetId) : nil,
                                     loading: { try final.map { try objects.get($0.hash) } })
             if let final, final.path != previous?.path, previous != nil { write.movedAt = movedAt[refId] }
+            write.parents = Self.parents(previous: previous, carried: carried[refId] ?? [], new: final)
             plan.writes.append(write)
         }
         plan.conflicts = workspace.conflictStore.unshared()
@@ -341,6 +346,14 @@ final class SyncSession {
                           fromPath: w.previous?.path != w.new?.path && w.new != nil ? w.previous?.path : nil)
         }
         return plan
+    }
+
+    /// What a pushed version is made from: the version the tree synced, and the
+    /// published versions its content carries beyond it; never itself.
+    static func parents(previous: DocVersion?, carried: [String], new: DocVersion?) -> [String] {
+        var out: [String] = []
+        for id in [previous?.changesetId].compactMap({ $0 }) + carried where id != new?.changesetId && !out.contains(id) { out.append(id) }
+        return out
     }
 
     func push() throws {

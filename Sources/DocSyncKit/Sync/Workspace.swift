@@ -1,4 +1,5 @@
 import Dispatch
+import DocSyncJSON
 import Foundation
 
 /// The two kinds of remote.
@@ -285,7 +286,18 @@ public final class Workspace {
     func redo(_ entry: JournalEntry.FileOperation, interrupted: Bool = true) -> Bool {
         let io = SafeTreeIO(root: layout.root)
         let target = entry.result
-        if let target, let current = try? io.readIfPresent(target.path), ContentHash.of(current) == target.hash { return true }
+        // Written already (as it was, or edited by the user since: the ids are still the
+        // ones the run wrote, and the edit is recorded on top of it; written again, the
+        // edit of a document the run had created was lost). A move may still have its
+        // old file to remove.
+        if let target, let current = try? io.readIfPresent(target.path),
+           ContentHash.of(current) == target.hash || Self.carriesIds(current, of: target) {
+            if let fromPath = entry.fromPath, fromPath != target.path, let old = try? io.readIfPresent(fromPath),
+               ContentHash.of(old) == entry.fromHash {
+                try? io.remove(fromPath)
+            }
+            return true
+        }
         if let fromPath = entry.fromPath, let current = try? io.readIfPresent(fromPath), ContentHash.of(current) != entry.fromHash {
             if interrupted { warnings.append("\(fromPath): changed after an interrupted run; left as it is (it will be recorded as a local edit)") }
             return false
@@ -303,6 +315,13 @@ public final class Workspace {
             warnings.append("could not \(interrupted ? "finish an interrupted run's" : "make the") change of \(entry.fromPath ?? entry.refId): \(error.localizedDescription)")
             return false
         }
+    }
+
+    /// Whether `bytes` are a document with `version`'s refId and changesetId: that version,
+    /// as a user's text edit leaves it until it is recorded.
+    static func carriesIds(_ bytes: [UInt8], of version: DocVersion) -> Bool {
+        guard case .object(let members)? = try? JSONValueParser.parse(bytes) else { return false }
+        return members["refId"] == .string(version.refId) && members["changesetId"] == .string(version.changesetId)
     }
 
     /// Journals entries (fsynced) and folds them into the state.
@@ -391,7 +410,8 @@ public final class Workspace {
                 }
                 layout = .drive
             }
-            return FolderRemoteFormat.open(url, layout: layout, lockStaleSeconds: stale, lockWaitSeconds: wait, replica: config.replicaId)
+            return FolderRemoteFormat.open(url, layout: layout, lockStaleSeconds: stale, lockWaitSeconds: wait, replica: config.replicaId,
+                                           merge: ContentPolicy.versionMerge(config: config))
         }
     }
 

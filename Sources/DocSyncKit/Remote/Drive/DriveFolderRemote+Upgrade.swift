@@ -133,10 +133,11 @@ public enum FolderRemoteFormat: Int, Sendable {
     /// it cannot be told yet: its reads then say what is missing).
     /// - Parameter layout: the layout if the caller has read it already (nil: read it).
     public static func open(_ url: String, layout: FolderRemoteFormat? = nil, lockStaleSeconds: Double = 600, lockWaitSeconds: Double = 10,
-                            replica: String? = nil) -> Remote {
+                            replica: String? = nil, merge: VersionMerge? = nil) -> Remote {
         if (layout ?? of(url)) == .drive {
             let remote = DriveFolderRemote(url: url, lockWaitSeconds: lockWaitSeconds)
             remote.localReplica = replica
+            remote.versionMerge = merge
             return remote
         }
         return DirectoryRemote(url: url, lockStaleSeconds: lockStaleSeconds, lockWaitSeconds: lockWaitSeconds)

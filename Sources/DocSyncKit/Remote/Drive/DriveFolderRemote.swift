@@ -26,6 +26,9 @@ public final class DriveFolderRemote: Remote {
     /// This tree's replica id: after its push lost a fork, only its own edits are merged
     /// again (see ForkRebase). Nil: the tree's whole versions are, from the shared one.
     public var localReplica: String?
+    /// How this tree merges two versions: a fork's merge base may be the merge of
+    /// several versions (see ForkMergeBase). Nil: the latest of them is taken.
+    public var versionMerge: VersionMerge?
 
     public init(url: String, lockWaitSeconds: Double = 10) {
         displayURL = url
@@ -256,16 +259,30 @@ public final class DriveFolderRemote: Remote {
             var changes = RemoteChanges(folding: checked(entries, refused: &refused), cursor: next.text, snapshot: isSnapshot, warnings: refused, objects: objects)
             var versions: [String: DocVersion] = [:]
             let authored = authoredEntries(files: files)
+            let theirState = DriveHistory.latest(commonState + theirs)
+            let exact = exactBases(mine: DriveHistory.latest(commonState + ours), theirs: theirState, format: format)
             var base = DriveHistory.mergeBase(common: commonState, ours: ours + authored, theirs: theirs)
-            betterBases(&base, ours: ours, theirState: DriveHistory.latest(commonState + theirs), format: format)
+            betterBases(&base, ours: ours, theirState: theirState, format: format)
+            var contents: [String: [UInt8]] = [:]
+            for (refId, found) in exact {
+                switch found {
+                case .version(let entry): base[refId] = entry
+                case .merged(let entry, let bytes):
+                    // Named after the latest version it merges: only what the merge is measured from.
+                    base[refId] = nil
+                    guard let path = entry.path else { continue }
+                    let hash = ContentHash.of(bytes)
+                    versions[refId] = DocVersion(refId: refId, changesetId: entry.changesetId, hash: hash, path: path)
+                    contents[hash] = bytes
+                }
+            }
             for entry in checked(Array(base.values), refused: &refused) where entry.conflict == nil && entry.purgedDeletion != true {
                 if let version = entry.version { versions[entry.refId] = version }
             }
-            var contents: [String: [UInt8]] = [:]
             if let me = localReplica {
                 let losing = (DriveHistory.chain(from: fromTip, downToHeight: commonHeight, in: files) ?? []).reversed().compactMap { files.commit($0.commit) }
-                for (refId, version) in replayBases(commonState: commonState, losing: losing, theirState: DriveHistory.latest(commonState + theirs), me: me,
-                                                    authoredEntries: authored) {
+                for (refId, version) in replayBases(commonState: commonState, losing: losing, theirState: theirState, me: me,
+                                                    authoredEntries: authored) where exact[refId] == nil {
                     versions[refId] = version.version
                     contents[version.version.hash] = version.bytes
                 }
@@ -280,6 +297,29 @@ public final class DriveFolderRemote: Remote {
         }
         guard let state = DriveHistory.state(at: tip.commit, in: files) else { throw damaged }
         return RemoteChanges(folding: checked(state, refused: &refused), cursor: next.text, snapshot: snapshot, warnings: refused, objects: objects)
+    }
+
+    /// For each document the two chains hold in different versions, both of which name
+    /// their parents: its merge base (`ForkMergeBase`), exact where the rules below (for
+    /// entries written before docsync named parents) guess.
+    private func exactBases(mine: [RemoteEntry], theirs: [RemoteEntry], format: Format) -> [String: ForkMergeBase.Base] {
+        let theirs = Dictionary(theirs.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
+        let differing = mine.filter { entry in
+            guard entry.conflict == nil, entry.purgedDeletion != true, !entry.deleted, entry.parents != nil,
+                  let other = theirs[entry.refId], !other.deleted, other.parents != nil else { return false }
+            return other.changesetId != entry.changesetId
+        }
+        guard !differing.isEmpty else { return [:] }
+        let all = DriveCommitFiles(layout: layout)
+        guard (try? scan(from: nil, format: format, files: all)) != nil else { return [:] }
+        let store = objects
+        let bases = ForkMergeBase(ancestry: VersionAncestry(commits: Array(all.commits.values)),
+                                  bytes: { entry in entry.hash.flatMap { try? store.get($0) } }, merge: versionMerge)
+        var out: [String: ForkMergeBase.Base] = [:]
+        for entry in differing {
+            out[entry.refId] = bases.base(of: entry.refId, entry.changesetId, theirs[entry.refId]!.changesetId)
+        }
+        return out
     }
 
     /// For a document both chains changed where the chains hold no version in common,
@@ -427,10 +467,12 @@ public final class DriveFolderRemote: Remote {
                 var entry = RemoteEntry(refId: write.refId, changesetId: new.changesetId, hash: new.hash, path: new.path,
                                         deleted: false, replica: replica.replicaId, time: time)
                 entry.movedAt = write.movedAt
+                entry.parents = write.parents
                 lines += ChecksummedLines.encode(try DirectoryRemote.feedJSON(entry)).utf8
             } else {
-                let deletion = RemoteEntry(refId: write.refId, changesetId: write.deletedChangesetId ?? write.previous?.changesetId ?? "",
+                var deletion = RemoteEntry(refId: write.refId, changesetId: write.deletedChangesetId ?? write.previous?.changesetId ?? "",
                                            hash: write.previous?.hash, path: write.previous?.path, deleted: true, replica: replica.replicaId, time: time)
+                deletion.parents = write.parents
                 lines += ChecksummedLines.encode(try DirectoryRemote.feedJSON(deletion)).utf8
             }
         }

@@ -1,13 +1,13 @@
 /// Which versions of a document each version descends from, read from the commit files
-/// of every replica, on every chain: what a fork's merge base is found with when the two
-/// chains hold no version in common (a document re-sent, after an earlier lost fork, as a
-/// new version made from one the winning chain never held).
+/// of every replica, on every chain: the merge base of a fork is the latest version both
+/// sides descend from.
 ///
-/// A version pushed in commit C by replica R descends from
-/// - R's previous version of the document (a replica's own pushes follow each other in
-///   its tree), and
-/// - the document's version on the chain C was made on (R had read it: C's parent is
-///   where R's tree stood).
+/// A version's parents are the ones its entry names (`RemoteEntry.parents`: the version
+/// the pushing tree had synced, and any published version its content carried). An entry
+/// written before docsync named them gets the parents the commits imply:
+/// - the same replica's previous version of the document (a replica's own pushes follow
+///   each other in its tree), and
+/// - the document's version on the chain the commit was made on (the replica had read it).
 struct VersionAncestry {
     private struct Occurrence {
         var entry: RemoteEntry
@@ -18,48 +18,56 @@ struct VersionAncestry {
     private let entriesByCommit: [String: [String: RemoteEntry]]
     /// Per replica, its commits by number.
     private let byReplica: [String: [DriveCommit.Header]]
+    /// Per document, where each of its versions was pushed.
+    private let occurrences: [String: [String: [Occurrence]]]
 
     init(commits: [DriveCommit]) {
         var headers: [String: DriveCommit.Header] = [:]
         var entries: [String: [String: RemoteEntry]] = [:]
         var byReplica: [String: [DriveCommit.Header]] = [:]
-        for commit in commits where commit.header.checkpoint != true {
+        var occurrences: [String: [String: [Occurrence]]] = [:]
+        for commit in commits {
+            if commit.header.checkpoint == true {
+                // A checkpoint restates versions made before it: there, they are roots.
+                for var entry in commit.entries where entry.conflict == nil && entry.purgedDeletion != true && !entry.deleted {
+                    entry.parents = []
+                    occurrences[entry.refId, default: [:]][entry.changesetId, default: []].append(Occurrence(entry: entry, commit: commit.header))
+                }
+                continue
+            }
             headers[commit.id] = commit.header
             var latest: [String: RemoteEntry] = [:]
             for entry in commit.entries where entry.conflict == nil && entry.purgedDeletion != true { latest[entry.refId] = entry }
             entries[commit.id] = latest
             byReplica[commit.header.replica, default: []].append(commit.header)
+            for entry in latest.values where !entry.deleted {
+                occurrences[entry.refId, default: [:]][entry.changesetId, default: []].append(Occurrence(entry: entry, commit: commit.header))
+            }
         }
         for key in byReplica.keys { byReplica[key]!.sort { ($0.seq, $0.commit) < ($1.seq, $1.commit) } }
         self.headers = headers
         entriesByCommit = entries
         self.byReplica = byReplica
+        self.occurrences = occurrences
     }
 
-    private func occurrences(of refId: String, changesetId: String) -> [Occurrence] {
-        entriesByCommit.compactMap { id, entries in
-            guard let entry = entries[refId], entry.changesetId == changesetId, let header = headers[id] else { return nil }
-            return Occurrence(entry: entry, commit: header)
-        }
-    }
-
-    private func parents(of occurrence: Occurrence) -> [Occurrence] {
+    /// The parents of one push of a version, by changesetId.
+    private func parents(of occurrence: Occurrence) -> [String] {
+        if let named = occurrence.entry.parents { return named }
         let refId = occurrence.entry.refId
-        var out: [Occurrence] = []
-        // The same replica's previous push of the document.
+        var out: [String] = []
         if let own = byReplica[occurrence.commit.replica] {
             for header in own.reversed() where header.seq < occurrence.commit.seq {
                 if let entry = entriesByCommit[header.commit]?[refId] {
-                    out.append(Occurrence(entry: entry, commit: header))
+                    out.append(entry.changesetId)
                     break
                 }
             }
         }
-        // The version on the chain the commit was made on.
         var id = occurrence.commit.parent
         while let current = id, let header = headers[current] {
             if let entry = entriesByCommit[current]?[refId] {
-                out.append(Occurrence(entry: entry, commit: header))
+                out.append(entry.changesetId)
                 break
             }
             id = header.parent
@@ -67,18 +75,36 @@ struct VersionAncestry {
         return out
     }
 
-    /// Every version `version` of document `refId` descends from, itself included, by
-    /// changesetId (a deletion is a version too).
+    /// Every version `changesetId` of document `refId` descends from, itself included,
+    /// by changesetId (only versions some commit holds; deletions are not versions here).
     func ancestors(of refId: String, changesetId: String) -> [String: RemoteEntry] {
+        guard let versions = occurrences[refId] else { return [:] }
         var found: [String: RemoteEntry] = [:]
-        var visited = Set<String>()
-        var queue = occurrences(of: refId, changesetId: changesetId)
+        var queue = [changesetId]
         while let next = queue.popLast() {
-            guard visited.insert(next.commit.commit).inserted else { continue }
-            found[next.entry.changesetId] = next.entry
-            queue += parents(of: next)
+            guard found[next] == nil, let pushes = versions[next], let first = pushes.first else { continue }
+            found[next] = first.entry
+            for push in pushes { queue += parents(of: push) }
         }
         return found
+    }
+
+    /// The versions both descend from that no other such version descends from: one,
+    /// usually; several after merges that crossed (each side merged the other's earlier
+    /// version), and then the merge base is their merge (git's recursive merge).
+    func latestCommonAncestors(of refId: String, _ a: String, _ b: String) -> [RemoteEntry] {
+        let left = ancestors(of: refId, changesetId: a), right = ancestors(of: refId, changesetId: b)
+        return Self.latest(left.filter { right[$0.key] != nil }) { ancestors(of: refId, changesetId: $0) }
+    }
+
+    /// Of `versions`, those no other one of them descends from, oldest first.
+    static func latest(_ versions: [String: RemoteEntry], ancestors: (String) -> [String: RemoteEntry]) -> [RemoteEntry] {
+        var below = Set<String>()
+        // From the latest down: a version below one already kept is not kept.
+        for id in versions.keys.sorted(by: >) where !below.contains(id) {
+            for older in ancestors(id).keys where older != id { below.insert(older) }
+        }
+        return versions.keys.sorted().filter { !below.contains($0) }.map { versions[$0]! }
     }
 
     /// The latest version both descend from (the greatest changesetId: a version's id
@@ -87,4 +113,5 @@ struct VersionAncestry {
         let left = ancestors(of: refId, changesetId: a), right = ancestors(of: refId, changesetId: b)
         return left.keys.filter { right[$0] != nil }.max().flatMap { left[$0] }
     }
+
 }
