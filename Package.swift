@@ -3,16 +3,16 @@ import PackageDescription
 
 let package = Package(
     name: "docsync",
-    platforms: [.macOS(.v13)],
+    // Built and tested on Linux only (inotify, Glibc's sigaction): no other platform is claimed.
     products: [
         .executable(name: "docsync", targets: ["docsync"]),
         .library(name: "DocSyncKit", targets: ["DocSyncKit"]),
-        .library(name: "DocSyncSchema", targets: ["DocSyncSchema"]),
+        .library(name: "DocSyncSchema", targets: ["DocSyncSchema"])
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
-        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0")
     ],
     targets: [
         // libgit2 from Debian's libgit2-dev, found through pkg-config.
@@ -50,7 +50,7 @@ let package = Package(
                 "CZlib",
                 "GitShim",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Collections", package: "swift-collections"),
+                .product(name: "Collections", package: "swift-collections")
             ]
         ),
         // The command line: parsing, output, exit codes. No sync logic lives here.
@@ -59,15 +59,17 @@ let package = Package(
             dependencies: [
                 "DocSyncKit",
                 "DocSyncJSON",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser")
             ]
         ),
-        .testTarget(name: "DocSyncKitTests", dependencies: ["DocSyncKit", "DocSyncJSON", "GitShim"], exclude: ["MergeConformance"]),
+        .testTarget(
+            name: "DocSyncKitTests", dependencies: ["DocSyncKit", "DocSyncJSON", "GitShim"],
+            exclude: ["MergeConformance"]),
         .testTarget(name: "DocsyncCLITests", dependencies: ["DocSyncKit"]),
         .testTarget(
             name: "DocSyncSchemaTests",
             dependencies: ["DocSyncSchema", "DocSyncJSON"],
             exclude: ["JSON-Schema-Test-Suite"]
-        ),
+        )
     ]
 )

@@ -4,12 +4,14 @@
 // harnesses can reach internal API. Nothing here is part of the shipped library.
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Fails the run with a message libFuzzer shows next to the crashing input.
-func check(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String,
-           file: StaticString = #fileID, line: UInt = #line) {
+func check(
+    _ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String,
+    file: StaticString = #fileID, line: UInt = #line
+) {
     if !condition() {
         let text = "FUZZ PROPERTY VIOLATED (\(file):\(line)): \(message())\n"
         fputs(text, stderr)
@@ -43,7 +45,7 @@ struct FuzzReader {
     mutating func chunk() -> [UInt8] {
         let count = min(Int(byte()), bytes.count - pos)
         defer { pos += count }
-        return Array(bytes[pos ..< pos + count])
+        return Array(bytes[pos..<pos + count])
     }
     mutating func rest() -> [UInt8] {
         defer { pos = bytes.count }
@@ -99,21 +101,44 @@ enum ReferenceJSON {
             guard let b = peek else { throw .bad }
             switch b {
             case UInt8(ascii: "{"):
-                pos += 1; ws()
-                if peek == UInt8(ascii: "}") { pos += 1; return }
+                pos += 1
+                ws()
+                if peek == UInt8(ascii: "}") {
+                    pos += 1
+                    return
+                }
                 while true {
-                    ws(); try string(); ws(); try expect(UInt8(ascii: ":")); ws()
-                    try value(depth: depth + 1); ws()
-                    if peek == UInt8(ascii: ",") { pos += 1; continue }
-                    try expect(UInt8(ascii: "}")); return
+                    ws()
+                    try string()
+                    ws()
+                    try expect(UInt8(ascii: ":"))
+                    ws()
+                    try value(depth: depth + 1)
+                    ws()
+                    if peek == UInt8(ascii: ",") {
+                        pos += 1
+                        continue
+                    }
+                    try expect(UInt8(ascii: "}"))
+                    return
                 }
             case UInt8(ascii: "["):
-                pos += 1; ws()
-                if peek == UInt8(ascii: "]") { pos += 1; return }
+                pos += 1
+                ws()
+                if peek == UInt8(ascii: "]") {
+                    pos += 1
+                    return
+                }
                 while true {
-                    ws(); try value(depth: depth + 1); ws()
-                    if peek == UInt8(ascii: ",") { pos += 1; continue }
-                    try expect(UInt8(ascii: "]")); return
+                    ws()
+                    try value(depth: depth + 1)
+                    ws()
+                    if peek == UInt8(ascii: ",") {
+                        pos += 1
+                        continue
+                    }
+                    try expect(UInt8(ascii: "]"))
+                    return
                 }
             case UInt8(ascii: "\""): try string()
             case UInt8(ascii: "t"): try word("true")
@@ -129,7 +154,10 @@ enum ReferenceJSON {
 
         mutating func digits() -> Int {
             var n = 0
-            while let b = peek, b >= 0x30, b <= 0x39 { pos += 1; n += 1 }
+            while let b = peek, b >= 0x30, b <= 0x39 {
+                pos += 1
+                n += 1
+            }
             return n
         }
 
@@ -164,10 +192,10 @@ enum ReferenceJSON {
                     pos += 1
                     switch e {
                     case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"),
-                         UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                        UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
                         break
                     case UInt8(ascii: "u"):
-                        for _ in 0 ..< 4 {
+                        for _ in 0..<4 {
                             guard let h = peek, "0123456789abcdefABCDEF".utf8.contains(h) else { throw .bad }
                             pos += 1
                         }
@@ -188,8 +216,13 @@ enum ReferenceJSON {
         func flush(_ run: [UInt8]) { units += String(decoding: run, as: UTF8.self).utf16 }
         var run: [UInt8] = []
         while i < body.count {
-            if body[i] != UInt8(ascii: "\\") { run.append(body[i]); i += 1; continue }
-            flush(run); run = []
+            if body[i] != UInt8(ascii: "\\") {
+                run.append(body[i])
+                i += 1
+                continue
+            }
+            flush(run)
+            run = []
             let e = body[i + 1]
             i += 2
             switch e {
@@ -199,7 +232,7 @@ enum ReferenceJSON {
             case UInt8(ascii: "r"): units.append(13)
             case UInt8(ascii: "t"): units.append(9)
             case UInt8(ascii: "u"):
-                units.append(UInt16(String(decoding: body[i ..< i + 4], as: UTF8.self), radix: 16)!)
+                units.append(UInt16(String(decoding: body[i..<i + 4], as: UTF8.self), radix: 16)!)
                 i += 4
             default: units.append(UInt16(e))
             }

@@ -30,7 +30,9 @@ private func nestingDepth(_ bytes: [UInt8]) -> Int {
         }
         switch b {
         case 0x22: inString = true
-        case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1; deepest = max(deepest, depth)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            depth += 1
+            deepest = max(deepest, depth)
         case UInt8(ascii: "}"), UInt8(ascii: "]"): depth -= 1
         default: break
         }
@@ -56,11 +58,14 @@ func checkJSONValue(_ bytes: [UInt8]) {
         if let validateError {
             check(error == validateError, "parse error \(error) differs from validate error \(validateError)")
         } else {
-            check(error.reason == "nesting deeper than \(JSONValueParser.defaultMaxDepth) levels",
-                  "parse rejected valid JSON: \(error) for \(show(bytes))")
+            check(
+                error.reason == "nesting deeper than \(JSONValueParser.defaultMaxDepth) levels",
+                "parse rejected valid JSON: \(error) for \(show(bytes))")
             check(nestingDepth(bytes) > JSONValueParser.defaultMaxDepth, "depth error for depth \(nestingDepth(bytes))")
-            check(error.offset < bytes.count && (bytes[error.offset] == UInt8(ascii: "[") || bytes[error.offset] == UInt8(ascii: "{")),
-                  "depth error not at a bracket: \(error)")
+            check(
+                error.offset < bytes.count
+                    && (bytes[error.offset] == UInt8(ascii: "[") || bytes[error.offset] == UInt8(ascii: "{")),
+                "depth error not at a bracket: \(error)")
         }
         return
     }
@@ -72,7 +77,9 @@ func checkJSONValue(_ bytes: [UInt8]) {
     let pretty = JSONValueWriter.write(value)
     check(pretty.last == 0x0A, "pretty output has no final newline")
     check(!pretty.contains(0x0D), "pretty output contains CR")
-    check(!zip(pretty, pretty.dropFirst()).contains { $0 == (0x20, 0x0A) }, "pretty output has trailing spaces: \(show(pretty))")
+    check(
+        !zip(pretty, pretty.dropFirst()).contains { $0 == (0x20, 0x0A) },
+        "pretty output has trailing spaces: \(show(pretty))")
     if let reparsed = parseOrFail(pretty, "pretty output", show(bytes)) {
         check(reparsed == value, "pretty output parses to a different value: \(show(pretty)) from \(show(bytes))")
         check(JSONValueWriter.write(reparsed) == pretty, "pretty output not stable: \(show(pretty))")
@@ -84,8 +91,12 @@ func checkJSONValue(_ bytes: [UInt8]) {
         check(reparsed == value, "compact output parses to a different value: \(show(compact)) from \(show(bytes))")
     }
     let indent = JSONValueWriter.detectIndent(of: bytes)
-    check(indent == "\t" || (1 ... 8).contains(indent.count) && indent.allSatisfy { $0 == " " }, "odd indent \(indent.debugDescription)")
-    if indent != "  ", let reparsed = parseOrFail(JSONValueWriter.write(value, indent: indent), "indented output", show(bytes)) {
+    check(
+        indent == "\t" || (1...8).contains(indent.count) && indent.allSatisfy { $0 == " " },
+        "odd indent \(indent.debugDescription)")
+    if indent != "  ",
+        let reparsed = parseOrFail(JSONValueWriter.write(value, indent: indent), "indented output", show(bytes))
+    {
         check(reparsed == value, "output with indent \(indent.debugDescription) parses to a different value")
     }
 
@@ -101,25 +112,32 @@ func checkJSONValue(_ bytes: [UInt8]) {
             if lastIndex[member.key] == nil { expectedKeys.append(member.key) }
             lastIndex[member.key] = i
         }
-        check(object.keys.count == expectedKeys.count && zip(object.keys, expectedKeys).allSatisfy { sameBytes($0, $1) },
-              "object keys \(Array(object.keys)) differ from the scanner's \(expectedKeys)")
+        check(
+            object.keys.count == expectedKeys.count && zip(object.keys, expectedKeys).allSatisfy { sameBytes($0, $1) },
+            "object keys \(Array(object.keys)) differ from the scanner's \(expectedKeys)")
         for key in expectedKeys {
             let member = scanned.members[lastIndex[key]!]
-            guard let alone = parseOrFail(Array(bytes[member.valueRange]), "member value", show(bytes)) else { continue }
+            guard let alone = parseOrFail(Array(bytes[member.valueRange]), "member value", show(bytes)) else {
+                continue
+            }
             check(object[key] == alone, "value of \(key.debugDescription) differs from its text parsed alone")
         }
     }
     if case .string(let text) = value {
         let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         let token = bytes[start...].drop(while: isJSONWhitespace).reversed().drop(while: isJSONWhitespace).reversed()
-        check(sameBytes(text, ReferenceJSON.decodeStringToken(Array(token)[...])), "top-level string decodes differently from the reference")
+        check(
+            sameBytes(text, ReferenceJSON.decodeStringToken(Array(token)[...])),
+            "top-level string decodes differently from the reference")
     }
 
     var copy = value
     copy.dismantle()
     check(copy == .null, "dismantle left \(copy.kind)")
     check(JSONValueWriter.write(value) == pretty, "dismantling a copy changed the original")
-    if case .array(let three) = value, three.count == 3 { checkMerge(base: three[0], local: three[1], remote: three[2]) }
+    if case .array(let three) = value, three.count == 3 {
+        checkMerge(base: three[0], local: three[1], remote: three[2])
+    }
 }
 
 /// The three-way merge on an input `[base, local, remote]` (docs/SYNC.md#arrays): it ends,
@@ -137,7 +155,9 @@ func checkMerge(base: JSONValue, local: JSONValue, remote: JSONValue) {
         check(merge(base, local, local, later).merged == local, "both the same must give it")
         let one = merge(base, local, remote, later)
         let other = merge(base, remote, local, later == .local ? .remote : .local)
-        check(arraysOf(one.merged) == arraysOf(other.merged), "arrays differ when the sides are swapped: base \(base) local \(local) remote \(remote)")
+        check(
+            arraysOf(one.merged) == arraysOf(other.merged),
+            "arrays differ when the sides are swapped: base \(base) local \(local) remote \(remote)")
         _ = merge(nil, local, remote, later)
     }
 }
@@ -162,7 +182,8 @@ private func arraysOf(_ value: JSONValue) -> [String] {
 
 private func sortedKeys(_ value: JSONValue) -> JSONValue {
     switch value {
-    case .object(let members): .object(.init(uniqueKeysWithValues: members.keys.sorted().map { ($0, sortedKeys(members[$0]!)) }))
+    case .object(let members):
+        .object(.init(uniqueKeysWithValues: members.keys.sorted().map { ($0, sortedKeys(members[$0]!)) }))
     case .array(let items): .array(items.map(sortedKeys))
     default: value
     }

@@ -25,8 +25,9 @@
 //   damage is refused as Damaged.
 
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -74,16 +75,22 @@ private func lineBytes(_ payload: String) -> [UInt8] { Array(ChecksummedLines.en
 
 private func checkParse(_ bytes: [UInt8]) -> ChecksummedLines.ParseResult {
     let parsed = ChecksummedLines.parse(bytes[...])
-    check(parsed.validLength >= 0 && parsed.validLength <= bytes.count, "validLength \(parsed.validLength) outside 0...\(bytes.count)")
+    check(
+        parsed.validLength >= 0 && parsed.validLength <= bytes.count,
+        "validLength \(parsed.validLength) outside 0...\(bytes.count)")
     check(!(parsed.tornTail && parsed.corruptLine != nil), "both torn and corrupt")
     var previous = 0
     for line in parsed.lines {
-        check(line.endOffset > previous && bytes[line.endOffset - 1] == 0x0A, "line end \(line.endOffset) not after \(previous) or not a newline")
-        check(Array(bytes[previous ..< line.endOffset]) == lineBytes(line.payload),
-              "accepted line does not re-encode to its bytes: \(show(bytes[previous ..< line.endOffset]))")
+        check(
+            line.endOffset > previous && bytes[line.endOffset - 1] == 0x0A,
+            "line end \(line.endOffset) not after \(previous) or not a newline")
+        check(
+            Array(bytes[previous..<line.endOffset]) == lineBytes(line.payload),
+            "accepted line does not re-encode to its bytes: \(show(bytes[previous ..< line.endOffset]))")
         previous = line.endOffset
     }
-    check(parsed.validLength == previous, "validLength \(parsed.validLength) is not the end of the last line \(previous)")
+    check(
+        parsed.validLength == previous, "validLength \(parsed.validLength) is not the end of the last line \(previous)")
     let rest = bytes[previous...]
     if parsed.corruptLine == nil && !parsed.tornTail {
         check(rest.isEmpty, "undamaged but \(rest.count) bytes left over")
@@ -99,19 +106,25 @@ private func checkParse(_ bytes: [UInt8]) -> ChecksummedLines.ParseResult {
     }
     // The valid prefix on its own parses cleanly to the same lines.
     let prefix = ChecksummedLines.parse(bytes[..<previous])
-    check(prefix.lines.map(\.payload) == parsed.lines.map(\.payload) && !prefix.tornTail && prefix.corruptLine == nil
-          && prefix.validLength == previous, "the valid prefix parses differently")
+    check(
+        prefix.lines.map(\.payload) == parsed.lines.map(\.payload) && !prefix.tornTail && prefix.corruptLine == nil
+            && prefix.validLength == previous, "the valid prefix parses differently")
     // Slices that do not start at 0, and a base offset.
     let padded = [UInt8](repeating: 0x0A, count: 7) + bytes
     let shifted = ChecksummedLines.parse(padded[7...], baseOffset: 100)
-    check(shifted.lines.map(\.payload) == parsed.lines.map(\.payload) && shifted.lines.map(\.endOffset) == parsed.lines.map { $0.endOffset + 100 }
-          && shifted.validLength == parsed.validLength + 100 && shifted.tornTail == parsed.tornTail && shifted.corruptLine == parsed.corruptLine,
-          "parsing a slice at offset 7 with base 100 differs")
+    check(
+        shifted.lines.map(\.payload) == parsed.lines.map(\.payload)
+            && shifted.lines.map(\.endOffset) == parsed.lines.map { $0.endOffset + 100 }
+            && shifted.validLength == parsed.validLength + 100 && shifted.tornTail == parsed.tornTail
+            && shifted.corruptLine == parsed.corruptLine,
+        "parsing a slice at offset 7 with base 100 differs")
     return parsed
 }
 
 /// Reads the journal at `path`; nil when it was refused as damaged. Any other error fails.
-private func readJournal(_ path: String, from offset: Int = 0, repair: Bool) -> (entries: [JournalEntry], journal: Journal)? {
+private func readJournal(_ path: String, from offset: Int = 0, repair: Bool) -> (
+    entries: [JournalEntry], journal: Journal
+)? {
     let journal = Journal(path: path)
     do {
         return (try journal.read(from: offset, repair: repair), journal)
@@ -126,42 +139,62 @@ private func readJournal(_ path: String, from offset: Int = 0, repair: Bool) -> 
 private func rawMode(_ bytes: [UInt8]) {
     let parsed = checkParse(bytes)
     // A checksummed line must also be an entry, with a seq that numbering can go on from.
-    let decodable = parsed.lines.allSatisfy { line in (try? JournalEntry.decode(line.payload)).map { $0.seq <= Journal.maxSeq } ?? false }
+    let decodable = parsed.lines.allSatisfy { line in
+        (try? JournalEntry.decode(line.payload)).map { $0.seq <= Journal.maxSeq } ?? false
+    }
     let path = resetScratch()
-    do { try FileSystem.writeAtomically(path, bytes, durable: false) } catch { check(false, "cannot write scratch file: \(error)") }
+    do { try FileSystem.writeAtomically(path, bytes, durable: false) } catch {
+        check(false, "cannot write scratch file: \(error)")
+    }
 
     let result = readJournal(path, repair: false)
-    check((result == nil) == (parsed.corruptLine != nil || !decodable),
-          "Journal.read \(result == nil ? "refused" : "accepted") a journal with corruptLine \(parsed.corruptLine.map(String.init) ?? "none"), decodable \(decodable)")
+    check(
+        (result == nil) == (parsed.corruptLine != nil || !decodable),
+        "Journal.read \(result == nil ? "refused" : "accepted") a journal with corruptLine \(parsed.corruptLine.map(String.init) ?? "none"), decodable \(decodable)"
+    )
     guard let (entries, journal) = result else { return }
     // Batches are all or nothing: lines after the last entry without "more" are dropped.
     let decoded = parsed.lines.compactMap { try? JournalEntry.decode($0.payload) }
     let complete = (decoded.lastIndex { $0.more != true }).map { $0 + 1 } ?? 0
     let keptLength = complete == 0 ? 0 : parsed.lines[complete - 1].endOffset
     let cut = parsed.tornTail || complete < decoded.count
-    check(entries.count == complete && entries.allSatisfy { $0.more == nil }, "\(entries.count) entries for \(complete) in whole batches")
+    check(
+        entries.count == complete && entries.allSatisfy { $0.more == nil },
+        "\(entries.count) entries for \(complete) in whole batches")
     check(journal.length == keptLength, "length \(journal.length) != end of the last whole batch \(keptLength)")
     check(journal.nextSeq == (entries.map(\.seq).max().map { max($0, 0) } ?? 0) + 1, "nextSeq \(journal.nextSeq)")
     check(journal.warnings.isEmpty != cut, "warnings \(journal.warnings) with a cut tail \(cut)")
     check((try? FileSystem.readFile(path)) == bytes, "read without repair changed the file")
 
     // Repair cuts the torn tail and any half batch; then all is clean.
-    guard let (repaired, _) = readJournal(path, repair: true) else { return check(false, "repair read refused what a plain read accepted") }
+    guard let (repaired, _) = readJournal(path, repair: true) else {
+        return check(false, "repair read refused what a plain read accepted")
+    }
     check(repaired == entries, "repair read returned other entries")
-    check((try? FileSystem.readFile(path)) == Array(bytes[..<keptLength]), "repair did not truncate to the last whole batch")
-    guard let (again, clean) = readJournal(path, repair: false) else { return check(false, "re-read after repair refused") }
+    check(
+        (try? FileSystem.readFile(path)) == Array(bytes[..<keptLength]),
+        "repair did not truncate to the last whole batch")
+    guard let (again, clean) = readJournal(path, repair: false) else {
+        return check(false, "re-read after repair refused")
+    }
     check(again == entries && clean.warnings.isEmpty, "re-read after repair differs or warns")
 
     // From each line boundary: exactly the entries after it.
     for (i, line) in parsed.lines.enumerated() where i % 7 == 0 && i < complete {
-        guard let (tail, _) = readJournal(path, from: line.endOffset, repair: false) else { return check(false, "read from a line boundary refused") }
-        check(tail == Array(entries[(i + 1)...]), "read from offset \(line.endOffset) returned \(tail.count) entries, expected \(entries.count - i - 1)")
+        guard let (tail, _) = readJournal(path, from: line.endOffset, repair: false) else {
+            return check(false, "read from a line boundary refused")
+        }
+        check(
+            tail == Array(entries[(i + 1)...]),
+            "read from offset \(line.endOffset) returned \(tail.count) entries, expected \(entries.count - i - 1)")
     }
 }
 
 // MARK: - Entries appended by the engine
 
-private let kinds: [JournalEntry.Kind] = [.create, .update, .rename, .delete, .done, .apply, .seen, .held, .conflict, .cursor, .resolve]
+private let kinds: [JournalEntry.Kind] = [
+    .create, .update, .rename, .delete, .done, .apply, .seen, .held, .conflict, .cursor, .resolve
+]
 
 /// Entry description: kind byte, flags byte (which optional fields follow), then one
 /// length-prefixed string per string field present and a count + bytes for `seqs`.
@@ -176,7 +209,10 @@ private func entriesMode(_ reader: inout FuzzReader) {
         // do not fit the kind are refused there, so only entries the engine can make are
         // appended.
         var fields: [String: Any] = ["seq": 0, "time": 1, "kind": kind.rawValue]
-        for (bit, key) in [(UInt8(1), "refId"), (2, "changesetId"), (4, "hash"), (8, "path"), (16, "fromPath"), (32, "reason"), (64, "cursor")] {
+        for (bit, key) in [
+            (UInt8(1), "refId"), (2, "changesetId"), (4, "hash"), (8, "path"), (16, "fromPath"), (32, "reason"),
+            (64, "cursor")
+        ] {
             if let value = text(bit) { fields[key] = value }
         }
         if flags & 128 != 0 {
@@ -184,7 +220,8 @@ private func entriesMode(_ reader: inout FuzzReader) {
             fields["seqs"] = reader.chunk().map { Int($0) - 100 }
         }
         guard let data = try? JSONSerialization.data(withJSONObject: fields),
-              let entry = try? JournalEntry.decode(String(decoding: data, as: UTF8.self)) else { continue }
+            let entry = try? JournalEntry.decode(String(decoding: data, as: UTF8.self))
+        else { continue }
         entries.append(entry)
     }
     let damage = reader.byte(), where1 = Int(reader.byte()), where2 = Int(reader.byte())
@@ -194,10 +231,16 @@ private func entriesMode(_ reader: inout FuzzReader) {
     let written: [JournalEntry]
     do { written = try journal.append(entries) } catch { return check(false, "append failed: \(error)") }
     check(written.map(\.seq) == entries.indices.map { $0 + 1 }, "append numbered \(written.map(\.seq))")
-    guard let bytes = try? FileSystem.readFile(path) else { return check(entries.isEmpty, "no journal file after append") }
+    guard let bytes = try? FileSystem.readFile(path) else {
+        return check(entries.isEmpty, "no journal file after append")
+    }
     let parsed = checkParse(bytes)
-    check(parsed.lines.count == entries.count && !parsed.tornTail && parsed.corruptLine == nil, "appended journal does not parse cleanly")
-    guard let (read, reader2) = readJournal(path, repair: false) else { return check(false, "appended journal refused") }
+    check(
+        parsed.lines.count == entries.count && !parsed.tornTail && parsed.corruptLine == nil,
+        "appended journal does not parse cleanly")
+    guard let (read, reader2) = readJournal(path, repair: false) else {
+        return check(false, "appended journal refused")
+    }
     check(read == written, "entries read back differ from those appended: \(read) vs \(written)")
     check(reader2.nextSeq == entries.count + 1 && reader2.length == bytes.count, "nextSeq/length after reading back")
     guard !bytes.isEmpty else { return }
@@ -206,15 +249,17 @@ private func entriesMode(_ reader: inout FuzzReader) {
     let position = (where1 << 8 | where2) % bytes.count
     var damaged = bytes
     switch damage % 3 {
-    case 0: // cut (a crash mid-append)
+    case 0:  // cut (a crash mid-append)
         damaged = Array(bytes[..<position])
         try? FileSystem.writeAtomically(path, damaged, durable: false)
         // One append is one batch: any cut inside it drops all of it.
-        guard let (kept, after) = readJournal(path, repair: true) else { return check(false, "a cut journal was refused") }
+        guard let (kept, after) = readJournal(path, repair: true) else {
+            return check(false, "a cut journal was refused")
+        }
         check(kept.isEmpty, "cut at \(position): kept \(kept.count) entries of a half batch")
         check(after.warnings.isEmpty == (position == 0), "cut at \(position): warnings \(after.warnings)")
         check((try? FileSystem.readFile(path))?.count == 0, "cut at \(position): not repaired to before the batch")
-    case 1: // flip a byte (corruption)
+    case 1:  // flip a byte (corruption)
         damaged[position] ^= UInt8(1 + (where1 % 255))
         try? FileSystem.writeAtomically(path, damaged, durable: false)
         let lineIndex = ends.firstIndex { $0 > position }!
@@ -227,12 +272,14 @@ private func entriesMode(_ reader: inout FuzzReader) {
             check(result == nil, "a line split by a new line break was accepted: \(show(damaged))")
         } else if isLastLine || joinsLastLine {
             // Only the (possibly joined) last line is damaged: dropped as torn.
-            guard let (kept, _) = result else { return check(false, "damage in the last line refused instead of dropped: \(show(damaged))") }
+            guard let (kept, _) = result else {
+                return check(false, "damage in the last line refused instead of dropped: \(show(damaged))")
+            }
             check(kept.isEmpty, "damage in the last line of a batch: kept \(kept.count) entries of it")
         } else {
             check(result == nil, "damage in line \(lineIndex + 1) of \(ends.count) was not refused: \(show(damaged))")
         }
-    default: // garbage appended after a good journal
+    default:  // garbage appended after a good journal
         damaged += [UInt8(where1), UInt8(where2)]
         try? FileSystem.writeAtomically(path, damaged, durable: false)
         let result = readJournal(path, repair: true)
@@ -242,7 +289,9 @@ private func entriesMode(_ reader: inout FuzzReader) {
         } else {
             // No line break, or one at the very end: a torn (or bad) last line, dropped.
             guard let (kept, after) = result else { return check(false, "trailing garbage was refused") }
-            check(kept == written && after.warnings.count == 1, "trailing garbage: kept \(kept.count), warnings \(after.warnings)")
+            check(
+                kept == written && after.warnings.count == 1,
+                "trailing garbage: kept \(kept.count), warnings \(after.warnings)")
             check((try? FileSystem.readFile(path)) == bytes, "trailing garbage not cut off")
         }
     }

@@ -14,21 +14,28 @@ extension Merger {
     /// Tried in this order when no identity member is configured for the array.
     static let defaultIdentityKeys = ["id", "refId", "uuid", "key"]
 
-    mutating func mergeArray(node: Int, path: [String], base: [JSONValue], local: [JSONValue], remote: [JSONValue]) -> [JSONValue] {
+    mutating func mergeArray(node: Int, path: [String], base: [JSONValue], local: [JSONValue], remote: [JSONValue])
+        -> [JSONValue]
+    {
         let laterIsLocal = collisions == .local
         if trie.has(node, PathTrie.set) {
             return mergeSet(base: base, local: local, remote: remote, laterIsLocal: laterIsLocal)
         }
         let candidates = trie.arrayKeys[node].map { [$0] } ?? Self.defaultIdentityKeys
         if let key = candidates.first(where: { Self.isIdentity($0, in: [base, local, remote]) }) {
-            return mergeRecords(node: node, path: path, key: key, base: base, local: local, remote: remote, laterIsLocal: laterIsLocal)
+            return mergeRecords(
+                node: node, path: path, key: key, base: base, local: local, remote: remote, laterIsLocal: laterIsLocal)
         }
         var tokens = Tokens()
-        let sequence = SequenceMerge.merge(base: tokens.of(base), local: tokens.of(local), remote: tokens.of(remote), laterIsLocal: laterIsLocal)
+        let sequence = SequenceMerge.merge(
+            base: tokens.of(base), local: tokens.of(local), remote: tokens.of(remote), laterIsLocal: laterIsLocal)
         if !sequence.collisions.isEmpty {
-            conflicts.append(FieldMerge.FieldConflict(
-                path: FieldMerge.path(path), base: JSONValueWriter.compactString(.array(base)), local: JSONValueWriter.compactString(.array(local)), remote: JSONValueWriter.compactString(.array(remote)),
-                taken: collisions.rawValue))
+            conflicts.append(
+                FieldMerge.FieldConflict(
+                    path: FieldMerge.path(path), base: JSONValueWriter.compactString(.array(base)),
+                    local: JSONValueWriter.compactString(.array(local)),
+                    remote: JSONValueWriter.compactString(.array(remote)),
+                    taken: collisions.rawValue))
         }
         let sides = [base, local, remote]
         return sequence.elements.map { sides[$0.side][$0.index] }
@@ -57,13 +64,17 @@ extension Merger {
 
     // MARK: Records matched by identity
 
-    private mutating func mergeRecords(node: Int, path: [String], key: String, base: [JSONValue], local: [JSONValue], remote: [JSONValue],
-                                       laterIsLocal: Bool) -> [JSONValue] {
+    private mutating func mergeRecords(
+        node: Int, path: [String], key: String, base: [JSONValue], local: [JSONValue], remote: [JSONValue],
+        laterIsLocal: Bool
+    ) -> [JSONValue] {
         func byId(_ array: [JSONValue]) -> [String: JSONValue] {
             Dictionary(array.map { (Self.identity(of: $0, key: key)!, $0) }, uniquingKeysWith: { a, _ in a })
         }
-        let ids = (base: base.map { Self.identity(of: $0, key: key)! }, local: local.map { Self.identity(of: $0, key: key)! },
-                   remote: remote.map { Self.identity(of: $0, key: key)! })
+        let ids = (
+            base: base.map { Self.identity(of: $0, key: key)! }, local: local.map { Self.identity(of: $0, key: key)! },
+            remote: remote.map { Self.identity(of: $0, key: key)! }
+        )
         let (b, l, r) = (byId(base), byId(local), byId(remote))
 
         // Which elements survive: on both sides, added on one, or changed on one and
@@ -75,7 +86,10 @@ extension Merger {
             case (_?, _?): survivors.insert(id)
             case (let kept?, nil), (nil, let kept?):
                 let side: FieldMerge.Winner = l[id] != nil ? .local : .remote
-                guard let was = b[id] else { survivors.insert(id); continue }
+                guard let was = b[id] else {
+                    survivors.insert(id)
+                    continue
+                }
                 if kept != was {
                     survivors.insert(id)
                     beatRemoval[id] = side
@@ -87,8 +101,9 @@ extension Merger {
         // Order: the sequence merge of the identities, survivors only, then any survivor the
         // order lost right after its predecessor on the side that kept it.
         var tokens = Tokens()
-        let sequence = SequenceMerge.merge(base: tokens.of(ids.base), local: tokens.of(ids.local), remote: tokens.of(ids.remote),
-                                           laterIsLocal: laterIsLocal)
+        let sequence = SequenceMerge.merge(
+            base: tokens.of(ids.base), local: tokens.of(ids.local), remote: tokens.of(ids.remote),
+            laterIsLocal: laterIsLocal)
         let sideIds = [ids.base, ids.local, ids.remote]
         var order: [String] = []
         var placed = Set<String>()
@@ -114,12 +129,17 @@ extension Merger {
             let elementPath = path + [String(index)]
             switch (l[id], r[id]) {
             case (let x?, let y?):
-                merged.append(mergeElement(node: elementNode, path: elementPath, base: b[id], local: x, remote: y, laterIsLocal: laterIsLocal))
+                merged.append(
+                    mergeElement(
+                        node: elementNode, path: elementPath, base: b[id], local: x, remote: y,
+                        laterIsLocal: laterIsLocal))
             case (let only?, nil), (nil, let only?):
                 if let side = beatRemoval[id] {
-                    conflicts.append(FieldMerge.FieldConflict(
-                        path: FieldMerge.path(elementPath), base: b[id].map(JSONValueWriter.compactString), local: side == .local ? JSONValueWriter.compactString(only) : nil,
-                        remote: side == .remote ? JSONValueWriter.compactString(only) : nil, taken: side.rawValue))
+                    conflicts.append(
+                        FieldMerge.FieldConflict(
+                            path: FieldMerge.path(elementPath), base: b[id].map(JSONValueWriter.compactString),
+                            local: side == .local ? JSONValueWriter.compactString(only) : nil,
+                            remote: side == .remote ? JSONValueWriter.compactString(only) : nil, taken: side.rawValue))
                 }
                 merged.append(only)
             case (nil, nil): break
@@ -130,8 +150,10 @@ extension Merger {
 
     /// One element on both sides, merged with the earlier save as "local" (so the result
     /// does not depend on which side is local); its conflicts are reported by side.
-    private mutating func mergeElement(node: Int, path: [String], base: JSONValue?, local: JSONValue, remote: JSONValue,
-                                       laterIsLocal: Bool) -> JSONValue {
+    private mutating func mergeElement(
+        node: Int, path: [String], base: JSONValue?, local: JSONValue, remote: JSONValue,
+        laterIsLocal: Bool
+    ) -> JSONValue {
         let (earlier, later) = laterIsLocal ? (remote, local) : (local, remote)
         var inner = Merger(collisions: .remote, trie: trie, rootNode: node, rootPath: path, arrayDepth: arrayDepth + 1)
         let merged = inner.run(base: base, local: earlier, remote: later)
@@ -150,7 +172,8 @@ extension Merger {
     /// Every base element neither side removed and every element either side added, once;
     /// in the sequence merge's order, then what is missing in the earlier save's order,
     /// then the later save's.
-    private func mergeSet(base: [JSONValue], local: [JSONValue], remote: [JSONValue], laterIsLocal: Bool) -> [JSONValue] {
+    private func mergeSet(base: [JSONValue], local: [JSONValue], remote: [JSONValue], laterIsLocal: Bool) -> [JSONValue]
+    {
         var tokens = Tokens()
         let (tb, tl, tr) = (tokens.of(base), tokens.of(local), tokens.of(remote))
         let (sb, sl, sr) = (Set(tb), Set(tl), Set(tr))
@@ -163,7 +186,9 @@ extension Merger {
             let token = sideTokens[side][index]
             if members.contains(token), placed.insert(token).inserted { result.append(sides[side][index]) }
         }
-        for (side, index) in SequenceMerge.merge(base: tb, local: tl, remote: tr, laterIsLocal: laterIsLocal).elements { place(side, index) }
+        for (side, index) in SequenceMerge.merge(base: tb, local: tl, remote: tr, laterIsLocal: laterIsLocal).elements {
+            place(side, index)
+        }
         for side in laterIsLocal ? [2, 1] : [1, 2] {
             for index in sides[side].indices { place(side, index) }
         }

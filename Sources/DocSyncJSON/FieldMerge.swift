@@ -81,9 +81,11 @@ public enum FieldMerge {
     ///     the base (base 1, local 11, remote 6 → 16).
     ///   - reserved: dotted paths left alone for the caller to set.
     ///   - arrays: which arrays are sets, and which identity member others are matched by.
-    public static func merge(base: JSONValue?, local: JSONValue, remote: JSONValue, collisions: Winner,
-                             counters: Set<String>, arrays: ArrayRules = ArrayRules(),
-                             ignoring reserved: Set<String> = ["refId", "changesetId"]) -> Result {
+    public static func merge(
+        base: JSONValue?, local: JSONValue, remote: JSONValue, collisions: Winner,
+        counters: Set<String>, arrays: ArrayRules = ArrayRules(),
+        ignoring reserved: Set<String> = ["refId", "changesetId"]
+    ) -> Result {
         var trie = PathTrie()
         for path in counters { trie.insert(keys(inPath: path), flag: PathTrie.counter) }
         for path in reserved { trie.insert(keys(inPath: path), flag: PathTrie.reserved) }
@@ -142,7 +144,9 @@ public enum FieldMerge {
                 switch ch {
                 case "0": out += "~"
                 case "1": out += "."
-                default: out += "~"; out.unicodeScalars.append(ch) // not an escape: kept as written
+                default:
+                    out += "~"
+                    out.unicodeScalars.append(ch)  // not an escape: kept as written
                 }
             } else if ch == "~" {
                 tilde = true
@@ -171,7 +175,7 @@ struct PathTrie {
     var arrayKeys: [Int: String] = [:]
 
     mutating func insert(_ keys: [String], flag: UInt8, arrayKey: String? = nil) {
-        guard !keys.isEmpty else { return } // the root is never a counter or reserved
+        guard !keys.isEmpty else { return }  // the root is never a counter or reserved
         var node = 0
         for key in keys {
             if let next = children[node][key] {
@@ -243,7 +247,8 @@ struct Merger {
     let rootPath: [String]
     let arrayDepth: Int
 
-    init(collisions: FieldMerge.Winner, trie: PathTrie, rootNode: Int = 0, rootPath: [String] = [], arrayDepth: Int = 0) {
+    init(collisions: FieldMerge.Winner, trie: PathTrie, rootNode: Int = 0, rootPath: [String] = [], arrayDepth: Int = 0)
+    {
         self.collisions = collisions
         self.trie = trie
         self.rootNode = rootNode
@@ -254,7 +259,7 @@ struct Merger {
     mutating func run(base: JSONValue?, local: JSONValue, remote: JSONValue) -> JSONValue {
         switch decide(node: rootNode, key: nil, base: base, local: local, remote: remote).decision {
         case .value(let value):
-            return value ?? local // both sides have a root, so never nil
+            return value ?? local  // both sides have a root, so never nil
         case let .descend(base, local, remote):
             stack.append(Frame(key: "", node: rootNode, base: base, local: local, remote: remote))
         }
@@ -272,12 +277,13 @@ struct Merger {
                     local = stack[top].local.values[index]
                 } else {
                     key = stack[top].remote.keys[index - localCount]
-                    guard stack[top].local[key] == nil else { continue } // done with local's keys
+                    guard stack[top].local[key] == nil else { continue }  // done with local's keys
                     local = nil
                 }
                 let node = trie.child(stack[top].node, key)
-                let (decision, localSame) = decide(node: node, key: key, base: stack[top].base?[key], local: local,
-                                                   remote: stack[top].remote[key])
+                let (decision, localSame) = decide(
+                    node: node, key: key, base: stack[top].base?[key], local: local,
+                    remote: stack[top].remote[key])
                 if !localSame { stack[top].localUnchanged = false }
                 switch decision {
                 case .value(let value?):
@@ -302,8 +308,10 @@ struct Merger {
     /// remote's value with local unchanged from the base (for a descent: true, the child
     /// frame decides). Never compares two objects that will be merged key by key, so every
     /// subtree is compared a bounded number of times.
-    private mutating func decide(node: Int, key: String?, base: JSONValue?, local: JSONValue?,
-                                 remote: JSONValue?) -> (decision: Decision, localSame: Bool) {
+    private mutating func decide(
+        node: Int, key: String?, base: JSONValue?, local: JSONValue?,
+        remote: JSONValue?
+    ) -> (decision: Decision, localSame: Bool) {
         if trie.has(node, PathTrie.reserved) { return (.value(local ?? remote), local == base && local == remote) }
         if case .object(let l)? = local, case .object(let r)? = remote {
             if case .object(let b)? = base { return (.descend(base: b, local: l, remote: r), true) }
@@ -321,16 +329,20 @@ struct Merger {
         }
         // Changed differently on both sides.
         let winner: FieldMerge.Winner = if local == nil { .remote } else if remote == nil { .local } else { collisions }
-        conflicts.append(FieldMerge.FieldConflict(
-            path: currentPath(key), base: base.map(JSONValueWriter.compactString), local: local.map(JSONValueWriter.compactString), remote: remote.map(JSONValueWriter.compactString),
-            taken: winner.rawValue))
+        conflicts.append(
+            FieldMerge.FieldConflict(
+                path: currentPath(key), base: base.map(JSONValueWriter.compactString),
+                local: local.map(JSONValueWriter.compactString), remote: remote.map(JSONValueWriter.compactString),
+                taken: winner.rawValue))
         return (.value(winner == .local ? local : remote), false)
     }
 
     /// local + remote − base when both sides changed a number (base absent counts as 0);
     /// nil when the ordinary rules apply.
     private func counterSum(base: JSONValue?, local: JSONValue?, remote: JSONValue?) -> String? {
-        guard case .number(let l)? = local, case .number(let r)? = remote, local != base, remote != base else { return nil }
+        guard case .number(let l)? = local, case .number(let r)? = remote, local != base, remote != base else {
+            return nil
+        }
         var terms: [(ExactDecimal, negate: Bool)] = []
         guard let ld = ExactDecimal(l), let rd = ExactDecimal(r) else { return nil }
         terms = [(ld, false), (rd, false)]
@@ -376,16 +388,25 @@ private struct ExactDecimal {
         let bytes = Array(text.utf8)
         var i = 0
         negative = false
-        if i < bytes.count, bytes[i] == UInt8(ascii: "-") { negative = true; i += 1 }
+        if i < bytes.count, bytes[i] == UInt8(ascii: "-") {
+            negative = true
+            i += 1
+        }
         var mantissa: [UInt8] = []
         let intStart = i
-        while i < bytes.count, isDigit(bytes[i]) { mantissa.append(bytes[i] - 48); i += 1 }
+        while i < bytes.count, isDigit(bytes[i]) {
+            mantissa.append(bytes[i] - 48)
+            i += 1
+        }
         guard i > intStart else { return nil }
         var fraction = 0
         if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
             i += 1
             let start = i
-            while i < bytes.count, isDigit(bytes[i]) { mantissa.append(bytes[i] - 48); i += 1 }
+            while i < bytes.count, isDigit(bytes[i]) {
+                mantissa.append(bytes[i] - 48)
+                i += 1
+            }
             guard i > start else { return nil }
             fraction = i - start
         }
@@ -446,7 +467,7 @@ private struct ExactDecimal {
         var out: [UInt8] = []
         out.reserveCapacity(max(a.count, b.count) + 1)
         var carry: UInt8 = 0
-        for i in 0 ..< max(a.count, b.count) {
+        for i in 0..<max(a.count, b.count) {
             let s = (i < a.count ? a[i] : 0) + (i < b.count ? b[i] : 0) + carry
             out.append(s % 10)
             carry = s / 10
@@ -460,7 +481,7 @@ private struct ExactDecimal {
         var out: [UInt8] = []
         out.reserveCapacity(a.count)
         var borrow: Int = 0
-        for i in 0 ..< a.count {
+        for i in 0..<a.count {
             var d = Int(a[i]) - (i < b.count ? Int(b[i]) : 0) - borrow
             borrow = d < 0 ? 1 : 0
             if d < 0 { d += 10 }
@@ -495,7 +516,7 @@ private struct ExactDecimal {
             if text.count > 1 { out += "." + String(text[1...]) }
             return out + "e" + String(exponent + text.count - 1)
         }
-        if digits.isEmpty { // zero
+        if digits.isEmpty {  // zero
             return exponent < 0 && !scientific ? "0." + String(repeating: "0", count: -exponent) : "0"
         }
         var text = String(digits.reversed().map { Character(Unicode.Scalar($0 + 48)) })

@@ -14,7 +14,9 @@ public enum IdentityStamper {
     ///     the first member.
     ///   - changesetId: likewise; a missing one is inserted right after "refId" if that
     ///     member exists, else first (after a refId inserted in the same call).
-    public static func stamp(_ bytes: [UInt8], scanned: ScannedDocument, refId: String?, changesetId: String?) -> [UInt8] {
+    public static func stamp(_ bytes: [UInt8], scanned: ScannedDocument, refId: String?, changesetId: String?)
+        -> [UInt8]
+    {
         let layout = Layout(bytes: bytes, scanned: scanned)
         let refIndex = scanned.members.firstIndex { $0.key == "refId" }
         let changesetIndex = scanned.members.firstIndex { $0.key == "changesetId" }
@@ -45,7 +47,7 @@ public enum IdentityStamper {
         out.reserveCapacity(bytes.count + edits.reduce(0) { $0 + $1.bytes.count })
         var copied = 0
         for edit in edits {
-            out.append(contentsOf: bytes[copied ..< edit.range.lowerBound])
+            out.append(contentsOf: bytes[copied..<edit.range.lowerBound])
             out.append(contentsOf: edit.bytes)
             copied = edit.range.upperBound
         }
@@ -66,9 +68,12 @@ public enum IdentityStamper {
             case 0x09: out += [backslash, UInt8(ascii: "t")]
             case 0x08: out += [backslash, UInt8(ascii: "b")]
             case 0x0C: out += [backslash, UInt8(ascii: "f")]
-            case 0 ..< 0x20:
+            case 0..<0x20:
                 let hex = Array("0123456789abcdef".utf8)
-                out += [backslash, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+                out += [
+                    backslash, UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)],
+                    hex[Int(byte & 0xF)]
+                ]
             default: out.append(byte)
             }
         }
@@ -90,49 +95,50 @@ public enum IdentityStamper {
         /// New members as the first members of the object.
         func insertionAtStart(_ new: [(key: String, value: String)]) -> Edit {
             guard let first = members.first else { return insertionIntoEmpty(new) }
-            let separator = bytes[first.keyRange.upperBound ..< first.valueRange.lowerBound]
-            let lead = scanned.openBrace + 1 ..< first.keyRange.lowerBound
+            let separator = bytes[first.keyRange.upperBound..<first.valueRange.lowerBound]
+            let lead = scanned.openBrace + 1..<first.keyRange.lowerBound
             if let lineBreak = lastLineBreak(in: lead) {
                 // Members on their own lines: each new one gets the first member's line
                 // break and indentation, and a ',' at its end.
-                let breakAndIndent = bytes[lineBreak ..< first.keyRange.lowerBound]
+                let breakAndIndent = bytes[lineBreak..<first.keyRange.lowerBound]
                 var out: [UInt8] = []
                 for (key, value) in new {
                     out += breakAndIndent
                     out += member(key, separator, value)
                     out.append(UInt8(ascii: ","))
                 }
-                return Edit(range: lineBreak ..< lineBreak, bytes: out)
+                return Edit(range: lineBreak..<lineBreak, bytes: out)
             }
             // First member on the '{' line: put the new ones before it, followed by the
             // file's own member separator.
-            let gap = members.count >= 2
-                ? Array(bytes[members[0].valueRange.upperBound ..< members[1].keyRange.lowerBound])
+            let gap =
+                members.count >= 2
+                ? Array(bytes[members[0].valueRange.upperBound..<members[1].keyRange.lowerBound])
                 : defaultComma(separator: separator, lead: lead)
             var out: [UInt8] = []
             for (key, value) in new {
                 out += member(key, separator, value)
                 out += gap
             }
-            return Edit(range: first.keyRange.lowerBound ..< first.keyRange.lowerBound, bytes: out)
+            return Edit(range: first.keyRange.lowerBound..<first.keyRange.lowerBound, bytes: out)
         }
 
         /// A new member right after member `index`, separated the way neighbours are.
         func insertion(after index: Int, key: String, value: String) -> Edit {
             let anchor = members[index]
-            let separator = bytes[anchor.keyRange.upperBound ..< anchor.valueRange.lowerBound]
+            let separator = bytes[anchor.keyRange.upperBound..<anchor.valueRange.lowerBound]
             let gap: [UInt8]
             if index + 1 < members.count {
-                gap = Array(bytes[anchor.valueRange.upperBound ..< members[index + 1].keyRange.lowerBound])
+                gap = Array(bytes[anchor.valueRange.upperBound..<members[index + 1].keyRange.lowerBound])
             } else if index > 0 {
-                gap = Array(bytes[members[index - 1].valueRange.upperBound ..< anchor.keyRange.lowerBound])
-            } else if let lineBreak = lastLineBreak(in: scanned.openBrace + 1 ..< anchor.keyRange.lowerBound) {
-                gap = [UInt8(ascii: ",")] + bytes[lineBreak ..< anchor.keyRange.lowerBound]
+                gap = Array(bytes[members[index - 1].valueRange.upperBound..<anchor.keyRange.lowerBound])
+            } else if let lineBreak = lastLineBreak(in: scanned.openBrace + 1..<anchor.keyRange.lowerBound) {
+                gap = [UInt8(ascii: ",")] + bytes[lineBreak..<anchor.keyRange.lowerBound]
             } else {
-                gap = defaultComma(separator: separator, lead: scanned.openBrace + 1 ..< anchor.keyRange.lowerBound)
+                gap = defaultComma(separator: separator, lead: scanned.openBrace + 1..<anchor.keyRange.lowerBound)
             }
             let end = anchor.valueRange.upperBound
-            return Edit(range: end ..< end, bytes: gap + member(key, separator[...], value))
+            return Edit(range: end..<end, bytes: gap + member(key, separator[...], value))
         }
 
         /// `{}` and `{ }` get one line; an object spanning lines gets one member per
@@ -140,11 +146,13 @@ public enum IdentityStamper {
         func insertionIntoEmpty(_ new: [(key: String, value: String)]) -> Edit {
             let open = scanned.openBrace, close = scanned.closeBrace
             let separator = Array(": ".utf8)[...]
-            let inner = open + 1 ..< close
+            let inner = open + 1..<close
             if let lineBreak = lastLineBreak(in: inner) {
-                let breakEnd = bytes[lineBreak] == 0x0D && lineBreak + 1 < close && bytes[lineBreak + 1] == 0x0A ? lineBreak + 2 : lineBreak + 1
-                let newline = bytes[lineBreak ..< breakEnd]
-                let closeIndent = bytes[breakEnd ..< close]
+                let breakEnd =
+                    bytes[lineBreak] == 0x0D && lineBreak + 1 < close && bytes[lineBreak + 1] == 0x0A
+                    ? lineBreak + 2 : lineBreak + 1
+                let newline = bytes[lineBreak..<breakEnd]
+                let closeIndent = bytes[breakEnd..<close]
                 let indent = Array(closeIndent) + (closeIndent.contains(0x09) ? [0x09] : [0x20, 0x20])
                 var out: [UInt8] = []
                 for (i, (key, value)) in new.enumerated() {
@@ -153,7 +161,7 @@ public enum IdentityStamper {
                     out += member(key, separator, value)
                     if i < new.count - 1 { out.append(UInt8(ascii: ",")) }
                 }
-                return Edit(range: lineBreak ..< lineBreak, bytes: out)
+                return Edit(range: lineBreak..<lineBreak, bytes: out)
             }
             var out: [UInt8] = []
             for (i, (key, value)) in new.enumerated() {
@@ -162,7 +170,7 @@ public enum IdentityStamper {
             }
             // `{ }`: mirror the space before the '}' after the new members.
             out += bytes[inner]
-            return Edit(range: close ..< close, bytes: out)
+            return Edit(range: close..<close, bytes: out)
         }
 
         /// With a single member there is no ',' to copy: a minified member (`{"a":1}`)

@@ -33,13 +33,17 @@ public enum JSONDiff {
         }
     }
 
-    public static func changes(from old: JSONValue, to new: JSONValue, arrayKeys: [String] = ["id", "refId", "uuid", "key"]) -> [Change] {
+    public static func changes(
+        from old: JSONValue, to new: JSONValue, arrayKeys: [String] = ["id", "refId", "uuid", "key"]
+    ) -> [Change] {
         var out: [Change] = []
         diff(old, new, pointer: "", depth: 0, keys: arrayKeys, into: &out)
         return out
     }
 
-    private static func diff(_ a: JSONValue, _ b: JSONValue, pointer at: String, depth: Int, keys: [String], into out: inout [Change]) {
+    private static func diff(
+        _ a: JSONValue, _ b: JSONValue, pointer at: String, depth: Int, keys: [String], into out: inout [Change]
+    ) {
         if a == b { return }
         switch (a, b) {
         case let (.object(x), .object(y)) where depth < maxDepth:
@@ -48,35 +52,53 @@ public enum JSONDiff {
                 if let other = y[key] {
                     diff(value, other, pointer: place, depth: depth + 1, keys: keys, into: &out)
                 } else {
-                    out.append(Change(pointer: place, kind: .removed, old: JSONValueWriter.compactString(value), new: nil))
+                    out.append(
+                        Change(pointer: place, kind: .removed, old: JSONValueWriter.compactString(value), new: nil))
                 }
             }
             for (key, value) in y where x[key] == nil {
-                out.append(Change(pointer: JSONPointer.appending(key, to: at), kind: .added, old: nil, new: JSONValueWriter.compactString(value)))
+                out.append(
+                    Change(
+                        pointer: JSONPointer.appending(key, to: at), kind: .added, old: nil,
+                        new: JSONValueWriter.compactString(value)))
             }
         case let (.array(x), .array(y)) where depth < maxDepth:
             out += arrayChanges(x, y, pointer: at, depth: depth, keys: keys)
         default:
-            out.append(Change(pointer: at, kind: .changed, old: JSONValueWriter.compactString(a), new: JSONValueWriter.compactString(b)))
+            out.append(
+                Change(
+                    pointer: at, kind: .changed, old: JSONValueWriter.compactString(a),
+                    new: JSONValueWriter.compactString(b)))
         }
     }
 
     /// Deeper than this, a changed value is shown whole (a bound on recursion).
     static let maxDepth = 1_000
 
-    private static func arrayChanges(_ x: [JSONValue], _ y: [JSONValue], pointer: String, depth: Int, keys: [String]) -> [Change] {
+    private static func arrayChanges(_ x: [JSONValue], _ y: [JSONValue], pointer: String, depth: Int, keys: [String])
+        -> [Change]
+    {
         var out: [Change] = []
         if let key = keys.first(where: { Merger.isIdentity($0, in: [x, y]) }) {
-            let newIndex = Dictionary(uniqueKeysWithValues: y.enumerated().map { (Merger.identity(of: $1, key: key)!, $0) })
+            let newIndex = Dictionary(
+                uniqueKeysWithValues: y.enumerated().map { (Merger.identity(of: $1, key: key)!, $0) })
             let oldIds = Set(x.map { Merger.identity(of: $0, key: key)! })
             for (i, element) in x.enumerated() {
                 let id = Merger.identity(of: element, key: key)!
-                if let j = newIndex[id] { diff(element, y[j], pointer: pointer + "/\(j)", depth: depth + 1, keys: keys, into: &out) } else {
-                    out.append(Change(pointer: pointer + "/\(i)", kind: .removed, old: JSONValueWriter.compactString(element), new: nil))
+                if let j = newIndex[id] {
+                    diff(element, y[j], pointer: pointer + "/\(j)", depth: depth + 1, keys: keys, into: &out)
+                } else {
+                    out.append(
+                        Change(
+                            pointer: pointer + "/\(i)", kind: .removed, old: JSONValueWriter.compactString(element),
+                            new: nil))
                 }
             }
             for (j, element) in y.enumerated() where !oldIds.contains(Merger.identity(of: element, key: key)!) {
-                out.append(Change(pointer: pointer + "/\(j)", kind: .added, old: nil, new: JSONValueWriter.compactString(element)))
+                out.append(
+                    Change(
+                        pointer: pointer + "/\(j)", kind: .added, old: nil, new: JSONValueWriter.compactString(element))
+                )
             }
             return out
         }
@@ -98,9 +120,21 @@ public enum JSONDiff {
             let end = k < x.count ? match[k]! : y.count
             let removed = Array(i..<k), added = Array(j..<end)
             let paired = min(removed.count, added.count)
-            for p in 0..<paired { diff(x[removed[p]], y[added[p]], pointer: pointer + "/\(added[p])", depth: depth + 1, keys: keys, into: &out) }
-            for r in removed.dropFirst(paired) { out.append(Change(pointer: pointer + "/\(r)", kind: .removed, old: JSONValueWriter.compactString(x[r]), new: nil)) }
-            for a in added.dropFirst(paired) { out.append(Change(pointer: pointer + "/\(a)", kind: .added, old: nil, new: JSONValueWriter.compactString(y[a]))) }
+            for p in 0..<paired {
+                diff(
+                    x[removed[p]], y[added[p]], pointer: pointer + "/\(added[p])", depth: depth + 1, keys: keys,
+                    into: &out)
+            }
+            for r in removed.dropFirst(paired) {
+                out.append(
+                    Change(
+                        pointer: pointer + "/\(r)", kind: .removed, old: JSONValueWriter.compactString(x[r]), new: nil))
+            }
+            for a in added.dropFirst(paired) {
+                out.append(
+                    Change(pointer: pointer + "/\(a)", kind: .added, old: nil, new: JSONValueWriter.compactString(y[a]))
+                )
+            }
             if k >= x.count { break }
             i = k + 1
             j = end + 1

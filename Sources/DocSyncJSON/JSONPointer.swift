@@ -58,11 +58,15 @@ public enum JSONPointer {
             if tilde {
                 tilde = false
                 switch ch {
-                case "0": out += "~"; continue
-                case "1": out += "/"; continue
+                case "0":
+                    out += "~"
+                    continue
+                case "1":
+                    out += "/"
+                    continue
                 default:
                     guard keepingInvalidEscapes else { return nil }
-                    out += "~" // then `ch` as any other character, which may start an escape
+                    out += "~"  // then `ch` as any other character, which may start an escape
                 }
             }
             if ch == "~" { tilde = true } else { out.append(ch) }
@@ -85,7 +89,8 @@ public enum JSONPointer {
                 current = next
             case .array(let items):
                 guard let index = Int(token), index >= 0, index < items.count,
-                      token == "0" || !token.hasPrefix("0") else { return nil }
+                    token == "0" || !token.hasPrefix("0")
+                else { return nil }
                 current = items[index]
             default:
                 return nil

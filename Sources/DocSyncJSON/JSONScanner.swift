@@ -34,7 +34,9 @@ public struct TopLevelMember: Sendable, Equatable {
     /// Decoded value when `kind == .string`.
     public var stringValue: String?
 
-    public init(key: String, keyRange: Range<Int>, valueRange: Range<Int>, kind: JSONValueKind, stringValue: String? = nil) {
+    public init(
+        key: String, keyRange: Range<Int>, valueRange: Range<Int>, kind: JSONValueKind, stringValue: String? = nil
+    ) {
         self.key = key
         self.keyRange = keyRange
         self.valueRange = valueRange
@@ -101,11 +103,15 @@ public enum JSONScanner {
     /// Validates only (any top-level value, plain RFC 8259), and with `uniqueMemberNames`
     /// refuses an object that repeats a member name, as `scanDocument` does.
     public static func validate(_ bytes: [UInt8], uniqueMemberNames: Bool = false) throws(JSONSyntaxError) {
-        try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in try validate(buffer: buffer, uniqueMemberNames: uniqueMemberNames) }
+        try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in
+            try validate(buffer: buffer, uniqueMemberNames: uniqueMemberNames)
+        }
     }
 
     /// Same as `validate(_:)` over memory the caller owns.
-    public static func validate(buffer: UnsafeBufferPointer<UInt8>, uniqueMemberNames: Bool = false) throws(JSONSyntaxError) {
+    public static func validate(buffer: UnsafeBufferPointer<UInt8>, uniqueMemberNames: Bool = false)
+        throws(JSONSyntaxError)
+    {
         var scanner = Scanner(buffer, collectMembers: false, uniqueNames: uniqueMemberNames)
         try scanner.run()
     }
@@ -226,7 +232,7 @@ private struct Scanner {
             case quote:
                 kind = .string
                 let escaped = try scanString()
-                if depth == 1 && collectMembers { stringValue = decodeString(start + 1 ..< pos - 1, escaped: escaped) }
+                if depth == 1 && collectMembers { stringValue = decodeString(start + 1..<pos - 1, escaped: escaped) }
             case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
                 kind = .number
                 try scanNumber()
@@ -254,13 +260,16 @@ private struct Scanner {
                     if collectMembers { closeBrace = pos - 1 }
                     skipWhitespace()
                     if pos < end {
-                        throw error(buf[pos] == 0 ? "unexpected NUL byte" : "trailing characters after the top-level value")
+                        throw error(
+                            buf[pos] == 0 ? "unexpected NUL byte" : "trailing characters after the top-level value")
                     }
                     return
                 }
                 skipWhitespace()
                 guard pos < end else {
-                    throw unexpected(inObject ? "expected ',' or '}' after object member" : "expected ',' or ']' after array element")
+                    throw unexpected(
+                        inObject ? "expected ',' or '}' after object member" : "expected ',' or ']' after array element"
+                    )
                 }
                 switch (buf[pos], inObject) {
                 case (UInt8(ascii: ","), true):
@@ -279,7 +288,9 @@ private struct Scanner {
                     if inObject, uniqueNames { closeObjectNames() }
                     continue after
                 default:
-                    throw unexpected(inObject ? "expected ',' or '}' after object member" : "expected ',' or ']' after array element")
+                    throw unexpected(
+                        inObject ? "expected ',' or '}' after object member" : "expected ',' or ']' after array element"
+                    )
                 }
             }
         }
@@ -295,8 +306,10 @@ private struct Scanner {
     }
 
     private mutating func endMember() {
-        members.append(TopLevelMember(key: memberKey, keyRange: memberKeyRange, valueRange: memberValueStart ..< pos,
-                                      kind: memberKind, stringValue: memberString))
+        members.append(
+            TopLevelMember(
+                key: memberKey, keyRange: memberKeyRange, valueRange: memberValueStart..<pos,
+                kind: memberKind, stringValue: memberString))
     }
 
     // MARK: Tokens
@@ -319,11 +332,11 @@ private struct Scanner {
         let start = pos
         let escaped = try scanString()
         if collectMembers, stack.count == 1 {
-            memberKeyRange = start ..< pos
-            memberKey = decodeString(start + 1 ..< pos - 1, escaped: escaped)
+            memberKeyRange = start..<pos
+            memberKey = decodeString(start + 1..<pos - 1, escaped: escaped)
         }
         if uniqueNames {
-            let name = NameToken(content: start + 1 ..< pos - 1, escaped: escaped)
+            let name = NameToken(content: start + 1..<pos - 1, escaped: escaped)
             if afterComma {
                 try noteName(name, at: start)
             } else {
@@ -349,7 +362,7 @@ private struct Scanner {
         let first = openObjects[object].firstName
         let bit = summary(name)
         if openObjects[object].seen & bit != 0 {
-            for i in first ..< names.count where sameName(names[i], name) {
+            for i in first..<names.count where sameName(names[i], name) {
                 throw duplicate(name, at: start)
             }
         }
@@ -437,15 +450,17 @@ private struct Scanner {
         let byte = buf[pos + 1]
         switch byte {
         case quote, backslash, UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-             UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
             pos += 2
         case UInt8(ascii: "u"):
-            for i in 2 ..< 6 {
+            for i in 2..<6 {
                 guard pos + i < end else { throw error("unterminated string", at: stringStart) }
-                guard JSONStringDecoding.hexValue(buf[pos + i]) != nil else { throw error("invalid \\u escape, expected 4 hex digits", at: start) }
+                guard JSONStringDecoding.hexValue(buf[pos + i]) != nil else {
+                    throw error("invalid \\u escape, expected 4 hex digits", at: start)
+                }
             }
             pos += 6
-        case 0x21 ... 0x7E:
+        case 0x21...0x7E:
             throw error("invalid escape '\\\(Character(Unicode.Scalar(byte)))'")
         default:
             throw error("invalid escape: '\\' followed by \(describe(byte))")
@@ -459,16 +474,24 @@ private struct Scanner {
         var low: UInt8 = 0x80, high: UInt8 = 0xBF
         let count: Int
         switch lead {
-        case 0xC2 ... 0xDF: count = 1
-        case 0xE0: count = 2; low = 0xA0
-        case 0xE1 ... 0xEC, 0xEE, 0xEF: count = 2
-        case 0xED: count = 2; high = 0x9F
-        case 0xF0: count = 3; low = 0x90
-        case 0xF1 ... 0xF3: count = 3
-        case 0xF4: count = 3; high = 0x8F
+        case 0xC2...0xDF: count = 1
+        case 0xE0:
+            count = 2
+            low = 0xA0
+        case 0xE1...0xEC, 0xEE, 0xEF: count = 2
+        case 0xED:
+            count = 2
+            high = 0x9F
+        case 0xF0:
+            count = 3
+            low = 0x90
+        case 0xF1...0xF3: count = 3
+        case 0xF4:
+            count = 3
+            high = 0x8F
         default: throw error("invalid UTF-8")
         }
-        guard pos + count < end, (low ... high).contains(buf[pos + 1]) else { throw error("invalid UTF-8") }
+        guard pos + count < end, (low...high).contains(buf[pos + 1]) else { throw error("invalid UTF-8") }
         var i = 2
         while i <= count {
             guard buf[pos + i] & 0xC0 == 0x80 else { throw error("invalid UTF-8") }
@@ -515,7 +538,9 @@ private struct Scanner {
     // MARK: Decoding (only for top-level keys and string values; the text is already valid)
 
     private func decodeString(_ range: Range<Int>, escaped: Bool) -> String {
-        escaped ? JSONStringDecoding.decode(buf, range) : String(decoding: UnsafeBufferPointer(rebasing: buf[range]), as: UTF8.self)
+        escaped
+            ? JSONStringDecoding.decode(buf, range)
+            : String(decoding: UnsafeBufferPointer(rebasing: buf[range]), as: UTF8.self)
     }
 
     // MARK: Errors
@@ -534,14 +559,15 @@ private struct Scanner {
     }
 
     private func notAnObject(_ kind: JSONValueKind) -> String {
-        let what = switch kind {
-        case .array: "an array"
-        case .string: "a string"
-        case .number: "a number"
-        case .bool: "a boolean"
-        case .null: "null"
-        case .object: "an object"
-        }
+        let what =
+            switch kind {
+            case .array: "an array"
+            case .string: "a string"
+            case .number: "a number"
+            case .bool: "a boolean"
+            case .null: "null"
+            case .object: "an object"
+            }
         return "top-level value is \(what), not an object"
     }
 
@@ -557,7 +583,7 @@ private struct Scanner {
                 line += 1
                 column = 1
             } else if byte & 0xC0 != 0x80 && byte != 0x0D {
-                column += 1 // count scalars: skip continuation bytes and the CR of a CRLF
+                column += 1  // count scalars: skip continuation bytes and the CR of a CRLF
             }
             i += 1
         }
@@ -566,7 +592,6 @@ private struct Scanner {
 }
 
 @inline(__always) private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
-
 
 private func describe(_ byte: UInt8) -> String {
     let hex = String(byte, radix: 16, uppercase: true)

@@ -94,14 +94,14 @@ extension JSONValue: Equatable {
             case let (.object(x), .object(y)):
                 guard x.count == y.count else { return false }
                 let xk = x.keys, yk = y.keys, xv = x.values, yv = y.values
-                for i in (0 ..< x.count).reversed() {
+                for i in (0..<x.count).reversed() {
                     guard sameText(xk[i], yk[i]) else { return false }
                     guard shallowMatch(xv[i], yv[i]) else { return false }
                     if xv[i].isContainer { pending.append((xv[i], yv[i])) }
                 }
             case let (.array(x), .array(y)):
                 guard x.count == y.count else { return false }
-                for i in (0 ..< x.count).reversed() {
+                for i in (0..<x.count).reversed() {
                     guard shallowMatch(x[i], y[i]) else { return false }
                     if x[i].isContainer { pending.append((x[i], y[i])) }
                 }

@@ -28,15 +28,19 @@ public enum JSONValueParser {
     /// - Parameter maxDepth: most containers nested inside each other (the top-level
     ///   container is depth 1); nil for no limit (see the file header about freeing).
     /// - Parameter uniqueMemberNames: refuse an object that repeats a member name.
-    public static func parse(_ bytes: [UInt8], maxDepth: Int? = defaultMaxDepth, uniqueMemberNames: Bool = false) throws(JSONSyntaxError) -> JSONValue {
+    public static func parse(_ bytes: [UInt8], maxDepth: Int? = defaultMaxDepth, uniqueMemberNames: Bool = false)
+        throws(JSONSyntaxError) -> JSONValue
+    {
         try JSONScanner.validate(bytes, uniqueMemberNames: uniqueMemberNames)
         let built: Result<JSONValue, JSONSyntaxError> = bytes.withUnsafeBufferPointer { buffer in
             var builder = Builder(buffer, maxDepth: maxDepth ?? .max)
             if let value = builder.run() { return .success(value) }
             let offset = builder.pos
             let (line, column) = JSONScanner.location(of: offset, in: bytes)
-            return .failure(JSONSyntaxError(offset: offset, line: line, column: column,
-                                            reason: "nesting deeper than \(maxDepth ?? .max) levels"))
+            return .failure(
+                JSONSyntaxError(
+                    offset: offset, line: line, column: column,
+                    reason: "nesting deeper than \(maxDepth ?? .max) levels"))
         }
         return try built.get()
     }
@@ -111,10 +115,10 @@ private struct Builder {
             case UInt8(ascii: "n"):
                 pos += 4
                 value = .null
-            default: // a number
+            default:  // a number
                 let start = pos
                 while pos < end, isNumberByte(buf[pos]) { pos += 1 }
-                value = .number(String(decoding: UnsafeBufferPointer(rebasing: buf[start ..< pos]), as: UTF8.self))
+                value = .number(String(decoding: UnsafeBufferPointer(rebasing: buf[start..<pos]), as: UTF8.self))
             }
 
             // `value` is complete: add it to the innermost open container, closing those
@@ -123,7 +127,7 @@ private struct Builder {
                 let top = stack.count - 1
                 if stack[top].isObject {
                     if var replaced = stack[top].object.updateValue(value, forKey: stack[top].key) {
-                        replaced.dismantle() // duplicate key; the old value may be deep
+                        replaced.dismantle()  // duplicate key; the old value may be deep
                     }
                 } else {
                     stack[top].array.append(value)
@@ -166,7 +170,7 @@ private struct Builder {
     private mutating func readKey() {
         stack[stack.count - 1].key = readString()
         skipWhitespace()
-        pos += 1 // ':'
+        pos += 1  // ':'
         skipWhitespace()
     }
 
@@ -178,21 +182,24 @@ private struct Builder {
         while buf[pos] != quote {
             if buf[pos] == backslash {
                 escaped = true
-                pos += 2 // the hex digits of \uXXXX are never quotes or backslashes
+                pos += 2  // the hex digits of \uXXXX are never quotes or backslashes
             } else {
                 pos += 1
             }
         }
-        let range = start ..< pos
+        let range = start..<pos
         pos += 1
-        return escaped ? JSONStringDecoding.decode(buf, range) : String(decoding: UnsafeBufferPointer(rebasing: buf[range]), as: UTF8.self)
+        return escaped
+            ? JSONStringDecoding.decode(buf, range)
+            : String(decoding: UnsafeBufferPointer(rebasing: buf[range]), as: UTF8.self)
     }
 }
 
 @inline(__always) private func isNumberByte(_ byte: UInt8) -> Bool {
     switch byte {
-    case UInt8(ascii: "0") ... UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"),
-         UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"): true
+    case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"),
+        UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"):
+        true
     default: false
     }
 }

@@ -63,10 +63,12 @@ public enum JSONValueWriter {
             case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
             case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
             case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0x00 ..< 0x20:
+            case 0x00..<0x20:
                 let hex = Array("0123456789abcdef".utf8)
-                out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                        hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+                out += [
+                    UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                    hex[Int(byte >> 4)], hex[Int(byte & 0xF)]
+                ]
             default: out.append(byte)
             }
         }
@@ -96,7 +98,10 @@ public enum JSONValueWriter {
                     if smallest == .max { return "\t" }
                 } else if byte == 0x20 {
                     var run = 0
-                    while i < limit, bytes[i] == 0x20 { run += 1; i += 1 }
+                    while i < limit, bytes[i] == 0x20 {
+                        run += 1
+                        i += 1
+                    }
                     // A line of spaces only says nothing about the indentation.
                     if i < limit, bytes[i] != 0x0A, bytes[i] != 0x0D, bytes[i] != 0x09 { smallest = min(smallest, run) }
                     continue
@@ -104,7 +109,7 @@ public enum JSONValueWriter {
             }
             i += 1
         }
-        return (1 ... 8).contains(smallest) ? String(repeating: " ", count: smallest) : "  "
+        return (1...8).contains(smallest) ? String(repeating: " ", count: smallest) : "  "
     }
 }
 
@@ -180,7 +185,11 @@ private struct Writer {
                 }
                 let frame = stack.removeLast()
                 newline(depth: stack.count)
-                if case .object = frame.container { out.append(UInt8(ascii: "}")) } else { out.append(UInt8(ascii: "]")) }
+                if case .object = frame.container {
+                    out.append(UInt8(ascii: "}"))
+                } else {
+                    out.append(UInt8(ascii: "]"))
+                }
             }
             return
         }
@@ -189,7 +198,7 @@ private struct Writer {
     private mutating func newline(depth: Int) {
         guard pretty else { return }
         out.append(0x0A)
-        if !indent.isEmpty { for _ in 0 ..< depth { out += indent } }
+        if !indent.isEmpty { for _ in 0..<depth { out += indent } }
     }
 
     private mutating func writeString(_ text: String) {

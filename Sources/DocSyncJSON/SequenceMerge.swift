@@ -22,7 +22,8 @@ enum SequenceMerge {
         var collisions: [Stretch]
 
         static func == (a: Result, b: Result) -> Bool {
-            a.collisions == b.collisions && a.elements.elementsEqual(b.elements) { $0.side == $1.side && $0.index == $1.index }
+            a.collisions == b.collisions
+                && a.elements.elementsEqual(b.elements) { $0.side == $1.side && $0.index == $1.index }
         }
     }
 
@@ -55,7 +56,9 @@ enum SequenceMerge {
         }
     }
 
-    private static func settle(_ s: Stretch, _ base: [Int], _ local: [Int], _ remote: [Int], laterIsLocal: Bool, into result: inout Result) {
+    private static func settle(
+        _ s: Stretch, _ base: [Int], _ local: [Int], _ remote: [Int], laterIsLocal: Bool, into result: inout Result
+    ) {
         let B = Array(base[s.base]), L = Array(local[s.local]), R = Array(remote[s.remote])
         func take(_ side: Int, _ indices: some Sequence<Int>) { result.elements += indices.map { (side, $0) } }
         if L == B { return take(2, s.remote) }
@@ -133,7 +136,9 @@ enum SequenceMerge {
         for d in 0...limit {
             trace.append(Array(v[(offset - d - 1)...(offset + d + 1)]))
             for k in stride(from: -d, through: d, by: 2) {
-                var x = k == -d || (k != d && v[offset + k - 1] < v[offset + k + 1]) ? v[offset + k + 1] : v[offset + k - 1] + 1
+                var x =
+                    k == -d || (k != d && v[offset + k - 1] < v[offset + k + 1])
+                    ? v[offset + k + 1] : v[offset + k - 1] + 1
                 var y = x - k
                 while x < n, y < m, a[x] == b[y] {
                     x += 1

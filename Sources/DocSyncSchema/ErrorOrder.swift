@@ -7,7 +7,9 @@ import DocSyncJSON
 
 func inDocumentOrder(_ errors: [ValidationError], of value: JSONValue) -> [ValidationError] {
     guard errors.count > 1 else { return errors }
-    let keyed = errors.enumerated().map { (offset: $0.offset, tokens: JSONPointer.tokens($0.element.instancePath) ?? [], error: $0.element) }
+    let keyed = errors.enumerated().map {
+        (offset: $0.offset, tokens: JSONPointer.tokens($0.element.instancePath) ?? [], error: $0.element)
+    }
     return keyed.sorted { a, b in
         let order = compare(a.tokens, b.tokens, in: value)
         return order == 0 ? a.offset < b.offset : order < 0

@@ -5,7 +5,9 @@
 import DocSyncJSON
 
 extension Evaluator {
-    func followReference(_ ref: String, _ instance: JSONValue, _ path: InstancePath, _ context: EvaluationContext) -> Outcome {
+    func followReference(_ ref: String, _ instance: JSONValue, _ path: InstancePath, _ context: EvaluationContext)
+        -> Outcome
+    {
         guard let target = index.target(of: ref, base: context.base) else { return unresolved(ref, path) }
         return evaluate(target.schema, instance, path, entering(target, context))
     }
@@ -13,13 +15,14 @@ extension Evaluator {
     /// `$dynamicRef`: resolved like `$ref`, unless its target declares the `$dynamicAnchor`
     /// it names; then the outermost resource in the dynamic scope that declares that anchor
     /// wins.
-    func followDynamicReference(_ ref: String, _ instance: JSONValue, _ path: InstancePath,
-                                _ context: EvaluationContext) -> Outcome
-    {
+    func followDynamicReference(
+        _ ref: String, _ instance: JSONValue, _ path: InstancePath,
+        _ context: EvaluationContext
+    ) -> Outcome {
         guard var target = index.target(of: ref, base: context.base) else { return unresolved(ref, path) }
         let name = percentDecode(splitFragment(ref).fragment)
         if !name.isEmpty, !name.hasPrefix("/"), case .object(let keywords) = target.schema,
-           case .string(name) = keywords["$dynamicAnchor"]
+            case .string(name) = keywords["$dynamicAnchor"]
         {
             for resource in context.scope where index.hasDynamicAnchor(name, in: resource) {
                 if let outer = index.resolve(resource + "#" + name) { target = outer }
@@ -45,9 +48,10 @@ extension Evaluator {
         return outcome
     }
 
-    func checkCombination(_ keyword: String, _ schemas: [JSONValue], _ instance: JSONValue, _ path: InstancePath,
-                          _ context: EvaluationContext, _ outcome: inout Outcome)
-    {
+    func checkCombination(
+        _ keyword: String, _ schemas: [JSONValue], _ instance: JSONValue, _ path: InstancePath,
+        _ context: EvaluationContext, _ outcome: inout Outcome
+    ) {
         let results = schemas.map { evaluate($0, instance, path, context) }
         let passed = results.filter(\.isValid)
         switch keyword {
@@ -69,18 +73,20 @@ extension Evaluator {
         }
     }
 
-    func checkNot(_ schema: JSONValue, _ instance: JSONValue, _ path: InstancePath, _ context: EvaluationContext,
-                  _ outcome: inout Outcome)
-    {
+    func checkNot(
+        _ schema: JSONValue, _ instance: JSONValue, _ path: InstancePath, _ context: EvaluationContext,
+        _ outcome: inout Outcome
+    ) {
         if evaluate(schema, instance, path, context).isValid {
             outcome.fail(path, "not", "matches the schema it must not match")
         }
     }
 
     /// `if` with its `then` and `else` siblings.
-    func checkConditional(_ condition: JSONValue, _ keywords: JSONObject, _ instance: JSONValue, _ path: InstancePath,
-                          _ context: EvaluationContext, _ outcome: inout Outcome)
-    {
+    func checkConditional(
+        _ condition: JSONValue, _ keywords: JSONObject, _ instance: JSONValue, _ path: InstancePath,
+        _ context: EvaluationContext, _ outcome: inout Outcome
+    ) {
         let test = evaluate(condition, instance, path, context)
         if test.isValid {
             outcome.absorbAnnotations(test)

@@ -5,9 +5,10 @@
 import DocSyncJSON
 
 extension Evaluator {
-    func checkItems(_ keyword: String, _ value: JSONValue, _ keywords: JSONObject, _ instance: JSONValue,
-                    _ path: InstancePath, _ context: EvaluationContext, _ outcome: inout Outcome)
-    {
+    func checkItems(
+        _ keyword: String, _ value: JSONValue, _ keywords: JSONObject, _ instance: JSONValue,
+        _ path: InstancePath, _ context: EvaluationContext, _ outcome: inout Outcome
+    ) {
         guard case .array(let items) = instance else { return }
         // The positional schemas: prefixItems (2020-12) or an items array (draft-07).
         let positionalKeyword = draft == .draft2020_12 ? "prefixItems" : "items"
@@ -16,10 +17,11 @@ extension Evaluator {
 
         if case .array(let schemas) = value, keyword == positionalKeyword {
             for (i, item) in items.prefix(schemas.count).enumerated() {
-                outcome.errors += evaluateChild(schemas[i], item, path.appending(i), context,
-                                                keyword: keyword, reason: "item \(i) is not allowed")
+                outcome.errors += evaluateChild(
+                    schemas[i], item, path.appending(i), context,
+                    keyword: keyword, reason: "item \(i) is not allowed")
             }
-            markEvaluated(0 ..< min(items.count, schemas.count), of: items.count, &outcome)
+            markEvaluated(0..<min(items.count, schemas.count), of: items.count, &outcome)
             return
         }
         // The schema for every item after the positional ones: 2020-12 `items`, draft-07
@@ -28,17 +30,19 @@ extension Evaluator {
         guard isRest, value.isSchema else { return }
         let start = positional?.count ?? 0
         guard start < items.count else { return }
-        for i in start ..< items.count {
-            outcome.errors += evaluateChild(value, items[i], path.appending(i), context, keyword: keyword,
-                                            reason: "expected at most \(start) items, found \(items.count)")
+        for i in start..<items.count {
+            outcome.errors += evaluateChild(
+                value, items[i], path.appending(i), context, keyword: keyword,
+                reason: "expected at most \(start) items, found \(items.count)")
         }
-        markEvaluated(start ..< items.count, of: items.count, &outcome)
+        markEvaluated(start..<items.count, of: items.count, &outcome)
     }
 
     /// `contains`, bounded by 2020-12 `minContains` (default 1) and `maxContains`.
-    func checkContains(_ schema: JSONValue, _ keywords: JSONObject, _ instance: JSONValue, _ path: InstancePath,
-                       _ context: EvaluationContext, _ outcome: inout Outcome)
-    {
+    func checkContains(
+        _ schema: JSONValue, _ keywords: JSONObject, _ instance: JSONValue, _ path: InstancePath,
+        _ context: EvaluationContext, _ outcome: inout Outcome
+    ) {
         guard case .array(let items) = instance else { return }
         var matching: [Int] = []
         for (i, item) in items.enumerated() where evaluate(schema, item, path.appending(i), context).isValid {
@@ -50,18 +54,21 @@ extension Evaluator {
             if let bound = keywords["maxContains"].flatMap(count) { maximum = bound }
         }
         if matching.count < minimum {
-            outcome.fail(path, minimum == 1 ? "contains" : "minContains",
-                         "expected at least \(minimum) items matching contains, found \(matching.count)")
+            outcome.fail(
+                path, minimum == 1 ? "contains" : "minContains",
+                "expected at least \(minimum) items matching contains, found \(matching.count)")
         }
         if matching.count > maximum {
-            outcome.fail(path, "maxContains", "expected at most \(maximum) items matching contains, found \(matching.count)")
+            outcome.fail(
+                path, "maxContains", "expected at most \(maximum) items matching contains, found \(matching.count)")
         }
         if collectsAnnotations, !outcome.allItems { outcome.items.formUnion(matching) }
     }
 
-    func checkItemCount(_ keyword: String, _ bound: JSONValue, _ instance: JSONValue, _ path: InstancePath,
-                        _ outcome: inout Outcome)
-    {
+    func checkItemCount(
+        _ keyword: String, _ bound: JSONValue, _ instance: JSONValue, _ path: InstancePath,
+        _ outcome: inout Outcome
+    ) {
         guard case .array(let items) = instance, let limit = count(bound) else { return }
         if keyword == "minItems", items.count < limit {
             outcome.fail(path, keyword, "expected at least \(limit) items, found \(items.count)")
@@ -80,13 +87,15 @@ extension Evaluator {
         }
     }
 
-    func checkUnevaluatedItems(_ schema: JSONValue, _ instance: JSONValue, _ path: InstancePath,
-                               _ context: EvaluationContext, _ outcome: inout Outcome)
-    {
+    func checkUnevaluatedItems(
+        _ schema: JSONValue, _ instance: JSONValue, _ path: InstancePath,
+        _ context: EvaluationContext, _ outcome: inout Outcome
+    ) {
         guard case .array(let items) = instance, !outcome.allItems else { return }
         for (i, item) in items.enumerated() where !outcome.items.contains(i) {
-            outcome.errors += evaluateChild(schema, item, path.appending(i), context,
-                                            keyword: "unevaluatedItems", reason: "item \(i) is not allowed")
+            outcome.errors += evaluateChild(
+                schema, item, path.appending(i), context,
+                keyword: "unevaluatedItems", reason: "item \(i) is not allowed")
         }
         outcome.allItems = true
         outcome.items = []

@@ -7,17 +7,19 @@ import DocSyncJSON
 extension Evaluator {
     /// `properties`, `patternProperties` and `additionalProperties`; the last one looks at
     /// its two siblings to know which members are additional.
-    func checkProperties(_ keyword: String, _ value: JSONValue, _ keywords: JSONObject, _ instance: JSONValue,
-                         _ path: InstancePath, _ context: EvaluationContext, _ outcome: inout Outcome)
-    {
+    func checkProperties(
+        _ keyword: String, _ value: JSONValue, _ keywords: JSONObject, _ instance: JSONValue,
+        _ path: InstancePath, _ context: EvaluationContext, _ outcome: inout Outcome
+    ) {
         guard case .object(let members) = instance else { return }
         switch keyword {
         case "properties":
             guard case .object(let schemas) = value else { return }
             for (name, schema) in schemas {
                 guard let member = members[name] else { continue }
-                outcome.errors += evaluateChild(schema, member, path.appending(name), context,
-                                                keyword: keyword, reason: "property \(name) is not allowed")
+                outcome.errors += evaluateChild(
+                    schema, member, path.appending(name), context,
+                    keyword: keyword, reason: "property \(name) is not allowed")
                 if collectsAnnotations { outcome.properties.insert(name) }
             }
         case "patternProperties":
@@ -25,8 +27,9 @@ extension Evaluator {
             for (pattern, schema) in schemas {
                 guard let regex = index.patterns[pattern] else { continue }
                 for (name, member) in members where regex.matches(name) {
-                    outcome.errors += evaluateChild(schema, member, path.appending(name), context,
-                                                    keyword: keyword, reason: "property \(name) is not allowed")
+                    outcome.errors += evaluateChild(
+                        schema, member, path.appending(name), context,
+                        keyword: keyword, reason: "property \(name) is not allowed")
                     if collectsAnnotations { outcome.properties.insert(name) }
                 }
             }
@@ -37,21 +40,25 @@ extension Evaluator {
             if case .object(let schemas) = keywords["patternProperties"] {
                 patterns = schemas.keys.compactMap { index.patterns[$0] }
             }
-            for (name, member) in members where declared[name] == nil && !patterns.contains(where: { $0.matches(name) }) {
-                outcome.errors += evaluateChild(value, member, path.appending(name), context,
-                                                keyword: keyword, reason: "property \(name) is not allowed")
+            for (name, member) in members where declared[name] == nil && !patterns.contains(where: { $0.matches(name) })
+            {
+                outcome.errors += evaluateChild(
+                    value, member, path.appending(name), context,
+                    keyword: keyword, reason: "property \(name) is not allowed")
                 if collectsAnnotations { outcome.properties.insert(name) }
             }
         }
     }
 
-    func checkPropertyNames(_ schema: JSONValue, _ instance: JSONValue, _ path: InstancePath,
-                            _ context: EvaluationContext, _ outcome: inout Outcome)
-    {
+    func checkPropertyNames(
+        _ schema: JSONValue, _ instance: JSONValue, _ path: InstancePath,
+        _ context: EvaluationContext, _ outcome: inout Outcome
+    ) {
         guard case .object(let members) = instance else { return }
         for name in members.keys {
-            outcome.errors += evaluateChild(schema, .string(name), path.appending(name), context,
-                                            keyword: "propertyNames", reason: "property name \(name) is not allowed")
+            outcome.errors += evaluateChild(
+                schema, .string(name), path.appending(name), context,
+                keyword: "propertyNames", reason: "property name \(name) is not allowed")
         }
     }
 
@@ -62,9 +69,10 @@ extension Evaluator {
         }
     }
 
-    func checkPropertyCount(_ keyword: String, _ bound: JSONValue, _ instance: JSONValue, _ path: InstancePath,
-                            _ outcome: inout Outcome)
-    {
+    func checkPropertyCount(
+        _ keyword: String, _ bound: JSONValue, _ instance: JSONValue, _ path: InstancePath,
+        _ outcome: inout Outcome
+    ) {
         guard case .object(let members) = instance, let limit = count(bound) else { return }
         if keyword == "minProperties", members.count < limit {
             outcome.fail(path, keyword, "expected at least \(limit) properties, found \(members.count)")
@@ -75,9 +83,10 @@ extension Evaluator {
 
     /// `dependentRequired` (lists of names), `dependentSchemas` (schemas) and draft-07
     /// `dependencies` (either, per member).
-    func checkDependencies(_ keyword: String, _ value: JSONValue, _ instance: JSONValue, _ path: InstancePath,
-                           _ context: EvaluationContext, _ outcome: inout Outcome)
-    {
+    func checkDependencies(
+        _ keyword: String, _ value: JSONValue, _ instance: JSONValue, _ path: InstancePath,
+        _ context: EvaluationContext, _ outcome: inout Outcome
+    ) {
         guard case .object(let members) = instance, case .object(let dependencies) = value else { return }
         for (trigger, dependency) in dependencies where members[trigger] != nil {
             switch dependency {
@@ -98,13 +107,15 @@ extension Evaluator {
         }
     }
 
-    func checkUnevaluatedProperties(_ schema: JSONValue, _ instance: JSONValue, _ path: InstancePath,
-                                    _ context: EvaluationContext, _ outcome: inout Outcome)
-    {
+    func checkUnevaluatedProperties(
+        _ schema: JSONValue, _ instance: JSONValue, _ path: InstancePath,
+        _ context: EvaluationContext, _ outcome: inout Outcome
+    ) {
         guard case .object(let members) = instance else { return }
         for (name, member) in members where !outcome.properties.contains(name) {
-            outcome.errors += evaluateChild(schema, member, path.appending(name), context,
-                                            keyword: "unevaluatedProperties", reason: "property \(name) is not allowed")
+            outcome.errors += evaluateChild(
+                schema, member, path.appending(name), context,
+                keyword: "unevaluatedProperties", reason: "property \(name) is not allowed")
         }
         outcome.properties.formUnion(members.keys)
     }

@@ -24,48 +24,55 @@ extension Evaluator {
     }
 
     func checkFormat(_ format: JSONValue, _ instance: JSONValue, _ path: InstancePath, _ outcome: inout Outcome) {
-        guard case .string(let name) = format, case .string(let text) = instance, !Format.check(name, text) else { return }
+        guard case .string(let name) = format, case .string(let text) = instance, !Format.check(name, text) else {
+            return
+        }
         outcome.fail(path, "format", "not a valid \(name)")
     }
 
-    func checkNumber(_ keyword: String, _ bound: JSONValue, _ instance: JSONValue, _ path: InstancePath,
-                     _ outcome: inout Outcome)
-    {
+    func checkNumber(
+        _ keyword: String, _ bound: JSONValue, _ instance: JSONValue, _ path: InstancePath,
+        _ outcome: inout Outcome
+    ) {
         guard case .number(let found) = instance, case .number(let limitText) = bound else { return }
         let ok: Bool
         if let value = Int(found), let limit = Int(limitText) {
             // Plain integers that fit in 64 bits: no decimal arithmetic needed.
-            ok = switch keyword {
-            case "minimum": value >= limit
-            case "maximum": value <= limit
-            case "exclusiveMinimum": value > limit
-            case "exclusiveMaximum": value < limit
-            default: limit <= 0 || value % limit == 0
-            }
+            ok =
+                switch keyword {
+                case "minimum": value >= limit
+                case "maximum": value <= limit
+                case "exclusiveMinimum": value > limit
+                case "exclusiveMaximum": value < limit
+                default: limit <= 0 || value % limit == 0
+                }
         } else {
             guard let value = ExactNumber(found), let limit = ExactNumber(limitText) else { return }
-            ok = switch keyword {
-            case "minimum": !(value < limit)
-            case "maximum": !(limit < value)
-            case "exclusiveMinimum": limit < value
-            case "exclusiveMaximum": value < limit
-            default: limit.isZero || limit.negative || value.isMultiple(of: limit)
-            }
+            ok =
+                switch keyword {
+                case "minimum": !(value < limit)
+                case "maximum": !(limit < value)
+                case "exclusiveMinimum": limit < value
+                case "exclusiveMaximum": value < limit
+                default: limit.isZero || limit.negative || value.isMultiple(of: limit)
+                }
         }
         guard !ok else { return }
-        let expectation = switch keyword {
-        case "minimum": "at least \(limitText)"
-        case "maximum": "at most \(limitText)"
-        case "exclusiveMinimum": "more than \(limitText)"
-        case "exclusiveMaximum": "less than \(limitText)"
-        default: "a multiple of \(limitText)"
-        }
+        let expectation =
+            switch keyword {
+            case "minimum": "at least \(limitText)"
+            case "maximum": "at most \(limitText)"
+            case "exclusiveMinimum": "more than \(limitText)"
+            case "exclusiveMaximum": "less than \(limitText)"
+            default: "a multiple of \(limitText)"
+            }
         outcome.fail(path, keyword, "expected \(expectation), found \(found)")
     }
 
-    func checkLength(_ keyword: String, _ bound: JSONValue, _ instance: JSONValue, _ path: InstancePath,
-                     _ outcome: inout Outcome)
-    {
+    func checkLength(
+        _ keyword: String, _ bound: JSONValue, _ instance: JSONValue, _ path: InstancePath,
+        _ outcome: inout Outcome
+    ) {
         guard case .string(let text) = instance, let limit = count(bound) else { return }
         let length = text.unicodeScalars.count
         if keyword == "minLength", length < limit {
@@ -77,7 +84,8 @@ extension Evaluator {
 
     func checkPattern(_ pattern: JSONValue, _ instance: JSONValue, _ path: InstancePath, _ outcome: inout Outcome) {
         guard case .string(let source) = pattern, case .string(let text) = instance,
-              let regex = index.patterns[source], !regex.matches(text) else { return }
+            let regex = index.patterns[source], !regex.matches(text)
+        else { return }
         outcome.fail(path, "pattern", "does not match the pattern \(source)")
     }
 }
@@ -86,7 +94,7 @@ extension Evaluator {
 func has(type name: String, _ instance: JSONValue) -> Bool {
     switch (name, instance) {
     case ("null", .null), ("boolean", .bool), ("object", .object), ("array", .array), ("string", .string),
-         ("number", .number):
+        ("number", .number):
         true
     case ("integer", .number(let text)):
         // Text without a fraction or exponent is an integer; otherwise look at the value (1.0, 1e2).
@@ -117,6 +125,6 @@ func count(_ value: JSONValue) -> Int? {
     guard number.digits.count + number.exponent <= 18 else { return .max }
     var result = 0
     for d in number.digits { result = result * 10 + Int(d) }
-    for _ in 0 ..< number.exponent { result *= 10 }
+    for _ in 0..<number.exponent { result *= 10 }
     return result
 }

@@ -25,7 +25,9 @@ struct Evaluator {
 
     static let maxDepth = 500
 
-    func evaluate(_ schema: JSONValue, _ instance: JSONValue, _ path: InstancePath, _ context: EvaluationContext) -> Outcome {
+    func evaluate(_ schema: JSONValue, _ instance: JSONValue, _ path: InstancePath, _ context: EvaluationContext)
+        -> Outcome
+    {
         let keywords: JSONObject
         switch schema {
         case .bool(true):
@@ -52,7 +54,9 @@ struct Evaluator {
             if context.scope.last != context.base { context.scope.append(context.base) }
         }
         if refIsAlone {
-            if case .string(let ref) = keywords["$ref"] { outcome.absorb(followReference(ref, instance, path, context)) }
+            if case .string(let ref) = keywords["$ref"] {
+                outcome.absorb(followReference(ref, instance, path, context))
+            }
             return outcome
         }
 
@@ -64,7 +68,9 @@ struct Evaluator {
             case .ref:
                 if case .string(let ref) = value { outcome.absorb(followReference(ref, instance, path, context)) }
             case .dynamicRef:
-                if case .string(let ref) = value { outcome.absorb(followDynamicReference(ref, instance, path, context)) }
+                if case .string(let ref) = value {
+                    outcome.absorb(followDynamicReference(ref, instance, path, context))
+                }
             case .combination:
                 if case .array(let schemas) = value {
                     checkCombination(keyword, schemas, instance, path, context, &outcome)
@@ -133,9 +139,10 @@ struct Evaluator {
 
     /// Applies a subschema to a member or item (at `path`). A `false` subschema reports the
     /// keyword that applied it ("additionalProperties: not allowed") rather than "false".
-    func evaluateChild(_ schema: JSONValue, _ instance: JSONValue, _ path: InstancePath,
-                       _ context: EvaluationContext, keyword: String, reason: @autoclosure () -> String) -> [ValidationError]
-    {
+    func evaluateChild(
+        _ schema: JSONValue, _ instance: JSONValue, _ path: InstancePath,
+        _ context: EvaluationContext, keyword: String, reason: @autoclosure () -> String
+    ) -> [ValidationError] {
         if case .bool(false) = schema {
             return [ValidationError(instancePath: path.pointer, keyword: keyword, reason: reason())]
         }
@@ -161,7 +168,7 @@ enum Keyword {
         "dependentRequired": .dependentOnly2020, "dependentSchemas": .dependentOnly2020,
         "unevaluatedProperties": .unevaluatedProperties, "items": .items, "prefixItems": .prefixItems,
         "additionalItems": .additionalItems, "contains": .contains, "minItems": .itemCount, "maxItems": .itemCount,
-        "uniqueItems": .uniqueItems, "unevaluatedItems": .unevaluatedItems,
+        "uniqueItems": .uniqueItems, "unevaluatedItems": .unevaluatedItems
     ]
 
     /// `dependencies` stays in 2020-12 too, as the specification allows for compatibility.
@@ -185,5 +192,3 @@ func short(_ value: JSONValue) -> String {
     let text = value.description
     return text.count <= 40 ? text : String(text.prefix(37)) + "..."
 }
-
-

@@ -26,7 +26,10 @@ struct ExactNumber: Comparable {
         var seenDot = false
         while let byte = bytes.first, byte != UInt8(ascii: "e"), byte != UInt8(ascii: "E") {
             bytes = bytes.dropFirst()
-            if byte == UInt8(ascii: ".") { seenDot = true; continue }
+            if byte == UInt8(ascii: ".") {
+                seenDot = true
+                continue
+            }
             guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
             all.append(byte - UInt8(ascii: "0"))
             if seenDot { fractionCount += 1 }
@@ -50,7 +53,10 @@ struct ExactNumber: Comparable {
         let firstNonZero = all.firstIndex { $0 != 0 } ?? all.count
         all.removeFirst(firstNonZero)
         var trailing = 0
-        while let last = all.last, last == 0 { all.removeLast(); trailing += 1 }
+        while let last = all.last, last == 0 {
+            all.removeLast()
+            trailing += 1
+        }
         digits = all
         exponent = all.isEmpty ? 0 : exp - fractionCount + trailing
         if all.isEmpty { negative = false }
@@ -99,10 +105,10 @@ struct ExactNumber: Comparable {
         if bLength <= 18, digits.count + aZeros <= 100_000 {
             var b: UInt64 = 0
             for d in divisor.digits { b = b * 10 + UInt64(d) }
-            for _ in 0 ..< bZeros { b *= 10 }
+            for _ in 0..<bZeros { b *= 10 }
             var remainder: UInt64 = 0
             for d in digits { remainder = (remainder * 10 + UInt64(d)) % b }
-            for _ in 0 ..< aZeros where remainder != 0 { remainder = (remainder * 10) % b }
+            for _ in 0..<aZeros where remainder != 0 { remainder = (remainder * 10) % b }
             return remainder == 0
         }
         let quotient = doubleValue / divisor.doubleValue

@@ -14,7 +14,7 @@
 
 enum Format {
     static let asserted: Set<String> = [
-        "date-time", "date", "time", "email", "hostname", "ipv4", "ipv6", "uri", "uri-reference", "uuid", "regex",
+        "date-time", "date", "time", "email", "hostname", "ipv4", "ipv6", "uri", "uri-reference", "uuid", "regex"
     ]
 
     /// False when `text` is not a valid `format`; true for formats not asserted.
@@ -44,15 +44,18 @@ enum Format {
     }
 
     private static func number(_ bytes: ArraySlice<UInt8>) -> Int? {
-        guard !bytes.isEmpty, bytes.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        guard !bytes.isEmpty, bytes.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            return nil
+        }
         return bytes.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
     }
 
     private static func isDate(_ b: ArraySlice<UInt8>) -> Bool {
         let b = Array(b)
         guard b.count == 10, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"),
-              let year = number(b[0 ..< 4]), let month = number(b[5 ..< 7]), let day = number(b[8 ..< 10]),
-              (1 ... 12).contains(month), day >= 1 else { return false }
+            let year = number(b[0..<4]), let month = number(b[5..<7]), let day = number(b[8..<10]),
+            (1...12).contains(month), day >= 1
+        else { return false }
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
         let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
         return day <= days[month - 1]
@@ -61,13 +64,14 @@ enum Format {
     private static func isTime(_ b: ArraySlice<UInt8>) -> Bool {
         let b = Array(b)
         guard b.count >= 9, b[2] == UInt8(ascii: ":"), b[5] == UInt8(ascii: ":"),
-              let hour = number(b[0 ..< 2]), let minute = number(b[3 ..< 5]), let second = number(b[6 ..< 8]),
-              hour <= 23, minute <= 59, second <= 60 else { return false }
+            let hour = number(b[0..<2]), let minute = number(b[3..<5]), let second = number(b[6..<8]),
+            hour <= 23, minute <= 59, second <= 60
+        else { return false }
         var i = 8
         if b[i] == UInt8(ascii: ".") {
             i += 1
             let start = i
-            while i < b.count, number(b[i ... i]) != nil { i += 1 }
+            while i < b.count, number(b[i...i]) != nil { i += 1 }
             guard i > start else { return false }
         }
         guard i < b.count else { return false }
@@ -77,7 +81,8 @@ enum Format {
             guard i + 1 == b.count else { return false }
         case UInt8(ascii: "+"), UInt8(ascii: "-"):
             guard b.count - i == 6, b[i + 3] == UInt8(ascii: ":"),
-                  let h = number(b[i + 1 ... i + 2]), let m = number(b[i + 4 ... i + 5]), h <= 23, m <= 59 else { return false }
+                let h = number(b[i + 1...i + 2]), let m = number(b[i + 4...i + 5]), h <= 23, m <= 59
+            else { return false }
             offsetMinutes = (h * 60 + m) * (b[i] == UInt8(ascii: "+") ? 1 : -1)
         default:
             return false
@@ -115,17 +120,22 @@ enum Format {
         let name = Substring(text)
         guard !name.isEmpty, name.utf8.count <= 253 else { return false }
         return name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
-            guard !label.isEmpty, label.utf8.count <= 63, !label.hasPrefix("-"), !label.hasSuffix("-") else { return false }
-            return label.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0" ... "9").contains($0) || $0 == "-") }
+            guard !label.isEmpty, label.utf8.count <= 63, !label.hasPrefix("-"), !label.hasSuffix("-") else {
+                return false
+            }
+            return label.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-")
+            }
         }
     }
 
     private static func isIPv4(_ text: String) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { part in
-            guard let value = number(Array(part.utf8)[...]), part.count <= 3 else { return false }
-            return value <= 255 && (part == "0" || !part.hasPrefix("0"))
-        }
+        return parts.count == 4
+            && parts.allSatisfy { part in
+                guard let value = number(Array(part.utf8)[...]), part.count <= 3 else { return false }
+                return value <= 255 && (part == "0" || !part.hasPrefix("0"))
+            }
     }
 
     private static func isIPv6(_ text: String) -> Bool {
@@ -145,7 +155,7 @@ enum Format {
             if part.isEmpty { return 0 }
             let items = part.split(separator: ":", omittingEmptySubsequences: false)
             for item in items {
-                guard (1 ... 4).contains(item.count), item.allSatisfy(\.isHexDigit) else { return nil }
+                guard (1...4).contains(item.count), item.allSatisfy(\.isHexDigit) else { return nil }
             }
             return items.count
         }
@@ -166,7 +176,9 @@ enum Format {
             let c = bytes[i]
             guard c.isASCII, allowed.contains(Character(c)) else { return false }
             if c == "%" {
-                guard i + 2 < bytes.count, Character(bytes[i + 1]).isHexDigit, Character(bytes[i + 2]).isHexDigit else { return false }
+                guard i + 2 < bytes.count, Character(bytes[i + 1]).isHexDigit, Character(bytes[i + 2]).isHexDigit else {
+                    return false
+                }
                 i += 2
             }
             i += 1
@@ -174,14 +186,14 @@ enum Format {
         let beforeFragment = text.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)[0]
         var rest = beforeFragment
         if let colon = beforeFragment.firstIndex(of: ":"),
-           let first = beforeFragment.first, first.isLetter,
-           beforeFragment[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) })
+            let first = beforeFragment.first, first.isLetter,
+            beforeFragment[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || "+-.".contains($0) })
         {
             rest = beforeFragment[beforeFragment.index(after: colon)...]
         } else if requireScheme {
             return false
         } else if let firstSegment = rest.split(separator: "/", omittingEmptySubsequences: false).first,
-                  !rest.hasPrefix("//"), firstSegment.prefix(while: { $0 != "?" }).contains(":")
+            !rest.hasPrefix("//"), firstSegment.prefix(while: { $0 != "?" }).contains(":")
         {
             // A relative path's first segment may not hold a colon (it would read as a scheme).
             return false
@@ -204,7 +216,7 @@ enum Format {
         }
         if host.hasPrefix("[") {
             guard let close = host.firstIndex(of: "]") else { return false }
-            let literal = host[host.index(after: host.startIndex) ..< close]
+            let literal = host[host.index(after: host.startIndex)..<close]
             guard literal.hasPrefix("v") || isIPv6(String(literal)) else { return false }
             host = host[host.index(after: close)...]
             guard host.isEmpty || host.hasPrefix(":") else { return false }
@@ -219,7 +231,8 @@ enum Format {
 
     private static func isUUID(_ text: String) -> Bool {
         let groups = text.split(separator: "-", omittingEmptySubsequences: false)
-        return groups.map(\.count) == [8, 4, 4, 4, 12] && groups.allSatisfy { $0.allSatisfy { $0.isASCII && $0.isHexDigit } }
+        return groups.map(\.count) == [8, 4, 4, 4, 12]
+            && groups.allSatisfy { $0.allSatisfy { $0.isASCII && $0.isHexDigit } }
     }
 }
 

@@ -27,7 +27,8 @@ struct RegexPattern: @unchecked Sendable {
     }
 }
 
-private let ecmaWhitespace = #"\t\n\x{0B}\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}"#
+private let ecmaWhitespace =
+    #"\t\n\x{0B}\f\r \x{A0}\x{1680}\x{2000}-\x{200A}\x{2028}\x{2029}\x{202F}\x{205F}\x{3000}\x{FEFF}"#
 
 /// `\d`, `\w`, `\s` and their negations as ECMA-262 defines them, spelled for ICU.
 func ecmaClassEscapes(_ pattern: String) -> String {

@@ -22,9 +22,10 @@ public struct Schema: Sendable {
     ///   - remotes: documents that `$ref`s may name, by absolute URI (no fragment).
     ///   - baseURI: the document's URI when it has no `$id` (a `file:` URI lets relative
     ///     `$ref`s name the files beside it, passed in `remotes`).
-    public init(_ schema: JSONValue, defaultDraft: SchemaDraft = .draft2020_12,
-                remotes: [String: JSONValue] = [:], baseURI: String? = nil) throws(SchemaError)
-    {
+    public init(
+        _ schema: JSONValue, defaultDraft: SchemaDraft = .draft2020_12,
+        remotes: [String: JSONValue] = [:], baseURI: String? = nil
+    ) throws(SchemaError) {
         var draft = defaultDraft
         if case .object(let keywords) = schema, case .string(let uri) = keywords["$schema"] {
             guard let named = SchemaDraft(schemaURI: uri) else { throw .unsupportedDraft(uri) }

@@ -12,9 +12,13 @@ public enum SchemaDraft: String, Sendable, CaseIterable {
     public init?(schemaURI: String) {
         var uri = schemaURI
         if uri.hasSuffix("#") { uri.removeLast() }
-        if uri.hasPrefix("https://") { uri.removeFirst("https://".count) } else if uri.hasPrefix("http://") {
+        if uri.hasPrefix("https://") {
+            uri.removeFirst("https://".count)
+        } else if uri.hasPrefix("http://") {
             uri.removeFirst("http://".count)
-        } else { return nil }
+        } else {
+            return nil
+        }
         switch uri {
         case "json-schema.org/draft/2020-12/schema": self = .draft2020_12
         case "json-schema.org/draft-07/schema": self = .draft7

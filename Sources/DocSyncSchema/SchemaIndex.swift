@@ -68,8 +68,10 @@ struct SchemaIndex {
         if fragment.isEmpty || fragment.hasPrefix("/") {
             if let found = locations[resource + "#" + fragment] { return found }
             // A pointer into a place the walk does not visit: follow it from the resource.
-            guard let root = locations[resource + "#"], let tokens = JSONPointer.tokens(fragment, keepingInvalidEscapes: true),
-                  let value = JSONPointer.value(at: tokens, in: root.schema) else { return nil }
+            guard let root = locations[resource + "#"],
+                let tokens = JSONPointer.tokens(fragment, keepingInvalidEscapes: true),
+                let value = JSONPointer.value(at: tokens, in: root.schema)
+            else { return nil }
             return SchemaLocation(schema: value, base: resource)
         }
         return anchors[resource + "#" + fragment]
@@ -137,9 +139,11 @@ struct SchemaIndex {
 
 private let singleSchemaKeywords = [
     "additionalProperties", "propertyNames", "not", "if", "then", "else", "contains", "items",
-    "additionalItems", "unevaluatedProperties", "unevaluatedItems", "contentSchema",
+    "additionalItems", "unevaluatedProperties", "unevaluatedItems", "contentSchema"
 ]
-private let schemaMapKeywords = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"]
+private let schemaMapKeywords = [
+    "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies"
+]
 private let schemaArrayKeywords = ["allOf", "anyOf", "oneOf", "prefixItems", "items"]
 
 /// Calls `body` with every direct subschema and the pointer tokens from `schema` to it.

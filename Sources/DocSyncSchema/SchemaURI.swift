@@ -41,7 +41,7 @@ func percentDecode(_ text: String) -> String {
     var i = 0
     while i < source.count {
         if source[i] == UInt8(ascii: "%"), i + 2 < source.count,
-           let high = hexValue(source[i + 1]), let low = hexValue(source[i + 2])
+            let high = hexValue(source[i + 1]), let low = hexValue(source[i + 2])
         {
             bytes.append(high << 4 | low)
             i += 3
@@ -55,9 +55,9 @@ func percentDecode(_ text: String) -> String {
 
 private func hexValue(_ byte: UInt8) -> UInt8? {
     switch byte {
-    case UInt8(ascii: "0") ... UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-    case UInt8(ascii: "a") ... UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A") ... UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
     default: nil
     }
 }
@@ -74,7 +74,10 @@ private struct URIParts {
     var path = ""
 
     init(_ uri: String) {
-        guard let colon = uri.firstIndex(of: ":") else { path = uri; return }
+        guard let colon = uri.firstIndex(of: ":") else {
+            path = uri
+            return
+        }
         scheme = String(uri[..<colon])
         var rest = uri[uri.index(after: colon)...]
         if rest.hasPrefix("//") {

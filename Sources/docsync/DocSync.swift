@@ -19,8 +19,10 @@ struct DocSync: ParsableCommand {
         version: DocSyncVersion.string,
         subcommands: [
             Init.self, Clone.self, Status.self, Push.self, Pull.self, SyncCommand.self,
-            Remove.self, Log.self, Restore.self, Conflicts.self, Resolve.self, Verify.self, GC.self, ConfigCommand.self, ResetBase.self,
-            Edit.self, New.self, Replicas.self, Watch.self, Check.self, Diff.self, Blame.self, MergeDriverCommand.self, GitSetupCommand.self,
+            Remove.self, Log.self, Restore.self, Conflicts.self, Resolve.self, Verify.self, GC.self, ConfigCommand.self,
+            ResetBase.self,
+            Edit.self, New.self, Replicas.self, Watch.self, Check.self, Diff.self, Blame.self, MergeDriverCommand.self,
+            GitSetupCommand.self
         ]
     )
 }
@@ -35,7 +37,9 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .customShort("C"), help: ArgumentHelp("Run as if started in DIR.", valueName: "DIR"))
     var directory: String?
 
-    @Flag(name: [.short, .long], help: "Print only errors; nothing at all when the run must be tried again later (exit 75).")
+    @Flag(
+        name: [.short, .long],
+        help: "Print only errors; nothing at all when the run must be tried again later (exit 75).")
     var quiet = false
 
     @Flag(name: [.short, .long], help: "Print every document touched and every warning.")
@@ -81,7 +85,9 @@ enum Main {
             StandardOutput.finish()
         } catch {
             if DocSync.exitCode(for: error) == .validationFailure {
-                fail(DocSync.fullMessage(for: error), code: ExitStatus.usage, errorCode: "usage", json: wantsJSON, plain: true)
+                fail(
+                    DocSync.fullMessage(for: error), code: ExitStatus.usage, errorCode: "usage", json: wantsJSON,
+                    plain: true)
             }
             if let reason = tryAgainLaterReason(error) {
                 // Kept for `docsync status`; a quiet (cron) run says nothing: exit 75 is
@@ -91,16 +97,26 @@ enum Main {
                 }
                 if !Output.quietRequested { Output.error(reason) }
                 // With --json the object says it, unless the command's report already did.
-                if wantsJSON { fail(nil, code: ExitStatus.tempFail, errorCode: ErrorCode.of(error, exitCode: 75), json: true, jsonMessage: reason) }
+                if wantsJSON {
+                    fail(
+                        nil, code: ExitStatus.tempFail, errorCode: ErrorCode.of(error, exitCode: 75), json: true,
+                        jsonMessage: reason)
+                }
                 StandardOutput.finish()
                 Foundation.exit(ExitStatus.tempFail.rawValue)
             }
             if let failure = error as? CommandFailure {
-                fail(failure.message, code: failure.code, errorCode: ErrorCode.of(error, exitCode: failure.code.rawValue), json: wantsJSON)
+                fail(
+                    failure.message, code: failure.code,
+                    errorCode: ErrorCode.of(error, exitCode: failure.code.rawValue), json: wantsJSON)
             }
-            if DocSync.exitCode(for: error) != .success, !(error is ExitCode), !(error is CleanExit), !isParserError(error) {
+            if DocSync.exitCode(for: error) != .success, !(error is ExitCode), !(error is CleanExit),
+                !isParserError(error)
+            {
                 let code = exitCode(for: error)
-                fail(describe(error), code: code, errorCode: ErrorCode.of(error, exitCode: code.rawValue), json: wantsJSON)
+                fail(
+                    describe(error), code: code, errorCode: ErrorCode.of(error, exitCode: code.rawValue),
+                    json: wantsJSON)
             }
             if wantsJSON, let code = error as? ExitCode, code != .success, !Output.printedJSON {
                 // A failure the command did not describe (e.g. --quiet's bare exit 75).
@@ -121,13 +137,17 @@ enum Main {
 
     /// Reports a failure and exits with `code`: on stderr (`plain`: as the parser words it),
     /// and with --json also as the error object on stdout, unless a report was printed.
-    static func fail(_ message: String?, code: ExitCode, errorCode: String, json: Bool, plain: Bool = false,
-                     jsonMessage: String? = nil) -> Never {
+    static func fail(
+        _ message: String?, code: ExitCode, errorCode: String, json: Bool, plain: Bool = false,
+        jsonMessage: String? = nil
+    ) -> Never {
         if let message {
             if plain { FileHandle.standardError.write(Data((message + "\n").utf8)) } else { Output.error(message) }
         }
         if json && !Output.printedJSON {
-            let text = jsonMessage ?? message.map { plain ? $0.replacingOccurrences(of: "Error: ", with: "") : $0 } ?? "exit \(code.rawValue)"
+            let text =
+                jsonMessage ?? message.map { plain ? $0.replacingOccurrences(of: "Error: ", with: "") : $0 }
+                ?? "exit \(code.rawValue)"
             try? Output.json(JSONError(error: .init(code: errorCode, message: text.firstLine, exitCode: code.rawValue)))
         }
         StandardOutput.finish()
@@ -152,21 +172,33 @@ enum Main {
         var i = 0
         while i < args.count {
             let a = args[i]
-            if a == "-C", i + 1 < args.count { globals += [a, args[i + 1]]; i += 2; continue }
-            if ["-q", "--quiet", "-v", "--verbose", "--json"].contains(a) { globals.append(a); i += 1; continue }
+            if a == "-C", i + 1 < args.count {
+                globals += [a, args[i + 1]]
+                i += 2
+                continue
+            }
+            if ["-q", "--quiet", "-v", "--verbose", "--json"].contains(a) {
+                globals.append(a)
+                i += 1
+                continue
+            }
             break
         }
         guard !globals.isEmpty, i < args.count else { return args }
         let commands = DocSync.configuration.subcommands.map { $0._commandName }
         guard commands.contains(args[i]) || args[i].hasPrefix("-") else {
-            fail("Error: unknown command '\(args[i])'\nUsage: docsync <subcommand>\n  See 'docsync --help' for the commands.", code: ExitStatus.usage,
-                 errorCode: "usage", json: globals.contains("--json"), plain: true)
+            fail(
+                "Error: unknown command '\(args[i])'\nUsage: docsync <subcommand>\n  See 'docsync --help' for the commands.",
+                code: ExitStatus.usage,
+                errorCode: "usage", json: globals.contains("--json"), plain: true)
         }
         guard commands.contains(args[i]) else { return args }
         // After a nested command's name too (`docsync --json replicas forget NAME`).
         var end = i + 1
-        if let command = DocSync.configuration.subcommands.first(where: { $0._commandName == args[i] }), end < args.count,
-           command.configuration.subcommands.contains(where: { $0._commandName == args[end] }) {
+        if let command = DocSync.configuration.subcommands.first(where: { $0._commandName == args[i] }),
+            end < args.count,
+            command.configuration.subcommands.contains(where: { $0._commandName == args[end] })
+        {
             end += 1
         }
         return Array(args[i..<end]) + globals + Array(args[end...])

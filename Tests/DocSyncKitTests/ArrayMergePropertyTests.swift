@@ -12,9 +12,9 @@ import Testing
 @Suite("Array merge property: replicas converge and keep every edit")
 struct ArrayMergePropertyTests {
     struct Replica {
-        var base: JSONValue      // the version last synced
-        var local: JSONValue     // with the edits since
-        var savedAt = 0          // when local was last edited (the clock of the run)
+        var base: JSONValue  // the version last synced
+        var local: JSONValue  // with the edits since
+        var savedAt = 0  // when local was last edited (the clock of the run)
     }
 
     static func items(_ value: JSONValue) -> [OrderedItem] {
@@ -26,12 +26,15 @@ struct ArrayMergePropertyTests {
         }
     }
 
-    struct OrderedItem: Equatable { var id: String; var v: String }
+    struct OrderedItem: Equatable {
+        var id: String
+        var v: String
+    }
 
     static func with(items: [OrderedItem], tags: [String]) -> JSONValue {
         .object([
             "items": .array(items.map { .object(["id": .number($0.id), "v": .string($0.v)]) }),
-            "tags": .array(tags.map { .string($0) }),
+            "tags": .array(tags.map { .string($0) })
         ])
     }
 
@@ -40,7 +43,9 @@ struct ArrayMergePropertyTests {
         return a.compactMap { if case .string(let s) = $0 { s } else { nil } }
     }
 
-    @Test("random edits on 4 replicas, synced in random orders: same bytes everywhere, every edit kept or recorded", arguments: 1...20)
+    @Test(
+        "random edits on 4 replicas, synced in random orders: same bytes everywhere, every edit kept or recorded",
+        arguments: 1...20)
     func converges(seed: Int) {
         var rng = SeededGenerator(seed: UInt64(seed) * 7919)
         let start = Self.with(items: [OrderedItem(id: "1", v: "a")], tags: ["t0"])
@@ -62,8 +67,9 @@ struct ArrayMergePropertyTests {
                 merged = r.local
             } else {
                 let localIsLater = r.savedAt > remoteSavedAt
-                let result = FieldMerge.merge(base: r.base, local: r.local, remote: remote, collisions: localIsLater ? .local : .remote,
-                                              counters: [], arrays: FieldMerge.ArrayRules(sets: ["tags"]))
+                let result = FieldMerge.merge(
+                    base: r.base, local: r.local, remote: remote, collisions: localIsLater ? .local : .remote,
+                    counters: [], arrays: FieldMerge.ArrayRules(sets: ["tags"]))
                 conflictPaths += result.conflicts.count
                 merged = result.merged
                 remoteSavedAt = max(remoteSavedAt, r.savedAt)
@@ -112,12 +118,18 @@ struct ArrayMergePropertyTests {
         #expect(texts.count == 1, "every replica holds the same bytes")
         let final = Set(Self.items(remote).map(\.id))
         #expect(final.isSubset(of: added), "nothing appears that no one added")
-        #expect(added.subtracting(removed).isSubset(of: final), "every item added and never removed is there: missing \(added.subtracting(removed).subtracting(final).sorted())")
+        #expect(
+            added.subtracting(removed).isSubset(of: final),
+            "every item added and never removed is there: missing \(added.subtracting(removed).subtracting(final).sorted())"
+        )
         // An item removed but still there was edited concurrently: the edit beat the removal, recorded as a conflict.
         let kept = final.intersection(removed)
-        #expect(kept.isEmpty || conflictPaths > 0, "removed items \(kept.sorted()) are there without a conflict recorded")
+        #expect(
+            kept.isEmpty || conflictPaths > 0, "removed items \(kept.sorted()) are there without a conflict recorded")
         let finalTags = Set(Self.tags(remote))
-        #expect(finalTags == addedTags.subtracting(removedTags), "a set: every tag added, none removed (tags are unique per run)")
+        #expect(
+            finalTags == addedTags.subtracting(removedTags),
+            "a set: every tag added, none removed (tags are unique per run)")
         #expect(Self.items(remote).count == final.count, "no item twice")
     }
 }

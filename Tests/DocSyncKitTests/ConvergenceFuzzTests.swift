@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DocSyncKit
 
 /// A seeded, randomised multi-replica run checked against a model (after Joplin's sync
@@ -94,13 +95,16 @@ import Testing
             files.read(dirs[i], tally).flatMap { $0.firstMatch(of: #/"plays": (\d+)/#).flatMap { Int($0.1) } }
         }
         var offline = Set<Int>()
-        var broken: [Int: [String: String]] = [:]   // replica → path → valid text to restore
-        var required = Set<String>()                 // tokens saved at a record point
-        var superseded = Set<String>()               // tokens their own user replaced or deleted
+        var broken: [Int: [String: String]] = [:]  // replica → path → valid text to restore
+        var required = Set<String>()  // tokens saved at a record point
+        var superseded = Set<String>()  // tokens their own user replaced or deleted
         var counter = 0
         let context = "seed \(seed) (\(kind.rawValue) remote); replay with DOCSYNC_FUZZ_SEED=\(seed)"
 
-        func token() -> String { counter += 1; return "t\(counter)" }
+        func token() -> String {
+            counter += 1
+            return "t\(counter)"
+        }
         let trace = ProcessInfo.processInfo.environment["DOCSYNC_FUZZ_TRACE"] != nil
         func note(_ s: @autoclosure () -> String) { if trace { print("FUZZ \(kind.rawValue) \(s())") } }
         func docs(_ i: Int) -> [String] { files.snapshot(dirs[i]).keys.sorted() }
@@ -116,7 +120,9 @@ import Testing
             defer { ws.close() }
             let report = try ws.collectGarbage(dryRun: false, localOnly: offline.contains(i))
             purged += report.remote?.purged.count ?? 0
-            note("gc r\(i) offline=\(offline.sorted()) purged \(report.remote?.purged.map { $0.path ?? $0.refId } ?? [])")
+            note(
+                "gc r\(i) offline=\(offline.sorted()) purged \(report.remote?.purged.map { $0.path ?? $0.refId } ?? [])"
+            )
         }
 
         for step in 0..<operations {
@@ -148,7 +154,9 @@ import Testing
                 let target = ["", "a/", "b/c/"][rng.below(3)] + "m\(rng.below(12)).json"
                 if !FileManager.default.fileExists(atPath: dir + "/" + target) {
                     note("\(step) r\(i) mv \(path) \(target) (\(value(i, path) ?? "-"))")
-                    try FileManager.default.createDirectory(atPath: ((dir + "/" + target) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                    try FileManager.default.createDirectory(
+                        atPath: ((dir + "/" + target) as NSString).deletingLastPathComponent,
+                        withIntermediateDirectories: true)
                     try FileManager.default.moveItem(atPath: dir + "/" + path, toPath: dir + "/" + target)
                 }
             case 53..<60 where !existing.isEmpty:
@@ -184,7 +192,10 @@ import Testing
                 }
             default:
                 if let fixes = broken[i], rng.chance(30) {
-                    for (path, text) in fixes { files.write(dir, path, text); note("\(step) r\(i) fix \(path)") }
+                    for (path, text) in fixes {
+                        files.write(dir, path, text)
+                        note("\(step) r\(i) fix \(path)")
+                    }
                     broken[i] = nil
                 }
                 if !offline.contains(i) {
@@ -199,12 +210,20 @@ import Testing
                 for (r, fixes) in broken { for (path, text) in fixes { files.write(dirs[r], path, text) } }
                 broken.removeAll()
                 note("\(step) quiesce")
-                for _ in 0..<2 { for (r, d) in dirs.enumerated() { recordPoint(r); try sync(d) } }
+                for _ in 0..<2 {
+                    for (r, d) in dirs.enumerated() {
+                        recordPoint(r)
+                        try sync(d)
+                    }
+                }
                 let first = files.snapshot(dirs[0])
                 for d in dirs.dropFirst() {
                     let other = files.snapshot(d)
                     let differing = Set(first.keys).union(other.keys).filter { first[$0] != other[$0] }.sorted()
-                    #expect(differing.isEmpty, "replicas differ at step \(step) in \(differing.map { "\($0): \(first[$0] ?? "-") vs \(other[$0] ?? "-")" }), \(context)")
+                    #expect(
+                        differing.isEmpty,
+                        "replicas differ at step \(step) in \(differing.map { "\($0): \(first[$0] ?? "-") vs \(other[$0] ?? "-")" }), \(context)"
+                    )
                 }
                 var kept = Set<String>()
                 for d in dirs {
@@ -216,7 +235,10 @@ import Testing
                     }
                 }
                 for r in dirs.indices {
-                    #expect(plays(r) == tallyExpected, "r\(r)'s tally is \(plays(r).map(String.init) ?? "gone"), expected \(tallyExpected) (\(increments) increments) at step \(step), \(context)")
+                    #expect(
+                        plays(r) == tallyExpected,
+                        "r\(r)'s tally is \(plays(r).map(String.init) ?? "gone"), expected \(tallyExpected) (\(increments) increments) at step \(step), \(context)"
+                    )
                 }
                 let lost = required.subtracting(superseded).subtracting(kept)
                 #expect(lost.isEmpty, "lost versions \(lost.sorted()) at step \(step), \(context)")
@@ -231,7 +253,9 @@ import Testing
             }
         }
         // Figures for scripts/reliability.sh.
-        print("RELIABILITY fuzz kind=\(kind.rawValue) seed=\(seed) ops=\(operations) syncs=\(syncs) quiescent_checks=\(quiescentPoints) saved_versions=\(required.count) gcs=\(gcs) purged=\(purged) counter_increments=\(increments)")
+        print(
+            "RELIABILITY fuzz kind=\(kind.rawValue) seed=\(seed) ops=\(operations) syncs=\(syncs) quiescent_checks=\(quiescentPoints) saved_versions=\(required.count) gcs=\(gcs) purged=\(purged) counter_increments=\(increments)"
+        )
         return purged
     }
 }

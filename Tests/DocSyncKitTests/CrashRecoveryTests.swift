@@ -1,9 +1,11 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#endif
 import Testing
+
 @testable import DocSyncKit
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Stops a sync dead at every named step and checks that the next runs lose nothing
 /// and converge. In-process, a "crash" is an error thrown at the step; the durable
@@ -76,7 +78,9 @@ import Testing
             ws.close()
         }
         // No temp file is left where a scan could take it for a document.
-        let leftovers = FileManager.default.enumerator(atPath: a)!.compactMap { $0 as? String }.filter { $0.contains(".docsync-tmp-") && !$0.hasPrefix(".docsync/") }
+        let leftovers = FileManager.default.enumerator(atPath: a)!.compactMap { $0 as? String }.filter {
+            $0.contains(".docsync-tmp-") && !$0.hasPrefix(".docsync/")
+        }
         #expect(leftovers.isEmpty)
         print("RELIABILITY crash-point kind=engine point=\(point) killed=\(stopped ? 1 : 0)")
     }
@@ -91,8 +95,11 @@ import Testing
 
     func put(_ refId: String, _ path: String, _ text: String) -> RemoteWrite {
         let bytes = Array(text.utf8)
-        return RemoteWrite(refId: refId, new: DocVersion(refId: refId, changesetId: "000000000001-0000-aaaa", hash: ContentHash.of(bytes), path: path),
-                           previous: nil, content: bytes)
+        return RemoteWrite(
+            refId: refId,
+            new: DocVersion(
+                refId: refId, changesetId: "000000000001-0000-aaaa", hash: ContentHash.of(bytes), path: path),
+            previous: nil, content: bytes)
     }
 
     let me = ReplicaInfo(replicaId: "aaaa", name: "test")
@@ -104,7 +111,9 @@ import Testing
         let next = try remote.commit([put("r1", "a.json", "{}")], expecting: start, replica: me)
         #expect(next != start)
         // A second writer still at the old cursor is told the remote moved.
-        #expect(throws: RemoteError.self) { try remote.commit([put("r2", "b.json", "{}")], expecting: start, replica: me) }
+        #expect(throws: RemoteError.self) {
+            try remote.commit([put("r2", "b.json", "{}")], expecting: start, replica: me)
+        }
         let changes = try remote.changes(since: start)
         #expect(changes.entries.map(\.refId) == ["r1"])
         #expect(try remote.changes(since: next).entries.isEmpty)
@@ -115,7 +124,9 @@ import Testing
         let info = #"{"host":"elsewhere","pid":1,"replica":"bbbb","time":0}"#
         folder.write("r/.docsync/lock", info + "\n")
         let cursor = try remote.changes(since: nil).cursor
-        #expect(throws: RemoteError.self) { try remote.commit([put("r1", "a.json", "{}")], expecting: cursor, replica: me) }
+        #expect(throws: RemoteError.self) {
+            try remote.commit([put("r1", "a.json", "{}")], expecting: cursor, replica: me)
+        }
         #expect(folder.read("r/.docsync/lock") == info + "\n")
     }
 
@@ -138,7 +149,8 @@ import Testing
 
     @Test func hostilePathsInTheFeedAreRefused() throws {
         let (folder, remote) = try makeRemote()
-        let entry = #"{"changesetId":"000000000001-0000-aaaa","deleted":false,"hash":"\#(String(repeating: "0", count: 64))","path":"../escape.json","refId":"x","replica":"bbbb","time":0}"#
+        let entry =
+            #"{"changesetId":"000000000001-0000-aaaa","deleted":false,"hash":"\#(String(repeating: "0", count: 64))","path":"../escape.json","refId":"x","replica":"bbbb","time":0}"#
         let line = ChecksummedLines.encode(entry)
         folder.write("r/.docsync/feed", line)
         folder.write("r/.docsync/generation", "1 \(line.utf8.count)\n")
@@ -153,7 +165,9 @@ import Testing
         let outside = TempFolder("outside")
         try FileManager.default.createSymbolicLink(atPath: folder.sub("r/linked"), withDestinationPath: outside.path)
         let cursor = try remote.changes(since: nil).cursor
-        #expect(throws: RemoteError.self) { try remote.commit([put("r1", "linked/a.json", "{}")], expecting: cursor, replica: me) }
+        #expect(throws: RemoteError.self) {
+            try remote.commit([put("r1", "linked/a.json", "{}")], expecting: cursor, replica: me)
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: outside.path).isEmpty)
     }
 
@@ -165,7 +179,8 @@ import Testing
             Issue.record("expected unreachable")
         } catch RemoteError.unreachable {
         }
-        try FileManager.default.createDirectory(atPath: folder.sub("empty-mount-point"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: folder.sub("empty-mount-point"), withIntermediateDirectories: true)
         do {
             _ = try DirectoryRemote(url: folder.sub("empty-mount-point")).changes(since: nil)
             Issue.record("expected unreachable")
@@ -189,7 +204,8 @@ extension CrashRecoveryTests {
     /// `docsync gc` stopped at each of its steps (folder remote), with a local action
     /// pending and a tombstone old enough to purge: a second gc and the next syncs lose
     /// nothing and converge.
-    @Test(arguments: CrashPoint.gcPoints(for: .dir, format: .shared).map { ($0, FolderRemoteFormat.shared) }
+    @Test(
+        arguments: CrashPoint.gcPoints(for: .dir, format: .shared).map { ($0, FolderRemoteFormat.shared) }
             + CrashPoint.gcPoints(for: .dir, format: .drive).map { ($0, FolderRemoteFormat.drive) })
     func gcStoppedAtEveryStepLosesNothing(_ point: String, _ format: FolderRemoteFormat) throws {
         let set = ReplicaSet(format: format)

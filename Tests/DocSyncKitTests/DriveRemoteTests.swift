@@ -1,6 +1,7 @@
+import DocSyncJSON
 import Foundation
 import Testing
-import DocSyncJSON
+
 @testable import DocSyncKit
 
 /// Replicas that each sync with their own copy of one drive-layout folder remote, as on
@@ -39,13 +40,19 @@ final class DriveCopies {
             let path = source + "/" + relative
             var isDir: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue,
-                  !relative.hasSuffix("push.lock"), only(relative) else { continue }
+                !relative.hasSuffix("push.lock"), only(relative)
+            else { continue }
             let destination = target + "/" + relative
             if FileManager.default.contentsEqual(atPath: path, andPath: destination) { continue }
             // The newer file wins, as with every such service.
             if let there = try? FileManager.default.attributesOfItem(atPath: destination)[.modificationDate] as? Date,
-               let here = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date, there > here { continue }
-            try? FileManager.default.createDirectory(atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                let here = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] as? Date,
+                there > here
+            {
+                continue
+            }
+            try? FileManager.default.createDirectory(
+                atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try? FileManager.default.removeItem(atPath: destination)
             try! FileManager.default.copyItem(atPath: path, toPath: destination)
             if let date = try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate] {
@@ -80,12 +87,16 @@ final class DriveCopies {
     }
 
     func read(_ name: String, _ relative: String) -> String? {
-        (try? Data(contentsOf: URL(fileURLWithPath: tree(name) + "/" + relative))).map { String(decoding: $0, as: UTF8.self) }
+        (try? Data(contentsOf: URL(fileURLWithPath: tree(name) + "/" + relative))).map {
+            String(decoding: $0, as: UTF8.self)
+        }
     }
 
     func jsonField(_ name: String, _ relative: String, _ key: String) -> String? {
-        guard let text = read(name, relative), let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
-              let value = object[key] else { return nil }
+        guard let text = read(name, relative),
+            let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any],
+            let value = object[key]
+        else { return nil }
         return "\(value)"
     }
 
@@ -97,7 +108,8 @@ final class DriveCopies {
     func edit(_ name: String, _ relative: String, _ key: String, to value: Int) {
         let text = read(name, relative)!
         let pattern = try! NSRegularExpression(pattern: "\"\(key)\"\\s*:\\s*[0-9]+")
-        let edited = pattern.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "\"\(key)\": \(value)")
+        let edited = pattern.stringByReplacingMatches(
+            in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "\"\(key)\": \(value)")
         precondition(edited != text, "no field \(key) in \(relative)")
         write(name, relative, edited)
     }
@@ -167,7 +179,8 @@ final class DriveCopies {
         drive.propagate("b", "a") { !$0.contains("/commits/") }
         let folder = drive.commitsFolder(in: "b", holding: 2).dropFirst(drive.copy("b").count) + "/"
         try FileManager.default.createDirectory(atPath: drive.copy("a") + folder, withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: drive.copy("b") + folder + "2.json", toPath: drive.copy("a") + folder + "2.json")
+        try FileManager.default.copyItem(
+            atPath: drive.copy("b") + folder + "2.json", toPath: drive.copy("a") + folder + "2.json")
         let whole = try Data(contentsOf: URL(fileURLWithPath: drive.copy("b") + folder + "1.json"))
         try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: drive.copy("a") + folder + "1.json"))
         let early = try drive.sync("a")
@@ -188,14 +201,18 @@ final class DriveCopies {
         try drive.sync("a")
         let commits = drive.commitsFolder(in: "a", holding: 1)
         // B receives the commit only under a service's name for it.
-        try FileManager.default.moveItem(atPath: commits + "/1.json", toPath: commits + "/1.sync-conflict-20261126-101112-ABCDEFG.json")
+        try FileManager.default.moveItem(
+            atPath: commits + "/1.json", toPath: commits + "/1.sync-conflict-20261126-101112-ABCDEFG.json")
         drive.propagate("a", "b")
         drive.write("b", "y.json", "{\"v\": 2}")
         try drive.sync("b")
         #expect(drive.documents("b") == ["x.json", "y.json"])
         // Both names for one commit: the copy goes.
-        try FileManager.default.copyItem(atPath: commits + "/1.sync-conflict-20261126-101112-ABCDEFG.json", toPath: commits + "/1 (conflicted copy).json")
-        try FileManager.default.moveItem(atPath: commits + "/1.sync-conflict-20261126-101112-ABCDEFG.json", toPath: commits + "/1.json")
+        try FileManager.default.copyItem(
+            atPath: commits + "/1.sync-conflict-20261126-101112-ABCDEFG.json",
+            toPath: commits + "/1 (conflicted copy).json")
+        try FileManager.default.moveItem(
+            atPath: commits + "/1.sync-conflict-20261126-101112-ABCDEFG.json", toPath: commits + "/1.json")
         drive.propagate("b", "a")
         try drive.sync("a")
         #expect(!FileManager.default.fileExists(atPath: commits + "/1 (conflicted copy).json"))
@@ -232,7 +249,8 @@ final class DriveCopies {
         try drive.sync("b")
         drive.propagate("b", "a")
         let packs = drive.copy("a") + "/.docsync/objects/packs"
-        let pack = try #require(try FileManager.default.contentsOfDirectory(atPath: packs).first { $0.hasSuffix(".pack") })
+        let pack = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: packs).first { $0.hasSuffix(".pack") })
         let whole = try Data(contentsOf: URL(fileURLWithPath: packs + "/" + pack))
         try whole.prefix(whole.count - 10).write(to: URL(fileURLWithPath: packs + "/" + pack))
         let early = try drive.sync("a")
@@ -253,7 +271,8 @@ final class DriveCopies {
         #expect {
             _ = try DirectoryRemote(url: drive.copy("a")).changes(since: nil)
         } throws: { error in
-            (error as? RemoteError)?.localizedDescription.contains("not a docsync remote format this version understands") == true
+            (error as? RemoteError)?.localizedDescription.contains(
+                "not a docsync remote format this version understands") == true
         }
     }
 
@@ -292,7 +311,8 @@ final class DriveCopies {
         let pushed = try set.sync(a)
         #expect(pushed.pushed.count == 2)
         #expect(FolderRemoteFormat.of(set.remote) == .shared)
-        let upgrade = try DriveFolderRemote.upgrade(set.remote, replica: ReplicaInfo(replicaId: "upgrader0001", name: "upgrader"))
+        let upgrade = try DriveFolderRemote.upgrade(
+            set.remote, replica: ReplicaInfo(replicaId: "upgrader0001", name: "upgrader"))
         #expect(upgrade.from != nil)
         #expect(FolderRemoteFormat.of(set.remote) == .drive)
         #expect(!FileManager.default.fileExists(atPath: set.remote + "/.docsync/generation"))
@@ -305,7 +325,9 @@ final class DriveCopies {
         try set.sync(a)
         #expect(set.snapshot(a).keys.sorted() == ["fromb.json", "keep.json", "other.json"])
         // Upgrading again does nothing.
-        #expect(try DriveFolderRemote.upgrade(set.remote, replica: ReplicaInfo(replicaId: "upgrader0001", name: "upgrader")).from == nil)
+        #expect(
+            try DriveFolderRemote.upgrade(set.remote, replica: ReplicaInfo(replicaId: "upgrader0001", name: "upgrader"))
+                .from == nil)
     }
 
     /// An upgrade that died before its commit point left a root commit behind; the next
@@ -315,8 +337,11 @@ final class DriveCopies {
         let a = try set.make("a")
         set.write(a, "one.json", "{\"n\": 1}")
         try set.sync(a)
-        let stray = DriveCommit(header: .init(commit: "upgrader0001.1.00000000", replica: "upgrader0001", seq: 1, parent: nil, height: 1, time: 0, entries: 0,
-                                              checkpoint: true, upgradedFrom: "0:0"), entries: [])
+        let stray = DriveCommit(
+            header: .init(
+                commit: "upgrader0001.1.00000000", replica: "upgrader0001", seq: 1, parent: nil, height: 1, time: 0,
+                entries: 0,
+                checkpoint: true, upgradedFrom: "0:0"), entries: [])
         try DriveFolderRemote(url: set.remote).writeCommit(stray)
         set.write(a, "two.json", "{\"n\": 2}")
         try set.sync(a)
@@ -332,15 +357,18 @@ final class DriveCopies {
     /// A git remote in a folder a sync service copies is warned about on every sync.
     @Test func gitRemoteInADriveFolderWarns() throws {
         let folder = TempFolder("gitindrive")
-        try FileManager.default.createDirectory(atPath: folder.sub("Shared/.stfolder"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: folder.sub("Shared/.stfolder"), withIntermediateDirectories: true)
         _ = try GitRepository.openOrCreateBare(at: folder.sub("Shared/notes.git"))
-        let (ws, _) = try Workspace.initialize(at: folder.sub("tree"), remoteURL: folder.sub("Shared/notes.git"), kind: .git, replicaName: "a")
+        let (ws, _) = try Workspace.initialize(
+            at: folder.sub("tree"), remoteURL: folder.sub("Shared/notes.git"), kind: .git, replicaName: "a")
         ws.close()
         try Data("{\"v\": 1}".utf8).write(to: URL(fileURLWithPath: folder.sub("tree/x.json")))
         let open = try Workspace.open(at: folder.sub("tree"), readOnly: false)
         defer { open.close() }
         let report = try open.run(.both)
-        #expect(report.warnings.contains { $0.contains("sync service") && $0.contains(".stfolder") }, "\(report.warnings)")
+        #expect(
+            report.warnings.contains { $0.contains("sync service") && $0.contains(".stfolder") }, "\(report.warnings)")
         #expect(report.pushed.count == 1)
     }
 
@@ -367,7 +395,8 @@ final class DriveCopies {
         drive.propagateAll()
         try drive.sync("b")
         try drive.sync("a")
-        #expect(drive.documents("a") == ["keep.json", "other.json"] && drive.documents("b") == ["keep.json", "other.json"])
+        #expect(
+            drive.documents("a") == ["keep.json", "other.json"] && drive.documents("b") == ["keep.json", "other.json"])
     }
 }
 
@@ -379,16 +408,22 @@ final class DriveCopies {
         func commit(_ id: String) -> DriveCommit? { all[id] }
 
         @discardableResult
-        func add(_ replica: String, _ seq: Int, on parent: String?, _ docs: [String: String], checkpoint: Bool = false,
-                 parents: [String: [String]]? = nil) -> String {
+        func add(
+            _ replica: String, _ seq: Int, on parent: String?, _ docs: [String: String], checkpoint: Bool = false,
+            parents: [String: [String]]? = nil
+        ) -> String {
             let height = (parent.flatMap { all[$0]?.header.height } ?? 0) + 1
             let entries = docs.sorted { $0.key < $1.key }.map { refId, changeset in
-                var entry = RemoteEntry(refId: refId, changesetId: changeset, hash: String(repeating: "0", count: 64), path: refId + ".json",
-                                        deleted: false, replica: replica, time: 0)
+                var entry = RemoteEntry(
+                    refId: refId, changesetId: changeset, hash: String(repeating: "0", count: 64),
+                    path: refId + ".json",
+                    deleted: false, replica: replica, time: 0)
                 entry.parents = parents?[refId]
                 return entry
             }
-            var header = DriveCommit.Header(commit: "\(replica).\(seq).0000000\(seq)", replica: replica, seq: seq, parent: parent, height: height, time: 0, entries: entries.count)
+            var header = DriveCommit.Header(
+                commit: "\(replica).\(seq).0000000\(seq)", replica: replica, seq: seq, parent: parent, height: height,
+                time: 0, entries: entries.count)
             if checkpoint { header.checkpoint = true }
             all[header.commit] = DriveCommit(header: header, entries: entries)
             return header.commit
@@ -424,7 +459,9 @@ final class DriveCopies {
     /// not only the state where they split.
     @Test func aForksMergeBaseIsTheLatestVersionBothChainsHold() {
         func entry(_ refId: String, _ changeset: String, deleted: Bool = false) -> RemoteEntry {
-            RemoteEntry(refId: refId, changesetId: changeset, hash: nil, path: refId + ".json", deleted: deleted, replica: "r", time: 0)
+            RemoteEntry(
+                refId: refId, changesetId: changeset, hash: nil, path: refId + ".json", deleted: deleted, replica: "r",
+                time: 0)
         }
         let common = [entry("d", "1"), entry("e", "1"), entry("f", "1")]
         // Both chains hold d@2 (re-sent by its author after it lost), only ours holds d@3;
@@ -454,11 +491,13 @@ final class DriveCopies {
         }
         let exact = ancestry(named: true)
         #expect(Set(exact.ancestors(of: "d", changesetId: "7").keys) == ["7", "6", "3", "2", "1"])
-        #expect(exact.commonAncestor(of: "d", "2", "7")?.changesetId == "2",
-                "r1 held 2, which 7 carries: its merge is measured from 2, so 7's later fields win")
+        #expect(
+            exact.commonAncestor(of: "d", "2", "7")?.changesetId == "2",
+            "r1 held 2, which 7 carries: its merge is measured from 2, so 7's later fields win")
         #expect(exact.commonAncestor(of: "d", "2", "3")?.changesetId == "1", "two sides of one fork meet at the root")
-        #expect(ancestry(named: false).commonAncestor(of: "d", "2", "7")?.changesetId == "1",
-                "without named parents the commits imply less (why entries name them)")
+        #expect(
+            ancestry(named: false).commonAncestor(of: "d", "2", "7")?.changesetId == "1",
+            "without named parents the commits imply less (why entries name them)")
     }
 
     /// Merges that crossed leave two latest common versions, neither below the other. The
@@ -473,7 +512,7 @@ final class DriveCopies {
             "3": #"{"f0":0,"f1":10,"f2":20}"#,  // r2, on 2
             "4": #"{"f0":5,"f1":0,"f2":0}"#,  // r0, on 1: never merges
             "5": #"{"f0":5,"f1":46,"f2":20}"#,  // r1 merged 3 and 4, then set f1
-            "6": #"{"f0":5,"f1":10,"f2":21}"#,  // r2 merged 4 and 3, then set f2
+            "6": #"{"f0":5,"f1":10,"f2":21}"#  // r2 merged 4 and 3, then set f2
         ]
         let root = c.add("r0", 1, on: nil, ["d": "1"], parents: ["d": []])
         let two = c.add("r1", 1, on: root, ["d": "2"], parents: ["d": ["1"]])
@@ -484,7 +523,8 @@ final class DriveCopies {
         let ancestry = VersionAncestry(commits: Array(c.all.values))
         #expect(ancestry.latestCommonAncestors(of: "d", "5", "6").map(\.changesetId) == ["3", "4"])
         func bytes(_ entry: RemoteEntry) -> [UInt8]? { contents[entry.changesetId].map { Array($0.utf8) } }
-        let merging = ForkMergeBase(ancestry: ancestry, bytes: bytes, merge: ContentPolicy.versionMerge(config: Config()))
+        let merging = ForkMergeBase(
+            ancestry: ancestry, bytes: bytes, merge: ContentPolicy.versionMerge(config: Config()))
         guard case let .merged(named, base)? = merging.base(of: "d", "5", "6") else {
             Issue.record("not a merged base")
             return
@@ -493,7 +533,8 @@ final class DriveCopies {
         let object = try #require(try JSONSerialization.jsonObject(with: Data(base)) as? [String: Any])
         #expect(["f0", "f1", "f2"].map { object[$0] as? Int } == [5, 10, 20], "\(object)")
         // The pull's merge from that base keeps both later values.
-        let final = ContentPolicy.versionMerge(config: Config())("d.json", base, ("5", Array(contents["5"]!.utf8)), ("6", Array(contents["6"]!.utf8)))
+        let final = ContentPolicy.versionMerge(config: Config())(
+            "d.json", base, ("5", Array(contents["5"]!.utf8)), ("6", Array(contents["6"]!.utf8)))
         let finalBytes = try #require(final)
         let merged = try #require(try JSONSerialization.jsonObject(with: Data(finalBytes)) as? [String: Any])
         #expect(merged["f1"] as? Int == 46 && merged["f2"] as? Int == 21 && merged["f0"] as? Int == 5)
@@ -533,17 +574,22 @@ final class DriveCopies {
         // A merge this replica made carries another's value too: its own change is only
         // what differs from the version it was made on.
         let merged = bytes(#"{"x": 5, "y": 7, "z": 2}"#)
-        let onlyMine = try #require(ForkRebase.base(chain: [("a", merged, bytes(#"{"x": 1, "y": 7, "z": 2}"#))], me: "a"))
+        let onlyMine = try #require(
+            ForkRebase.base(chain: [("a", merged, bytes(#"{"x": 1, "y": 7, "z": 2}"#))], me: "a"))
         #expect(try JSONValueParser.parse(onlyMine) == JSONValueParser.parse(bytes(#"{"x": 1, "y": 7, "z": 2}"#)))
         // A version made on none (this replica created the document there): not told.
         #expect(ForkRebase.base(chain: [("a", mine, nil)], me: "a") == nil)
         // The winning chain's value of a's own field x is one a held before (a merge
         // elsewhere carried it over): stale there, not a change; the base takes it.
         let older = bytes(#"{"x": 3, "y": 1, "z": 2}"#)
-        let stale = try #require(ForkRebase.base(chain: chain, me: "a", winning: bytes(#"{"x": 3, "y": 9, "z": 2}"#), held: [shared, older, fromC]))
+        let stale = try #require(
+            ForkRebase.base(
+                chain: chain, me: "a", winning: bytes(#"{"x": 3, "y": 9, "z": 2}"#), held: [shared, older, fromC]))
         #expect(FieldPaths.value(at: "x", in: try JSONValueParser.parse(stale)) == .number("3"))
         // A value a never held is a real change there: the base keeps a's pre-edit value.
-        let fresh = try #require(ForkRebase.base(chain: chain, me: "a", winning: bytes(#"{"x": 8, "y": 9, "z": 2}"#), held: [shared, older, fromC]))
+        let fresh = try #require(
+            ForkRebase.base(
+                chain: chain, me: "a", winning: bytes(#"{"x": 8, "y": 9, "z": 2}"#), held: [shared, older, fromC]))
         #expect(FieldPaths.value(at: "x", in: try JSONValueParser.parse(fresh)) == .number("1"))
     }
 
@@ -560,11 +606,15 @@ final class DriveCopies {
 
     @Test func gitRepositoryInADriveFolderIsNoticed() {
         let syncthing: Set<String> = ["/home/u/Sync/.stfolder"]
-        #expect(DriveFolderSigns.reason(for: "/home/u/Sync/notes.git", exists: syncthing.contains, list: { _ in [] }) == "/home/u/Sync holds .stfolder")
-        #expect(DriveFolderSigns.reason(for: "/home/u/Dropbox/notes.git", exists: { _ in false }, list: { _ in [] }) != nil)
+        #expect(
+            DriveFolderSigns.reason(for: "/home/u/Sync/notes.git", exists: syncthing.contains, list: { _ in [] })
+                == "/home/u/Sync holds .stfolder")
+        #expect(
+            DriveFolderSigns.reason(for: "/home/u/Dropbox/notes.git", exists: { _ in false }, list: { _ in [] }) != nil)
         #expect(DriveFolderSigns.reason(for: "/srv/git/notes.git", exists: { _ in false }, list: { _ in [] }) == nil)
-        let copied = DriveFolderSigns.reason(for: "/srv/git/notes.git", exists: { _ in false },
-                                             list: { $0 == "/srv/git/notes.git/refs/heads" ? ["main", "main (conflicted copy)"] : [] })
+        let copied = DriveFolderSigns.reason(
+            for: "/srv/git/notes.git", exists: { _ in false },
+            list: { $0 == "/srv/git/notes.git/refs/heads" ? ["main", "main (conflicted copy)"] : [] })
         #expect(copied?.contains("conflict copy of a branch") == true)
     }
 
@@ -573,7 +623,7 @@ final class DriveCopies {
             "notes (conflicted copy).json", "notes (Ada's conflicted copy 2026-11-26).json", "notes (1).json",
             "notes (conflicted copy 2026-11-26 101112).json", "notes_conflict-20261126-101112.json",
             "notes.sync-conflict-20261126-101112-ABCDEFG.json", "notes (conflict on 2026-11-26).json",
-            "notes (conflict #1 on 2026-11-26).json", "notes.Conflict.json",
+            "notes (conflict #1 on 2026-11-26).json", "notes.Conflict.json"
         ]
         for name in copies { #expect(SyncServiceConflictName.original(of: name) == "notes.json", "\(name)") }
         #expect(SyncServiceConflictName.original(of: "notes-laptop.json", hosts: ["laptop"]) == "notes.json")

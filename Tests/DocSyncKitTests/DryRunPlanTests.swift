@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DocSyncKit
 
 /// `--dry-run` prints the plan a sync would carry out. On random scenarios (two replicas
@@ -20,7 +21,8 @@ struct DryRunPlanTests {
         init(_ report: SyncReport) {
             pulled = report.pulled.map { "\($0.kind) \($0.path) \($0.fromPath ?? "")" }.sorted()
             pushed = report.pushed.map { "\($0.kind) \($0.path) \($0.fromPath ?? "")" }.sorted()
-            conflicts = report.conflicts.map { "\($0.path) \($0.stored) \(($0.fields ?? []).joined(separator: ","))" }.sorted()
+            conflicts = report.conflicts.map { "\($0.path) \($0.stored) \(($0.fields ?? []).joined(separator: ","))" }
+                .sorted()
             waiting = report.waiting.count
         }
     }
@@ -29,7 +31,9 @@ struct DryRunPlanTests {
     typealias Rng = ConvergenceFuzzTests.Rng
 
     static let seed: UInt64 = {
-        if let text = ProcessInfo.processInfo.environment["DOCSYNC_DRYRUN_SEED"], let seed = UInt64(text) { return seed }
+        if let text = ProcessInfo.processInfo.environment["DOCSYNC_DRYRUN_SEED"], let seed = UInt64(text) {
+            return seed
+        }
         return 20_261_123
     }()
 
@@ -40,7 +44,9 @@ struct DryRunPlanTests {
         let pick = docs.isEmpty ? nil : docs[rng.below(docs.count)]
         switch rng.below(10) {
         case 0, 1, 2, 3:
-            guard let pick, let text = set.read(dir, pick), var object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else { fallthrough }
+            guard let pick, let text = set.read(dir, pick),
+                var object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+            else { fallthrough }
             object[["a", "b", "c"][rng.below(3)]] = "s\(step)"
             let data = try! JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
             set.write(dir, pick, String(decoding: data, as: UTF8.self))
@@ -88,7 +94,9 @@ struct DryRunPlanTests {
             }
             let done = try set.sync(syncing)
             let shown = Shape(planned), happened = Shape(done)
-            #expect(shown == happened, "seed \(Self.seed) round \(round) step \(step): dry run \(shown), real run \(happened)")
+            #expect(
+                shown == happened,
+                "seed \(Self.seed) round \(round) step \(step): dry run \(shown), real run \(happened)")
             compared += 1
         }
         #expect(compared == 12)

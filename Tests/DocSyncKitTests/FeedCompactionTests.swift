@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DocSyncKit
 
 /// The folder remote's feed compaction (`docsync gc`): cursors from before it read a
@@ -11,8 +12,11 @@ import Testing
 
     func put(_ refId: String, _ path: String, _ text: String, previous: DocVersion? = nil) -> RemoteWrite {
         let bytes = Array(text.utf8)
-        return RemoteWrite(refId: refId, new: DocVersion(refId: refId, changesetId: "000000000001-0000-aaaa", hash: ContentHash.of(bytes), path: path),
-                           previous: previous, content: bytes)
+        return RemoteWrite(
+            refId: refId,
+            new: DocVersion(
+                refId: refId, changesetId: "000000000001-0000-aaaa", hash: ContentHash.of(bytes), path: path),
+            previous: previous, content: bytes)
     }
 
     func makeRemote() throws -> (TempFolder, DirectoryRemote) {
@@ -24,15 +28,20 @@ import Testing
     @Test func oldCursorsReadASnapshotAndNewOnesCarryOn() throws {
         let (folder, remote) = try makeRemote()
         let start = try remote.changes(since: nil).cursor
-        let c1 = try remote.commit([put("r1", "a.json", "{\"v\":1}"), put("r2", "b.json", "{\"v\":2}")], expecting: start, replica: me)
+        let c1 = try remote.commit(
+            [put("r1", "a.json", "{\"v\":1}"), put("r2", "b.json", "{\"v\":2}")], expecting: start, replica: me)
         let r2 = try remote.changes(since: start).entries.first { $0.refId == "r2" }!.version!
-        let c2 = try remote.commit([RemoteWrite(refId: "r2", new: nil, previous: r2, content: nil)], expecting: c1, replica: me)
+        let c2 = try remote.commit(
+            [RemoteWrite(refId: "r2", new: nil, previous: r2, content: nil)], expecting: c1, replica: me)
         Thread.sleep(forTimeInterval: 0.01)
         let purge = try remote.purgeTombstones(everything, dryRun: false, replica: me)
         #expect(purge.purged.map(\.refId) == ["r2"])
         #expect(purge.cursorBefore == c2)
         let after = try #require(purge.cursorAfter)
-        #expect(String(decoding: try FileSystem.readFile(folder.sub("r/.docsync/generation")), as: UTF8.self).split(separator: " ").count == 3)
+        #expect(
+            String(decoding: try FileSystem.readFile(folder.sub("r/.docsync/generation")), as: UTF8.self).split(
+                separator: " "
+            ).count == 3)
         #expect(!FileSystem.exists(folder.sub("r/.docsync/tombstones/r2.json")))
 
         // From before the compaction: the whole state, marked as a snapshot (r2 is simply gone).
@@ -59,12 +68,14 @@ import Testing
         let start = try remote.changes(since: nil).cursor
         let c1 = try remote.commit([put("r1", "a.json", "{\"v\":1}")], expecting: start, replica: me)
         let v1 = try remote.changes(since: start).entries[0].version!
-        _ = try remote.commit([RemoteWrite(refId: "r1", new: nil, previous: v1, content: nil)], expecting: c1, replica: me)
+        _ = try remote.commit(
+            [RemoteWrite(refId: "r1", new: nil, previous: v1, content: nil)], expecting: c1, replica: me)
         Thread.sleep(forTimeInterval: 0.01)
         let first = try remote.purgeTombstones(everything, dryRun: false, replica: me)
         #expect(first.purged.map(\.refId) == ["r1"])
         func feedText() throws -> String {
-            let generation = String(decoding: try FileSystem.readFile(folder.sub("r/.docsync/generation")), as: UTF8.self)
+            let generation = String(
+                decoding: try FileSystem.readFile(folder.sub("r/.docsync/generation")), as: UTF8.self)
             let epoch = generation.split(whereSeparator: { $0 == " " || $0 == "\n" }).last!
             return String(decoding: try FileSystem.readFile(folder.sub("r/.docsync/feed-\(epoch)")), as: UTF8.self)
         }
@@ -74,7 +85,8 @@ import Testing
         var c = try remote.changes(since: nil).cursor
         c = try remote.commit([put("r1", "a.json", "{\"v\":2}"), put("r2", "b.json", "{}")], expecting: c, replica: me)
         let v2 = try remote.changes(since: nil).entries.first { $0.refId == "r2" }!.version!
-        _ = try remote.commit([RemoteWrite(refId: "r2", new: nil, previous: v2, content: nil)], expecting: c, replica: me)
+        _ = try remote.commit(
+            [RemoteWrite(refId: "r2", new: nil, previous: v2, content: nil)], expecting: c, replica: me)
         Thread.sleep(forTimeInterval: 0.01)
         let second = try remote.purgeTombstones(everything, dryRun: false, replica: me)
         #expect(second.purged.map(\.refId) == ["r2"])
@@ -91,7 +103,8 @@ import Testing
             cursor = try remote.commit([put("r\(i)", "d\(i).json", "{}")], expecting: cursor, replica: me)
             versions.append(try remote.changes(since: nil).entries.first { $0.refId == "r\(i)" }!.version!)
         }
-        cursor = try remote.commit([RemoteWrite(refId: "r0", new: nil, previous: versions[0], content: nil)], expecting: cursor, replica: me)
+        cursor = try remote.commit(
+            [RemoteWrite(refId: "r0", new: nil, previous: versions[0], content: nil)], expecting: cursor, replica: me)
         let oldGeneration = try FileSystem.readFile(folder.sub("r/.docsync/generation"))
         Thread.sleep(forTimeInterval: 0.01)
         _ = try remote.purgeTombstones(everything, dryRun: false, replica: me)
@@ -100,7 +113,8 @@ import Testing
         #expect(FileSystem.exists(folder.sub("r/.docsync/feed")))
         // A second compaction removes feeds before the previous one.
         var c = try remote.changes(since: nil).cursor
-        c = try remote.commit([RemoteWrite(refId: "r1", new: nil, previous: versions[1], content: nil)], expecting: c, replica: me)
+        c = try remote.commit(
+            [RemoteWrite(refId: "r1", new: nil, previous: versions[1], content: nil)], expecting: c, replica: me)
         Thread.sleep(forTimeInterval: 0.01)
         let second = try remote.purgeTombstones(everything, dryRun: false, replica: me)
         #expect(second.purged.map(\.refId) == ["r1"])
@@ -119,7 +133,8 @@ import Testing
         let c1 = try remote.commit([put("r1", "a.json", "{}")], expecting: start, replica: me)
         try remote.noteReplica(other, seen: c1)
         let v = try remote.changes(since: nil).entries[0].version!
-        let c2 = try remote.commit([RemoteWrite(refId: "r1", new: nil, previous: v, content: nil)], expecting: c1, replica: me)
+        let c2 = try remote.commit(
+            [RemoteWrite(refId: "r1", new: nil, previous: v, content: nil)], expecting: c1, replica: me)
         let young = TombstoneRule(maxAgeDays: 90)
         #expect(try remote.purgeTombstones(young, dryRun: false, replica: me).purged.isEmpty)
         try remote.noteReplica(other, seen: c2)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DocSyncKit
 
 /// Inputs the libFuzzer targets in Fuzz/ found to break the engine, kept as ordinary
@@ -32,11 +33,19 @@ import Testing
         #expect(journal.nextSeq == 2)
 
         // The largest seq still accepted leaves room to number on.
-        let line = ChecksummedLines.encode("{\"seq\":\(Journal.maxSeq),\"kind\":\"update\",\"time\":1,\"refId\":\"r\",\"changesetId\":\"c\",\"hash\":\"h\",\"path\":\"p.json\"}")
+        let line = ChecksummedLines.encode(
+            "{\"seq\":\(Journal.maxSeq),\"kind\":\"update\",\"time\":1,\"refId\":\"r\",\"changesetId\":\"c\",\"hash\":\"h\",\"path\":\"p.json\"}"
+        )
         try FileSystem.writeAtomically(path, Array(line.utf8), durable: false)
         let big = Journal(path: path)
         #expect(try big.read(repair: false).map(\.seq) == [Journal.maxSeq])
-        #expect(try big.append([JournalEntry(.local(.update, version: DocVersion(refId: "r", changesetId: "c", hash: "h", path: "p.json"), fromPath: nil))]).map(\.seq) == [Journal.maxSeq + 1])
+        #expect(
+            try big.append([
+                JournalEntry(
+                    .local(
+                        .update, version: DocVersion(refId: "r", changesetId: "c", hash: "h", path: "p.json"),
+                        fromPath: nil))
+            ]).map(\.seq) == [Journal.maxSeq + 1])
     }
 
     /// A line whose payload is not UTF-8 but whose checksum is that of the payload with
@@ -48,11 +57,17 @@ import Testing
         let parsed = ChecksummedLines.parse(bytes[...])
         var start = 0
         for line in parsed.lines {
-            #expect(Array(line.payload.utf8) + [9] == Array(bytes[start ..< line.endOffset - 18]), "an accepted payload is exactly its bytes")
+            #expect(
+                Array(line.payload.utf8) + [9] == Array(bytes[start..<line.endOffset - 18]),
+                "an accepted payload is exactly its bytes")
             start = line.endOffset
         }
         let bad = bytes[parsed.validLength...]
-        #expect(!bad.isEmpty && String(validating: bad, as: UTF8.self) == nil, "the line with invalid UTF-8 is not accepted")
-        #expect(bad.starts(with: Array(#"{"kind":"done","reason":"pushed""#.utf8)) && bad.contains(0xFF), "it is the crafted line that stops the parse")
+        #expect(
+            !bad.isEmpty && String(validating: bad, as: UTF8.self) == nil, "the line with invalid UTF-8 is not accepted"
+        )
+        #expect(
+            bad.starts(with: Array(#"{"kind":"done","reason":"pushed""#.utf8)) && bad.contains(0xFF),
+            "it is the crafted line that stops the parse")
     }
 }

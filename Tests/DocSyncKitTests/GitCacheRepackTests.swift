@@ -1,12 +1,13 @@
 import Foundation
 import Testing
+
 @testable import DocSyncKit
 
 /// `docsync gc` puts a git remote's cache repository into one pack: every fetch (and
 /// every large push) adds one, and a tree synced from cron gathered them without end.
 /// Checked with git itself (count-objects, fsck) and by syncing and reading history after.
 @Suite struct GitCacheRepackTests {
-    let docs = ReplicaSet()   // for its file helpers
+    let docs = ReplicaSet()  // for its file helpers
 
     private func gc(_ dir: String, dryRun: Bool = false, localOnly: Bool = false) throws -> GCReport {
         let ws = try Workspace.open(at: dir, readOnly: dryRun)
@@ -23,7 +24,9 @@ import Testing
         try set.sync(b)
         // Each round: a pushes an edit, b fetches it (a pack each) and pushes one of its own (loose).
         for round in 1...4 {
-            docs.write(a, "doc.json", docs.read(a, "doc.json")!.replacingOccurrences(of: "\"v\": \(round - 1)", with: "\"v\": \(round)"))
+            docs.write(
+                a, "doc.json",
+                docs.read(a, "doc.json")!.replacingOccurrences(of: "\"v\": \(round - 1)", with: "\"v\": \(round)"))
             try set.sync(a)
             docs.write(b, "b\(round).json", "{\"round\": \(round)}")
             try set.sync(b)
@@ -33,20 +36,27 @@ import Testing
         #expect((before["packs"] ?? 0) >= 4 && (before["count"] ?? 0) > 0, "\(before)")
 
         let dry = try gc(b, dryRun: true)
-        #expect(dry.gitCache == GitCacheRepack(packsBefore: before["packs"]!, looseObjectsBefore: before["count"]!, objectsPacked: 0))
+        #expect(
+            dry.gitCache
+                == GitCacheRepack(packsBefore: before["packs"]!, looseObjectsBefore: before["count"]!, objectsPacked: 0)
+        )
         #expect(try gitObjectCounts(cache, home: set.home) == before, "a dry run changes nothing")
 
         let report = try gc(b, localOnly: true)
         let after = try gitObjectCounts(cache, home: set.home)
         #expect(after["packs"] == 1 && after["count"] == 0, "\(after)")
-        #expect(report.gitCache?.packsBefore == before["packs"] && (report.gitCache?.objectsPacked ?? 0) >= after["in-pack"]!, "\(String(describing: report.gitCache))")
+        #expect(
+            report.gitCache?.packsBefore == before["packs"]
+                && (report.gitCache?.objectsPacked ?? 0) >= after["in-pack"]!, "\(String(describing: report.gitCache))")
         try git(["fsck", "--strict", "--no-dangling"], in: cache, home: set.home)
 
         // The history is all still there, and syncing goes on from the repacked cache.
         let ws = try Workspace.open(at: b, readOnly: true)
         let history = try ws.history(of: "doc.json", relativeTo: b)
         ws.close()
-        #expect(history.remoteError == nil && history.remote.count == 5, "\(history.remote.count) versions, \(String(describing: history.remoteError))")
+        #expect(
+            history.remoteError == nil && history.remote.count == 5,
+            "\(history.remote.count) versions, \(String(describing: history.remoteError))")
         docs.write(a, "doc.json", docs.read(a, "doc.json")!.replacingOccurrences(of: "\"v\": 4", with: "\"v\": 5"))
         try set.sync(a)
         try set.sync(b)
@@ -57,12 +67,16 @@ import Testing
         #expect(docs.snapshot(a) == docs.snapshot(b))
         // Since then: b fetched once (a pack) and pushed once (loose). A second gc packs them again.
         let again = try gc(b, localOnly: true)
-        #expect(again.gitCache.map { $0.packsBefore == 2 && $0.looseObjectsBefore > 0 } == true, "\(String(describing: again.gitCache))")
+        #expect(
+            again.gitCache.map { $0.packsBefore == 2 && $0.looseObjectsBefore > 0 } == true,
+            "\(String(describing: again.gitCache))")
         let last = try gitObjectCounts(cache, home: set.home)
         #expect(last["packs"] == 1 && last["count"] == 0, "\(last)")
         try git(["fsck", "--strict", "--no-dangling"], in: cache, home: set.home)
         // With one pack and nothing loose there is nothing to do.
-        #expect(try gc(b, localOnly: true).gitCache == GitCacheRepack(packsBefore: 1, looseObjectsBefore: 0, objectsPacked: 0))
+        #expect(
+            try gc(b, localOnly: true).gitCache
+                == GitCacheRepack(packsBefore: 1, looseObjectsBefore: 0, objectsPacked: 0))
     }
 
     @Test func aFolderRemoteHasNoCacheToRepack() throws {

@@ -1,19 +1,23 @@
 import CLibGit2
-import GitShim
 import Foundation
+import GitShim
 import Testing
+
 @testable import DocSyncKit
 
 /// A large commit's blobs go into one pack file of the cache repository, not one loose
 /// file each; what comes out is checked by git itself (fsck, count-objects, clone).
 @Suite struct GitPackWriterTests {
-    let docs = ReplicaSet()   // for its file helpers
+    let docs = ReplicaSet()  // for its file helpers
 
     @Test func aLargePushPacksItsBlobsAndGitReadsThemBack() throws {
         let set = try GitReplicaSet()
         let a = try set.make("a")
         let n = GitPackWriter.looseLimit + 50
-        for i in 0..<n { docs.write(a, "group\(i % 7)/doc\(i).json", "{\"n\": \(i), \"text\": \"\(String(repeating: "x", count: i))\"}") }
+        for i in 0..<n {
+            docs.write(
+                a, "group\(i % 7)/doc\(i).json", "{\"n\": \(i), \"text\": \"\(String(repeating: "x", count: i))\"}")
+        }
         let report = try set.sync(a)
         #expect(report.pushed.count == n)
         let cache = a + "/.docsync/git"
@@ -45,24 +49,34 @@ import Testing
         // One blob already stored loose: the pack must not hold it again.
         let stored = Array("{\"stored\": true}".utf8)
         var storedId = git_oid()
-        try stored.withUnsafeBytes { try GitError.check(git_blob_create_from_buffer(&storedId, repo.pointer, $0.baseAddress, $0.count), "blob") }
+        try stored.withUnsafeBytes {
+            try GitError.check(git_blob_create_from_buffer(&storedId, repo.pointer, $0.baseAddress, $0.count), "blob")
+        }
         // Bigger than the spill threshold and poorly compressible: goes through the file.
         var generator = SeededGenerator(seed: 7)
-        let big = (0..<(GitPackWriter.spillBytes + GitPackWriter.spillBytes / 2)).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        let contents: [[UInt8]] = [Array("{\"a\": 1}".utf8), [], big, Array("{\"a\": 1}".utf8), stored, Array("{\"b\": 2}".utf8)]
+        let big = (0..<(GitPackWriter.spillBytes + GitPackWriter.spillBytes / 2)).map { _ in
+            UInt8.random(in: 0...255, using: &generator)
+        }
+        let contents: [[UInt8]] = [
+            Array("{\"a\": 1}".utf8), [], big, Array("{\"a\": 1}".utf8), stored, Array("{\"b\": 2}".utf8)
+        ]
         let writer = try GitPackWriter(repository: repo.pointer, folder: repo.path)
         let ids = try contents.map { try writer.add($0).hex }
         try writer.write()
         #expect(ids[0] == ids[3] && ids[4] == storedId.hex)
         for (id, content) in zip(ids, contents) { #expect(try repo.blob(id) == content) }
         let counts = try gitObjectCounts(repo.path, home: home)
-        #expect(counts["packs"] == 1 && counts["in-pack"] == 4 && counts["count"] == 1, "4 new objects packed once each: \(counts)")
+        #expect(
+            counts["packs"] == 1 && counts["in-pack"] == 4 && counts["count"] == 1,
+            "4 new objects packed once each: \(counts)")
         try git(["fsck", "--strict"], in: repo.path, home: home)
         // git computes the same ids.
         let expected = try git(["hash-object", "--stdin"], in: folder.path, home: home, input: contents[5])
         #expect(expected.trimmingCharacters(in: .whitespacesAndNewlines) == ids[5])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: repo.path).filter { $0.hasPrefix("docsync-pack") }.isEmpty,
-                "the temporary file is gone")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: repo.path).filter { $0.hasPrefix("docsync-pack") }
+                .isEmpty,
+            "the temporary file is gone")
     }
 
     /// Mapped pack pages count in a run's memory: libgit2 maps packs in small windows.

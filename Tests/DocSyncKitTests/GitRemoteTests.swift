@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DocSyncKit
 
 /// Runs the git CLI as an independent client, isolated from this machine's git config.
@@ -13,8 +14,10 @@ func git(_ args: [String], in dir: String, home: String, input: [UInt8]? = nil) 
     env["HOME"] = home
     env["GIT_CONFIG_NOSYSTEM"] = "1"
     env["GIT_CONFIG_GLOBAL"] = "/dev/null"
-    env["GIT_AUTHOR_NAME"] = "Plain Git"; env["GIT_AUTHOR_EMAIL"] = "plain@example.com"
-    env["GIT_COMMITTER_NAME"] = "Plain Git"; env["GIT_COMMITTER_EMAIL"] = "plain@example.com"
+    env["GIT_AUTHOR_NAME"] = "Plain Git"
+    env["GIT_AUTHOR_EMAIL"] = "plain@example.com"
+    env["GIT_COMMITTER_NAME"] = "Plain Git"
+    env["GIT_COMMITTER_EMAIL"] = "plain@example.com"
     process.environment = env
     let out = Pipe(), err = Pipe()
     process.standardOutput = out
@@ -30,7 +33,8 @@ func git(_ args: [String], in dir: String, home: String, input: [UInt8]? = nil) 
     let errors = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     guard process.terminationStatus == 0 else {
-        throw Workspace.Failure.gaveUp("git \(args.joined(separator: " ")) failed: \(String(decoding: errors, as: UTF8.self))")
+        throw Workspace.Failure.gaveUp(
+            "git \(args.joined(separator: " ")) failed: \(String(decoding: errors, as: UTF8.self))")
     }
     return String(decoding: data, as: UTF8.self)
 }
@@ -89,7 +93,7 @@ final class GitReplicaSet {
 }
 
 @Suite struct GitRemoteTests {
-    let docs = ReplicaSet()   // for its file helpers
+    let docs = ReplicaSet()  // for its file helpers
 
     @Test func roundTripThroughABareRepositoryPathAndFileURL() throws {
         let set = try GitReplicaSet()
@@ -125,7 +129,8 @@ final class GitReplicaSet {
         // Someone edits with plain git: changes a value without touching changesetId,
         // adds a file without ids, deletes one, renames one.
         let plain = try set.plainClone()
-        docs.write(plain, "edit.json", docs.read(plain, "edit.json")!.replacingOccurrences(of: "\"v\": 1", with: "\"v\": 2"))
+        docs.write(
+            plain, "edit.json", docs.read(plain, "edit.json")!.replacingOccurrences(of: "\"v\": 1", with: "\"v\": 2"))
         docs.write(plain, "added.json", "{\"fresh\": true}\n")
         try git(["rm", "-q", "gone.json"], in: plain, home: set.home)
         try git(["mv", "move.json", "moved.json"], in: plain, home: set.home)
@@ -218,7 +223,7 @@ final class GitReplicaSet {
         let b = try set.make("b")
         try set.sync(b)
         let firstRefId = try #require(field(docs.read(b, "d.json"), "refId"))
-        docs.write(a, "d.json", "{\"v\": \"second\"}")   // no refId: a new document
+        docs.write(a, "d.json", "{\"v\": \"second\"}")  // no refId: a new document
         try set.sync(a)
         #expect(field(docs.read(a, "d.json"), "refId") != firstRefId)
         let ws = try Workspace.open(at: a, readOnly: false)
@@ -249,7 +254,10 @@ final class GitReplicaSet {
             try set.sync(a)
             Issue.record("expected an error")
         } catch let error as RemoteError {
-            guard case .rejected(_, let reason) = error else { Issue.record("unexpected \(error)"); return }
+            guard case .rejected(_, let reason) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
             #expect(reason.contains("no git repository"))
         }
         let b = try set.make("b")

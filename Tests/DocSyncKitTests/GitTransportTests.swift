@@ -7,9 +7,11 @@
 import Crypto
 import Foundation
 import Testing
+
 @testable import DocSyncKit
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // MARK: - Helpers
@@ -62,7 +64,8 @@ final class TransportReplicas {
 
     func write(_ dir: String, _ relative: String, _ text: String) {
         let path = dir + "/" + relative
-        try! FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try! FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try! Data(text.utf8).write(to: URL(fileURLWithPath: path))
     }
 
@@ -73,7 +76,9 @@ final class TransportReplicas {
     /// Document files of a tree (not .docsync/) and their text.
     func snapshot(_ dir: String) -> [String: String] {
         var result: [String: String] = [:]
-        for file in TreeWalker(root: dir, ignore: IgnoreRules(text: "")).walk().files { result[file.path] = read(dir, file.path) }
+        for file in TreeWalker(root: dir, ignore: IgnoreRules(text: "")).walk().files {
+            result[file.path] = read(dir, file.path)
+        }
         return result
     }
 }
@@ -92,7 +97,8 @@ func filesContaining(_ needle: String, under root: String) -> [String] {
         let path = root + "/" + relative
         var isDir: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDir), !isDir.boolValue,
-              let data = FileManager.default.contents(atPath: path) else { continue }
+            let data = FileManager.default.contents(atPath: path)
+        else { continue }
         if data.range(of: pattern) != nil { hits.append(relative) }
     }
     return hits
@@ -101,7 +107,8 @@ func filesContaining(_ needle: String, under root: String) -> [String] {
 /// The commits on `main` of a bare repository (subjects, newest first); empty if the
 /// branch does not exist (nothing was ever written).
 func commitSubjects(bareRepository path: String, home: String) throws -> [String] {
-    let exists = try runTool("/usr/bin/git", ["--git-dir", path, "rev-parse", "--verify", "-q", "refs/heads/main"], in: "/", home: home)
+    let exists = try runTool(
+        "/usr/bin/git", ["--git-dir", path, "rev-parse", "--verify", "-q", "refs/heads/main"], in: "/", home: home)
     guard exists.status == 0 else { return [] }
     return try plainGit(["--git-dir", path, "log", "--format=%s", "main"], in: "/", home: home)
         .split(separator: "\n").map(String.init)
@@ -129,7 +136,9 @@ extension Prerequisite {
 /// Secrets an error message must never contain: the lines of a private key file and the
 /// base64 of public keys.
 func keyMaterial(privateKey: String) -> [String] {
-    var secrets = readFile(privateKey).split(separator: "\n").map(String.init).filter { !$0.hasPrefix("-----") && $0.count >= 16 }
+    var secrets = readFile(privateKey).split(separator: "\n").map(String.init).filter {
+        !$0.hasPrefix("-----") && $0.count >= 16
+    }
     if let pub = readFile(privateKey + ".pub").split(separator: " ").dropFirst().first { secrets.append(String(pub)) }
     return secrets
 }
@@ -163,7 +172,9 @@ extension GitTransportTests {
             #expect(pulled.pulled.map(\.path) == ["people/ann.json"])
             #expect(reps.snapshot(a) == reps.snapshot(b))
 
-            reps.write(b, "people/ann.json", reps.read(b, "people/ann.json")!.replacingOccurrences(of: "\"Ann\"", with: "\"Anna\""))
+            reps.write(
+                b, "people/ann.json",
+                reps.read(b, "people/ann.json")!.replacingOccurrences(of: "\"Ann\"", with: "\"Anna\""))
             reps.write(b, "people/bob.json", doc("Bob"))
             let second = try reps.sync(b)
             #expect(Set(second.pushed.map(\.path)) == ["people/ann.json", "people/bob.json"])
@@ -211,7 +222,7 @@ extension GitTransportTests {
                 #expect(try reps.pendingCount(a) == 1)
             }
 
-            try daemon.start()   // same port
+            try daemon.start()  // same port
             let online = try reps.sync(a)
             #expect(online.remoteUnreachable == nil)
             #expect(online.pushed.map(\.path) == ["two.json"])
@@ -244,12 +255,14 @@ extension GitTransportTests {
                 reps.write(a, "from-a-\(round).json", doc("a\(round)"))
                 reps.write(b, "from-b-\(round).json", doc("b\(round)"))
                 let outcome = Outcome()
-                let ready = DispatchSemaphore(value: 0), go = DispatchSemaphore(value: 0), done = DispatchSemaphore(value: 0)
+                let ready = DispatchSemaphore(value: 0), go = DispatchSemaphore(value: 0),
+                    done = DispatchSemaphore(value: 0)
                 for (name, dir) in [("a", a), ("b", b)] {
                     let thread = Thread {
                         defer { done.signal() }
                         let record = { (report: SyncReport?, error: Error?) in
-                            outcome.lock.lock(); defer { outcome.lock.unlock() }
+                            outcome.lock.lock()
+                            defer { outcome.lock.unlock() }
                             if let report { outcome.reports[name] = report }
                             if let error { outcome.errors[name] = message(of: error) }
                         }
@@ -267,7 +280,8 @@ extension GitTransportTests {
                     thread.start()
                 }
                 for _ in 0..<2 { #expect(ready.wait(timeout: .now() + 60) == .success) }
-                go.signal(); go.signal()
+                go.signal()
+                go.signal()
                 for _ in 0..<2 { #expect(done.wait(timeout: .now() + 300) == .success) }
 
                 #expect(outcome.errors.isEmpty, "round \(round): \(outcome.errors)")
@@ -278,7 +292,8 @@ extension GitTransportTests {
                 // other's commit first) and reconciled, so exactly one of them pulled the other's change.
                 let aPulledB = outcome.reports["a"]?.pulled.map(\.path).contains("from-b-\(round).json") == true
                 let bPulledA = outcome.reports["b"]?.pulled.map(\.path).contains("from-a-\(round).json") == true
-                #expect(aPulledB != bPulledA, "round \(round): a pulled b's change: \(aPulledB), b pulled a's: \(bPulledA)")
+                #expect(
+                    aPulledB != bPulledA, "round \(round): a pulled b's change: \(aPulledB), b pulled a's: \(bPulledA)")
             }
 
             // A fresh clone over git:// holds every change, and the history has every commit.
@@ -322,7 +337,8 @@ extension GitTransportTests {
         /// OpenSSH patterns: only `*` and `?` are special; `[host]:port` is literal (a path
         /// glob would read the brackets as a character class and never match).
         @Test func patternsFollowOpenSSH() throws {
-            let hosts = try knownHosts(line("[127.0.0.1]:2222", key) + line("*.example.com,!bad.example.com", key) + line("h?st", key))
+            let hosts = try knownHosts(
+                line("[127.0.0.1]:2222", key) + line("*.example.com,!bad.example.com", key) + line("h?st", key))
             #expect(hosts.verify(host: "127.0.0.1", port: 2222, key: key) == .trusted)
             #expect(hosts.verify(host: "127.0.0.1", port: 2223, key: key) == .unknown)
             #expect(hosts.verify(host: "127.0.0.1", port: 22, key: key) == .unknown)
@@ -337,7 +353,8 @@ extension GitTransportTests {
 
         @Test func hashedAndRevokedEntries() throws {
             let salt: [UInt8] = Array(0..<20)
-            let mac = HMAC<Insecure.SHA1>.authenticationCode(for: Array("[10.1.2.3]:2200".utf8), using: SymmetricKey(data: salt))
+            let mac = HMAC<Insecure.SHA1>.authenticationCode(
+                for: Array("[10.1.2.3]:2200".utf8), using: SymmetricKey(data: salt))
             let hashed = "|1|" + Data(salt).base64EncodedString() + "|" + Data(mac).base64EncodedString()
             let hosts = try knownHosts(line(hashed, key) + line("[10.1.2.3]:2200", other, marker: "@revoked"))
             #expect(hosts.verify(host: "10.1.2.3", port: 2200, key: key) == .trusted)
@@ -356,15 +373,18 @@ extension GitTransportTests {
             defer { server.stop() }
             let repo = try server.makeRepository("docs")
             let knownHostsBefore = readFile(server.knownHosts)
-            let reps = try TransportReplicas(url: server.url("docs"),
-                                             config: ["remote.sshKey": server.userKey, "remote.knownHosts": server.knownHosts])
+            let reps = try TransportReplicas(
+                url: server.url("docs"),
+                config: ["remote.sshKey": server.userKey, "remote.knownHosts": server.knownHosts])
             let a = try reps.make("a")
             reps.write(a, "people/ann.json", doc("Ann"))
             #expect(try reps.sync(a).pushed.map(\.path) == ["people/ann.json"])
 
             let b = try reps.make("b")
             #expect(try reps.sync(b).pulled.map(\.path) == ["people/ann.json"])
-            reps.write(b, "people/ann.json", reps.read(b, "people/ann.json")!.replacingOccurrences(of: "\"Ann\"", with: "\"Anna\""))
+            reps.write(
+                b, "people/ann.json",
+                reps.read(b, "people/ann.json")!.replacingOccurrences(of: "\"Ann\"", with: "\"Anna\""))
             try reps.sync(b)
             try reps.sync(a)
             #expect(field(reps.read(a, "people/ann.json"), "name") == "Anna")
@@ -388,8 +408,9 @@ extension GitTransportTests {
             let repo = try server.makeRepository("docs")
             let emptyKnownHosts = server.folder.sub("client/empty_known_hosts")
             try writeFile(emptyKnownHosts, "")
-            let reps = try TransportReplicas(url: server.url("docs"),
-                                             config: ["remote.sshKey": server.userKey, "remote.knownHosts": emptyKnownHosts])
+            let reps = try TransportReplicas(
+                url: server.url("docs"),
+                config: ["remote.sshKey": server.userKey, "remote.knownHosts": emptyKnownHosts])
             let a = try reps.make("a")
             reps.write(a, "secret-plans.json", doc("plans"))
 
@@ -402,7 +423,8 @@ extension GitTransportTests {
             #expect(fingerprint.hasPrefix("SHA256:"))
             #expect(failure.message.contains(fingerprint), "\(failure.message)")
             #expect(failure.message.contains("[127.0.0.1]:\(server.port)"), "\(failure.message)")
-            #expect(failure.message.contains(emptyKnownHosts), "the message names the known_hosts file: \(failure.message)")
+            #expect(
+                failure.message.contains(emptyKnownHosts), "the message names the known_hosts file: \(failure.message)")
             for secret in keyMaterial(privateKey: server.userKey) + keyMaterial(privateKey: server.hostKey) {
                 #expect(!failure.message.contains(secret))
             }
@@ -421,8 +443,9 @@ extension GitTransportTests {
             try SSHServer.makeKey(impostor, comment: "someone-else", home: server.home)
             let staleKnownHosts = server.folder.sub("client/stale_known_hosts")
             try writeFile(staleKnownHosts, "[127.0.0.1]:\(server.port) \(server.publicKey(impostor + ".pub"))\n")
-            let reps = try TransportReplicas(url: server.url("docs"),
-                                             config: ["remote.sshKey": server.userKey, "remote.knownHosts": staleKnownHosts])
+            let reps = try TransportReplicas(
+                url: server.url("docs"),
+                config: ["remote.sshKey": server.userKey, "remote.knownHosts": staleKnownHosts])
             let a = try reps.make("a")
             reps.write(a, "x.json", doc("x"))
 
@@ -432,11 +455,17 @@ extension GitTransportTests {
                 return
             }
             #expect(failure.message.contains("does NOT match"), "\(failure.message)")
-            #expect(failure.message.contains(try server.hostKeyFingerprint()), "the presented key's fingerprint: \(failure.message)")
-            for secret in keyMaterial(privateKey: server.userKey) + keyMaterial(privateKey: server.hostKey) + keyMaterial(privateKey: impostor) {
+            #expect(
+                failure.message.contains(try server.hostKeyFingerprint()),
+                "the presented key's fingerprint: \(failure.message)")
+            for secret in keyMaterial(privateKey: server.userKey) + keyMaterial(privateKey: server.hostKey)
+                + keyMaterial(privateKey: impostor)
+            {
                 #expect(!failure.message.contains(secret))
             }
-            #expect(readFile(staleKnownHosts).contains(server.publicKeyBase64(impostor + ".pub")), "known_hosts is left alone")
+            #expect(
+                readFile(staleKnownHosts).contains(server.publicKeyBase64(impostor + ".pub")),
+                "known_hosts is left alone")
             #expect(try commitSubjects(bareRepository: repo, home: reps.home).isEmpty)
             #expect(try reps.pendingCount(a) == 1)
         }
@@ -448,8 +477,9 @@ extension GitTransportTests {
             let repo = try server.makeRepository("docs")
             let strangerKey = server.folder.sub("client/stranger_ed25519")
             try SSHServer.makeKey(strangerKey, comment: "stranger", home: server.home)
-            let reps = try TransportReplicas(url: server.url("docs"),
-                                             config: ["remote.sshKey": strangerKey, "remote.knownHosts": server.knownHosts])
+            let reps = try TransportReplicas(
+                url: server.url("docs"),
+                config: ["remote.sshKey": strangerKey, "remote.knownHosts": server.knownHosts])
             let a = try reps.make("a")
             reps.write(a, "x.json", doc("x"))
 
@@ -476,8 +506,9 @@ extension GitTransportTests {
             let server = try SSHServer()
             defer { server.stop() }
             let repo = try server.makeRepository("docs")
-            let reps = try TransportReplicas(url: server.url("docs"),
-                                             config: ["remote.sshKey": server.userKey, "remote.knownHosts": server.knownHosts])
+            let reps = try TransportReplicas(
+                url: server.url("docs"),
+                config: ["remote.sshKey": server.userKey, "remote.knownHosts": server.knownHosts])
             let a = try reps.make("a")
             reps.write(a, "people/ann.json", doc("Ann"))
             try reps.sync(a)
@@ -486,7 +517,9 @@ extension GitTransportTests {
             try FileManager.default.createDirectory(atPath: aliasHome + "/.ssh", withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: server.userKey, toPath: aliasHome + "/.ssh/id_test")
             try FileManager.default.copyItem(atPath: server.userKey + ".pub", toPath: aliasHome + "/.ssh/id_test.pub")
-            try writeFile(aliasHome + "/.ssh/config", """
+            try writeFile(
+                aliasHome + "/.ssh/config",
+                """
                 Host testhost
                     HostName 127.0.0.1
                     Port \(server.port)
@@ -498,7 +531,9 @@ extension GitTransportTests {
                     Port 1
                 """)
             let settings = GitTransportSettings(knownHosts: server.knownHosts, home: aliasHome)
-            let remote = try GitRemote(url: "testhost:\(repo)", branch: "main", cachePath: reps.folder.sub("alias-cache.git"), settings: settings)
+            let remote = try GitRemote(
+                url: "testhost:\(repo)", branch: "main", cachePath: reps.folder.sub("alias-cache.git"),
+                settings: settings)
             #expect(remote.displayURL == "testhost:\(repo)")
 
             // Read what replica a pushed.
@@ -509,11 +544,18 @@ extension GitTransportTests {
 
             // Write a document through the alias; replica a pulls it.
             let refId = RefID.generate()
-            let changesetId = ChangesetID(wallMillis: UInt64(Date().timeIntervalSince1970 * 1000), counter: 0, replica: "a11a5a11a5a1").description
-            let content = Array("{\n  \"refId\": \"\(refId)\",\n  \"changesetId\": \"\(changesetId)\",\n  \"name\": \"Bob\"\n}\n".utf8)
-            let write = RemoteWrite(refId: refId, new: DocVersion(refId: refId, changesetId: changesetId, hash: ContentHash.of(content), path: "people/bob.json"),
-                                    previous: nil, content: content)
-            _ = try remote.commit([write], expecting: changes.cursor, replica: ReplicaInfo(replicaId: "a11a5a11a5a1", name: "alias"))
+            let changesetId = ChangesetID(
+                wallMillis: UInt64(Date().timeIntervalSince1970 * 1000), counter: 0, replica: "a11a5a11a5a1"
+            ).description
+            let content = Array(
+                "{\n  \"refId\": \"\(refId)\",\n  \"changesetId\": \"\(changesetId)\",\n  \"name\": \"Bob\"\n}\n".utf8)
+            let write = RemoteWrite(
+                refId: refId,
+                new: DocVersion(
+                    refId: refId, changesetId: changesetId, hash: ContentHash.of(content), path: "people/bob.json"),
+                previous: nil, content: content)
+            _ = try remote.commit(
+                [write], expecting: changes.cursor, replica: ReplicaInfo(replicaId: "a11a5a11a5a1", name: "alias"))
             #expect(try commitSubjects(bareRepository: repo, home: reps.home).first?.hasSuffix("from alias") == true)
             let pulled = try reps.sync(a)
             #expect(pulled.pulled.map(\.path) == ["people/bob.json"])
@@ -533,11 +575,14 @@ extension TransportReplicas {
     }
 
     /// The report of a `docsync sync --json` that must succeed.
-    func syncReport(_ dir: String, env: [String: String],
-                    sourceLocation: SourceLocation = #_sourceLocation) throws -> SyncReport {
+    func syncReport(
+        _ dir: String, env: [String: String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> SyncReport {
         let run = try syncThroughBinary(dir, env: env)
-        try #require(run.status == 0, "docsync sync: exit \(run.status)\n\(run.stdout)\(run.stderr)",
-                     sourceLocation: sourceLocation)
+        try #require(
+            run.status == 0, "docsync sync: exit \(run.status)\n\(run.stdout)\(run.stderr)",
+            sourceLocation: sourceLocation)
         return try JSONDecoder().decode(SyncReport.self, from: Data(run.stdout.utf8))
     }
 }
@@ -564,7 +609,9 @@ extension GitTransportTests {
             #expect(firstReport.pushed.map(\.path) == ["people/ann.json"])
             let b = try reps.make("b")
             #expect(try reps.syncReport(b, env: env).pulled.map(\.path) == ["people/ann.json"])
-            reps.write(b, "people/ann.json", reps.read(b, "people/ann.json")!.replacingOccurrences(of: "\"Ann\"", with: "\"Anna\""))
+            reps.write(
+                b, "people/ann.json",
+                reps.read(b, "people/ann.json")!.replacingOccurrences(of: "\"Ann\"", with: "\"Anna\""))
             reps.write(b, "people/bob.json", doc("Bob"))
             let second = try reps.syncThroughBinary(b, env: env)
             #expect(second.status == 0, "\(second.stdout)\(second.stderr)")
@@ -590,7 +637,9 @@ extension GitTransportTests {
             let repo = try server.makeRepository("docs")
             let reps = try TransportReplicas(url: server.url("docs"), config: ["remote.caFile": server.caFile])
             let gitconfig = reps.folder.sub("credential-gitconfig")
-            try writeFile(gitconfig, """
+            try writeFile(
+                gitconfig,
+                """
                 [credential]
                 \thelper = "!f() { test \\"$1\\" = get && echo username=alice && echo password=\(server.token); }; f"
 
@@ -667,15 +716,16 @@ extension GitTransportTests {
             let a = try trusting.make("a")
             trusting.write(a, "x.json", doc("x"))
             let trusted = trusting.syncError(a)
-            #expect(trusted?.message.contains("TLS certificate") != true,
-                    "remote.caFile was not used: \(trusted?.message ?? "")")
+            #expect(
+                trusted?.message.contains("TLS certificate") != true,
+                "remote.caFile was not used: \(trusted?.message ?? "")")
             #expect(server.log.contains("GET /docs.git/info/refs"), "the trusting tree got past TLS: \(server.log)")
             let b = try plain.make("b")
             let failure = plain.syncError(b)
-            #expect(failure?.message.contains("TLS certificate") == true,
-                    "a tree without remote.caFile trusted the CA of another tree: \(failure?.message ?? "no error")")
+            #expect(
+                failure?.message.contains("TLS certificate") == true,
+                "a tree without remote.caFile trusted the CA of another tree: \(failure?.message ?? "no error")")
         }
-
 
         /// remote.caFile adds to the system's CAs (public hosts stay trusted); a caFile that
         /// cannot be read or holds no certificate is a clear error naming it, before any
@@ -697,7 +747,9 @@ extension GitTransportTests {
                 #expect(combined.hasPrefix(systemText), "the system CAs must stay trusted next to remote.caFile")
             }
             for bad in [scratch.path + "/missing.pem", scratch.path + "/trusted-ca.txt"] {
-                if bad.hasSuffix(".txt") { try "not a certificate\n".write(toFile: bad, atomically: true, encoding: .utf8) }
+                if bad.hasSuffix(".txt") {
+                    try "not a certificate\n".write(toFile: bad, atomically: true, encoding: .utf8)
+                }
                 let message: String
                 do {
                     try TrustStore.with(GitTransportSettings(caFile: bad), url: url, scratch: scratch.path) {}

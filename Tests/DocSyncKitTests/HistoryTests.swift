@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DocSyncKit
 
 @Suite struct HistoryTests {
@@ -11,7 +12,8 @@ import Testing
         files.write(a, "h.json", "{\"v\": 1}")
         try sync(a)
         for v in 2...3 {
-            files.write(a, "h.json", files.read(a, "h.json")!.replacingOccurrences(of: "\"v\": \(v - 1)", with: "\"v\": \(v)"))
+            files.write(
+                a, "h.json", files.read(a, "h.json")!.replacingOccurrences(of: "\"v\": \(v - 1)", with: "\"v\": \(v)"))
             try sync(a)
         }
         let ws = try Workspace.open(at: a, readOnly: false)

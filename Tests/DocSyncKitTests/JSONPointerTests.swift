@@ -11,19 +11,19 @@ private func json(_ text: String) throws -> JSONValue {
 @Suite struct JSONPointerTests {
     /// The document of RFC 6901 section 5.
     static let document = #"""
-    {
-       "foo": ["bar", "baz"],
-       "": 0,
-       "a/b": 1,
-       "c%d": 2,
-       "e^f": 3,
-       "g|h": 4,
-       "i\\j": 5,
-       "k\"l": 6,
-       " ": 7,
-       "m~n": 8
-    }
-    """#
+        {
+           "foo": ["bar", "baz"],
+           "": 0,
+           "a/b": 1,
+           "c%d": 2,
+           "e^f": 3,
+           "g|h": 4,
+           "i\\j": 5,
+           "k\"l": 6,
+           " ": 7,
+           "m~n": 8
+        }
+        """#
 
     @Test func rfc6901SectionFiveExamples() throws {
         let root = try json(Self.document)
@@ -39,7 +39,7 @@ private func json(_ text: String) throws -> JSONValue {
             (#"/i\j"#, [#"i\j"#], "5"),
             (#"/k"l"#, [#"k"l"#], "6"),
             ("/ ", [" "], "7"),
-            ("/m~0n", ["m~n"], "8"),
+            ("/m~0n", ["m~n"], "8")
         ]
         for (pointer, tokens, expected) in cases {
             #expect(JSONPointer.tokens(pointer) == tokens, "\(pointer)")

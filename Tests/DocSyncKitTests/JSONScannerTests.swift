@@ -33,19 +33,20 @@ struct JSONScannerTests {
     // MARK: Valid documents
 
     @Test func membersOfEveryKind() throws {
-        let doc = utf8("""
-        {
-          "s": "text",
-          "n": -12.5e3,
-          "t": true,
-          "f": false,
-          "z": null,
-          "a": [1, "two", [3], {"four": 4}],
-          "o": {"nested": {"deeper": [true, null]}},
-          "e": {},
-          "ea": []
-        }
-        """)
+        let doc = utf8(
+            """
+            {
+              "s": "text",
+              "n": -12.5e3,
+              "t": true,
+              "f": false,
+              "z": null,
+              "a": [1, "two", [3], {"four": 4}],
+              "o": {"nested": {"deeper": [true, null]}},
+              "e": {},
+              "ea": []
+            }
+            """)
         let scanned = try JSONScanner.scanDocument(doc)
         let expected: [(String, JSONValueKind, String)] = [
             ("s", .string, "\"text\""),
@@ -56,7 +57,7 @@ struct JSONScannerTests {
             ("a", .array, "[1, \"two\", [3], {\"four\": 4}]"),
             ("o", .object, "{\"nested\": {\"deeper\": [true, null]}}"),
             ("e", .object, "{}"),
-            ("ea", .array, "[]"),
+            ("ea", .array, "[]")
         ]
         #expect(scanned.members.count == expected.count)
         for (member, (key, kind, raw)) in zip(scanned.members, expected) {
@@ -82,7 +83,9 @@ struct JSONScannerTests {
     }
 
     @Test func nestedReservedKeysAreNotTopLevel() throws {
-        let doc = utf8(#"{"refId": "r", "inner": {"refId": 1, "changesetId": 2}, "list": [{"changesetId": "x"}, {"changesetId": "y"}]}"#)
+        let doc = utf8(
+            #"{"refId": "r", "inner": {"refId": 1, "changesetId": 2}, "list": [{"changesetId": "x"}, {"changesetId": "y"}]}"#
+        )
         let scanned = try JSONScanner.scanDocument(doc)
         #expect(scanned.members.map(\.key) == ["refId", "inner", "list"])
         #expect(scanned.member(named: "refId")?.stringValue == "r")
@@ -100,7 +103,7 @@ struct JSONScannerTests {
         let literal = try JSONScanner.scanDocument(utf8("{\"\u{E9}\": 1, \"e\u{301}\": 2}"))
         #expect(escapes.members.count == 2 && literal.members.count == 2)
         // Past the names compared one by one, a large object is still checked.
-        let many = (0 ..< 40).map { "\"k\($0)\": \($0)" }
+        let many = (0..<40).map { "\"k\($0)\": \($0)" }
         _ = try JSONScanner.scanDocument(utf8("{" + many.joined(separator: ", ") + "}"))
         let repeated = scanError(utf8("{" + (many + ["\"k3\": 0"]).joined(separator: ", ") + "}"))
         #expect(repeated?.reason == "duplicate member name \"k3\"")
@@ -132,7 +135,7 @@ struct JSONScannerTests {
         (#""\udc00x""#, "\u{FFFD}x"),
         (#""\ud800\u0041""#, "\u{FFFD}A"),
         (#""\ud800\ud800""#, "\u{FFFD}\u{FFFD}"),
-        (#""é\n😀""#, "é\n😀"),
+        (#""é\n😀""#, "é\n😀")
     ])
     func escapesAreDecoded(literal: String, decoded: String) throws {
         let doc = utf8("{\(literal): \(literal)}")
@@ -148,22 +151,27 @@ struct JSONScannerTests {
         let doc: [UInt8] = [0xEF, 0xBB, 0xBF] + utf8(#"{"a": "b"}"#)
         let scanned = try JSONScanner.scanDocument(doc)
         #expect(scanned.openBrace == 3)
-        #expect(scanned.members[0].keyRange == 4 ..< 7)
-        #expect(scanned.members[0].valueRange == 9 ..< 12)
+        #expect(scanned.members[0].keyRange == 4..<7)
+        #expect(scanned.members[0].valueRange == 9..<12)
         #expect(scanned.closeBrace == 12)
         try JSONScanner.validate([0xEF, 0xBB, 0xBF] + utf8("[1]"))
     }
 
     @Test func validateAcceptsAnyTopLevelValue() throws {
-        for text in ["[]", "[1, [2, {}]]", "\"s\"", "0", " -1.5E+2 ", "true", "false", "null", "{}", "{\"refId\": 1, \"refId\": 2}"] {
+        for text in [
+            "[]", "[1, [2, {}]]", "\"s\"", "0", " -1.5E+2 ", "true", "false", "null", "{}",
+            "{\"refId\": 1, \"refId\": 2}"
+        ] {
             #expect(validateError(utf8(text)) == nil, "\(text)")
         }
     }
 
     // MARK: Numbers
 
-    @Test(arguments: ["0", "-0", "-0.0", "1e400", "-1E-400", "1e+5", "12345678901234567890.1234567890",
-                      "10", "0.5", "-0.0e0", "123e0099", "9007199254740993"])
+    @Test(arguments: [
+        "0", "-0", "-0.0", "1e400", "-1E-400", "1e+5", "12345678901234567890.1234567890",
+        "10", "0.5", "-0.0e0", "123e0099", "9007199254740993"
+    ])
     func validNumbers(_ number: String) throws {
         try JSONScanner.validate(utf8(number))
         let doc = utf8("{\"n\": \(number)}")
@@ -185,10 +193,12 @@ struct JSONScannerTests {
         ErrorCase("-", offset: 1, line: 1, column: 2, "unexpected end of file, expected a digit after '-'"),
         ErrorCase("-a", offset: 1, line: 1, column: 2, "expected a digit after '-'"),
         ErrorCase("0x10", offset: 1, line: 1, column: 2, "trailing characters after the top-level value"),
-        ErrorCase("1 2", offset: 2, line: 1, column: 3, "trailing characters after the top-level value"),
+        ErrorCase("1 2", offset: 2, line: 1, column: 3, "trailing characters after the top-level value")
     ])
     func invalidNumbers(_ c: ErrorCase) {
-        #expect(validateError(c.input) == JSONSyntaxError(offset: c.offset, line: c.line, column: c.column, reason: c.reason))
+        #expect(
+            validateError(c.input)
+                == JSONSyntaxError(offset: c.offset, line: c.line, column: c.column, reason: c.reason))
     }
 
     @Test(arguments: ["01", "1.", ".5", "+1", "1e", "-", "1.5e", "00", "- 1", "1e1.5", "Infinity", "NaN"])
@@ -220,11 +230,16 @@ struct JSONScannerTests {
         ErrorCase(#"{"a": 1}}"#, offset: 8, line: 1, column: 9, "trailing characters after the top-level value"),
         // End of file.
         ErrorCase(#"{"a": "#, offset: 6, line: 1, column: 7, "unexpected end of file, expected a value"),
-        ErrorCase(#"{"a": 1"#, offset: 7, line: 1, column: 8, "unexpected end of file, expected ',' or '}' after object member"),
-        ErrorCase(#"{"a": [1"#, offset: 8, line: 1, column: 9, "unexpected end of file, expected ',' or ']' after array element"),
+        ErrorCase(
+            #"{"a": 1"#, offset: 7, line: 1, column: 8,
+            "unexpected end of file, expected ',' or '}' after object member"),
+        ErrorCase(
+            #"{"a": [1"#, offset: 8, line: 1, column: 9,
+            "unexpected end of file, expected ',' or ']' after array element"),
         ErrorCase(#"{"a""#, offset: 4, line: 1, column: 5, "unexpected end of file, expected ':' after object key"),
         ErrorCase("{", offset: 1, line: 1, column: 2, "unexpected end of file, expected a string key or '}'"),
-        ErrorCase(#"{"a": 1,"#, offset: 8, line: 1, column: 9, "unexpected end of file, expected a string key after ','"),
+        ErrorCase(
+            #"{"a": 1,"#, offset: 8, line: 1, column: 9, "unexpected end of file, expected a string key after ','"),
         // Strings.
         ErrorCase(#"{"a": "abc"#, offset: 6, line: 1, column: 7, "unterminated string"),
         ErrorCase(#"{"abc"#, offset: 1, line: 1, column: 2, "unterminated string"),
@@ -260,29 +275,46 @@ struct JSONScannerTests {
         ErrorCase("\u{0}{}", offset: 0, line: 1, column: 1, "unexpected NUL byte"),
         ErrorCase("{\"a\": \"\u{0}\"}", offset: 7, line: 1, column: 8, "control character in string"),
         // Invalid UTF-8 (the error points at the first byte of the bad sequence).
-        ErrorCase(bytes: utf8(#"{"a": ""#) + [0xC3, 0x28] + utf8(#""}"#), offset: 7, line: 1, column: 8, "invalid UTF-8"),
+        ErrorCase(
+            bytes: utf8(#"{"a": ""#) + [0xC3, 0x28] + utf8(#""}"#), offset: 7, line: 1, column: 8, "invalid UTF-8"),
         ErrorCase(bytes: utf8(#"{"a": "x"#) + [0xFF] + utf8(#""}"#), offset: 8, line: 1, column: 9, "invalid UTF-8"),
         ErrorCase(bytes: utf8(#"{"a": ""#) + [0x80] + utf8(#""}"#), offset: 7, line: 1, column: 8, "invalid UTF-8"),
-        ErrorCase(bytes: utf8(#"{"a": ""#) + [0xC0, 0xAF] + utf8(#""}"#), offset: 7, line: 1, column: 8, "invalid UTF-8"), // overlong '/'
-        ErrorCase(bytes: utf8(#"{"a": ""#) + [0xE0, 0x80, 0xAF] + utf8(#""}"#), offset: 7, line: 1, column: 8, "invalid UTF-8"), // overlong
-        ErrorCase(bytes: utf8(#"{"a": ""#) + [0xED, 0xA0, 0x80] + utf8(#""}"#), offset: 7, line: 1, column: 8, "invalid UTF-8"), // surrogate
-        ErrorCase(bytes: utf8(#"{"a": ""#) + [0xF4, 0x90, 0x80, 0x80] + utf8(#""}"#), offset: 7, line: 1, column: 8, "invalid UTF-8"), // > U+10FFFF
-        ErrorCase(bytes: utf8(#"{"a": ""#) + [0xF0, 0x9F, 0x98], offset: 7, line: 1, column: 8, "invalid UTF-8"), // truncated at EOF
-        ErrorCase(bytes: utf8(#"{"ab"#) + [0xE2, 0x82], offset: 4, line: 1, column: 5, "invalid UTF-8"), // truncated in a key
+        // An overlong '/'.
+        ErrorCase(
+            bytes: utf8(#"{"a": ""#) + [0xC0, 0xAF] + utf8(#""}"#), offset: 7, line: 1, column: 8, "invalid UTF-8"),
+        ErrorCase(
+            bytes: utf8(#"{"a": ""#) + [0xE0, 0x80, 0xAF] + utf8(#""}"#), offset: 7, line: 1, column: 8, "invalid UTF-8"
+        ),  // overlong
+        ErrorCase(
+            bytes: utf8(#"{"a": ""#) + [0xED, 0xA0, 0x80] + utf8(#""}"#), offset: 7, line: 1, column: 8, "invalid UTF-8"
+        ),  // surrogate
+        ErrorCase(
+            bytes: utf8(#"{"a": ""#) + [0xF4, 0x90, 0x80, 0x80] + utf8(#""}"#), offset: 7, line: 1, column: 8,
+            "invalid UTF-8"),  // > U+10FFFF
+        // Truncated at EOF, then in a key.
+        ErrorCase(bytes: utf8(#"{"a": ""#) + [0xF0, 0x9F, 0x98], offset: 7, line: 1, column: 8, "invalid UTF-8"),
+        ErrorCase(bytes: utf8(#"{"ab"#) + [0xE2, 0x82], offset: 4, line: 1, column: 5, "invalid UTF-8"),
         // Columns count Unicode scalars, not bytes: "{"é": "ü" is 8 scalars but 10 bytes.
         ErrorCase(bytes: utf8(#"{"é": "ü"#) + [0xFF], offset: 10, line: 1, column: 9, "invalid UTF-8"),
         ErrorCase(#"{"日本": 1 2}"#, offset: 13, line: 1, column: 10, "expected ',' or '}' after object member"),
         // Repeated member names (I-JSON), reserved keys included; escapes are decoded first.
         ErrorCase(#"{"refId": "a", "refId": "b"}"#, offset: 15, line: 1, column: 16, "duplicate member name \"refId\""),
-        ErrorCase(#"{"changesetId": "a", "x": 1, "changesetId": "a"}"#, offset: 29, line: 1, column: 30, "duplicate member name \"changesetId\""),
-        ErrorCase(#"{"refId": "a", "ref\u0049d": "b"}"#, offset: 15, line: 1, column: 16, "duplicate member name \"refId\""),
+        ErrorCase(
+            #"{"changesetId": "a", "x": 1, "changesetId": "a"}"#, offset: 29, line: 1, column: 30,
+            "duplicate member name \"changesetId\""),
+        ErrorCase(
+            #"{"refId": "a", "ref\u0049d": "b"}"#, offset: 15, line: 1, column: 16, "duplicate member name \"refId\""),
         ErrorCase(#"{"a":1,"a":2}"#, offset: 7, line: 1, column: 8, "duplicate member name \"a\""),
         ErrorCase(#"{"a": 1, "b": 2, "c": 3, "b": 4}"#, offset: 25, line: 1, column: 26, "duplicate member name \"b\""),
-        ErrorCase(#"{"o": {"x": 1, "y": {"z": 1}, "x": 2}}"#, offset: 30, line: 1, column: 31, "duplicate member name \"x\""),
-        ErrorCase(#"{"l": [{"a": 1}, {"a": 1, "a": 1}]}"#, offset: 26, line: 1, column: 27, "duplicate member name \"a\""),
+        ErrorCase(
+            #"{"o": {"x": 1, "y": {"z": 1}, "x": 2}}"#, offset: 30, line: 1, column: 31, "duplicate member name \"x\""),
+        ErrorCase(
+            #"{"l": [{"a": 1}, {"a": 1, "a": 1}]}"#, offset: 26, line: 1, column: 27, "duplicate member name \"a\""),
         ErrorCase(#"{"é": 1, "\u00e9": 2}"#, offset: 10, line: 1, column: 10, "duplicate member name \"é\""),
         ErrorCase(#"{"": 1, "": 2}"#, offset: 8, line: 1, column: 9, "duplicate member name \"\""),
-        ErrorCase(bytes: [0xEF, 0xBB, 0xBF] + utf8(#"{"a" 1}"#), offset: 8, line: 1, column: 6, "expected ':' after object key"),
+        ErrorCase(
+            bytes: [0xEF, 0xBB, 0xBF] + utf8(#"{"a" 1}"#), offset: 8, line: 1, column: 6,
+            "expected ':' after object key")
     ])
     func errors(_ c: ErrorCase) {
         let expected = JSONSyntaxError(offset: c.offset, line: c.line, column: c.column, reason: c.reason)
@@ -296,11 +328,14 @@ struct JSONScannerTests {
         let cases: [([String], Int, Int, String)] = [
             (["{", #"  "a": 1,"#, #"  "b": "x\qy""#, "}"], 3, 10, "invalid escape '\\q'"),
             (["{", #"  "a": 1"#, #"  "b": 2"#, "}"], 3, 3, "expected ',' or '}' after object member"),
-            (["{", #"  "refId": "r","#, #"  "list": ["#, "    1", "  ],", #"  "refId": "s""#, "}"], 6, 3, "duplicate member name \"refId\""),
+            (
+                ["{", #"  "refId": "r","#, #"  "list": ["#, "    1", "  ],", #"  "refId": "s""#, "}"], 6, 3,
+                "duplicate member name \"refId\""
+            ),
             (["{", #"  "é": "ü","#, "\t\"ключ\": tru", "}"], 3, 13, "invalid literal, expected 'true'"),
             (["{", #"  "a": "open"#, "}"], 2, 13, "control character in string"),
             (["{", #"  "a": 1"#, "", "  "], 4, 3, "unexpected end of file, expected ',' or '}' after object member"),
-            (["{}", "", "x"], 3, 1, "trailing characters after the top-level value"),
+            (["{}", "", "x"], 3, 1, "trailing characters after the top-level value")
         ]
         for (lines, line, column, reason) in cases {
             let input = doc(lines)
@@ -323,7 +358,8 @@ struct JSONScannerTests {
 
     @Test func hundredThousandDeepArrayValidates() throws {
         let depth = 100_000
-        let doc = [UInt8](repeating: UInt8(ascii: "["), count: depth) + [UInt8](repeating: UInt8(ascii: "]"), count: depth)
+        let doc =
+            [UInt8](repeating: UInt8(ascii: "["), count: depth) + [UInt8](repeating: UInt8(ascii: "]"), count: depth)
         try JSONScanner.validate(doc)
         #expect(scanError(doc)?.reason == "top-level value is an array, not an object")
     }
@@ -331,27 +367,30 @@ struct JSONScannerTests {
     @Test func hundredThousandDeepObjectScans() throws {
         let depth = 100_000
         var doc: [UInt8] = []
-        for _ in 0 ..< depth { doc += utf8(#"{"k":"#) }
+        for _ in 0..<depth { doc += utf8(#"{"k":"#) }
         doc += utf8("[1]")
         doc += [UInt8](repeating: UInt8(ascii: "}"), count: depth)
         let scanned = try JSONScanner.scanDocument(doc)
         #expect(scanned.members.count == 1)
         #expect(scanned.members[0].kind == .object)
-        #expect(scanned.members[0].valueRange == 5 ..< doc.count - 1)
+        #expect(scanned.members[0].valueRange == 5..<doc.count - 1)
         #expect(scanned.closeBrace == doc.count - 1)
     }
 
     @Test func unterminatedDeepNestingFailsCleanly() {
         let depth = 100_001
         let open = [UInt8](repeating: UInt8(ascii: "["), count: depth)
-        #expect(validateError(open) == JSONSyntaxError(offset: depth, line: 1, column: depth + 1,
-                                                       reason: "unexpected end of file, expected a value"))
+        #expect(
+            validateError(open)
+                == JSONSyntaxError(
+                    offset: depth, line: 1, column: depth + 1,
+                    reason: "unexpected end of file, expected a value"))
         let oneShort = open + [UInt8](repeating: UInt8(ascii: "]"), count: depth - 1)
         #expect(validateError(oneShort)?.reason == "unexpected end of file, expected ',' or ']' after array element")
         #expect(validateError(oneShort)?.offset == oneShort.count)
 
         var objects = utf8("{")
-        for _ in 0 ..< depth { objects += utf8(#""k":{"#) }
+        for _ in 0..<depth { objects += utf8(#""k":{"#) }
         #expect(scanError(objects)?.reason == "unexpected end of file, expected a string key or '}'")
     }
 
@@ -361,12 +400,17 @@ struct JSONScannerTests {
     /// throws; none crashes, and each error offset lies within the input.
     @Test func truncationsAndMutationsNeverCrash() {
         let doc = utf8(#"{"refId": "r\u00e9", "n": [-1.5e3, true, null, {"é": "\ud83d\ude00"}], "s": "a\"b"}"#)
-        for end in 0 ... doc.count {
+        for end in 0...doc.count {
             let prefix = Array(doc[..<end])
-            if let error = scanError(prefix) { #expect(error.offset <= prefix.count) }
-            else { #expect(end == doc.count) }
+            if let error = scanError(prefix) {
+                #expect(error.offset <= prefix.count)
+            } else {
+                #expect(end == doc.count)
+            }
         }
-        let replacements: [UInt8] = [0x00, 0x22, 0x5C, 0x7B, 0x7D, 0x5B, 0x5D, 0x2C, 0x3A, 0x20, 0x30, 0x80, 0xFF, 0x65, 0x2D]
+        let replacements: [UInt8] = [
+            0x00, 0x22, 0x5C, 0x7B, 0x7D, 0x5B, 0x5D, 0x2C, 0x3A, 0x20, 0x30, 0x80, 0xFF, 0x65, 0x2D
+        ]
         for i in doc.indices {
             for byte in replacements {
                 var mutated = doc
@@ -386,7 +430,9 @@ extension JSONScannerTests {
         var line: Int
         var column: Int
         var reason: String
-        var testDescription: String { reason + " @ " + String(decoding: input.prefix(40), as: UTF8.self).debugDescription }
+        var testDescription: String {
+            reason + " @ " + String(decoding: input.prefix(40), as: UTF8.self).debugDescription
+        }
 
         init(_ input: String, offset: Int, line: Int, column: Int, _ reason: String) {
             self.init(bytes: Array(input.utf8), offset: offset, line: line, column: column, reason)

@@ -18,7 +18,6 @@ private func parseError(_ bytes: [UInt8], maxDepth: Int? = JSONValueParser.defau
     }
 }
 
-
 /// Random values with awkward strings and exactly written numbers.
 private struct RandomValues {
     var rng: SeededGenerator
@@ -26,38 +25,40 @@ private struct RandomValues {
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &rng) }
 
     mutating func string() -> String {
-        let pieces: [String] = ["a", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\r", "\u{0}", "\u{1F}", "\u{7F}", "\u{8}",
-                                "\u{C}", "é", "e\u{301}", "ß", "名", "😀", "\u{2028}", "\u{FEFF}", "~", "."]
+        let pieces: [String] = [
+            "a", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\r", "\u{0}", "\u{1F}", "\u{7F}", "\u{8}",
+            "\u{C}", "é", "e\u{301}", "ß", "名", "😀", "\u{2028}", "\u{FEFF}", "~", "."
+        ]
         var out = ""
-        for _ in 0 ..< int(0 ... 8) { out += pieces[int(0 ... pieces.count - 1)] }
+        for _ in 0..<int(0...8) { out += pieces[int(0...pieces.count - 1)] }
         return out
     }
 
     mutating func digits(_ count: Int, leadingNonZero: Bool) -> String {
         var out = ""
-        for i in 0 ..< count { out += String(i == 0 && leadingNonZero ? int(1 ... 9) : int(0 ... 9)) }
+        for i in 0..<count { out += String(i == 0 && leadingNonZero ? int(1...9) : int(0...9)) }
         return out
     }
 
     mutating func number() -> String {
-        var out = int(0 ... 3) == 0 ? "-" : ""
-        out += int(0 ... 4) == 0 ? "0" : digits(int(1 ... 25), leadingNonZero: true)
-        if int(0 ... 2) == 0 { out += "." + digits(int(1 ... 12), leadingNonZero: false) }
-        if int(0 ... 3) == 0 {
-            out += ["e", "E"][int(0 ... 1)] + ["", "+", "-"][int(0 ... 2)] + digits(int(1 ... 3), leadingNonZero: false)
+        var out = int(0...3) == 0 ? "-" : ""
+        out += int(0...4) == 0 ? "0" : digits(int(1...25), leadingNonZero: true)
+        if int(0...2) == 0 { out += "." + digits(int(1...12), leadingNonZero: false) }
+        if int(0...3) == 0 {
+            out += ["e", "E"][int(0...1)] + ["", "+", "-"][int(0...2)] + digits(int(1...3), leadingNonZero: false)
         }
         return out
     }
 
     mutating func value(depth: Int) -> JSONValue {
-        switch int(0 ... (depth > 0 ? 7 : 4)) {
+        switch int(0...(depth > 0 ? 7 : 4)) {
         case 0: return .string(string())
         case 1: return .number(number())
-        case 2: return .bool(int(0 ... 1) == 0)
+        case 2: return .bool(int(0...1) == 0)
         case 3: return .null
         case 4: return .string(string())
-        case 5: return .array((0 ..< int(0 ... 4)).map { _ in value(depth: depth - 1) })
-        default: return JSONValue(members: (0 ..< int(0 ... 4)).map { _ in (string(), value(depth: depth - 1)) })
+        case 5: return .array((0..<int(0...4)).map { _ in value(depth: depth - 1) })
+        default: return JSONValue(members: (0..<int(0...4)).map { _ in (string(), value(depth: depth - 1)) })
         }
     }
 }
@@ -70,13 +71,18 @@ struct JSONValueTests {
         let value = try parse(#"{"z": 1, "a": [true, false, null, "s"], "m": {"y": {}, "b": []}}"#)
         let expected: JSONValue = ["z": 1, "a": [true, false, .null, "s"], "m": ["y": [:], "b": []]]
         #expect(value == expected)
-        guard case .object(let members) = value else { Issue.record("not an object"); return }
+        guard case .object(let members) = value else {
+            Issue.record("not an object")
+            return
+        }
         #expect(Array(members.keys) == ["z", "a", "m"])
         #expect(value.kind == .object)
     }
 
-    @Test(arguments: ["1.0", "-0", "0.000", "12345678901234567890.1234567890", "1e400", "-1E+2", "2.5e-308",
-                      "123456789012345678901234567890", "1E400", "0e0"])
+    @Test(arguments: [
+        "1.0", "-0", "0.000", "12345678901234567890.1234567890", "1e400", "-1E+2", "2.5e-308",
+        "123456789012345678901234567890", "1E400", "0e0"
+    ])
     func numbersKeepTheirExactText(_ number: String) throws {
         let value = try parse("[\(number)]")
         #expect(value == .array([.number(number)]))
@@ -133,7 +139,7 @@ struct JSONValueTests {
         ("[1 2]", 1, 4, "expected ',' or ']' after array element"),
         ("{\n  \"é\": 01\n}", 2, 9, "leading zero in number"),
         ("[\"x\"] [", 1, 7, "trailing characters after the top-level value"),
-        ("\u{FEFF}[", 1, 2, "unexpected end of file, expected a value"),
+        ("\u{FEFF}[", 1, 2, "unexpected end of file, expected a value")
     ]
 
     @Test(arguments: invalid)
@@ -153,25 +159,30 @@ struct JSONValueTests {
 
     @Test func defaultDepthLimitRefusesCleanly() throws {
         let limit = JSONValueParser.defaultMaxDepth
-        let ok = [UInt8](repeating: UInt8(ascii: "["), count: limit) + [UInt8](repeating: UInt8(ascii: "]"), count: limit)
+        let ok =
+            [UInt8](repeating: UInt8(ascii: "["), count: limit) + [UInt8](repeating: UInt8(ascii: "]"), count: limit)
         #expect(try JSONValueParser.parse(ok).kind == .array)
         let deep = [UInt8(ascii: "[")] + ok + [UInt8(ascii: "]")]
-        #expect(parseError(deep) == JSONSyntaxError(offset: limit, line: 1, column: limit + 1,
-                                                    reason: "nesting deeper than \(limit) levels"))
+        #expect(
+            parseError(deep)
+                == JSONSyntaxError(
+                    offset: limit, line: 1, column: limit + 1,
+                    reason: "nesting deeper than \(limit) levels"))
         #expect(parseError(utf8(#"{"a": [{"b": 1}]}"#), maxDepth: 2)?.column == 8)
         #expect(try parse(#"{"a": [{"b": 1}]}"#, maxDepth: 3) == ["a": [["b": 1]]])
     }
 
     @Test func hundredThousandDeepArray() throws {
         let depth = 100_000
-        let bytes = [UInt8](repeating: UInt8(ascii: "["), count: depth) + [UInt8](repeating: UInt8(ascii: "]"), count: depth)
+        let bytes =
+            [UInt8](repeating: UInt8(ascii: "["), count: depth) + [UInt8](repeating: UInt8(ascii: "]"), count: depth)
         #expect(parseError(bytes)?.reason == "nesting deeper than \(JSONValueParser.defaultMaxDepth) levels")
 
         var parsed = try JSONValueParser.parse(bytes, maxDepth: nil)
         var built = JSONValue.array([])
-        for _ in 1 ..< depth { built = .array([built]) }
+        for _ in 1..<depth { built = .array([built]) }
         var different = JSONValue.array([.null])
-        for _ in 1 ..< depth { different = .array([different]) }
+        for _ in 1..<depth { different = .array([different]) }
 
         let same = parsed == built, differs = parsed == different
         #expect(same)
@@ -192,18 +203,19 @@ struct JSONValueTests {
     @Test func hundredThousandDeepObject() throws {
         let depth = 100_000
         var bytes: [UInt8] = []
-        for _ in 0 ..< depth { bytes += utf8(#"{"k":"#) }
+        for _ in 0..<depth { bytes += utf8(#"{"k":"#) }
         bytes += utf8(#"[1,"é"]"#)
         bytes += [UInt8](repeating: UInt8(ascii: "}"), count: depth)
 
         var parsed = try JSONValueParser.parse(bytes, maxDepth: nil)
         var built: JSONValue = [1, "é"]
-        for _ in 0 ..< depth { built = JSONValue(members: [("k", built)]) }
+        for _ in 0..<depth { built = JSONValue(members: [("k", built)]) }
         let same = parsed == built
         #expect(same)
         #expect(JSONValueWriter.writeCompact(built) == bytes)
         let pretty = JSONValueWriter.write(parsed, indent: "")
-        #expect(pretty.count == bytes.count + 3 * depth + 4) // per level two line breaks and a space; the array's lines
+        // Per level two line breaks and a space; the array's lines.
+        #expect(pretty.count == bytes.count + 3 * depth + 4)
         var reparsed = try JSONValueParser.parse(pretty, maxDepth: nil)
         let roundTrips = reparsed == built
         #expect(roundTrips)
@@ -223,28 +235,32 @@ struct JSONValueTests {
     // MARK: Writing
 
     @Test func stableLayout() throws {
-        let value = try parse(#"{"name":"Ada","tags":["x",1.0,{"k":null}],"empty":{},"none":[],"nested":{"a":{"b":true}}}"#)
-        #expect(text(JSONValueWriter.write(value)) == """
-        {
-          "name": "Ada",
-          "tags": [
-            "x",
-            1.0,
-            {
-              "k": null
-            }
-          ],
-          "empty": {},
-          "none": [],
-          "nested": {
-            "a": {
-              "b": true
-            }
-          }
-        }
+        let value = try parse(
+            #"{"name":"Ada","tags":["x",1.0,{"k":null}],"empty":{},"none":[],"nested":{"a":{"b":true}}}"#)
+        #expect(
+            text(JSONValueWriter.write(value)) == """
+                {
+                  "name": "Ada",
+                  "tags": [
+                    "x",
+                    1.0,
+                    {
+                      "k": null
+                    }
+                  ],
+                  "empty": {},
+                  "none": [],
+                  "nested": {
+                    "a": {
+                      "b": true
+                    }
+                  }
+                }
 
-        """)
-        #expect(text(JSONValueWriter.write(value, indent: "\t")).hasPrefix("{\n\t\"name\": \"Ada\",\n\t\"tags\": [\n\t\t\"x\""))
+                """)
+        #expect(
+            text(JSONValueWriter.write(value, indent: "\t")).hasPrefix(
+                "{\n\t\"name\": \"Ada\",\n\t\"tags\": [\n\t\t\"x\""))
         #expect(text(JSONValueWriter.write(["a": [1]], indent: "    ")) == "{\n    \"a\": [\n        1\n    ]\n}\n")
     }
 
@@ -262,7 +278,7 @@ struct JSONValueTests {
         ("q\"b\\s/", #""q\"b\\s/""#),
         ("\n\r\t\u{8}\u{C}", #""\n\r\t\b\f""#),
         ("\u{0}\u{1}\u{1F}", #""\u0000\u0001\u001f""#),
-        ("\u{7F}é名😀\u{2028}", "\"\u{7F}é名😀\u{2028}\""),
+        ("\u{7F}é名😀\u{2028}", "\"\u{7F}é名😀\u{2028}\"")
     ]
 
     @Test(arguments: escapes)
@@ -281,7 +297,7 @@ struct JSONValueTests {
         ("{\n\"a\": 1\n}", "  "),
         ("", "  "),
         ("{\n   \n  \"a\": 1\n}", "  "),
-        ("{\n   \"a\": 1\n}", "   "),
+        ("{\n   \"a\": 1\n}", "   ")
     ]
 
     @Test(arguments: indents)
@@ -300,7 +316,7 @@ struct JSONValueTests {
     // MARK: Properties
 
     @Test func randomValuesRoundTrip() throws {
-        for seed in UInt64(1) ... 300 {
+        for seed in UInt64(1)...300 {
             var random = RandomValues(rng: SeededGenerator(seed: seed))
             let value = random.value(depth: 4)
             let pretty = JSONValueWriter.write(value, indent: ["  ", "    ", "\t", ""][Int(seed % 4)])
@@ -316,7 +332,7 @@ struct JSONValueTests {
     }
 
     @Test func equalityMatchesTheWrittenText() {
-        for seed in UInt64(1) ... 300 {
+        for seed in UInt64(1)...300 {
             var random = RandomValues(rng: SeededGenerator(seed: seed &* 7919))
             let a = random.value(depth: 2), b = random.value(depth: 2)
             let sameText = JSONValueWriter.writeCompact(a) == JSONValueWriter.writeCompact(b)
@@ -334,7 +350,8 @@ struct JSONValueTests {
         #expect(a.equalsIgnoringMemberOrder(b) && b.equalsIgnoringMemberOrder(a))
         let c = try JSONValueParser.parse(Array(#"{"b": {"y": "s", "x": [{"q": null, "p": true}, 1]}, "a": 1}"#.utf8))
         #expect(!a.equalsIgnoringMemberOrder(c), "array order still counts")
-        let d = try JSONValueParser.parse(Array(#"{"a": 1, "b": {"x": [1, {"p": true, "q": null}], "y": "s"}, "c": 0}"#.utf8))
+        let d = try JSONValueParser.parse(
+            Array(#"{"a": 1, "b": {"x": [1, {"p": true, "q": null}], "y": "s"}, "c": 0}"#.utf8))
         #expect(!a.equalsIgnoringMemberOrder(d) && !d.equalsIgnoringMemberOrder(a))
         let e = try JSONValueParser.parse(Array(#"{"a": 1.0, "b": {"x": [1, {"p": true, "q": null}], "y": "s"}}"#.utf8))
         #expect(!a.equalsIgnoringMemberOrder(e), "numbers compare as written, as ==")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DocSyncKit
 
 /// The journal's lines and a folder remote's feed lines are written by hand
@@ -12,12 +13,14 @@ import Testing
     static let awkward: [String] = [
         "", "plain.json", "d/e/f.json", "quote\"d", "back\\slash", "tab\there", "line\nbreak", "cr\rlf",
         String((0..<32).map { Character(Unicode.Scalar(UInt8($0))) }), "\u{7f}del", "é/ü/ß.json", "日本語.json",
-        "emoji 🗂️", "sep\u{2028}\u{2029}", "</script>", "a\\/b",
+        "emoji 🗂️", "sep\u{2028}\u{2029}", "</script>", "a\\/b"
     ]
 
     static func version(_ i: Int) -> DocVersion {
         let text = awkward[i % awkward.count]
-        return DocVersion(refId: "ref-\(text)", changesetId: "cs-\(i)-\(text)", hash: String(repeating: "ab", count: 32), path: text + ".json")
+        return DocVersion(
+            refId: "ref-\(text)", changesetId: "cs-\(i)-\(text)", hash: String(repeating: "ab", count: 32),
+            path: text + ".json")
     }
 
     static func entries() -> [JournalEntry] {
@@ -40,7 +43,7 @@ import Testing
                 .conflict(refId: v.refId, changesetId: text, path: nil, side: .remote, deleted: false),
                 .cursor(text),
                 .resolve(refId: v.refId, changesetId: nil, path: nil, take: text),
-                .resolve(refId: v.refId, changesetId: text, path: text, take: "as is"),
+                .resolve(refId: v.refId, changesetId: text, path: text, take: "as is")
             ]
             for (j, event) in events.enumerated() {
                 var entry = JournalEntry(event)
@@ -74,7 +77,9 @@ import Testing
         for entry in Self.entries() {
             let line = try entry.encodedLine()
             let back = try JournalEntry.decode(line)
-            #expect(back.event == entry.event && back.seq == entry.seq && back.time == entry.time && back.more == entry.more, "\(line)")
+            #expect(
+                back.event == entry.event && back.seq == entry.seq && back.time == entry.time
+                    && back.more == entry.more, "\(line)")
         }
     }
 
@@ -82,12 +87,22 @@ import Testing
         var entries: [RemoteEntry] = []
         for (i, text) in Self.awkward.enumerated() {
             let v = Self.version(i)
-            entries.append(RemoteEntry(refId: v.refId, changesetId: v.changesetId, hash: v.hash, path: v.path, deleted: false, replica: text, time: Int64(i)))
-            entries.append(RemoteEntry(refId: v.refId, changesetId: text, hash: nil, path: nil, deleted: true, replica: "r", time: -1))
-            entries.append(RemoteEntry(refId: v.refId, changesetId: text, hash: v.hash, path: text, deleted: true, replica: "r", time: .max,
-                                       publishedHash: v.hash))
-            entries.append(RemoteEntry(refId: RemoteEntry.purgedKey(v.refId), changesetId: text, hash: nil, path: nil, deleted: true,
-                                       replica: text, time: 0, purgedDeletion: true))
+            entries.append(
+                RemoteEntry(
+                    refId: v.refId, changesetId: v.changesetId, hash: v.hash, path: v.path, deleted: false,
+                    replica: text, time: Int64(i)))
+            entries.append(
+                RemoteEntry(
+                    refId: v.refId, changesetId: text, hash: nil, path: nil, deleted: true, replica: "r", time: -1))
+            entries.append(
+                RemoteEntry(
+                    refId: v.refId, changesetId: text, hash: v.hash, path: text, deleted: true, replica: "r",
+                    time: .max,
+                    publishedHash: v.hash))
+            entries.append(
+                RemoteEntry(
+                    refId: RemoteEntry.purgedKey(v.refId), changesetId: text, hash: nil, path: nil, deleted: true,
+                    replica: text, time: 0, purgedDeletion: true))
         }
         for entry in entries {
             let model = try DirectoryRemote.json(entry)

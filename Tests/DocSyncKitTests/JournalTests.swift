@@ -1,13 +1,29 @@
 import Foundation
 import Testing
+
 @testable import DocSyncKit
 
 @Suite struct JournalTests {
     func sampleEntries() -> [JournalEntry] {
         [
-            JournalEntry(.local(.create, version: DocVersion(refId: "r1", changesetId: "c1", hash: String(repeating: "a", count: 64), path: "a.json"), fromPath: nil)),
-            JournalEntry(.local(.update, version: DocVersion(refId: "r1", changesetId: "c2", hash: String(repeating: "b", count: 64), path: "a.json"), fromPath: nil)),
-            JournalEntry(.local(.rename, version: DocVersion(refId: "r1", changesetId: "c2", hash: String(repeating: "b", count: 64), path: "b/ü \"x\".json"), fromPath: "a.json")),
+            JournalEntry(
+                .local(
+                    .create,
+                    version: DocVersion(
+                        refId: "r1", changesetId: "c1", hash: String(repeating: "a", count: 64), path: "a.json"),
+                    fromPath: nil)),
+            JournalEntry(
+                .local(
+                    .update,
+                    version: DocVersion(
+                        refId: "r1", changesetId: "c2", hash: String(repeating: "b", count: 64), path: "a.json"),
+                    fromPath: nil)),
+            JournalEntry(
+                .local(
+                    .rename,
+                    version: DocVersion(
+                        refId: "r1", changesetId: "c2", hash: String(repeating: "b", count: 64), path: "b/ü \"x\".json"),
+                    fromPath: "a.json"))
         ]
     }
 
@@ -42,7 +58,9 @@ import Testing
             #expect(entries.map(\.seq) == [1], "cut at \(cut)")
             #expect(reader.nextSeq == 2)
             #expect(cut == before || reader.warnings.count == 1, "cut at \(cut)")
-            if cut > before { #expect(try FileSystem.readFile(path).count == before, "repaired to the end of the last whole batch") }
+            if cut > before {
+                #expect(try FileSystem.readFile(path).count == before, "repaired to the end of the last whole batch")
+            }
         }
         // Whole, it reads back whole, and entries carry no batch marker outside the file.
         try FileSystem.writeAtomically(path, full, durable: false)
@@ -106,9 +124,16 @@ import Testing
 @Suite struct SyncStateTests {
     func sample() -> SyncState {
         var state = SyncState()
-        state.base["r1"] = DocVersion(refId: "r1", changesetId: "c1", hash: String(repeating: "a", count: 64), path: "tab\there.json")
-        state.base["r2"] = DocVersion(refId: "r2", changesetId: "c9", hash: String(repeating: "b", count: 64), path: "x/y.json")
-        var pending = JournalEntry(.local(.update, version: DocVersion(refId: "r1", changesetId: "c2", hash: String(repeating: "c", count: 64), path: "new\nline.json"), fromPath: nil))
+        state.base["r1"] = DocVersion(
+            refId: "r1", changesetId: "c1", hash: String(repeating: "a", count: 64), path: "tab\there.json")
+        state.base["r2"] = DocVersion(
+            refId: "r2", changesetId: "c9", hash: String(repeating: "b", count: 64), path: "x/y.json")
+        var pending = JournalEntry(
+            .local(
+                .update,
+                version: DocVersion(
+                    refId: "r1", changesetId: "c2", hash: String(repeating: "c", count: 64), path: "new\nline.json"),
+                fromPath: nil))
         pending.seq = 7
         state.pending = [pending]
         state.cursor = "id:3:400"

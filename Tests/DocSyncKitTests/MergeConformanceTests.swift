@@ -22,10 +22,14 @@ struct MergeConformanceTests {
         var conflicts: [String]
     }
 
-    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("MergeConformance").path
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "MergeConformance"
+    ).path
 
     static func parse(_ text: String) -> JSONValue { try! JSONValueParser.parse(Array(text.utf8)) }
-    static func compact(_ value: JSONValue) -> String { String(decoding: JSONValueWriter.writeCompact(value), as: UTF8.self) }
+    static func compact(_ value: JSONValue) -> String {
+        String(decoding: JSONValueWriter.writeCompact(value), as: UTF8.self)
+    }
 
     /// Every array in a value (compact, keys of objects inside sorted), walked in sorted key order.
     static func arrays(_ value: JSONValue) -> [String] {
@@ -46,7 +50,8 @@ struct MergeConformanceTests {
 
     @Test("every case of the suite gives the model's result and conflicts; swapped sides give the same arrays")
     func suite() throws {
-        let files = try FileManager.default.contentsOfDirectory(atPath: Self.folder).filter { $0.hasSuffix(".json") }.sorted()
+        let files = try FileManager.default.contentsOfDirectory(atPath: Self.folder).filter { $0.hasSuffix(".json") }
+            .sorted()
         #expect(files.count >= 5, "suite files in \(Self.folder): \(files)")
         var total = 0
         var failures: [String] = []
@@ -55,24 +60,33 @@ struct MergeConformanceTests {
             let data = try Data(contentsOf: URL(fileURLWithPath: Self.folder + "/" + file))
             for c in try JSONDecoder().decode([Case].self, from: data) {
                 total += 1
-                let base = c.baseText.map(Self.parse), local = Self.parse(c.localText), remote = Self.parse(c.remoteText)
+                let base = c.baseText.map(Self.parse), local = Self.parse(c.localText),
+                    remote = Self.parse(c.remoteText)
                 let rules = FieldMerge.ArrayRules(sets: Set(c.sets), keys: c.arrayKeys)
                 let later: FieldMerge.Winner = c.winner == "local" ? .local : .remote
-                let result = FieldMerge.merge(base: base, local: local, remote: remote, collisions: later, counters: Set(c.counters), arrays: rules)
+                let result = FieldMerge.merge(
+                    base: base, local: local, remote: remote, collisions: later, counters: Set(c.counters),
+                    arrays: rules)
                 let got = Self.compact(result.merged), want = Self.compact(Self.parse(c.expectedText))
                 let paths = result.conflicts.map(\.path).sorted()
                 if got != want || paths != c.conflicts.sorted() {
-                    failures.append("\(file): \(c.name)\n  base   \(c.baseText ?? "none")\n  local  \(c.localText)\n  remote \(c.remoteText)\n  later  \(c.winner)\n"
-                                    + "  want   \(want) \(c.conflicts)\n  got    \(got) \(paths)")
+                    failures.append(
+                        "\(file): \(c.name)\n  base   \(c.baseText ?? "none")\n  local  \(c.localText)\n  remote \(c.remoteText)\n  later  \(c.winner)\n"
+                            + "  want   \(want) \(c.conflicts)\n  got    \(got) \(paths)")
                 }
-                let mirror = FieldMerge.merge(base: base, local: remote, remote: local, collisions: later == .local ? .remote : .local,
-                                              counters: Set(c.counters), arrays: rules)
+                let mirror = FieldMerge.merge(
+                    base: base, local: remote, remote: local, collisions: later == .local ? .remote : .local,
+                    counters: Set(c.counters), arrays: rules)
                 if Self.arrays(mirror.merged) != Self.arrays(result.merged) { asymmetric.append("\(file): \(c.name)") }
             }
         }
         print("MERGE-CONFORMANCE cases=\(total) failed=\(failures.count) asymmetric=\(asymmetric.count)")
         #expect(total >= 1_000, "the suite has \(total) cases")
-        #expect(failures.isEmpty, Comment(rawValue: "\(failures.count) of \(total) cases differ from the model:\n" + failures.prefix(8).joined(separator: "\n")))
+        #expect(
+            failures.isEmpty,
+            Comment(
+                rawValue: "\(failures.count) of \(total) cases differ from the model:\n"
+                    + failures.prefix(8).joined(separator: "\n")))
         #expect(asymmetric.isEmpty, "arrays differ with the sides swapped: \(asymmetric.prefix(8))")
     }
 }

@@ -1,16 +1,21 @@
 import Foundation
 import Testing
+
 @testable import DocSyncKit
 
 /// Objects put in batches: the first few loose, the rest in one pack with an index that
 /// makes them count. Checked by reading them back through a fresh store (a later run),
 /// by what is on disk, and against damage and a killed writer.
 @Suite struct ObjectPackTests {
-    static func document(_ i: Int) -> [UInt8] { Array("{\"n\": \(i), \"pad\": \"\(String(repeating: "x", count: i % 50))\"}\n".utf8) }
+    static func document(_ i: Int) -> [UInt8] {
+        Array("{\"n\": \(i), \"pad\": \"\(String(repeating: "x", count: i % 50))\"}\n".utf8)
+    }
 
     static func files(_ dir: String) -> (loose: Int, packs: [String], indexes: [String]) {
         let names = (try? FileSystem.listDirectory(dir)) ?? []
-        let loose = names.filter { $0.count == 2 }.reduce(0) { $0 + ((try? FileSystem.listDirectory(dir + "/" + $1))?.count ?? 0) }
+        let loose = names.filter { $0.count == 2 }.reduce(0) {
+            $0 + ((try? FileSystem.listDirectory(dir + "/" + $1))?.count ?? 0)
+        }
         let packed = (try? FileSystem.listDirectory(dir + "/packs")) ?? []
         return (loose, packed.filter { $0.hasSuffix(".pack") }, packed.filter { $0.hasSuffix(".idx") })
     }
@@ -83,7 +88,8 @@ import Testing
         // A flipped byte inside one object: that object is missing, the others are fine.
         var bytes = try FileSystem.readFile(pack)
         let needle = Self.document(35)
-        let at = try #require((0...(bytes.count - needle.count)).first { Array(bytes[$0..<($0 + needle.count)]) == needle })
+        let at = try #require(
+            (0...(bytes.count - needle.count)).first { Array(bytes[$0..<($0 + needle.count)]) == needle })
         bytes[at + 3] ^= 0x20
         chmod(pack, 0o644)
         try FileSystem.writeAtomically(pack, bytes)
@@ -95,7 +101,9 @@ import Testing
         indexBytes[40] ^= 1
         chmod(index, 0o644)
         try FileSystem.writeAtomically(index, indexBytes)
-        #expect(throws: ObjectStore.Missing.self) { try ObjectStore(root: dir.sub("objects")).get(ContentHash.of(Self.document(34))) }
+        #expect(throws: ObjectStore.Missing.self) {
+            try ObjectStore(root: dir.sub("objects")).get(ContentHash.of(Self.document(34)))
+        }
     }
 
     @Test func gcRewritesOnlyTheLiveObjects() throws {
@@ -112,7 +120,11 @@ import Testing
 
         let swept = ObjectStore(root: dir.sub("objects")).sweep(keeping: keep, dryRun: false)
         #expect(swept.removed == 30)
-        #expect(swept.bytes == Int64(hashes.enumerated().filter { $0.offset % 2 == 1 }.reduce(0) { $0 + Self.document($1.offset).count }))
+        #expect(
+            swept.bytes
+                == Int64(
+                    hashes.enumerated().filter { $0.offset % 2 == 1 }.reduce(0) { $0 + Self.document($1.offset).count })
+        )
         let after = Self.files(dir.sub("objects"))
         #expect(after.packs.count == 1 && after.packs != before.packs, "one new pack replaces the old")
         let later = ObjectStore(root: dir.sub("objects"))
@@ -142,11 +154,14 @@ import Testing
         ws.close()
         #expect(dry.pulled.count == 40)
         let afterDryRun = Self.files(objects)
-        #expect(afterDryRun.loose == before.loose && afterDryRun.packs == before.packs && afterDryRun.indexes == before.indexes)
+        #expect(
+            afterDryRun.loose == before.loose && afterDryRun.packs == before.packs
+                && afterDryRun.indexes == before.indexes)
 
         #expect(try set.sync(b, .pull).pulled.count == 40)
         let after = Self.files(objects)
-        #expect(after.loose == before.loose + ObjectPacks.looseLimit && after.packs.count == before.packs.count + 1
+        #expect(
+            after.loose == before.loose + ObjectPacks.looseLimit && after.packs.count == before.packs.count + 1
                 && after.indexes.count == before.indexes.count + 1, "\(after)")
         let pulled = set.snapshot(b)
         #expect(pulled.count == 40)
@@ -167,7 +182,9 @@ import Testing
         // Edit every document, so the first versions live only in objects/ (the readable
         // copies now hold the second): a clone and the history still read them.
         let firstVersions = set.snapshot(a)
-        for (path, text) in firstVersions { set.write(a, path, text.replacingOccurrences(of: "}", with: ", \"edited\": true}")) }
+        for (path, text) in firstVersions {
+            set.write(a, path, text.replacingOccurrences(of: "}", with: ", \"edited\": true}"))
+        }
         #expect(try set.sync(a).pushed.count == 40)
         #expect(Self.files(remoteObjects).packs.count == 2)
         let b = try set.make("b")

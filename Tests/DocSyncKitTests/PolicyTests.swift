@@ -1,8 +1,10 @@
 import Foundation
 import Testing
+
 @testable import DocSyncKit
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Conflicting edits settled by the configured policy, on both remote kinds, through
@@ -48,7 +50,8 @@ import Glibc
         }
 
         func json(_ i: Int) -> [String: Any] {
-            (try? JSONSerialization.jsonObject(with: Data(files.read(dirs[i], "rec.json")!.utf8))) as? [String: Any] ?? [:]
+            (try? JSONSerialization.jsonObject(with: Data(files.read(dirs[i], "rec.json")!.utf8))) as? [String: Any]
+                ?? [:]
         }
 
         func config(_ i: Int, _ key: String, _ value: String) throws {
@@ -62,7 +65,8 @@ import Glibc
         }
     }
 
-    static let seed = "{\n  \"name\": \"Ann\",\n  \"city\": \"Oslo\",\n  \"phone\": \"1\",\n  \"stats\": {\"plays\": 1}\n}\n"
+    static let seed =
+        "{\n  \"name\": \"Ann\",\n  \"city\": \"Oslo\",\n  \"phone\": \"1\",\n  \"stats\": {\"plays\": 1}\n}\n"
 
     @Test(arguments: Kind.allCases)
     func editsToDifferentFieldsMergeWithoutConflict(_ kind: Kind) throws {
@@ -82,7 +86,9 @@ import Glibc
         #expect(trio.files.snapshot(trio.dirs[0]) == trio.files.snapshot(trio.dirs[2]))
         // Key order is kept in the merged document.
         let text = trio.files.read(trio.dirs[0], "rec.json")!
-        let order = ["\"refId\"", "\"changesetId\"", "\"name\"", "\"city\"", "\"phone\"", "\"stats\""].map { text.range(of: $0)!.lowerBound }
+        let order = ["\"refId\"", "\"changesetId\"", "\"name\"", "\"city\"", "\"phone\"", "\"stats\""].map {
+            text.range(of: $0)!.lowerBound
+        }
         #expect(order == order.sorted())
     }
 
@@ -93,7 +99,7 @@ import Glibc
         trio.edit(1, "\"Oslo\"", "\"Rome\"")
         trio.edit(1, "\"Ann\"", "\"Annie\"")
         try trio.sync(trio.dirs[0])
-        let report = try trio.sync(trio.dirs[1])   // b's edit is later: b wins the city
+        let report = try trio.sync(trio.dirs[1])  // b's edit is later: b wins the city
         #expect(report.conflicts.count == 1)
         #expect(report.conflicts.first?.fields == ["city"])
         try trio.converge()
@@ -117,9 +123,9 @@ import Glibc
     func countersAddUp(_ kind: Kind) throws {
         let trio = try Trio(kind, seed: Self.seed)
         for i in 0..<3 { try trio.config(i, "merge.counters", "stats.plays") }
-        trio.edit(0, "\"plays\": 1", "\"plays\": 11")   // +10
-        trio.edit(1, "\"plays\": 1", "\"plays\": 6")    // +5
-        trio.edit(2, "\"plays\": 1", "\"plays\": 3")    // +2
+        trio.edit(0, "\"plays\": 1", "\"plays\": 11")  // +10
+        trio.edit(1, "\"plays\": 1", "\"plays\": 6")  // +5
+        trio.edit(2, "\"plays\": 1", "\"plays\": 3")  // +2
         var conflicts = 0
         for d in trio.dirs { conflicts += try trio.sync(d).conflicts.count }
         try trio.converge()

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import DocSyncKit
 
 @Suite struct ReconcilerTests {
@@ -17,7 +18,7 @@ import Testing
         var base: DocVersion?
         var local: DocVersion?
         var remote: DocVersion?
-        var expected: DocVersion??      // .none: no decision
+        var expected: DocVersion??  // .none: no decision
         var contentFrom: Reconciler.Side? = nil
         var loser: Reconciler.Side? = nil
         var testDescription: String { name }
@@ -25,31 +26,65 @@ import Testing
 
     static let cases: [Case] = [
         Case(name: "unchanged on both sides", base: base, local: base, remote: base, expected: .none),
-        Case(name: "local-only edit: remote brings nothing", base: base, local: v(mid, "h1"), remote: base, expected: .none),
-        Case(name: "remote-only edit is taken", base: base, local: base, remote: v(mid, "h2"), expected: .some(v(mid, "h2")), contentFrom: .remote),
-        Case(name: "both made the same edit", base: base, local: v(mid, "h1"), remote: v(mid, "h1"), expected: .some(v(mid, "h1")), contentFrom: .remote),
-        Case(name: "same content, different changesetIds: not a conflict", base: base, local: v(late, "h1"), remote: v(mid, "h1"),
-             expected: .some(v(mid, "h1")), contentFrom: .remote),
-        Case(name: "both edited differently: later local wins", base: base, local: v(late, "h1"), remote: v(mid, "h2"),
-             expected: .some(v(late, "h1")), contentFrom: .local, loser: .remote),
-        Case(name: "both edited differently: later remote wins", base: base, local: v(mid, "h1"), remote: v(late, "h2"),
-             expected: .some(v(late, "h2")), contentFrom: .remote, loser: .local),
-        Case(name: "remote deleted, local unchanged: delete", base: base, local: base, remote: nil, expected: .some(nil), contentFrom: .remote),
-        Case(name: "remote deleted, local edited: edit wins", base: base, local: v(mid, "h1"), remote: nil, expected: .some(v(mid, "h1")), contentFrom: .local),
-        Case(name: "local deleted, remote edited: edit wins", base: base, local: nil, remote: v(mid, "h2"), expected: .some(v(mid, "h2")), contentFrom: .remote),
-        Case(name: "deleted on both sides", base: base, local: nil, remote: nil, expected: .some(nil), contentFrom: .remote),
-        Case(name: "local delete, remote unchanged: remote brings nothing", base: base, local: nil, remote: base, expected: .none),
-        Case(name: "remote rename, local unchanged", base: base, local: base, remote: v(early, "h0", "b.json"), expected: .some(v(early, "h0", "b.json")), contentFrom: .remote),
-        Case(name: "local rename + remote edit: both apply", base: base, local: v(early, "h0", "moved.json"), remote: v(mid, "h2"),
-             expected: .some(v(mid, "h2", "moved.json")), contentFrom: .remote),
-        Case(name: "remote rename + local edit: both apply", base: base, local: v(mid, "h1"), remote: v(early, "h0", "moved.json"),
-             expected: .some(v(mid, "h1", "moved.json")), contentFrom: .local),
-        Case(name: "rename on both sides: later wins", base: base, local: v(late, "h0", "l.json"), remote: v(mid, "h0", "r.json"),
-             expected: .some(v(mid, "h0", "l.json")), contentFrom: .remote),
-        Case(name: "created on both sides (no base), same content", base: nil, local: v(mid, "h1"), remote: v(mid, "h1"), expected: .some(v(mid, "h1")), contentFrom: .remote),
-        Case(name: "created on both sides (no base), different: later wins", base: nil, local: v(mid, "h1"), remote: v(late, "h2"),
-             expected: .some(v(late, "h2")), contentFrom: .remote, loser: .local),
-        Case(name: "new on the remote only", base: nil, local: nil, remote: v(mid, "h2"), expected: .some(v(mid, "h2")), contentFrom: .remote),
+        Case(
+            name: "local-only edit: remote brings nothing", base: base, local: v(mid, "h1"), remote: base,
+            expected: .none),
+        Case(
+            name: "remote-only edit is taken", base: base, local: base, remote: v(mid, "h2"),
+            expected: .some(v(mid, "h2")), contentFrom: .remote),
+        Case(
+            name: "both made the same edit", base: base, local: v(mid, "h1"), remote: v(mid, "h1"),
+            expected: .some(v(mid, "h1")), contentFrom: .remote),
+        Case(
+            name: "same content, different changesetIds: not a conflict", base: base, local: v(late, "h1"),
+            remote: v(mid, "h1"),
+            expected: .some(v(mid, "h1")), contentFrom: .remote),
+        Case(
+            name: "both edited differently: later local wins", base: base, local: v(late, "h1"), remote: v(mid, "h2"),
+            expected: .some(v(late, "h1")), contentFrom: .local, loser: .remote),
+        Case(
+            name: "both edited differently: later remote wins", base: base, local: v(mid, "h1"), remote: v(late, "h2"),
+            expected: .some(v(late, "h2")), contentFrom: .remote, loser: .local),
+        Case(
+            name: "remote deleted, local unchanged: delete", base: base, local: base, remote: nil, expected: .some(nil),
+            contentFrom: .remote),
+        Case(
+            name: "remote deleted, local edited: edit wins", base: base, local: v(mid, "h1"), remote: nil,
+            expected: .some(v(mid, "h1")), contentFrom: .local),
+        Case(
+            name: "local deleted, remote edited: edit wins", base: base, local: nil, remote: v(mid, "h2"),
+            expected: .some(v(mid, "h2")), contentFrom: .remote),
+        Case(
+            name: "deleted on both sides", base: base, local: nil, remote: nil, expected: .some(nil),
+            contentFrom: .remote),
+        Case(
+            name: "local delete, remote unchanged: remote brings nothing", base: base, local: nil, remote: base,
+            expected: .none),
+        Case(
+            name: "remote rename, local unchanged", base: base, local: base, remote: v(early, "h0", "b.json"),
+            expected: .some(v(early, "h0", "b.json")), contentFrom: .remote),
+        Case(
+            name: "local rename + remote edit: both apply", base: base, local: v(early, "h0", "moved.json"),
+            remote: v(mid, "h2"),
+            expected: .some(v(mid, "h2", "moved.json")), contentFrom: .remote),
+        Case(
+            name: "remote rename + local edit: both apply", base: base, local: v(mid, "h1"),
+            remote: v(early, "h0", "moved.json"),
+            expected: .some(v(mid, "h1", "moved.json")), contentFrom: .local),
+        Case(
+            name: "rename on both sides: later wins", base: base, local: v(late, "h0", "l.json"),
+            remote: v(mid, "h0", "r.json"),
+            expected: .some(v(mid, "h0", "l.json")), contentFrom: .remote),
+        Case(
+            name: "created on both sides (no base), same content", base: nil, local: v(mid, "h1"), remote: v(mid, "h1"),
+            expected: .some(v(mid, "h1")), contentFrom: .remote),
+        Case(
+            name: "created on both sides (no base), different: later wins", base: nil, local: v(mid, "h1"),
+            remote: v(late, "h2"),
+            expected: .some(v(late, "h2")), contentFrom: .remote, loser: .local),
+        Case(
+            name: "new on the remote only", base: nil, local: nil, remote: v(mid, "h2"), expected: .some(v(mid, "h2")),
+            contentFrom: .remote)
     ]
 
     @Test(arguments: cases)
@@ -72,15 +107,23 @@ import Testing
     /// Renamed differently on both sides: the later rename wins and the other path is
     /// named in the report, so nobody wonders where their rename went.
     @Test func renameOnBothSidesNamesTheRenameThatLost() throws {
-        let decision = try #require(Reconciler.decide(base: Self.base, local: Self.v(Self.mid, "h0", "mine.json"),
-                                                      remote: Self.v(Self.late, "h0", "theirs.json")))
+        let decision = try #require(
+            Reconciler.decide(
+                base: Self.base, local: Self.v(Self.mid, "h0", "mine.json"),
+                remote: Self.v(Self.late, "h0", "theirs.json")))
         #expect(decision.result?.path == "theirs.json")
         #expect(decision.loser == nil, "a rename alone loses no content")
         let notice = try #require(decision.pathNotice)
         #expect(notice.contains("theirs.json") && notice.contains("local rename to mine.json"), "\(notice)")
         // One side renamed, or both to the same path: nothing to say.
-        #expect(Reconciler.decide(base: Self.base, local: Self.v(Self.mid, "h0", "x.json"), remote: Self.v(Self.late, "h0", "x.json"))?.pathNotice == nil)
-        #expect(Reconciler.decide(base: Self.base, local: Self.v(Self.mid, "h1"), remote: Self.v(Self.late, "h0", "x.json"))?.pathNotice == nil)
+        #expect(
+            Reconciler.decide(
+                base: Self.base, local: Self.v(Self.mid, "h0", "x.json"), remote: Self.v(Self.late, "h0", "x.json"))?
+                .pathNotice == nil)
+        #expect(
+            Reconciler.decide(
+                base: Self.base, local: Self.v(Self.mid, "h1"), remote: Self.v(Self.late, "h0", "x.json"))?.pathNotice
+                == nil)
     }
 
     /// A pure rename keeps the changesetId, so both renames carry the same one: when each
@@ -89,8 +132,12 @@ import Testing
     func laterRenameWinsFromEitherSide(_ times: (Int64, Int64)) throws {
         let (mineAt, theirsAt) = times
         let mine = Self.v(Self.early, "h0", "mine.json"), theirs = Self.v(Self.early, "h0", "theirs.json")
-        let here = try #require(Reconciler.decide(base: Self.base, local: mine, remote: theirs, localMovedAt: mineAt, remoteMovedAt: theirsAt))
-        let there = try #require(Reconciler.decide(base: Self.base, local: theirs, remote: mine, localMovedAt: theirsAt, remoteMovedAt: mineAt))
+        let here = try #require(
+            Reconciler.decide(
+                base: Self.base, local: mine, remote: theirs, localMovedAt: mineAt, remoteMovedAt: theirsAt))
+        let there = try #require(
+            Reconciler.decide(
+                base: Self.base, local: theirs, remote: mine, localMovedAt: theirsAt, remoteMovedAt: mineAt))
         let later = mineAt > theirsAt ? "mine.json" : "theirs.json"
         #expect(here.result?.path == later && there.result?.path == later, "the same name on both replicas")
         let lost = try #require(here.renameLoser)
@@ -98,12 +145,17 @@ import Testing
         #expect(lost.side == (later == "mine.json" ? .remote : .local))
         #expect(here.pathNotice?.contains("the later rename") == true)
         // Without both times, the later changesetId decides, as before.
-        let untimed = try #require(Reconciler.decide(base: Self.base, local: Self.v(Self.mid, "h0", "mine.json"), remote: Self.v(Self.late, "h0", "theirs.json"),
-                                                     localMovedAt: 500))
+        let untimed = try #require(
+            Reconciler.decide(
+                base: Self.base, local: Self.v(Self.mid, "h0", "mine.json"),
+                remote: Self.v(Self.late, "h0", "theirs.json"),
+                localMovedAt: 500))
         #expect(untimed.result?.path == "theirs.json" && untimed.pathNotice?.contains("later changesetId") == true)
         // No base (both sides brought the document back at different paths): no rename lost.
-        let reborn = try #require(Reconciler.decide(base: nil, local: Self.v(Self.mid, "h1", "mine.json"), remote: Self.v(Self.late, "h2", "theirs.json"),
-                                                    localMovedAt: 900, remoteMovedAt: 100))
+        let reborn = try #require(
+            Reconciler.decide(
+                base: nil, local: Self.v(Self.mid, "h1", "mine.json"), remote: Self.v(Self.late, "h2", "theirs.json"),
+                localMovedAt: 900, remoteMovedAt: 100))
         #expect(reborn.renameLoser == nil && reborn.result?.path == "theirs.json")
     }
 }
@@ -127,7 +179,7 @@ import Testing
         nonisolated(unsafe) var wall: UInt64 = 1000
         let clock = HybridLogicalClock(replica: "aaaa", persistedAt: dir.sub("clock"), now: { wall })
         let first = clock.next()
-        wall = 500   // the wall clock steps back
+        wall = 500  // the wall clock steps back
         let second = clock.next()
         #expect(first < second)
         clock.observe(ChangesetID(wallMillis: 9000, counter: 3, replica: "bbbb").description)
@@ -144,7 +196,10 @@ import Testing
         #expect(ids.allSatisfy { $0.count == 36 })
     }
 
-    @Test(arguments: ["../x.json", "/etc/passwd.json", "a/../../x.json", "a//b.json", ".docsync/state.json", "a\u{0}.json", "a.txt", "", "./a.json"])
+    @Test(arguments: [
+        "../x.json", "/etc/passwd.json", "a/../../x.json", "a//b.json", ".docsync/state.json", "a\u{0}.json", "a.txt",
+        "", "./a.json"
+    ])
     func unsafePathsAreRefused(_ path: String) {
         #expect(DocumentPath.problem(path) != nil)
     }
@@ -165,15 +220,16 @@ import Testing
 
 @Suite struct IgnoreRulesTests {
     @Test func gitignoreSyntax() {
-        let rules = IgnoreRules(text: """
-            # comment
-            *.tmp.json
-            build/
-            /top.json
-            docs/**/draft.json
-            secret*.json
-            !secret-ok.json
-            """)
+        let rules = IgnoreRules(
+            text: """
+                # comment
+                *.tmp.json
+                build/
+                /top.json
+                docs/**/draft.json
+                secret*.json
+                !secret-ok.json
+                """)
         #expect(rules.isIgnored("a.tmp.json", isDirectory: false))
         #expect(rules.isIgnored("x/y/a.tmp.json", isDirectory: false))
         #expect(rules.isIgnored("build", isDirectory: true))

@@ -3,6 +3,7 @@
 
 import Foundation
 import Testing
+
 @testable import DocSyncKit
 
 @Suite struct ReliabilityEngineTests {
@@ -15,8 +16,11 @@ import Testing
         let remote = DirectoryRemote(url: folder.sub("r"), lockStaleSeconds: 600, lockWaitSeconds: 0.2)
         let cursor = try remote.changes(since: nil).cursor
         let bytes = Array("{}".utf8)
-        let write = RemoteWrite(refId: "r1", new: DocVersion(refId: "r1", changesetId: "000000000001-0000-aaaa", hash: ContentHash.of(bytes), path: "a.json"),
-                                previous: nil, content: bytes)
+        let write = RemoteWrite(
+            refId: "r1",
+            new: DocVersion(
+                refId: "r1", changesetId: "000000000001-0000-aaaa", hash: ContentHash.of(bytes), path: "a.json"),
+            previous: nil, content: bytes)
         _ = try remote.commit([write], expecting: cursor, replica: ReplicaInfo(replicaId: "aaaa", name: "test"))
         #expect(!folder.exists("r/.docsync/lock"))
     }
@@ -31,49 +35,67 @@ import Testing
         let remote = DirectoryRemote(url: folder.sub("r"), lockStaleSeconds: 600, lockWaitSeconds: 0.2)
         let cursor = try remote.changes(since: nil).cursor
         let bytes = Array("{}".utf8)
-        let write = RemoteWrite(refId: "r1", new: DocVersion(refId: "r1", changesetId: "000000000001-0000-aaaa", hash: ContentHash.of(bytes), path: "a.json"),
-                                previous: nil, content: bytes)
-        #expect(throws: RemoteError.self) { try remote.commit([write], expecting: cursor, replica: ReplicaInfo(replicaId: "aaaa", name: "test")) }
+        let write = RemoteWrite(
+            refId: "r1",
+            new: DocVersion(
+                refId: "r1", changesetId: "000000000001-0000-aaaa", hash: ContentHash.of(bytes), path: "a.json"),
+            previous: nil, content: bytes)
+        #expect(throws: RemoteError.self) {
+            try remote.commit([write], expecting: cursor, replica: ReplicaInfo(replicaId: "aaaa", name: "test"))
+        }
         #expect(holder.stillHeld)
     }
 
-    @Test("a folder without hard links (FAT, some SMB shares): the lock says so at once, not 'locked by another push'",
-          arguments: [EPERM, ENOTSUP, ENOSYS])
+    @Test(
+        "a folder without hard links (FAT, some SMB shares): the lock says so at once, not 'locked by another push'",
+        arguments: [EPERM, ENOTSUP, ENOSYS])
     func lockWithoutHardLinks(_ code: Int32) throws {
         let folder = TempFolder("remote")
         try DirectoryRemote.create(at: folder.sub("r"))
         var tries = 0
         // The call link(2) makes on such a file system; everything else is the real folder.
-        let lock = RemoteLock(folder: folder.sub("r/.docsync"), replica: "aaaa", link: { _, _ in
-            tries += 1
-            errno = code
-            return -1
-        })
+        let lock = RemoteLock(
+            folder: folder.sub("r/.docsync"), replica: "aaaa",
+            link: { _, _ in
+                tries += 1
+                errno = code
+                return -1
+            })
         let started = Date()
         do {
             _ = try lock.acquire(waitSeconds: 5, staleSeconds: 600)
             Issue.record("the lock was taken without a link")
         } catch let error as RemoteError {
-            guard case let .rejected(_, reason) = error else { Issue.record("\(error)"); return }
+            guard case let .rejected(_, reason) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(reason.contains("does not support hard links"), "\(reason)")
         }
         #expect(tries == 1, "no waiting for a lock nobody holds")
         #expect(Date().timeIntervalSince(started) < 1)
         #expect(!folder.exists("r/.docsync/lock"))
-        #expect((try FileManager.default.contentsOfDirectory(atPath: folder.sub("r/.docsync"))).allSatisfy { !$0.hasPrefix("lock.") },
-                "its own lock file is removed")
+        #expect(
+            (try FileManager.default.contentsOfDirectory(atPath: folder.sub("r/.docsync"))).allSatisfy {
+                !$0.hasPrefix("lock.")
+            },
+            "its own lock file is removed")
         // A lock that is merely taken (EEXIST) is still waited for.
         var busy = 0
-        let waiting = RemoteLock(folder: folder.sub("r/.docsync"), replica: "bbbb", link: { _, _ in
-            busy += 1
-            errno = EEXIST
-            return -1
-        })
+        let waiting = RemoteLock(
+            folder: folder.sub("r/.docsync"), replica: "bbbb",
+            link: { _, _ in
+                busy += 1
+                errno = EEXIST
+                return -1
+            })
         #expect(try waiting.acquire(waitSeconds: 0.3, staleSeconds: 600) != nil || busy > 1)
         #expect(busy > 1)
     }
 
-    @Test("a new version whose bytes cannot be had fails the push on both remote kinds: no empty file, no tombstone", arguments: ["folder", "git"])
+    @Test(
+        "a new version whose bytes cannot be had fails the push on both remote kinds: no empty file, no tombstone",
+        arguments: ["folder", "git"])
     func aVersionWithoutBytesIsRefused(kind: String) throws {
         let folderSet = ReplicaSet()
         let gitSet = kind == "git" ? try GitReplicaSet() : nil
@@ -83,8 +105,11 @@ import Testing
         defer { ws.close() }
         let remote = try ws.makeRemote()
         let cursor = try remote.changes(since: nil).cursor
-        let write = RemoteWrite(refId: "r1", new: DocVersion(refId: "r1", changesetId: "000000000001-0000-aaaa", hash: ContentHash.of(Array("{}".utf8)),
-                                                             path: "a.json"), previous: nil, content: nil)
+        let write = RemoteWrite(
+            refId: "r1",
+            new: DocVersion(
+                refId: "r1", changesetId: "000000000001-0000-aaaa", hash: ContentHash.of(Array("{}".utf8)),
+                path: "a.json"), previous: nil, content: nil)
         #expect(throws: ObjectStore.Missing.self) {
             try remote.commit([write], expecting: cursor, replica: ReplicaInfo(replicaId: "aaaa", name: "test"))
         }

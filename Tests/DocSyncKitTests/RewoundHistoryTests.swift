@@ -1,4 +1,5 @@
 import Testing
+
 @testable import DocSyncKit
 
 /// `RewoundHistory.entries`: what a tree journals when the remote lost the position it
@@ -40,9 +41,10 @@ import Testing
         Case(name: "created after the common point: created again", base: a1, common: nil, action: .create),
         Case(name: "edited after it: the edit again", base: a2, common: a1, action: .update),
         Case(name: "renamed after it: the rename again", base: a1moved, common: a1, action: .rename),
-        Case(name: "moved and edited after it: an update from the old path", base: a2moved, common: a1, action: .update),
+        Case(
+            name: "moved and edited after it: an update from the old path", base: a2moved, common: a1, action: .update),
         Case(name: "deleted after it: the deletion again", base: nil, common: a1, action: .delete),
-        Case(name: "the remote never had it and neither does the tree: nothing", base: nil, common: nil, action: nil),
+        Case(name: "the remote never had it and neither does the tree: nothing", base: nil, common: nil, action: nil)
     ]
 
     @Test(arguments: cases)
@@ -71,7 +73,8 @@ import Testing
         state.base["a"] = Self.a2
         state.fold(JournalEntry(.local(.update, version: Self.v("a", "03-1", "h3", "a.json"), fromPath: nil)))
         let entries = RewoundHistory.entries(base: state.base, pending: state.pending, common: ["a": Self.a1])
-        #expect(entries.count == 2, "the base moves, and one action says what the pending content is made from: \(entries)")
+        #expect(
+            entries.count == 2, "the base moves, and one action says what the pending content is made from: \(entries)")
         guard case let .local(_, version, _)? = entries.last?.event else {
             Issue.record("no local action: \(entries)")
             return
@@ -90,7 +93,9 @@ import Testing
         let entries = RewoundHistory.entries(base: ["a": Self.a2], pending: [], common: ["a": Self.a1])
         #expect(entries.last?.madeFrom == [Self.a2.changesetId])
         #expect(RewoundHistory.resent(entries) == 1)
-        #expect(SyncSession.parents(previous: Self.a1, carried: [Self.a2.changesetId, Self.a1.changesetId], new: Self.a2) == [Self.a1.changesetId],
-                "a push names the base and what its content carries, once each, never itself")
+        #expect(
+            SyncSession.parents(previous: Self.a1, carried: [Self.a2.changesetId, Self.a1.changesetId], new: Self.a2)
+                == [Self.a1.changesetId],
+            "a push names the base and what its content carries, once each, never itself")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import DocSyncKit
 
 /// The pieces every run goes through on every file, made faster for issue 13 (the
@@ -36,7 +37,9 @@ import Testing
         #expect(walk.skipped.isEmpty)
         // The same answer every time, whichever worker finished first.
         for _ in 0..<5 {
-            #expect(TreeWalker(root: dir.path, ignore: IgnoreRules(text: "")).walk().files.map(\.path) == walk.files.map(\.path))
+            #expect(
+                TreeWalker(root: dir.path, ignore: IgnoreRules(text: "")).walk().files.map(\.path)
+                    == walk.files.map(\.path))
         }
     }
 
@@ -57,7 +60,9 @@ import Testing
         let samples = ["", "a", "a/b", "a-b", "a.b", "a0", "\u{e9}", "e\u{301}", "\u{1F600}", "Z", "a\u{0}b", "ab", "a"]
         for x in samples {
             for y in samples {
-                #expect(UTF8Order.precedes(x, y) == Array(x.utf8).lexicographicallyPrecedes(Array(y.utf8)), "\(x.debugDescription) < \(y.debugDescription)")
+                #expect(
+                    UTF8Order.precedes(x, y) == Array(x.utf8).lexicographicallyPrecedes(Array(y.utf8)),
+                    "\(x.debugDescription) < \(y.debugDescription)")
             }
         }
         // A bridged (non-native) string takes the other path and agrees.
@@ -70,8 +75,12 @@ import Testing
         var cache = StatCache()
         let odd = "tab\there/back\\slash/new\nline.json"
         let stat = try FileSystem.linkStatus(dir.path)
-        cache.record(path: "plain.json", stat: stat, hash: String(repeating: "a", count: 64), refId: "r1", changesetId: "c1", readAtNanos: 0)
-        cache.record(path: odd, stat: stat, hash: String(repeating: "b", count: 64), refId: "r\t2", changesetId: "", readAtNanos: .max)
+        cache.record(
+            path: "plain.json", stat: stat, hash: String(repeating: "a", count: 64), refId: "r1", changesetId: "c1",
+            readAtNanos: 0)
+        cache.record(
+            path: odd, stat: stat, hash: String(repeating: "b", count: 64), refId: "r\t2", changesetId: "",
+            readAtNanos: .max)
         try cache.save(to: dir.sub("index"))
         let loaded = StatCache.load(from: dir.sub("index"))
         #expect(loaded.entries == cache.entries)
@@ -83,18 +92,31 @@ import Testing
         let body = "docsync-index 1\nx.json\t18446744073709551615\t5\t-1000\t7\th\tr\tc\tr\n"
         try FileSystem.writeAtomically(dir.sub("hand"), SealedFile.seal(body))
         let hand = StatCache.load(from: dir.sub("hand"))
-        #expect(hand["x.json"] == StatCache.Entry(inode: .max, size: 5, mtimeNanos: -1000, ctimeNanos: 7, hash: "h", refId: "r", changesetId: "c", racy: true))
+        #expect(
+            hand["x.json"]
+                == StatCache.Entry(
+                    inode: .max, size: 5, mtimeNanos: -1000, ctimeNanos: 7, hash: "h", refId: "r", changesetId: "c",
+                    racy: true))
     }
 
     @Test func damagedIndexIsDroppedWhole() throws {
         let dir = TempFolder("index-damage")
-        for body in ["docsync-index 2\n", "docsync-index 1\nx.json\t1\t2\n", "docsync-index 1\nx.json\t99999999999999999999999\t1\t1\t1\th\tr\tc\t-\n",
-                     "docsync-index 1\nx.json\t1\tfive\t1\t1\th\tr\tc\t-\n"] {
+        for body in [
+            "docsync-index 2\n", "docsync-index 1\nx.json\t1\t2\n",
+            "docsync-index 1\nx.json\t99999999999999999999999\t1\t1\t1\th\tr\tc\t-\n",
+            "docsync-index 1\nx.json\t1\tfive\t1\t1\th\tr\tc\t-\n"
+        ] {
             try FileSystem.writeAtomically(dir.sub("index"), SealedFile.seal(body))
             #expect(StatCache.load(from: dir.sub("index")).entries.isEmpty, "\(body.debugDescription)")
         }
         var sealed = SealedFile.seal("docsync-index 1\nx.json\t1\t2\t3\t4\th\tr\tc\t-\n")
-        #expect(StatCache.load(from: { try! FileSystem.writeAtomically(dir.sub("good"), sealed); return dir.sub("good") }()).entries.count == 1)
+        #expect(
+            StatCache.load(
+                from: {
+                    try! FileSystem.writeAtomically(dir.sub("good"), sealed)
+                    return dir.sub("good")
+                }()
+            ).entries.count == 1)
         sealed[20] ^= 1
         try FileSystem.writeAtomically(dir.sub("flipped"), sealed)
         #expect(StatCache.load(from: dir.sub("flipped")).entries.isEmpty)
@@ -103,13 +125,22 @@ import Testing
     @Test func stateRoundTripsAndRefusesDamage() throws {
         let dir = TempFolder("state")
         var state = SyncState()
-        state.base["r1"] = DocVersion(refId: "r1", changesetId: "c1", hash: String(repeating: "c", count: 64), path: "a b/\u{e9}\t.json")
-        state.base["r2"] = DocVersion(refId: "r2", changesetId: "c2", hash: String(repeating: "d", count: 64), path: "x.json")
+        state.base["r1"] = DocVersion(
+            refId: "r1", changesetId: "c1", hash: String(repeating: "c", count: 64), path: "a b/\u{e9}\t.json")
+        state.base["r2"] = DocVersion(
+            refId: "r2", changesetId: "c2", hash: String(repeating: "d", count: 64), path: "x.json")
         state.cursor = "cursor\\with\ttab"
         state.lastSync = 1_700_000_000_000
         state.journalSeq = 12
         state.journalOffset = 3456
-        state.pending = [JournalEntry(.local(.update, version: DocVersion(refId: "r2", changesetId: "c3", hash: String(repeating: "e", count: 64), path: "x.json"), fromPath: nil))]
+        state.pending = [
+            JournalEntry(
+                .local(
+                    .update,
+                    version: DocVersion(
+                        refId: "r2", changesetId: "c3", hash: String(repeating: "e", count: 64), path: "x.json"),
+                    fromPath: nil))
+        ]
         try state.save(to: dir.sub("state"))
         let loaded = try SyncState.load(from: dir.sub("state"))
         #expect(loaded.base == state.base)
@@ -122,18 +153,24 @@ import Testing
         try FileSystem.writeAtomically(dir.sub("state"), bytes)
         #expect(throws: SyncState.Damaged.self) { try SyncState.load(from: dir.sub("state")) }
         try FileSystem.writeAtomically(dir.sub("state"), SealedFile.seal("docsync-state 1\nbase\tr1\tc1\th\tp.json\n"))
-        #expect(throws: SyncState.Damaged.self) { try SyncState.load(from: dir.sub("state")) }   // no end record
-        try FileSystem.writeAtomically(dir.sub("state"), SealedFile.seal("docsync-state 1\nbase\tr1\tc1\th\tp.json\nend\t2\t0\n"))
-        #expect(throws: SyncState.Damaged.self) { try SyncState.load(from: dir.sub("state")) }   // count mismatch
+        #expect(throws: SyncState.Damaged.self) { try SyncState.load(from: dir.sub("state")) }  // no end record
+        try FileSystem.writeAtomically(
+            dir.sub("state"), SealedFile.seal("docsync-state 1\nbase\tr1\tc1\th\tp.json\nend\t2\t0\n"))
+        #expect(throws: SyncState.Damaged.self) { try SyncState.load(from: dir.sub("state")) }  // count mismatch
     }
 
     @Test func atomicWritesLeaveNoTemporaryFilesAndNameDistinctTemporaries() throws {
         let dir = TempFolder("atomic")
-        for i in 0..<200 { try FileSystem.writeAtomically(dir.sub("f\(i % 10).json"), Array("\(i)".utf8), durable: false) }
+        for i in 0..<200 {
+            try FileSystem.writeAtomically(dir.sub("f\(i % 10).json"), Array("\(i)".utf8), durable: false)
+        }
         let names = try FileSystem.listDirectory(dir.path).sorted()
         #expect(names == (0..<10).map { "f\($0).json" }.sorted())
         #expect(dir.read("f3.json") == "193")
-        for (path, folder, name) in [("/a/b.json", "/a", "b.json"), ("/b.json", "/", "b.json"), ("b.json", "", "b.json"), ("a/\u{e9}/c d.json", "a/\u{e9}", "c d.json")] {
+        for (path, folder, name) in [
+            ("/a/b.json", "/a", "b.json"), ("/b.json", "/", "b.json"), ("b.json", "", "b.json"),
+            ("a/\u{e9}/c d.json", "a/\u{e9}", "c d.json")
+        ] {
             let split = FileSystem.splitLast(path)
             #expect(split.folder == folder && split.name == name, "\(path)")
         }
@@ -153,7 +190,9 @@ import Testing
             out.raw("plain")
             out.newline()
         }
-        let body = "0\t7\t-7\t1795624385801208788\t\(Int64.max)\t\(Int64.min)\t\(UInt64.max)\n" + FieldEscaping.escape("a\tb\\c\nd") + "\tplain\n"
+        let body =
+            "0\t7\t-7\t1795624385801208788\t\(Int64.max)\t\(Int64.min)\t\(UInt64.max)\n"
+            + FieldEscaping.escape("a\tb\\c\nd") + "\tplain\n"
         #expect(try FileSystem.readFile(dir.sub("f")) == SealedFile.seal(body))
     }
 
@@ -165,7 +204,12 @@ import Testing
         #expect(lines.reduce(0) { $0 + $1.utf8.count } > 2 * SealedFile.chunkBytes)
         try SealedFile.write(to: dir.sub("f"), durable: true) { out in
             for (n, _) in lines.enumerated() {
-                out.raw("line"); out.tab(); out.number(n); out.tab(); out.raw(String(repeating: "\u{e9}", count: n % 40)); out.newline()
+                out.raw("line")
+                out.tab()
+                out.number(n)
+                out.tab()
+                out.raw(String(repeating: "\u{e9}", count: n % 40))
+                out.newline()
             }
         }
         #expect(try FileSystem.readFile(dir.sub("f")) == SealedFile.seal(lines.joined()))
@@ -180,7 +224,12 @@ import Testing
         try FileSystem.writeAtomically(dir.sub("f"), SealedFile.seal("old\n"))
         #expect(throws: Stop.self) {
             try SealedFile.write(to: dir.sub("f"), durable: true) { out in
-                for n in 0..<400_000 { out.raw("new"); out.tab(); out.number(n); out.newline() }
+                for n in 0..<400_000 {
+                    out.raw("new")
+                    out.tab()
+                    out.number(n)
+                    out.newline()
+                }
                 throw Stop()
             }
         }

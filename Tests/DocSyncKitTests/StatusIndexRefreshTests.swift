@@ -1,8 +1,10 @@
 import Foundation
 import Testing
+
 @testable import DocSyncKit
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `status` keeps what it read in the index (as `git status` refreshes git's index), so
@@ -19,7 +21,9 @@ import Glibc
         try set.sync(a)
         let layout = TreeLayout(root: a)
         #expect(StatCache.load(from: layout.index).entries.values.filter(\.racy).count == 3, "stamped files start racy")
-        for file in TreeWalker(root: a, ignore: IgnoreRules(text: "")).walk().files { age(a + "/" + file.path, seconds: 3600) }
+        for file in TreeWalker(root: a, ignore: IgnoreRules(text: "")).walk().files {
+            age(a + "/" + file.path, seconds: 3600)
+        }
         return (set, a, layout)
     }
 

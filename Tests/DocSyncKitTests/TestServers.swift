@@ -13,8 +13,9 @@
 //   if the test process dies without cleaning up.
 
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 struct TestServerError: Error, CustomStringConvertible {
@@ -52,7 +53,8 @@ struct Prerequisite: Sendable {
         private var names: Set<String> = []
 
         func firstTime(_ name: String) -> Bool {
-            lock.lock(); defer { lock.unlock() }
+            lock.lock()
+            defer { lock.unlock() }
             return names.insert(name).inserted
         }
     }
@@ -86,8 +88,9 @@ struct Prerequisite: Sendable {
     }()
 
     /// The loopback HTTPS git server (openssl makes its certificates, python3 serves).
-    static let httpsServer = Prerequisite(name: "the HTTPS git server",
-                                          missing: executables(["/usr/bin/openssl", "/usr/bin/python3", "/usr/bin/git"]))
+    static let httpsServer = Prerequisite(
+        name: "the HTTPS git server",
+        missing: executables(["/usr/bin/openssl", "/usr/bin/python3", "/usr/bin/git"]))
 }
 
 // MARK: - Loopback sockets
@@ -110,7 +113,9 @@ enum Loopback {
         defer { close(fd) }
         var addr = address(port: 0)
         let bound = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0 else { throw TestServerError(description: "bind(127.0.0.1:0) failed: errno \(errno)") }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -128,7 +133,9 @@ enum Loopback {
         defer { close(fd) }
         var addr = address(port: port)
         let result = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         return result == 0
     }
@@ -148,7 +155,7 @@ func isolatedEnvironment(home: String, _ extra: [String: String] = [:]) -> [Stri
         "GIT_CONFIG_GLOBAL": "/dev/null",
         "GIT_TERMINAL_PROMPT": "0",
         "GIT_AUTHOR_NAME": "Plain Git", "GIT_AUTHOR_EMAIL": "plain@example.com",
-        "GIT_COMMITTER_NAME": "Plain Git", "GIT_COMMITTER_EMAIL": "plain@example.com",
+        "GIT_COMMITTER_NAME": "Plain Git", "GIT_COMMITTER_EMAIL": "plain@example.com"
     ]
     if let tmp = ProcessInfo.processInfo.environment["TMPDIR"] { env["TMPDIR"] = tmp }
     for (key, value) in extra { env[key] = value }
@@ -164,9 +171,12 @@ struct ToolResult {
 /// Runs a tool to completion with the isolated environment; output goes through temp
 /// files so no pipe can fill up.
 @discardableResult
-func runTool(_ executable: String, _ args: [String], in dir: String, home: String, env extra: [String: String] = [:],
-             timeoutSeconds: Double = 300) throws -> ToolResult {
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("docsync-tool-\(UUID().uuidString)").path
+func runTool(
+    _ executable: String, _ args: [String], in dir: String, home: String, env extra: [String: String] = [:],
+    timeoutSeconds: Double = 300
+) throws -> ToolResult {
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("docsync-tool-\(UUID().uuidString)")
+        .path
     _ = FileManager.default.createFile(atPath: scratch + ".out", contents: nil)
     _ = FileManager.default.createFile(atPath: scratch + ".err", contents: nil)
     defer {
@@ -187,7 +197,8 @@ func runTool(_ executable: String, _ args: [String], in dir: String, home: Strin
         if Date() > deadline {
             kill(-process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            throw TestServerError(description: "\(executable) \(args.joined(separator: " ")) timed out after \(timeoutSeconds) s")
+            throw TestServerError(
+                description: "\(executable) \(args.joined(separator: " ")) timed out after \(timeoutSeconds) s")
         }
         usleep(10_000)
     }
@@ -197,10 +208,13 @@ func runTool(_ executable: String, _ args: [String], in dir: String, home: Strin
 
 /// Runs a tool and throws unless it exits 0; returns stdout.
 @discardableResult
-func mustRun(_ executable: String, _ args: [String], in dir: String, home: String, env: [String: String] = [:]) throws -> String {
+func mustRun(_ executable: String, _ args: [String], in dir: String, home: String, env: [String: String] = [:]) throws
+    -> String
+{
     let result = try runTool(executable, args, in: dir, home: home, env: env)
     guard result.status == 0 else {
-        throw TestServerError(description: "\(executable) \(args.joined(separator: " ")) exited \(result.status): \(result.stderr)")
+        throw TestServerError(
+            description: "\(executable) \(args.joined(separator: " ")) exited \(result.status): \(result.stderr)")
     }
     return result.stdout
 }
@@ -218,7 +232,8 @@ var currentUserName: String {
 }
 
 func writeFile(_ path: String, _ text: String, mode: Int? = nil) throws {
-    try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+    try FileManager.default.createDirectory(
+        atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
     try Data(text.utf8).write(to: URL(fileURLWithPath: path))
     if let mode { chmod(path, mode_t(mode)) }
 }
@@ -237,7 +252,8 @@ private final class RunningServers: @unchecked Sendable {
     private var hookInstalled = false
 
     func add(_ pgid: Int32) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         groups.insert(pgid)
         if !hookInstalled {
             hookInstalled = true
@@ -246,12 +262,14 @@ private final class RunningServers: @unchecked Sendable {
     }
 
     func remove(_ pgid: Int32) {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         groups.remove(pgid)
     }
 
     func killAll() {
-        lock.lock(); defer { lock.unlock() }
+        lock.lock()
+        defer { lock.unlock() }
         for group in groups { kill(-group, SIGKILL) }
         groups.removeAll()
     }
@@ -260,26 +278,26 @@ private final class RunningServers: @unchecked Sendable {
 /// Runs the server command as its child and exits (stopping it) when the test process
 /// that started it goes away, even if that process was killed.
 private let watchdogScript = """
-import os, signal, subprocess, sys, time
-parent = os.getppid()
-child = subprocess.Popen(sys.argv[1:])
-def stop(*_):
-    try:
-        child.terminate()
-        child.wait(3)
-    except Exception:
-        child.kill()
-    os._exit(0)
-signal.signal(signal.SIGTERM, stop)
-signal.signal(signal.SIGINT, stop)
-while True:
-    code = child.poll()
-    if code is not None:
-        os._exit(code)
-    if os.getppid() != parent:
-        stop()
-    time.sleep(0.2)
-"""
+    import os, signal, subprocess, sys, time
+    parent = os.getppid()
+    child = subprocess.Popen(sys.argv[1:])
+    def stop(*_):
+        try:
+            child.terminate()
+            child.wait(3)
+        except Exception:
+            child.kill()
+        os._exit(0)
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    while True:
+        code = child.poll()
+        if code is not None:
+            os._exit(code)
+        if os.getppid() != parent:
+            stop()
+        time.sleep(0.2)
+    """
 
 /// One server process in its own process group (Foundation's Process makes one per child).
 final class ServerProcess: @unchecked Sendable {
@@ -288,7 +306,9 @@ final class ServerProcess: @unchecked Sendable {
     private let process = Process()
 
     /// Starts `command` under the watchdog; output goes to `logPath`.
-    init(name: String, command: [String], home: String, env: [String: String] = [:], workDir: String, logPath: String) throws {
+    init(name: String, command: [String], home: String, env: [String: String] = [:], workDir: String, logPath: String)
+        throws
+    {
         self.name = name
         self.logPath = logPath
         let watchdog = workDir + "/watchdog.py"
@@ -315,13 +335,17 @@ final class ServerProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if !process.isRunning {
-                throw TestServerError(description: "\(name) exited (status \(process.terminationStatus)) before listening on 127.0.0.1:\(port):\n\(log)")
+                throw TestServerError(
+                    description:
+                        "\(name) exited (status \(process.terminationStatus)) before listening on 127.0.0.1:\(port):\n\(log)"
+                )
             }
             if ready?() ?? true, Loopback.accepts(port: port) { return }
             usleep(20_000)
         }
         stop()
-        throw TestServerError(description: "\(name) did not accept connections on 127.0.0.1:\(port) within \(seconds) s:\n\(log)")
+        throw TestServerError(
+            description: "\(name) did not accept connections on 127.0.0.1:\(port) within \(seconds) s:\n\(log)")
     }
 
     /// Kills the process group: TERM, then KILL after 3 s.
@@ -337,7 +361,7 @@ final class ServerProcess: @unchecked Sendable {
                 process.waitUntilExit()
             }
         }
-        kill(-pid, SIGKILL)   // anything left in the group
+        kill(-pid, SIGKILL)  // anything left in the group
         RunningServers.shared.remove(pid)
     }
 
@@ -390,8 +414,10 @@ final class GitDaemon: @unchecked Sendable {
         guard server == nil else { return }
         let process = try ServerProcess(
             name: "git daemon",
-            command: ["/usr/bin/git", "daemon", "--export-all", "--enable=receive-pack", "--base-path=\(base)",
-                      "--listen=127.0.0.1", "--port=\(port)", "--reuseaddr", "--pid-file=\(folder.sub("daemon.pid"))"],
+            command: [
+                "/usr/bin/git", "daemon", "--export-all", "--enable=receive-pack", "--base-path=\(base)",
+                "--listen=127.0.0.1", "--port=\(port)", "--reuseaddr", "--pid-file=\(folder.sub("daemon.pid"))"
+            ],
             home: home, workDir: folder.path, logPath: folder.sub("daemon.log"))
         do { try process.waitUntilListening(port: port) } catch {
             process.stop()
@@ -441,7 +467,8 @@ final class SSHServer: @unchecked Sendable {
         }
         // sshd's privilege separation needs /run/sshd.
         if !FileManager.default.fileExists(atPath: "/run/sshd") {
-            try FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            try FileManager.default.createDirectory(
+                atPath: "/run/sshd", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
         }
         try Self.makeKey(hostKey, comment: "docsync-test-host", home: home)
         try Self.makeKey(userKey, comment: "docsync-test-user", home: home)
@@ -454,8 +481,10 @@ final class SSHServer: @unchecked Sendable {
     }
 
     static func makeKey(_ path: String, comment: String, home: String) throws {
-        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try mustRun("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", path], in: "/", home: home)
+        try FileManager.default.createDirectory(
+            atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try mustRun(
+            "/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", path], in: "/", home: home)
     }
 
     /// `ssh-ed25519 AAAA…` (type and base64, no comment) of a .pub file.
@@ -470,7 +499,8 @@ final class SSHServer: @unchecked Sendable {
 
     /// `SHA256:…` of the host key, as ssh-keygen -l prints it.
     func hostKeyFingerprint() throws -> String {
-        let out = try mustRun("/usr/bin/ssh-keygen", ["-l", "-E", "sha256", "-f", hostKey + ".pub"], in: "/", home: home)
+        let out = try mustRun(
+            "/usr/bin/ssh-keygen", ["-l", "-E", "sha256", "-f", hostKey + ".pub"], in: "/", home: home)
         return out.split(separator: " ").dropFirst().first.map(String.init) ?? "?"
     }
 
@@ -488,31 +518,32 @@ final class SSHServer: @unchecked Sendable {
     func start() throws {
         guard server == nil else { return }
         let config = """
-        Port \(port)
-        ListenAddress 127.0.0.1
-        AddressFamily inet
-        HostKey \(hostKey)
-        PidFile \(folder.sub("sshd.pid"))
-        AuthorizedKeysFile \(folder.sub("authorized_keys"))
-        AuthenticationMethods publickey
-        PubkeyAuthentication yes
-        PasswordAuthentication no
-        KbdInteractiveAuthentication no
-        PermitRootLogin prohibit-password
-        AllowUsers \(user)
-        StrictModes no
-        UsePAM no
-        UseDNS no
-        X11Forwarding no
-        AllowTcpForwarding no
-        AllowAgentForwarding no
-        PrintMotd no
-        LogLevel VERBOSE
-        """
+            Port \(port)
+            ListenAddress 127.0.0.1
+            AddressFamily inet
+            HostKey \(hostKey)
+            PidFile \(folder.sub("sshd.pid"))
+            AuthorizedKeysFile \(folder.sub("authorized_keys"))
+            AuthenticationMethods publickey
+            PubkeyAuthentication yes
+            PasswordAuthentication no
+            KbdInteractiveAuthentication no
+            PermitRootLogin prohibit-password
+            AllowUsers \(user)
+            StrictModes no
+            UsePAM no
+            UseDNS no
+            X11Forwarding no
+            AllowTcpForwarding no
+            AllowAgentForwarding no
+            PrintMotd no
+            LogLevel VERBOSE
+            """
         try writeFile(folder.sub("sshd_config"), config + "\n", mode: 0o600)
-        let process = try ServerProcess(name: "sshd",
-                                        command: ["/usr/sbin/sshd", "-D", "-e", "-f", folder.sub("sshd_config")],
-                                        home: home, workDir: folder.path, logPath: folder.sub("sshd.log"))
+        let process = try ServerProcess(
+            name: "sshd",
+            command: ["/usr/sbin/sshd", "-D", "-e", "-f", folder.sub("sshd_config")],
+            home: home, workDir: folder.path, logPath: folder.sub("sshd.log"))
         do { try process.waitUntilListening(port: port) } catch {
             process.stop()
             throw error
@@ -535,120 +566,120 @@ final class SSHServer: @unchecked Sendable {
 /// The loopback HTTPS front end for `git http-backend`: Basic auth with a fixed token as
 /// the password (any user), CGI environment and body passed through, CGI headers relayed.
 private let httpsGitServerScript = #"""
-import base64, os, ssl, subprocess, sys, urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    import base64, os, ssl, subprocess, sys, urllib.parse
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-project_root, cert_file, key_file, token, port_file = sys.argv[1:6]
+    project_root, cert_file, key_file, token, port_file = sys.argv[1:6]
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
 
-    def log_message(self, fmt, *args):
-        # Never log headers (they carry the token).
-        sys.stderr.write("https-git: %s\n" % (fmt % args))
+        def log_message(self, fmt, *args):
+            # Never log headers (they carry the token).
+            sys.stderr.write("https-git: %s\n" % (fmt % args))
 
-    def do_GET(self):
-        self.serve_git()
+        def do_GET(self):
+            self.serve_git()
 
-    def do_POST(self):
-        self.serve_git()
+        def do_POST(self):
+            self.serve_git()
 
-    def read_body(self):
-        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
-            parts = []
-            while True:
-                size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
-                if size == 0:
-                    while self.rfile.readline() not in (b"\r\n", b"\n", b""):
-                        pass
-                    return b"".join(parts)
-                parts.append(self.rfile.read(size))
-                self.rfile.readline()
-        length = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(length) if length else b""
+        def read_body(self):
+            if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+                parts = []
+                while True:
+                    size = int(self.rfile.readline().split(b";")[0].strip() or b"0", 16)
+                    if size == 0:
+                        while self.rfile.readline() not in (b"\r\n", b"\n", b""):
+                            pass
+                        return b"".join(parts)
+                    parts.append(self.rfile.read(size))
+                    self.rfile.readline()
+            length = int(self.headers.get("Content-Length") or 0)
+            return self.rfile.read(length) if length else b""
 
-    def user(self):
-        header = self.headers.get("Authorization", "")
-        if not header.startswith("Basic "):
-            return None
-        try:
-            name, _, password = base64.b64decode(header[6:]).decode("utf-8").partition(":")
-        except Exception:
-            return None
-        return (name or "git") if password == token else None
+        def user(self):
+            header = self.headers.get("Authorization", "")
+            if not header.startswith("Basic "):
+                return None
+            try:
+                name, _, password = base64.b64decode(header[6:]).decode("utf-8").partition(":")
+            except Exception:
+                return None
+            return (name or "git") if password == token else None
 
-    def reply(self, status, reason, headers, body):
-        self.send_response(status, reason)
-        for name, value in headers:
-            self.send_header(name, value)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(body)
+        def reply(self, status, reason, headers, body):
+            self.send_response(status, reason)
+            for name, value in headers:
+                self.send_header(name, value)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            if self.command != "HEAD":
+                self.wfile.write(body)
 
-    def serve_git(self):
-        body = self.read_body()
-        user = self.user()
-        if user is None:
-            self.close_connection = True
-            self.reply(401, "Unauthorized", [("WWW-Authenticate", 'Basic realm="git"'), ("Content-Type", "text/plain"),
-                                             ("Connection", "close")], b"authentication required\n")
-            return
-        path, _, query = self.path.partition("?")
-        env = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-            "HOME": os.environ.get("HOME", project_root),
-            "GIT_CONFIG_NOSYSTEM": "1",
-            "GIT_CONFIG_GLOBAL": "/dev/null",
-            "GIT_PROJECT_ROOT": project_root,
-            "GIT_HTTP_EXPORT_ALL": "1",
-            "REMOTE_USER": user,
-            "REMOTE_ADDR": "127.0.0.1",
-            "GATEWAY_INTERFACE": "CGI/1.1",
-            "SERVER_PROTOCOL": "HTTP/1.1",
-            "SERVER_NAME": "127.0.0.1",
-            "REQUEST_METHOD": self.command,
-            "PATH_INFO": urllib.parse.unquote(path),
-            "QUERY_STRING": query,
-            "CONTENT_TYPE": self.headers.get("Content-Type", ""),
-            "CONTENT_LENGTH": str(len(body)),
-        }
-        for header in ("Content-Encoding", "Git-Protocol", "Accept"):
-            if header in self.headers:
-                env["HTTP_" + header.upper().replace("-", "_")] = self.headers[header]
-        result = subprocess.run(["git", "http-backend"], input=body, capture_output=True, env=env, timeout=60)
-        if result.stderr:
-            sys.stderr.write(result.stderr.decode("utf-8", "replace"))
-        out = result.stdout
-        end, skip = out.find(b"\r\n\r\n"), 4
-        if end < 0:
-            end, skip = out.find(b"\n\n"), 2
-        if end < 0:
-            self.reply(500, "Internal Server Error", [("Content-Type", "text/plain")], b"http-backend gave no headers\n")
-            return
-        status, reason, headers = 200, "OK", []
-        for line in out[:end].decode("latin-1").splitlines():
-            name, _, value = line.partition(":")
-            value = value.strip()
-            if name.lower() == "status":
-                code, _, reason = value.partition(" ")
-                status = int(code)
-            elif name.lower() not in ("content-length", "transfer-encoding", "connection"):
-                headers.append((name, value))
-        self.reply(status, reason or None, headers, out[end + skip:])
+        def serve_git(self):
+            body = self.read_body()
+            user = self.user()
+            if user is None:
+                self.close_connection = True
+                self.reply(401, "Unauthorized", [("WWW-Authenticate", 'Basic realm="git"'), ("Content-Type", "text/plain"),
+                                                 ("Connection", "close")], b"authentication required\n")
+                return
+            path, _, query = self.path.partition("?")
+            env = {
+                "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+                "HOME": os.environ.get("HOME", project_root),
+                "GIT_CONFIG_NOSYSTEM": "1",
+                "GIT_CONFIG_GLOBAL": "/dev/null",
+                "GIT_PROJECT_ROOT": project_root,
+                "GIT_HTTP_EXPORT_ALL": "1",
+                "REMOTE_USER": user,
+                "REMOTE_ADDR": "127.0.0.1",
+                "GATEWAY_INTERFACE": "CGI/1.1",
+                "SERVER_PROTOCOL": "HTTP/1.1",
+                "SERVER_NAME": "127.0.0.1",
+                "REQUEST_METHOD": self.command,
+                "PATH_INFO": urllib.parse.unquote(path),
+                "QUERY_STRING": query,
+                "CONTENT_TYPE": self.headers.get("Content-Type", ""),
+                "CONTENT_LENGTH": str(len(body)),
+            }
+            for header in ("Content-Encoding", "Git-Protocol", "Accept"):
+                if header in self.headers:
+                    env["HTTP_" + header.upper().replace("-", "_")] = self.headers[header]
+            result = subprocess.run(["git", "http-backend"], input=body, capture_output=True, env=env, timeout=60)
+            if result.stderr:
+                sys.stderr.write(result.stderr.decode("utf-8", "replace"))
+            out = result.stdout
+            end, skip = out.find(b"\r\n\r\n"), 4
+            if end < 0:
+                end, skip = out.find(b"\n\n"), 2
+            if end < 0:
+                self.reply(500, "Internal Server Error", [("Content-Type", "text/plain")], b"http-backend gave no headers\n")
+                return
+            status, reason, headers = 200, "OK", []
+            for line in out[:end].decode("latin-1").splitlines():
+                name, _, value = line.partition(":")
+                value = value.strip()
+                if name.lower() == "status":
+                    code, _, reason = value.partition(" ")
+                    status = int(code)
+                elif name.lower() not in ("content-length", "transfer-encoding", "connection"):
+                    headers.append((name, value))
+            self.reply(status, reason or None, headers, out[end + skip:])
 
-httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-httpd.daemon_threads = True
-context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-context.load_cert_chain(cert_file, key_file)
-# The handshake happens in the handler thread, so a client that refuses the certificate
-# (or a bare connect probe) never blocks the accept loop.
-httpd.socket = context.wrap_socket(httpd.socket, server_side=True, do_handshake_on_connect=False)
-with open(port_file + ".tmp", "w") as f:
-    f.write(str(httpd.server_address[1]))
-os.rename(port_file + ".tmp", port_file)
-httpd.serve_forever()
-"""#
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert_file, key_file)
+    # The handshake happens in the handler thread, so a client that refuses the certificate
+    # (or a bare connect probe) never blocks the accept loop.
+    httpd.socket = context.wrap_socket(httpd.socket, server_side=True, do_handshake_on_connect=False)
+    with open(port_file + ".tmp", "w") as f:
+        f.write(str(httpd.server_address[1]))
+    os.rename(port_file + ".tmp", port_file)
+    httpd.serve_forever()
+    """#
 
 /// Smart HTTP (`git http-backend`) behind a loopback HTTPS server whose certificate comes
 /// from a throwaway CA; every request needs `Authorization: Basic` with `token` as password.
@@ -674,13 +705,18 @@ final class HTTPSGitServer: @unchecked Sendable {
         let portFile = folder.sub("port")
         let process = try ServerProcess(
             name: "https git server",
-            command: ["/usr/bin/python3", "-u", folder.sub("https_git_server.py"), reposFolder,
-                      folder.sub("tls/server.pem"), folder.sub("tls/server.key"), token, portFile],
+            command: [
+                "/usr/bin/python3", "-u", folder.sub("https_git_server.py"), reposFolder,
+                folder.sub("tls/server.pem"), folder.sub("tls/server.key"), token, portFile
+            ],
             home: home, workDir: folder.path, logPath: folder.sub("server.log"))
         // The script binds port 0 and writes the port it got.
         let deadline = Date().addingTimeInterval(60)
         while port == 0 {
-            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let p = Int(text) { port = p; break }
+            if let text = try? String(contentsOfFile: portFile, encoding: .utf8), let p = Int(text) {
+                port = p
+                break
+            }
             if !process.isRunning || Date() > deadline {
                 let log = process.log
                 process.stop()
@@ -695,22 +731,37 @@ final class HTTPSGitServer: @unchecked Sendable {
     private func makeCertificates() throws {
         let tls = folder.sub("tls")
         let openssl = "/usr/bin/openssl"
-        try writeFile(tls + "/server.ext", """
+        try writeFile(
+            tls + "/server.ext",
+            """
             basicConstraints = critical, CA:FALSE
             keyUsage = critical, digitalSignature, keyEncipherment
             extendedKeyUsage = serverAuth
             subjectAltName = IP:127.0.0.1, DNS:127.0.0.1
 
             """)
-        try mustRun(openssl, ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                              "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=docsync test CA \(UUID().uuidString.prefix(8))",
-                              "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"],
-                    in: tls, home: home)
-        try mustRun(openssl, ["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                              "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"], in: tls, home: home)
-        try mustRun(openssl, ["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
-                              "-set_serial", String(Int.random(in: 1000...999_999_999)), "-days", "2", "-extfile", "server.ext",
-                              "-out", "server.pem"], in: tls, home: home)
+        try mustRun(
+            openssl,
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj",
+                "/CN=docsync test CA \(UUID().uuidString.prefix(8))",
+                "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"
+            ],
+            in: tls, home: home)
+        try mustRun(
+            openssl,
+            [
+                "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"
+            ], in: tls, home: home)
+        try mustRun(
+            openssl,
+            [
+                "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key",
+                "-set_serial", String(Int.random(in: 1000...999_999_999)), "-days", "2", "-extfile", "server.ext",
+                "-out", "server.pem"
+            ], in: tls, home: home)
     }
 
     /// A new empty bare repository that accepts pushes over HTTP; returns its path.

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import DocSyncKit
 
 /// A fresh folder under the system temp directory, removed when the test ends.
@@ -14,7 +15,8 @@ final class TempFolder {
 
     func write(_ relative: String, _ text: String) {
         let full = sub(relative)
-        try! FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try! FileManager.default.createDirectory(
+            atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try! Data(text.utf8).write(to: URL(fileURLWithPath: full))
     }
 
@@ -31,7 +33,9 @@ final class TempFolder {
 
 /// The top-level string value of `key` in a JSON document's text.
 func field(_ text: String?, _ key: String) -> String? {
-    guard let text, let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else { return nil }
+    guard let text, let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+        return nil
+    }
     return object[key].map { "\($0)" }
 }
 
@@ -64,7 +68,8 @@ final class ReplicaSet {
     }
 
     func write(_ dir: String, _ relative: String, _ text: String) {
-        try! FileManager.default.createDirectory(atPath: ((dir + "/" + relative) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try! FileManager.default.createDirectory(
+            atPath: ((dir + "/" + relative) as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try! Data(text.utf8).write(to: URL(fileURLWithPath: dir + "/" + relative))
     }
 

@@ -1,8 +1,10 @@
 import Foundation
 import Testing
+
 @testable import DocSyncKit
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The engine driven through its API (no CLI), on real folders and a real directory
@@ -51,8 +53,10 @@ import Glibc
         let fd = open(path, O_WRONLY | O_TRUNC)
         _ = Array(edited.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         close(fd)
-        var times = [timespec(tv_sec: Int(before.mtimeNanos / 1_000_000_000), tv_nsec: Int(before.mtimeNanos % 1_000_000_000)),
-                     timespec(tv_sec: Int(before.mtimeNanos / 1_000_000_000), tv_nsec: Int(before.mtimeNanos % 1_000_000_000))]
+        var times = [
+            timespec(tv_sec: Int(before.mtimeNanos / 1_000_000_000), tv_nsec: Int(before.mtimeNanos % 1_000_000_000)),
+            timespec(tv_sec: Int(before.mtimeNanos / 1_000_000_000), tv_nsec: Int(before.mtimeNanos % 1_000_000_000))
+        ]
         utimensat(AT_FDCWD, path, &times, 0)
         let after = try FileSystem.linkStatus(path)
         #expect(after.size == before.size && after.mtimeNanos == before.mtimeNanos && after.inode == before.inode)
@@ -79,7 +83,9 @@ import Glibc
             let report = try set.sync(a)
             #expect(report.problems.isEmpty)
         }
-        #expect(cache["old.json"]?.matches(try FileSystem.linkStatus(a + "/old.json")) == false || cache["old.json"]?.racy == false)
+        #expect(
+            cache["old.json"]?.matches(try FileSystem.linkStatus(a + "/old.json")) == false
+                || cache["old.json"]?.racy == false)
     }
 
     @Test func copyGetsNewRefIdAndMoveKeepsIt() throws {
@@ -148,9 +154,9 @@ import Glibc
         try set.sync(a)
         let b = try set.make("b")
         set.write(a, "c.json", set.read(a, "c.json")!.replacingOccurrences(of: "0}", with: "1}"))
-        try set.sync(a)   // a's version reaches the remote first…
+        try set.sync(a)  // a's version reaches the remote first…
         set.write(b, "c.json", set.read(b, "c.json")!.replacingOccurrences(of: "0}", with: "2}"))
-        let report = try set.sync(b)   // …b's is later, so b's wins and a's is kept aside
+        let report = try set.sync(b)  // …b's is later, so b's wins and a's is kept aside
         #expect(report.conflicts.count == 1)
         let conflict = try #require(report.conflicts.first)
         #expect(conflict.stored == "remote")
@@ -208,7 +214,9 @@ import Glibc
         set.write(a, "doc.json", broken)
         set.write(a, "new.json", "{\"v\": 1}")
         let report = try set.sync(a)
-        #expect(report.problems.map(\.message) == ["doc.json:3:3: expected a string key"] || report.problems.first?.message.hasPrefix("doc.json:3:3:") == true)
+        #expect(
+            report.problems.map(\.message) == ["doc.json:3:3: expected a string key"]
+                || report.problems.first?.message.hasPrefix("doc.json:3:3:") == true)
         #expect(set.read(a, "doc.json") == broken)
         #expect(set.read(set.remote, "doc.json") != nil)
         #expect(report.pushed.map(\.path) == ["new.json"])
@@ -217,12 +225,15 @@ import Glibc
         try set.sync(b)
         let second = try set.sync(a)
         #expect(set.read(a, "doc.json") == broken)
-        #expect(second.conflicts.isEmpty && second.waiting.count == 1 && second.waiting.first?.hasPrefix("doc.json:") == true)
+        #expect(
+            second.conflicts.isEmpty && second.waiting.count == 1
+                && second.waiting.first?.hasPrefix("doc.json:") == true)
         // Fixed by hand from the old version: merged with the waiting one.
         set.write(a, "doc.json", good.replacingOccurrences(of: "1}", with: "1, \"x\": 2}"))
         let third = try set.sync(a)
         #expect(third.waiting.isEmpty && third.problems.isEmpty)
-        let merged = (try? JSONSerialization.jsonObject(with: Data((set.read(a, "doc.json") ?? "").utf8))) as? [String: Any]
+        let merged =
+            (try? JSONSerialization.jsonObject(with: Data((set.read(a, "doc.json") ?? "").utf8))) as? [String: Any]
         #expect(merged?["v"] as? Int == 5 && merged?["x"] as? Int == 2, "\(merged ?? [:])")
     }
 
@@ -320,13 +331,18 @@ import Glibc
                 let e = FileManager.default.enumerator(atPath: dir)!
                 while let p = e.nextObject() as? String {
                     if p.hasSuffix("last-sync") || p.hasSuffix("/lock") || p == ".docsync/lock" { continue }
-                    if let st = try? FileSystem.linkStatus(dir + "/" + p), !st.isDirectory { result[dir + "/" + p] = st.mtimeNanos ^ Int64(st.inode) }
+                    if let st = try? FileSystem.linkStatus(dir + "/" + p), !st.isDirectory {
+                        result[dir + "/" + p] = st.mtimeNanos ^ Int64(st.inode)
+                    }
                 }
             }
             return result
         }
         let before = fingerprint()
-        for _ in 0..<2 { try set.sync(a); try set.sync(b) }
+        for _ in 0..<2 {
+            try set.sync(a)
+            try set.sync(b)
+        }
         #expect(fingerprint() == before)
     }
 
@@ -380,7 +396,9 @@ import Glibc
         // No remote there: refused as a likely typo, then another remote: refused without
         // an explicit reset of the base.
         #expect(throws: Workspace.Failure.self) { try ws.setConfig("remote.url", set.folder.sub("second-remote")) }
-        #expect(throws: Workspace.Failure.self) { try ws.setConfig("remote.url", set.folder.sub("second-remote"), create: true) }
+        #expect(throws: Workspace.Failure.self) {
+            try ws.setConfig("remote.url", set.folder.sub("second-remote"), create: true)
+        }
         #expect(!FileManager.default.fileExists(atPath: set.folder.sub("second-remote")))
         #expect(try ws.setConfig("remote.url", set.folder.sub("second-remote"), create: true, resetBase: true))
         let report = try ws.run(.both)

@@ -1,7 +1,7 @@
 import DocSyncJSON
+import DocSyncSchema
 import Foundation
 import Testing
-import DocSyncSchema
 
 /// Opt-in: `DOCSYNC_SCHEMA_BENCH=100000 swift test --filter SchemaBenchmarkTests` parses that
 /// many small records and validates them, printing both times (issue 12: validating must
@@ -10,26 +10,30 @@ import DocSyncSchema
     @Test(.enabled(if: ProcessInfo.processInfo.environment["DOCSYNC_SCHEMA_BENCH"] != nil))
     func validateVersusParse() throws {
         let count = Int(ProcessInfo.processInfo.environment["DOCSYNC_SCHEMA_BENCH"] ?? "") ?? 100_000
-        let schema = try Schema(JSONValueParser.parse(Array("""
-        {"type": "object", "required": ["id", "name", "qty", "created", "lines"],
-         "additionalProperties": false,
-         "properties": {
-           "id": {"type": "string", "pattern": "^rec-[0-9]+$"},
-           "name": {"type": "string", "minLength": 1, "maxLength": 80},
-           "qty": {"type": "integer", "minimum": 0},
-           "price": {"type": "number", "exclusiveMinimum": 0, "multipleOf": 0.01},
-           "created": {"type": "string", "format": "date-time"},
-           "tags": {"type": "array", "items": {"enum": ["red", "green", "blue"]}, "uniqueItems": true},
-           "lines": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/line"}}},
-         "$defs": {"line": {"type": "object", "required": ["sku", "qty"],
-           "properties": {"sku": {"type": "string"}, "qty": {"type": "integer", "minimum": 1}}}}}
-        """.utf8)))
-        let texts = (0 ..< count).map { i in
-            Array("""
-            {"id": "rec-\(i)", "name": "Widget \(i)", "qty": \(i % 7), "price": \(i % 100).99,
-             "created": "2026-11-23T10:\(10 + i % 50):00Z", "tags": ["red", "blue"],
-             "lines": [{"sku": "A-\(i)", "qty": 2}, {"sku": "B-\(i)", "qty": 1}]}
-            """.utf8)
+        let schema = try Schema(
+            JSONValueParser.parse(
+                Array(
+                    """
+                    {"type": "object", "required": ["id", "name", "qty", "created", "lines"],
+                     "additionalProperties": false,
+                     "properties": {
+                       "id": {"type": "string", "pattern": "^rec-[0-9]+$"},
+                       "name": {"type": "string", "minLength": 1, "maxLength": 80},
+                       "qty": {"type": "integer", "minimum": 0},
+                       "price": {"type": "number", "exclusiveMinimum": 0, "multipleOf": 0.01},
+                       "created": {"type": "string", "format": "date-time"},
+                       "tags": {"type": "array", "items": {"enum": ["red", "green", "blue"]}, "uniqueItems": true},
+                       "lines": {"type": "array", "minItems": 1, "items": {"$ref": "#/$defs/line"}}},
+                     "$defs": {"line": {"type": "object", "required": ["sku", "qty"],
+                       "properties": {"sku": {"type": "string"}, "qty": {"type": "integer", "minimum": 1}}}}}
+                    """.utf8)))
+        let texts = (0..<count).map { i in
+            Array(
+                """
+                {"id": "rec-\(i)", "name": "Widget \(i)", "qty": \(i % 7), "price": \(i % 100).99,
+                 "created": "2026-11-23T10:\(10 + i % 50):00Z", "tags": ["red", "blue"],
+                 "lines": [{"sku": "A-\(i)", "qty": 2}, {"sku": "B-\(i)", "qty": 1}]}
+                """.utf8)
         }
         let clock = ContinuousClock()
         var values: [JSONValue] = []

@@ -1,6 +1,7 @@
 import DocSyncJSON
 import Foundation
 import Testing
+
 @testable import DocSyncSchema
 
 /// Runs the official JSON-Schema-Test-Suite (copied under JSON-Schema-Test-Suite/, see its
@@ -18,14 +19,16 @@ import Testing
         var files = [
             "draft2020-12/vocabulary.json": "custom metaschemas with $vocabulary are not supported",
             "draft2020-12/optional/format-assertion.json": "custom metaschemas with $vocabulary are not supported",
-            "draft2020-12/optional/cross-draft.json": "one draft per document: a $ref into another draft's schema reads it with the root's draft",
-            "draft7/optional/cross-draft.json": "one draft per document: a $ref into another draft's schema reads it with the root's draft",
-            "draft7/optional/content.json": "contentMediaType and contentEncoding are annotations only",
+            "draft2020-12/optional/cross-draft.json":
+                "one draft per document: a $ref into another draft's schema reads it with the root's draft",
+            "draft7/optional/cross-draft.json":
+                "one draft per document: a $ref into another draft's schema reads it with the root's draft",
+            "draft7/optional/content.json": "contentMediaType and contentEncoding are annotations only"
         ]
         // Formats that are not asserted (see Formats.swift): any string passes.
         let notAsserted = [
             "duration", "idn-email", "idn-hostname", "iri", "iri-reference", "json-pointer",
-            "relative-json-pointer", "uri-template", "unknown",
+            "relative-json-pointer", "uri-template", "unknown"
         ]
         for draft in ["draft2020-12", "draft7"] {
             for format in notAsserted {
@@ -47,8 +50,11 @@ import Testing
         cases["draft7/ref.json: remote ref, containing refs itself"] = metaschema
         // docsync asserts formats (issue 12: a record with a bad date must not sync), where
         // 2020-12 by default only annotates.
-        for format in ["email", "regex", "ipv4", "ipv6", "hostname", "date", "date-time", "time", "uri", "uri-reference", "uuid"] {
-            cases["draft2020-12/format.json: \(format) format: invalid \(format) string is only an annotation by default"] =
+        for format in [
+            "email", "regex", "ipv4", "ipv6", "hostname", "date", "date-time", "time", "uri", "uri-reference", "uuid"
+        ] {
+            cases[
+                "draft2020-12/format.json: \(format) format: invalid \(format) string is only an annotation by default"] =
                 "formats are asserted, not only annotated"
         }
         for draft in ["draft2020-12", "draft7"] {
@@ -69,9 +75,12 @@ import Testing
         for (folder, draft) in [("draft2020-12", SchemaDraft.draft2020_12), ("draft7", .draft7)] {
             var required = Tally(), optional = Tally()
             let directory = Self.suiteRoot.appendingPathComponent("tests/\(folder)")
-            let files = try Self.jsonFiles(in: directory)
+            let files =
+                try Self.jsonFiles(in: directory)
                 + Self.jsonFiles(in: directory.appendingPathComponent("optional")).map { "optional/" + $0 }
-                + Self.jsonFiles(in: directory.appendingPathComponent("optional/format")).map { "optional/format/" + $0 }
+                + Self.jsonFiles(in: directory.appendingPathComponent("optional/format")).map {
+                    "optional/format/" + $0
+                }
             var lines: [String] = []
             for name in files {
                 let key = "\(folder)/\(name)"
@@ -86,10 +95,11 @@ import Testing
                     for test in group["tests"]?.arrayValue ?? [] {
                         let testDescription = test["description"]?.stringValue ?? "?"
                         let expected = test["valid"] == .bool(true)
-                        let outcome: Bool? = switch schema {
-                        case .success(let compiled): compiled.isValid(test["data"] ?? .null)
-                        case .failure: nil
-                        }
+                        let outcome: Bool? =
+                            switch schema {
+                            case .success(let compiled): compiled.isValid(test["data"] ?? .null)
+                            case .failure: nil
+                            }
                         tally.total += 1
                         if outcome == expected {
                             tally.passed += 1
@@ -101,10 +111,11 @@ import Testing
                         {
                             continue
                         }
-                        let got = switch schema {
-                        case .success: "valid \(!expected)"
-                        case .failure(let error): "schema error: \(error)"
-                        }
+                        let got =
+                            switch schema {
+                            case .success: "valid \(!expected)"
+                            case .failure(let error): "schema error: \(error)"
+                            }
                         failures.append("\(caseKey) (expected valid \(expected), got \(got))")
                     }
                 }
@@ -118,7 +129,9 @@ import Testing
                 lines.append("  \(name) \(tally.passed)/\(tally.total)")
                 unexpected += failures
             }
-            summary.append("\(folder): required \(required.passed)/\(required.total), optional \(optional.passed)/\(optional.total)")
+            summary.append(
+                "\(folder): required \(required.passed)/\(required.total), optional \(optional.passed)/\(optional.total)"
+            )
             summary += lines
         }
         print("JSON-Schema-Test-Suite results:\n" + summary.joined(separator: "\n"))

@@ -1,6 +1,7 @@
 import DocSyncJSON
 import Foundation
 import Testing
+
 @testable import DocSyncSchema
 
 /// The public API beyond the official suite: every error with its pointer and reason,
@@ -16,25 +17,29 @@ import Testing
 
     @Test func reportsEveryErrorWithItsPointer() throws {
         let schema = """
-        {"type": "object", "additionalProperties": false,
-         "properties": {"items": {"type": "array", "items": {
-            "type": "object", "required": ["qty"],
-            "properties": {"qty": {"type": "integer", "minimum": 1}}}}}}
-        """
+            {"type": "object", "additionalProperties": false,
+             "properties": {"items": {"type": "array", "items": {
+                "type": "object", "required": ["qty"],
+                "properties": {"qty": {"type": "integer", "minimum": 1}}}}}}
+            """
         let found = try errors(schema, #"{"items": [{"qty": "2"}, {"qty": 0}, {}, {"qty": 3}], "extra": 1}"#)
-        #expect(found == [
-            "/items/0/qty type: expected integer, found string",
-            "/items/1/qty minimum: expected at least 1, found 0",
-            "/items/2 required: missing required property qty",
-            "/extra additionalProperties: property extra is not allowed",
-        ])
+        #expect(
+            found == [
+                "/items/0/qty type: expected integer, found string",
+                "/items/1/qty minimum: expected at least 1, found 0",
+                "/items/2 required: missing required property qty",
+                "/extra additionalProperties: property extra is not allowed"
+            ])
     }
 
     @Test func descriptionReadsAsPathAndReason() throws {
         let error = try Schema(json(#"{"type": "string"}"#)).validate(json("1"))
         #expect(error.map(\.description) == ["(root): expected string, found integer"])
         #expect(ValidationError(instancePath: "/a~1b/0", keyword: "type", reason: "x").description == "/a~1b/0: x")
-        #expect(try errors(#"{"properties": {"a/b": false}}"#, #"{"a/b": 1}"#) == ["/a~1b properties: property a/b is not allowed"])
+        #expect(
+            try errors(#"{"properties": {"a/b": false}}"#, #"{"a/b": 1}"#) == [
+                "/a~1b properties: property a/b is not allowed"
+            ])
     }
 
     @Test func numbersCompareExactly() throws {
@@ -87,9 +92,13 @@ import Testing
             try Schema(json(#"{"$schema": "http://json-schema.org/draft-04/schema#"}"#))
         }
         // draft-07: items as an array with additionalItems; 2020-12 ignores additionalItems.
-        let draft7 = #"{"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "string"}], "additionalItems": false}"#
+        let draft7 =
+            #"{"$schema": "http://json-schema.org/draft-07/schema#", "items": [{"type": "string"}], "additionalItems": false}"#
         #expect(try errors(draft7, #"["a", 1]"#) == ["/1 additionalItems: expected at most 1 items, found 2"])
-        #expect(try errors(#"{"prefixItems": [{"type": "string"}], "items": false}"#, #"["a", 1]"#) == ["/1 items: expected at most 1 items, found 2"])
+        #expect(
+            try errors(#"{"prefixItems": [{"type": "string"}], "items": false}"#, #"["a", 1]"#) == [
+                "/1 items: expected at most 1 items, found 2"
+            ])
     }
 
     @Test func compileErrors() throws {
@@ -103,16 +112,17 @@ import Testing
 
     @Test func referencesAndUnevaluatedProperties() throws {
         let schema = """
-        {"$defs": {"qty": {"$anchor": "qty", "type": "integer"}},
-         "properties": {"a": {"$ref": "#/$defs/qty"}, "b": {"$ref": "#qty"}},
-         "allOf": [{"properties": {"c": true}}],
-         "unevaluatedProperties": false}
-        """
+            {"$defs": {"qty": {"$anchor": "qty", "type": "integer"}},
+             "properties": {"a": {"$ref": "#/$defs/qty"}, "b": {"$ref": "#qty"}},
+             "allOf": [{"properties": {"c": true}}],
+             "unevaluatedProperties": false}
+            """
         #expect(try errors(schema, #"{"a": 1, "b": 2, "c": 3}"#) == [])
-        #expect(try errors(schema, #"{"a": "x", "d": 4}"#) == [
-            "/a type: expected integer, found string",
-            "/d unevaluatedProperties: property d is not allowed",
-        ])
+        #expect(
+            try errors(schema, #"{"a": "x", "d": 4}"#) == [
+                "/a type: expected integer, found string",
+                "/d unevaluatedProperties: property d is not allowed"
+            ])
     }
 
     @Test func deepValuesDoNotExhaustTheStack() throws {
@@ -142,8 +152,8 @@ import Testing
         let schema = try Schema(json(#"{"items": {"type": "string", "pattern": "^[a-z]+-[0-9]+$", "format": "date"}}"#))
         let value = try json(#"["abc-1", "abc", "2024-01-01"]"#)
         let counts = await withTaskGroup(of: Int.self) { group in
-            for _ in 0 ..< 8 {
-                group.addTask { (0 ..< 200).reduce(0) { total, _ in total + schema.validate(value).count } }
+            for _ in 0..<8 {
+                group.addTask { (0..<200).reduce(0) { total, _ in total + schema.validate(value).count } }
             }
             return await group.reduce(into: [Int]()) { $0.append($1) }
         }

@@ -7,7 +7,8 @@ import Testing
 struct ArrayMergeCLITests {
     typealias Kind = MergeCLITests.Kind
 
-    static let order = "{\n  \"order\": \"o-1\",\n  \"lines\": [\n    {\"id\": \"a\", \"qty\": 1}\n  ],\n  \"tags\": [\"x\"],\n  \"notes\": [\"one\", \"two\", \"three\"]\n}\n"
+    static let order =
+        "{\n  \"order\": \"o-1\",\n  \"lines\": [\n    {\"id\": \"a\", \"qty\": 1}\n  ],\n  \"tags\": [\"x\"],\n  \"notes\": [\"one\", \"two\", \"three\"]\n}\n"
 
     func trio(_ box: Sandbox, _ kind: Kind) -> [Replica] {
         let rs = MergeCLITests.trio(box, kind)
@@ -26,13 +27,15 @@ struct ArrayMergeCLITests {
         SaveClock.shared.stamp(r.path("rec.json"))
     }
 
-    @Test("three people add different items to one list, edit another item and change a set: every change kept, exit 0, no conflict", arguments: Kind.allCases)
+    @Test(
+        "three people add different items to one list, edit another item and change a set: every change kept, exit 0, no conflict",
+        arguments: Kind.allCases)
     func everyoneAddsItems(_ kind: Kind) {
         let box = Sandbox("array-merge-\(kind)")
         let rs = trio(box, kind)
         edit(rs[0]) { o in
             o["lines"] = (o["lines"] as! [Any]) + [["id": "b", "qty": 2]]
-            o["tags"] = [String]()   // removes x
+            o["tags"] = [String]()  // removes x
         }
         edit(rs[1]) { o in
             var lines = o["lines"] as! [[String: Any]]
@@ -50,14 +53,17 @@ struct ArrayMergeCLITests {
         MergeCLITests.converge(rs)
         let merged = rs[0].json("rec.json") ?? [:]
         let lines = (merged["lines"] as? [[String: Any]]) ?? []
-        #expect(Set(lines.compactMap { $0["id"] as? String }) == ["a", "b", "c"], "both added items are there: \(merged)")
+        #expect(
+            Set(lines.compactMap { $0["id"] as? String }) == ["a", "b", "c"], "both added items are there: \(merged)")
         #expect(lines.first { $0["id"] as? String == "a" }?["qty"] as? Int == 5, "the edit of item a is kept")
         #expect(merged["tags"] as? [String] == ["y"], "a set: x removed by one replica, y added by another")
         #expect(merged["notes"] as? [String] == ["one", "two", "three", "four"])
         for r in rs { #expect(r.conflictCopies().isEmpty, "no conflict copies in \(r.root)") }
     }
 
-    @Test("the same slot of a list changed on two replicas: exit 3, the later save's list, and resolve --take takes the other list whole", arguments: Kind.allCases)
+    @Test(
+        "the same slot of a list changed on two replicas: exit 3, the later save's list, and resolve --take takes the other list whole",
+        arguments: Kind.allCases)
     func sameSlotCollides(_ kind: Kind) throws {
         let box = Sandbox("array-slot-\(kind)")
         let rs = trio(box, kind)

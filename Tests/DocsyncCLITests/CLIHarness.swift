@@ -7,8 +7,9 @@
 
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // MARK: - Running the binary
@@ -30,7 +31,7 @@ enum CLI {
     /// The package root, found from this file's location (Tests/DocsyncCLITests/…).
     static let packageRoot: String = {
         var url = URL(fileURLWithPath: #filePath)
-        for _ in 0 ..< 3 { url.deleteLastPathComponent() }
+        for _ in 0..<3 { url.deleteLastPathComponent() }
         return url.path
     }()
 
@@ -45,8 +46,12 @@ enum CLI {
         runTool(binary, args, in: dir, env: env)
     }
 
-    static func runTool(_ executable: String, _ args: [String], in dir: String, env: [String: String] = [:]) -> RunResult {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("docsync-cli-out-\(UUID().uuidString)").path
+    static func runTool(_ executable: String, _ args: [String], in dir: String, env: [String: String] = [:])
+        -> RunResult
+    {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "docsync-cli-out-\(UUID().uuidString)"
+        ).path
         _ = FileManager.default.createFile(atPath: scratch + ".out", contents: nil)
         _ = FileManager.default.createFile(atPath: scratch + ".err", contents: nil)
         defer {
@@ -92,7 +97,9 @@ final class Sandbox {
 
     init(_ name: String = #function) {
         let clean = name.filter { $0.isLetter || $0.isNumber }.prefix(40)
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("docsync-cli-\(clean)-\(UUID().uuidString)").path
+        root =
+            FileManager.default.temporaryDirectory.appendingPathComponent("docsync-cli-\(clean)-\(UUID().uuidString)")
+            .path
         try! FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     }
 
@@ -106,10 +113,14 @@ final class Sandbox {
     /// `docsync init --remote <remote> <name>` with `files` written first (so they are
     /// new, id-less documents). Expects success.
     @discardableResult
-    func initReplica(_ name: String, files: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation) -> Replica {
+    func initReplica(_ name: String, files: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation)
+        -> Replica
+    {
         let replica = self.replica(name)
         for (path, text) in files { replica.write(path, text) }
-        let r = CLI.run(["init", "--remote", remote, "--name", name, name] + (remoteFormat1 ? ["--remote-format", "1"] : []), in: root)
+        let r = CLI.run(
+            ["init", "--remote", remote, "--name", name, name] + (remoteFormat1 ? ["--remote-format", "1"] : []),
+            in: root)
         #expect(r.exit == 0, r.comment, sourceLocation: sourceLocation)
         return replica
     }
@@ -162,7 +173,8 @@ struct Replica {
 
     func writeBytes(_ relative: String, _ bytes: [UInt8]) {
         let full = path(relative)
-        try! FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try! FileManager.default.createDirectory(
+            atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try! Data(bytes).write(to: URL(fileURLWithPath: full))
     }
 
@@ -231,7 +243,9 @@ enum Files {
     static func stamp(_ path: String) -> Stamp? {
         var st = stat()
         guard lstat(path, &st) == 0 else { return nil }
-        return Stamp(inode: UInt64(st.st_ino), mtimeSec: Int(st.st_mtim.tv_sec), mtimeNsec: Int(st.st_mtim.tv_nsec), size: Int64(st.st_size))
+        return Stamp(
+            inode: UInt64(st.st_ino), mtimeSec: Int(st.st_mtim.tv_sec), mtimeNsec: Int(st.st_mtim.tv_nsec),
+            size: Int64(st.st_size))
     }
 
     /// Inode, mtime and size of every file under `dir`.
@@ -273,27 +287,34 @@ enum Stamping {
     /// only of those members, whitespace and commas gives back `original` byte for byte.
     static func onlyIdsInserted(original: [UInt8], stamped: [UInt8], refId: String, changesetId: String) -> Bool {
         guard let ref = memberRange(in: stamped, key: "refId", value: refId),
-              let cs = memberRange(in: stamped, key: "changesetId", value: changesetId) else { return false }
-        let isFiller: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == UInt8(ascii: ",") }
+            let cs = memberRange(in: stamped, key: "changesetId", value: changesetId)
+        else { return false }
+        let isFiller: (UInt8) -> Bool = {
+            $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D || $0 == UInt8(ascii: ",")
+        }
         func spans(_ r: Range<Int>) -> [Range<Int>] {
             var lo = r.lowerBound, hi = r.upperBound
             while lo > 0, isFiller(stamped[lo - 1]) { lo -= 1 }
             while hi < stamped.count, isFiller(stamped[hi]) { hi += 1 }
             var out: [Range<Int>] = []
-            for s in lo ... r.lowerBound { for e in r.upperBound ... hi { out.append(s ..< e) } }
+            for s in lo...r.lowerBound { for e in r.upperBound...hi { out.append(s..<e) } }
             return out
         }
         let removedTotal = stamped.count - original.count
         let (first, second) = ref.lowerBound < cs.lowerBound ? (ref, cs) : (cs, ref)
         // The two members side by side: one span covering both.
-        if stamped[first.upperBound ..< second.lowerBound].allSatisfy(isFiller) {
-            for span in spans(first.lowerBound ..< second.upperBound) where span.count == removedTotal {
+        if stamped[first.upperBound..<second.lowerBound].allSatisfy(isFiller) {
+            for span in spans(first.lowerBound..<second.upperBound) where span.count == removedTotal {
                 if Array(stamped[..<span.lowerBound]) + stamped[span.upperBound...] == original { return true }
             }
         }
         for a in spans(first) {
             for b in spans(second) where a.upperBound <= b.lowerBound && a.count + b.count == removedTotal {
-                if Array(stamped[..<a.lowerBound]) + stamped[a.upperBound ..< b.lowerBound] + stamped[b.upperBound...] == original { return true }
+                if Array(stamped[..<a.lowerBound]) + stamped[a.upperBound..<b.lowerBound] + stamped[b.upperBound...]
+                    == original
+                {
+                    return true
+                }
             }
         }
         return false
@@ -304,14 +325,14 @@ enum Stamping {
         let keyBytes = Array("\"\(key)\"".utf8), valueBytes = Array("\"\(value)\"".utf8)
         var i = 0
         while i + keyBytes.count <= text.count {
-            if Array(text[i ..< i + keyBytes.count]) == keyBytes {
+            if Array(text[i..<i + keyBytes.count]) == keyBytes {
                 var j = i + keyBytes.count
                 while j < text.count, [0x20, 0x09, 0x0A, 0x0D].contains(text[j]) { j += 1 }
                 if j < text.count, text[j] == UInt8(ascii: ":") {
                     j += 1
                     while j < text.count, [0x20, 0x09, 0x0A, 0x0D].contains(text[j]) { j += 1 }
-                    if j + valueBytes.count <= text.count, Array(text[j ..< j + valueBytes.count]) == valueBytes {
-                        return i ..< j + valueBytes.count
+                    if j + valueBytes.count <= text.count, Array(text[j..<j + valueBytes.count]) == valueBytes {
+                        return i..<j + valueBytes.count
                     }
                 }
             }
@@ -336,7 +357,7 @@ func runConcurrently(_ runs: [([String], String)]) -> [RunResult] {
         box.results[i] = r
         box.lock.unlock()
     }
-    return (0 ..< runs.count).map { box.results[$0]! }
+    return (0..<runs.count).map { box.results[$0]! }
 }
 
 /// Sets a file's modification (and access) time, seconds after the epoch: new
@@ -422,10 +443,14 @@ struct HarnessSelfCheck {
         let good = Array("{\n\t\"refId\" : \"R\",\n\t\"changesetId\" : \"C\",\n\t\"b\" : 1,\n  \"a\":[1, 2]\n}\n".utf8)
         let compact = Array("{\"b\":1}".utf8)
         let compactGood = Array("{\"refId\":\"R\",\"changesetId\":\"C\",\"b\":1}".utf8)
-        let reindented = Array("{\n  \"refId\": \"R\",\n  \"changesetId\": \"C\",\n  \"b\": 1,\n  \"a\": [1, 2]\n}\n".utf8)
-        let reordered = Array("{\n\t\"refId\" : \"R\",\n\t\"changesetId\" : \"C\",\n  \"a\":[1, 2],\n\t\"b\" : 1\n}\n".utf8)
-        let valueChanged = Array("{\n\t\"refId\" : \"R\",\n\t\"changesetId\" : \"C\",\n\t\"b\" : 2,\n  \"a\":[1, 2]\n}\n".utf8)
-        let newlineLost = Array("{\n\t\"refId\" : \"R\",\n\t\"changesetId\" : \"C\",\n\t\"b\" : 1,\n  \"a\":[1, 2]\n}".utf8)
+        let reindented = Array(
+            "{\n  \"refId\": \"R\",\n  \"changesetId\": \"C\",\n  \"b\": 1,\n  \"a\": [1, 2]\n}\n".utf8)
+        let reordered = Array(
+            "{\n\t\"refId\" : \"R\",\n\t\"changesetId\" : \"C\",\n  \"a\":[1, 2],\n\t\"b\" : 1\n}\n".utf8)
+        let valueChanged = Array(
+            "{\n\t\"refId\" : \"R\",\n\t\"changesetId\" : \"C\",\n\t\"b\" : 2,\n  \"a\":[1, 2]\n}\n".utf8)
+        let newlineLost = Array(
+            "{\n\t\"refId\" : \"R\",\n\t\"changesetId\" : \"C\",\n\t\"b\" : 1,\n  \"a\":[1, 2]\n}".utf8)
         #expect(Stamping.onlyIdsInserted(original: original, stamped: good, refId: "R", changesetId: "C"))
         #expect(Stamping.onlyIdsInserted(original: compact, stamped: compactGood, refId: "R", changesetId: "C"))
         #expect(!Stamping.onlyIdsInserted(original: original, stamped: reindented, refId: "R", changesetId: "C"))
@@ -437,7 +462,9 @@ struct HarnessSelfCheck {
 
     @Test("the docsync binary exists and runs")
     func binaryRuns() {
-        #expect(FileManager.default.isExecutableFile(atPath: CLI.binary), "build it first (swift build), or set DOCSYNC_BIN: \(CLI.binary)")
+        #expect(
+            FileManager.default.isExecutableFile(atPath: CLI.binary),
+            "build it first (swift build), or set DOCSYNC_BIN: \(CLI.binary)")
         let r = CLI.run(["--version"], in: NSTemporaryDirectory())
         #expect(r.exit == 0 && !r.stdout.isEmpty, r.comment)
     }

@@ -8,8 +8,9 @@
 
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A docsync run started in the background, to be waited for later.
@@ -20,7 +21,8 @@ final class BackgroundRun {
     let args: [String]
 
     init(_ args: [String], in dir: String, env: [String: String]) {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("docsync-bg-\(UUID().uuidString)").path
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("docsync-bg-\(UUID().uuidString)")
+            .path
         out = scratch + ".out"
         err = scratch + ".err"
         self.args = args
@@ -45,8 +47,9 @@ final class BackgroundRun {
             try? FileManager.default.removeItem(atPath: err)
         }
         let code = process.terminationReason == .exit ? process.terminationStatus : 128 + process.terminationStatus
-        return RunResult(args: args, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
-                         stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "", exit: code)
+        return RunResult(
+            args: args, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
+            stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "", exit: code)
     }
 }
 
@@ -64,7 +67,9 @@ struct ConcurrentPushTests {
     }
 
     /// A new bare repository reached by `transport`, and where it is on disk.
-    static func repository(_ box: Sandbox, _ transport: Transport) throws -> (url: String, path: String, daemon: GitDaemon?) {
+    static func repository(_ box: Sandbox, _ transport: Transport) throws -> (
+        url: String, path: String, daemon: GitDaemon?
+    ) {
         switch transport {
         case .path, .fileURL:
             let path = box.path("remote.git")
@@ -77,7 +82,9 @@ struct ConcurrentPushTests {
         }
     }
 
-    static func clone(_ box: Sandbox, _ name: String, _ url: String, sourceLocation: SourceLocation = #_sourceLocation) -> Replica {
+    static func clone(_ box: Sandbox, _ name: String, _ url: String, sourceLocation: SourceLocation = #_sourceLocation)
+        -> Replica
+    {
         let r = CLI.run(["clone", "--name", name, url, name], in: box.root)
         #expect(r.exit == 0, r.comment, sourceLocation: sourceLocation)
         return box.replica(name)
@@ -85,12 +92,17 @@ struct ConcurrentPushTests {
 
     /// `docsync sync` on `r`, held just before it moves the branch (after its pull and its
     /// commit); `release` lets it go on. Named by `gate` so two can be held at once.
-    static func heldSync(_ r: Replica, _ box: Sandbox, gate name: String = "gate",
-                         sourceLocation: SourceLocation = #_sourceLocation) -> (run: BackgroundRun, release: () -> Void) {
+    static func heldSync(
+        _ r: Replica, _ box: Sandbox, gate name: String = "gate",
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> (run: BackgroundRun, release: () -> Void) {
         let gate = box.path(name)
-        let run = BackgroundRun(["sync"], in: r.root, env: ["DOCSYNC_PAUSE_AT": "git.before-ref-update", "DOCSYNC_PAUSE_FILE": gate])
-        #expect(waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate + ".reached") }, "\(r.root) reached the ref update",
-                sourceLocation: sourceLocation)
+        let run = BackgroundRun(
+            ["sync"], in: r.root, env: ["DOCSYNC_PAUSE_AT": "git.before-ref-update", "DOCSYNC_PAUSE_FILE": gate])
+        #expect(
+            waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate + ".reached") },
+            "\(r.root) reached the ref update",
+            sourceLocation: sourceLocation)
         return (run, { FileManager.default.createFile(atPath: gate, contents: nil) })
     }
 
@@ -108,16 +120,22 @@ struct ConcurrentPushTests {
     /// Sets field `key` of `r`'s `d.json` from "base" to `value`, saved `savedAgo` seconds
     /// ago (nil: now), the rest of the file as it is.
     static func save(_ r: Replica, _ key: String, _ value: String, from old: String = "base", savedAgo: Int? = nil) {
-        r.write("d.json", r.read("d.json")!.replacingOccurrences(of: "\"\(key)\": \"\(old)\"", with: "\"\(key)\": \"\(value)\""))
+        r.write(
+            "d.json",
+            r.read("d.json")!.replacingOccurrences(of: "\"\(key)\": \"\(old)\"", with: "\"\(key)\": \"\(value)\""))
         if let savedAgo { setSaveTime(r.path("d.json"), Int(Date().timeIntervalSince1970) - savedAgo) }
     }
 
     static func gitFiles(_ repo: String) -> Set<String> {
-        let r = CLI.runTool("/usr/bin/git", ["--git-dir", repo, "ls-tree", "-r", "--name-only", "main"], in: "/", env: Reliability.gitEnv)
+        let r = CLI.runTool(
+            "/usr/bin/git", ["--git-dir", repo, "ls-tree", "-r", "--name-only", "main"], in: "/",
+            env: Reliability.gitEnv)
         return Set(r.stdout.split(separator: "\n").map(String.init).filter { !$0.hasPrefix(".docsync/") })
     }
 
-    @Test("a push held after the branch was read, while another replica pushes: both documents land, on every replica", arguments: Transport.allCases)
+    @Test(
+        "a push held after the branch was read, while another replica pushes: both documents land, on every replica",
+        arguments: Transport.allCases)
     func heldPushDoesNotOverwrite(_ transport: Transport) throws {
         let box = Sandbox("held-\(transport)")
         let (url, repo, daemon) = try Self.repository(box, transport)
@@ -138,16 +156,21 @@ struct ConcurrentPushTests {
         let first = held.run.wait()
         #expect(first.exit == 0, first.comment)
 
-        #expect(Self.gitFiles(repo) == ["seed.json", "from-a.json", "from-b.json"], "neither push was overwritten: \(Self.gitFiles(repo))")
+        #expect(
+            Self.gitFiles(repo) == ["seed.json", "from-a.json", "from-b.json"],
+            "neither push was overwritten: \(Self.gitFiles(repo))")
         for r in [b, a, b] { r.sync() }
         for r in [a, b] {
-            #expect(Set(r.documents().keys) == ["seed.json", "from-a.json", "from-b.json"], "\(r.root): \(r.documents().keys.sorted())")
+            #expect(
+                Set(r.documents().keys) == ["seed.json", "from-a.json", "from-b.json"],
+                "\(r.root): \(r.documents().keys.sorted())")
         }
         Reliability.fsck(repo)
     }
 
-    @Test("two replicas merge a third one's change at the same moment; the one whose push loses the race merges again from its user's save, so the later save wins",
-          arguments: Transport.allCases)
+    @Test(
+        "two replicas merge a third one's change at the same moment; the one whose push loses the race merges again from its user's save, so the later save wins",
+        arguments: Transport.allCases)
     func retryMergesFromTheSave(_ transport: Transport) throws {
         let box = Sandbox("retry-\(transport)")
         let (url, _, daemon) = try Self.repository(box, transport)
@@ -170,15 +193,20 @@ struct ConcurrentPushTests {
         #expect(two.exit == 3, "r2's value of a lost: a recorded conflict: \(two)")
         for r in [r0, r1, r2, r0, r1] { _ = r.run("sync") }
         for r in [r0, r1, r2] {
-            #expect(r.json("d.json")?["a"] as? String == "r1, later", "\(r.root): the later save wins: \(r.read("d.json") ?? "-")")
+            #expect(
+                r.json("d.json")?["a"] as? String == "r1, later",
+                "\(r.root): the later save wins: \(r.read("d.json") ?? "-")")
             #expect(r.json("d.json")?["b"] as? String == "r0")
         }
         let copies = r2.conflictCopies().values.compactMap(JSONHelp.object)
-        #expect(copies.contains { $0["a"] as? String == "r2, earlier" }, "r2's save is kept in the conflict store: \(copies)")
+        #expect(
+            copies.contains { $0["a"] as? String == "r2, earlier" },
+            "r2's save is kept in the conflict store: \(copies)")
     }
 
-    @Test("a deletion that lost to an edit, then lost its push race, is decided again against the newer edit: one record, not one per try",
-          arguments: Transport.allCases)
+    @Test(
+        "a deletion that lost to an edit, then lost its push race, is decided again against the newer edit: one record, not one per try",
+        arguments: Transport.allCases)
     func retryTakesBackItsFirstDecision(_ transport: Transport) throws {
         let box = Sandbox("retry-deletion-\(transport)")
         let (url, _, daemon) = try Self.repository(box, transport)
@@ -198,17 +226,24 @@ struct ConcurrentPushTests {
         let retried = held.run.wait()
         #expect(retried.exit == 3, "r1's deletion lost: \(retried)")
         let listed = r1.run("conflicts", "--json")
-        let records = ((JSONHelp.parse(listed.stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []).filter { $0["deleted"] as? Bool == true }
+        let records = ((JSONHelp.parse(listed.stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []).filter
+        { $0["deleted"] as? Bool == true }
         #expect(records.count == 1, "one record of r1's deletion, not one per pull of the run: \(listed.stdout)")
-        #expect(records.first?["winner"] as? String == r0Version,
-                "the deletion lost to the version the remote holds now (\(r0Version ?? "-")): \(listed.stdout)")
-        #expect(r1.json("d.json")?["a"] as? String == r0.json("d.json")?["a"] as? String, "r1 holds what the remote holds: \(r1.read("d.json") ?? "-")")
-        let deletionLines = retried.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("conflict") && $0.contains("d.json") }
+        #expect(
+            records.first?["winner"] as? String == r0Version,
+            "the deletion lost to the version the remote holds now (\(r0Version ?? "-")): \(listed.stdout)")
+        #expect(
+            r1.json("d.json")?["a"] as? String == r0.json("d.json")?["a"] as? String,
+            "r1 holds what the remote holds: \(r1.read("d.json") ?? "-")")
+        let deletionLines = retried.stdout.components(separatedBy: "\n").filter {
+            $0.hasPrefix("conflict") && $0.contains("d.json")
+        }
         #expect(deletionLines.count == 1, "the run reports the deletion's loss once: \(retried.stdout)")
     }
 
-    @Test("two replicas each find a third one's deletion lost to their edit; the one whose push loses the race takes back its record: one record of the deletion",
-          arguments: Transport.allCases)
+    @Test(
+        "two replicas each find a third one's deletion lost to their edit; the one whose push loses the race takes back its record: one record of the deletion",
+        arguments: Transport.allCases)
     func retryTakesBackItsDeletionRecord(_ transport: Transport) throws {
         let box = Sandbox("retry-found-\(transport)")
         let (url, _, daemon) = try Self.repository(box, transport)
@@ -228,14 +263,20 @@ struct ConcurrentPushTests {
         for r in [r2, r0, r1, r2] { _ = r.run("sync") }
         for r in [r0, r1, r2] {
             let listed = r.run("conflicts", "--json")
-            let records = ((JSONHelp.parse(listed.stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []).filter { $0["deleted"] as? Bool == true }
-            #expect(records.count == 1, "\(r.root): one record of r0's deletion, made by r1 (whose push landed): \(listed.stdout)")
-            #expect(records.first?["winner"] as? String == r1Version, "\(r.root): the record r1 shared (\(r1Version ?? "-")): \(listed.stdout)")
+            let records = ((JSONHelp.parse(listed.stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? [])
+                .filter { $0["deleted"] as? Bool == true }
+            #expect(
+                records.count == 1,
+                "\(r.root): one record of r0's deletion, made by r1 (whose push landed): \(listed.stdout)")
+            #expect(
+                records.first?["winner"] as? String == r1Version,
+                "\(r.root): the record r1 shared (\(r1Version ?? "-")): \(listed.stdout)")
         }
     }
 
-    @Test("a fix of an invalid file meets the held remote version, then the push loses the race: the retry merges from the fix's save, so another replica's later save wins",
-          arguments: [Transport.path])
+    @Test(
+        "a fix of an invalid file meets the held remote version, then the push loses the race: the retry merges from the fix's save, so another replica's later save wins",
+        arguments: [Transport.path])
     func retryMergesFromTheFix(_ transport: Transport) throws {
         let box = Sandbox("retry-fix-\(transport)")
         let (url, _, daemon) = try Self.repository(box, transport)
@@ -261,15 +302,20 @@ struct ConcurrentPushTests {
         #expect(retried.exit == 3, "r2's value of a lost to r1's later save: \(retried)")
         for r in [r0, r1, r2, r0, r1] { _ = r.run("sync") }
         for r in [r0, r1, r2] {
-            #expect(r.json("d.json")?["a"] as? String == "r1, later", "\(r.root): the later save wins: \(r.read("d.json") ?? "-")")
+            #expect(
+                r.json("d.json")?["a"] as? String == "r1, later",
+                "\(r.root): the later save wins: \(r.read("d.json") ?? "-")")
             #expect(r.json("d.json")?["b"] as? String == "r0")
         }
         let copies = r2.conflictCopies().values.compactMap(JSONHelp.object)
-        #expect(copies.contains { $0["a"] as? String == "r2's fix, earlier" }, "r2's fix is kept in the conflict store: \(copies)")
+        #expect(
+            copies.contains { $0["a"] as? String == "r2's fix, earlier" },
+            "r2's fix is kept in the conflict store: \(copies)")
     }
 
-    @Test("two replicas make the same edit and each records that a third one's version lost; the one whose push loses the race takes back its record and lists the other's",
-          arguments: [Transport.path])
+    @Test(
+        "two replicas make the same edit and each records that a third one's version lost; the one whose push loses the race takes back its record and lists the other's",
+        arguments: [Transport.path])
     func retryListsTheRecordAnotherShared(_ transport: Transport) throws {
         let box = Sandbox("retry-same-record-\(transport)")
         let (url, _, daemon) = try Self.repository(box, transport)
@@ -288,13 +334,17 @@ struct ConcurrentPushTests {
         let retried = held.run.wait()
         #expect(retried.exit == 0 || retried.exit == 3, retried.comment)
         let listed = r1.run("conflicts", "--json")
-        let records = ((JSONHelp.parse(listed.stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []).filter { $0["changesetId"] as? String == lost }
+        let records = ((JSONHelp.parse(listed.stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []).filter
+        { $0["changesetId"] as? String == lost }
         #expect(records.count == 1, "r1 lists the record of r2's lost version that r0 shared: \(listed.stdout)")
-        #expect(r1.json("d.json")?["a"] as? String == "same" && r1.json("d.json")?["b"] as? String == "r0", "\(r1.read("d.json") ?? "-")")
+        #expect(
+            r1.json("d.json")?["a"] as? String == "same" && r1.json("d.json")?["b"] as? String == "r0",
+            "\(r1.read("d.json") ?? "-")")
     }
 
-    @Test("a replica hears that its version lost, then its push loses the race to the resolution of that record: the retry ends as a run after the resolution would, exit 0",
-          arguments: [Transport.path])
+    @Test(
+        "a replica hears that its version lost, then its push loses the race to the resolution of that record: the retry ends as a run after the resolution would, exit 0",
+        arguments: [Transport.path])
     func retryForgetsARecordSettledMeanwhile(_ transport: Transport) throws {
         let box = Sandbox("retry-settled-\(transport)")
         let (url, _, daemon) = try Self.repository(box, transport)
@@ -316,14 +366,18 @@ struct ConcurrentPushTests {
         let retried = held.run.wait()
         #expect(retried.exit == 0, "the record arrived settled in the retry: nothing for r2 to hear: \(retried)")
         #expect(r2.json("d.json")?["a"] as? String == "r2, earlier", "r1 took r2's value: \(r2.read("d.json") ?? "-")")
-        let open = ((JSONHelp.parse(r2.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? [])
+        let open =
+            ((JSONHelp.parse(r2.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]]
+                ?? [])
         #expect(open.isEmpty, "no open record on r2: \(open)")
     }
 
     /// Moves the repository's branch back to `commit`, as `git push --force` of an older
     /// history (or a push that another one overwrote) leaves it.
     static func rewind(_ repo: String, to commit: String) {
-        let r = CLI.runTool("/usr/bin/git", ["--git-dir", repo, "update-ref", "refs/heads/main", commit], in: "/", env: Reliability.gitEnv)
+        let r = CLI.runTool(
+            "/usr/bin/git", ["--git-dir", repo, "update-ref", "refs/heads/main", commit], in: "/",
+            env: Reliability.gitEnv)
         #expect(r.exit == 0, r.comment)
     }
 
@@ -332,7 +386,9 @@ struct ConcurrentPushTests {
             .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test("the remote lost this replica's pushed commit (branch rewound): it says so, sends its versions again and deletes nothing")
+    @Test(
+        "the remote lost this replica's pushed commit (branch rewound): it says so, sends its versions again and deletes nothing"
+    )
     func lostPushIsSentAgain() throws {
         let box = Sandbox()
         let (url, repo, _) = try Self.repository(box, .path)

@@ -5,14 +5,14 @@
 
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("Conflicts seen from a replica that was not party to them")
 struct ConflictPointOfViewTests {
     enum Kind: String, CaseIterable, Sendable { case dir, git }
-
 
     static func conflicts(_ r: Replica) -> [[String: Any]] {
         (JSONHelp.parse(r.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []
@@ -46,14 +46,17 @@ struct ConflictPointOfViewTests {
         return (r1, r2, r3)
     }
 
-    @Test("on the third replica: r1's deletion and r1's version are r1's, not local; resolve --take local deletes nothing", arguments: Kind.allCases)
+    @Test(
+        "on the third replica: r1's deletion and r1's version are r1's, not local; resolve --take local deletes nothing",
+        arguments: Kind.allCases)
     func thirdReplicaSeesOthersVersions(_ kind: Kind) throws {
         let box = Sandbox("pov-\(kind)")
         let (r1, r2, r3) = Self.threeReplicas(box, kind)
         #expect(r3.exists("d.json") && r3.json("d.json")?["v"] as? String == "d-by-r2")
         let listed = r3.run("conflicts")
         #expect(listed.exit == 0, listed.comment)
-        #expect(!listed.stdout.contains("(local deletion)") && !listed.stdout.contains("(local version)"), listed.comment)
+        #expect(
+            !listed.stdout.contains("(local deletion)") && !listed.stdout.contains("(local version)"), listed.comment)
         #expect(listed.stdout.contains("r1's deletion") && listed.stdout.contains("lost to r2"), listed.comment)
         #expect(listed.stdout.contains("r1's version"), listed.comment)
         for record in Self.conflicts(r3) {
@@ -77,7 +80,9 @@ struct ConflictPointOfViewTests {
         }
     }
 
-    @Test("--take accepts a replica's name: r3 takes r1's value of the collided field, and every replica gets it", arguments: Kind.allCases)
+    @Test(
+        "--take accepts a replica's name: r3 takes r1's value of the collided field, and every replica gets it",
+        arguments: Kind.allCases)
     func takeByReplicaName(_ kind: Kind) throws {
         let box = Sandbox("take-\(kind)")
         let (r1, r2, r3) = Self.threeReplicas(box, kind)
@@ -100,26 +105,33 @@ struct ConflictPointOfViewTests {
 
 @Suite("resolve killed half-way")
 struct ResolveKillTests {
-    @Test("a resolve SIGKILLed after journaling it is finished by the next run: values taken, conflict closed everywhere, nothing else pushed",
-          arguments: ConflictPointOfViewTests.Kind.allCases)
+    @Test(
+        "a resolve SIGKILLed after journaling it is finished by the next run: values taken, conflict closed everywhere, nothing else pushed",
+        arguments: ConflictPointOfViewTests.Kind.allCases)
     func killedResolveIsFinished(_ kind: ConflictPointOfViewTests.Kind) throws {
         let box = Sandbox("resolve-kill-\(kind)")
         let (r1, r2, r3) = ConflictPointOfViewTests.threeReplicas(box, kind)
         // On r1, whose value of e.json's v lost: take it back, killed after the journal.
         _ = r1.run("sync")
         #expect(r1.json("e.json")?["v"] as? String == "e-by-r2")
-        let killed = r1.run(["resolve", "e.json", "--take", "local"], env: ["DOCSYNC_CRASH_AT": "resolve.after-journal"])
+        let killed = r1.run(
+            ["resolve", "e.json", "--take", "local"], env: ["DOCSYNC_CRASH_AT": "resolve.after-journal"])
         #expect(killed.exit == 137, "the resolve died there: \(killed)")
         let next = r1.run("sync")
         #expect(next.exit == 0, "nothing new lost here: \(next)")
-        #expect(next.stderr.contains("finished an interrupted resolve of e.json"), "and it says what it finished: \(next)")
+        #expect(
+            next.stderr.contains("finished an interrupted resolve of e.json"), "and it says what it finished: \(next)")
         #expect(r1.json("e.json")?["v"] as? String == "e-by-r1", "the taken value is in the file")
-        let open = ConflictPointOfViewTests.conflicts(r1).filter { $0["path"] as? String == "e.json" && $0["resolved"] == nil }
+        let open = ConflictPointOfViewTests.conflicts(r1).filter {
+            $0["path"] as? String == "e.json" && $0["resolved"] == nil
+        }
         #expect(open.isEmpty, "the conflict is closed: \(open)")
         for r in [r2, r3, r1, r2, r3] { _ = r.run("sync") }
         for r in [r1, r2, r3] {
             #expect(r.json("e.json")?["v"] as? String == "e-by-r1", "\(r.root)")
-            let stillOpen = ConflictPointOfViewTests.conflicts(r).filter { $0["path"] as? String == "e.json" && $0["resolved"] == nil }
+            let stillOpen = ConflictPointOfViewTests.conflicts(r).filter {
+                $0["path"] as? String == "e.json" && $0["resolved"] == nil
+            }
             #expect(stillOpen.isEmpty, "\(r.root): \(stillOpen)")
         }
     }

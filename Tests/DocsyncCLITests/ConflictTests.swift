@@ -12,7 +12,9 @@ struct ConflictTests {
         return (a, b)
     }
 
-    @Test("both sides edit differently: the second syncer exits 3, keeps the loser under .docsync/conflicts/, and both converge")
+    @Test(
+        "both sides edit differently: the second syncer exits 3, keeps the loser under .docsync/conflicts/, and both converge"
+    )
     func differentEdits() {
         let box = Sandbox()
         let (a, b) = Self.pair(box)
@@ -38,7 +40,9 @@ struct ConflictTests {
         if let loserBytes = copies.values.first, let loser = JSONHelp.object(loserBytes) {
             let titles: Set<String> = [finalB?["title"] as? String ?? "?", loser["title"] as? String ?? "?"]
             #expect(titles == ["from A", "from B"], "both versions must survive, found \(titles)")
-            #expect((loser["changesetId"] as? String ?? "") < winner, "the later changesetId wins (winner \(winner), loser \(loser["changesetId"] ?? "?"))")
+            #expect(
+                (loser["changesetId"] as? String ?? "") < winner,
+                "the later changesetId wins (winner \(winner), loser \(loser["changesetId"] ?? "?"))")
             if loser["title"] as? String == "from A" {
                 #expect(loserBytes == aVersion, "the conflict copy must be A's version byte for byte")
             }
@@ -58,8 +62,12 @@ struct ConflictTests {
         // A's version lost at B: A hears of it (exit 3) and lists the same record.
         let converge = a.run("sync")
         #expect(converge.exit == 3, converge.comment)
-        let heard = (JSONHelp.parse(a.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []
-        #expect(heard.count == 1 && heard.first?["refId"] as? String == ref && heard.first?["lostBy"] as? String != nil, "\(heard)")
+        let heard =
+            (JSONHelp.parse(a.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]]
+            ?? []
+        #expect(
+            heard.count == 1 && heard.first?["refId"] as? String == ref && heard.first?["lostBy"] as? String != nil,
+            "\(heard)")
         #expect(a.bytes("doc.json") == b.bytes("doc.json"))
         #expect(a.documents() == b.documents())
         #expect(Files.bytes(box.remote + "/doc.json") == b.bytes("doc.json"))
@@ -68,7 +76,9 @@ struct ConflictTests {
         #expect(b.conflictCopies().count == 1)
     }
 
-    @Test("conflict lines name the other replica by its name, then its id, on both remote kinds", arguments: MergeCLITests.Kind.allCases)
+    @Test(
+        "conflict lines name the other replica by its name, then its id, on both remote kinds",
+        arguments: MergeCLITests.Kind.allCases)
     func conflictLinesNameReplicas(_ kind: MergeCLITests.Kind) {
         let box = Sandbox("names-\(kind)")
         let remote = Reliability.remote(box, git: kind == .git)
@@ -146,7 +156,9 @@ struct ConflictTests {
         // A's deletion lost to B's edit: A hears of it and lists the record.
         let back = a.run("sync")
         #expect(back.exit == 3, back.comment)
-        let heard = (JSONHelp.parse(a.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []
+        let heard =
+            (JSONHelp.parse(a.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]]
+            ?? []
         #expect(heard.count == 1 && heard.first?["deleted"] as? Bool == true, "\(heard)")
         #expect(a.json("doc.json")?["title"] as? String == "edited by B")
         #expect(a.refId("doc.json") == ref)

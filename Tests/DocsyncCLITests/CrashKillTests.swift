@@ -16,12 +16,18 @@ enum CrashTable {
     /// the documents before its feed; a git push writes its objects, then moves the branch in one ref update
     /// (`git.before-ref-update` between the two; no `remote.after-documents`).
     static let sync: [Kind: [String]] = [
-        .dir: ["record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files",
-               "remote.after-documents", "remote.after-feed", "push.after-remote-commit"],
-        .dir1: ["record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files",
-                "remote.after-documents", "remote.after-feed", "push.after-remote-commit"],
-        .git: ["record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files",
-               "git.before-ref-update", "remote.after-feed", "push.after-remote-commit"],
+        .dir: [
+            "record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files",
+            "remote.after-documents", "remote.after-feed", "push.after-remote-commit"
+        ],
+        .dir1: [
+            "record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files",
+            "remote.after-documents", "remote.after-feed", "push.after-remote-commit"
+        ],
+        .git: [
+            "record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files",
+            "git.before-ref-update", "remote.after-feed", "push.after-remote-commit"
+        ]
     ]
 
     /// Steps only a large change reaches (a git commit of more than 100 new files writes a
@@ -32,11 +38,17 @@ enum CrashTable {
     /// `docsync gc` with a tombstone to purge. Only a format-1 folder remote writes a
     /// compacted feed; the drive layout and git write one commit.
     static let gc: [Kind: [String]] = [
-        .dir: ["gc.after-remote-commit", "gc.after-state-reset", "gc.after-journal", "gc.after-state", "gc.after-objects"],
-        .dir1: ["gc.after-remote-feed", "gc.after-remote-commit", "gc.after-state-reset", "gc.after-journal",
-                "gc.after-state", "gc.after-objects"],
-        .git: ["gc.after-remote-commit", "gc.after-state-reset", "gc.after-journal", "gc.after-state",
-               "gc.after-objects"],
+        .dir: [
+            "gc.after-remote-commit", "gc.after-state-reset", "gc.after-journal", "gc.after-state", "gc.after-objects"
+        ],
+        .dir1: [
+            "gc.after-remote-feed", "gc.after-remote-commit", "gc.after-state-reset", "gc.after-journal",
+            "gc.after-state", "gc.after-objects"
+        ],
+        .git: [
+            "gc.after-remote-commit", "gc.after-state-reset", "gc.after-journal", "gc.after-state",
+            "gc.after-objects"
+        ]
     ]
 
     /// `docsync resolve --take`, on either kind (it does not talk to the remote).
@@ -54,8 +66,13 @@ enum CrashTable {
     func tableMatchesTheEngine() {
         for kind in CrashTable.Kind.allCases {
             #expect(CrashTable.sync[kind] == CrashPoint.points(for: CrashTable.engineKind(kind)), "sync, \(kind)")
-            #expect(CrashTable.gc[kind] == CrashPoint.gcPoints(for: CrashTable.engineKind(kind), format: CrashTable.format(kind)), "gc, \(kind)")
-            #expect(CrashTable.large[kind] == CrashPoint.largeChangePoints(for: CrashTable.engineKind(kind)), "large, \(kind)")
+            #expect(
+                CrashTable.gc[kind]
+                    == CrashPoint.gcPoints(for: CrashTable.engineKind(kind), format: CrashTable.format(kind)),
+                "gc, \(kind)")
+            #expect(
+                CrashTable.large[kind] == CrashPoint.largeChangePoints(for: CrashTable.engineKind(kind)),
+                "large, \(kind)")
         }
         #expect(CrashTable.resolve == CrashPoint.resolvePoints)
         #expect(CrashTable.upgrade == CrashPoint.upgradePoints)
@@ -70,7 +87,8 @@ enum CrashTable {
             let text = try String(contentsOfFile: sources + "/" + relative, encoding: .utf8)
             for match in text.matches(of: #/CrashPoint\.hit\("([^"]+)"\)/#) { named.insert(String(match.1)) }
         }
-        let listed = CrashTable.Kind.allCases.reduce(into: Set<String>(CrashTable.resolve + CrashTable.upgrade)) { all, kind in
+        let listed = CrashTable.Kind.allCases.reduce(into: Set<String>(CrashTable.resolve + CrashTable.upgrade)) {
+            all, kind in
             all.formUnion(CrashTable.sync[kind]!)
             all.formUnion(CrashTable.gc[kind]!)
             all.formUnion(CrashTable.large[kind]!)
@@ -125,7 +143,9 @@ enum CrashTable {
         var values = Set<String>()
         for r in [a, b] {
             for (_, bytes) in r.documents() { if let v = JSONHelp.object(bytes)?["v"] as? String { values.insert(v) } }
-            for (_, bytes) in r.conflictCopies() { if let v = JSONHelp.object(bytes)?["v"] as? String { values.insert(v) } }
+            for (_, bytes) in r.conflictCopies() {
+                if let v = JSONHelp.object(bytes)?["v"] as? String { values.insert(v) }
+            }
         }
         #expect(Set(["both-a", "both-b", "edit-b", "new-a"]).isSubset(of: values), "saved versions: \(values.sorted())")
         #expect(!a.exists("gone.json"))
@@ -171,7 +191,10 @@ enum CrashTable {
         a.sync()
         #expect(CLI.run(["clone", remote, "b"], in: box.root).exit == 0)
         let b = box.replica("b")
-        for i in 1...3 { edit(a, "keep.json", "keep-\(i)"); a.sync() }
+        for i in 1...3 {
+            edit(a, "keep.json", "keep-\(i)")
+            a.sync()
+        }
         a.remove("gone.json")
         a.sync()
         b.sync()
@@ -200,7 +223,10 @@ enum CrashTable {
         #expect(a.conflictCopies().isEmpty && b.conflictCopies().isEmpty)
         if c.kind == .git {
             Reliability.fsck(remote)
-            let tree = CLI.runTool("/usr/bin/git", ["--git-dir", remote, "ls-tree", "-r", "--name-only", "main"], in: "/", env: Reliability.gitEnv).stdout
+            let tree = CLI.runTool(
+                "/usr/bin/git", ["--git-dir", remote, "ls-tree", "-r", "--name-only", "main"], in: "/",
+                env: Reliability.gitEnv
+            ).stdout
             #expect(!tree.contains(".docsync/tombstones/"), "\(tree)")
         } else {
             #expect(Reliability.folderTombstones(remote).isEmpty)
@@ -219,7 +245,9 @@ enum CrashTable {
 }
 
 @Suite("A push killed between its document writes and its commit (folder remote)") struct InterruptedPushTests {
-    @Test("the next push, by anyone, puts the remote folder back to what was committed: no ghost copy at a path the document left")
+    @Test(
+        "the next push, by anyone, puts the remote folder back to what was committed: no ghost copy at a path the document left"
+    )
     func deadPushLeavesNoGhostCopies() {
         let box = Sandbox()
         box.remoteFormat1 = true  // about format 1's own files
@@ -231,7 +259,9 @@ enum CrashTable {
         #expect(rename(a.path("a.json"), a.path("b.json")) == 0)
         let killed = a.run("sync", env: ["DOCSYNC_CRASH_AT": "remote.after-documents"])
         #expect(killed.exit == 137, killed.comment)
-        #expect(FileManager.default.fileExists(atPath: box.remote + "/b.json"), "the uncommitted write is there (else this tests nothing)")
+        #expect(
+            FileManager.default.fileExists(atPath: box.remote + "/b.json"),
+            "the uncommitted write is there (else this tests nothing)")
 
         // Another replica pushes first: the remote folder is put back to its committed state.
         b.write("other.json", b.read("other.json")!.replacing("\"o\": 1", with: "\"o\": 2"))
@@ -246,7 +276,9 @@ enum CrashTable {
         #expect(r.exit == 0, r.comment)
         b.sync()
         #expect(a.documents() == b.documents())
-        #expect(Files.tree(box.remote, skipMetadata: true) == a.documents(), "the remote folder holds exactly the documents")
+        #expect(
+            Files.tree(box.remote, skipMetadata: true) == a.documents(), "the remote folder holds exactly the documents"
+        )
         #expect(!FileManager.default.fileExists(atPath: box.remote + "/.docsync/intent"))
         #expect(a.run("verify").exit == 0)
     }
@@ -267,7 +299,9 @@ enum CrashTable {
 }
 
 @Suite("A journal batch cut short") struct TornBatchTests {
-    @Test("a pull whose journal batch kept its 'seen' line but lost its 'apply' line does not push the old file over the newer version")
+    @Test(
+        "a pull whose journal batch kept its 'seen' line but lost its 'apply' line does not push the old file over the newer version"
+    )
     func halfAPullBatchIsNotReplayed() throws {
         let box = Sandbox()
         let a = box.initReplica("A", files: ["d.json": "{\n  \"v\": 1\n}\n"])
@@ -281,7 +315,13 @@ enum CrashTable {
         #expect(a.run("pull", env: ["DOCSYNC_CRASH_AT": "pull.after-journal"]).exit == 137)
         let journalPath = a.path(".docsync/journal")
         let text = try String(contentsOfFile: journalPath, encoding: .utf8)
-        guard let apply = text.range(of: "{\"", options: .backwards, range: text.startIndex ..< (text.range(of: "\"kind\":\"apply\"", options: .backwards)?.lowerBound ?? text.startIndex)) else {
+        guard
+            let apply = text.range(
+                of: "{\"", options: .backwards,
+                range: text
+                    .startIndex..<(text.range(of: "\"kind\":\"apply\"", options: .backwards)?.lowerBound
+                    ?? text.startIndex))
+        else {
             Issue.record("no apply entry in \(text)")
             return
         }
@@ -305,7 +345,12 @@ enum CrashTable {
     func killedUpgradeLosesNothing(_ point: String) throws {
         let box = Sandbox("upgradekill-\(point)")
         Reliability.makeFormat1Remote(box.remote)
-        let a = box.initReplica("a", files: ["keep.json": "{\"v\": \"keep-0\"}", "gone.json": "{\"v\": \"gone-0\"}", "other.json": "{\"v\": \"other-0\"}"])
+        let a = box.initReplica(
+            "a",
+            files: [
+                "keep.json": "{\"v\": \"keep-0\"}", "gone.json": "{\"v\": \"gone-0\"}",
+                "other.json": "{\"v\": \"other-0\"}"
+            ])
         a.sync()
         let b = box.clone("b")
         b.write("keep.json", b.read("keep.json")!.replacing("keep-0", with: "keep-b"))

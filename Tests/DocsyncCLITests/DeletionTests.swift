@@ -45,7 +45,9 @@ struct DeletionTests {
         #expect(push.exit == 0, push.comment)
         #expect(!FileManager.default.fileExists(atPath: box.remote + "/x.json"))
         let after = Self.logLines(a, kind: "delete", path: "x.json")
-        #expect(after.count == 1 && after[0].contains("[done]") && !after[0].contains("[pending]"), "log after push: \(after)")
+        #expect(
+            after.count == 1 && after[0].contains("[done]") && !after[0].contains("[pending]"),
+            "log after push: \(after)")
         #expect(Self.logLines(a, kind: "delete", path: "x.json", extra: ["--pending"]).isEmpty)
 
         b.sync()
@@ -71,7 +73,7 @@ struct DeletionTests {
     func maxDeleteShare() {
         let box = Sandbox()
         var files: [String: String] = [:]
-        for i in 1 ... 6 { files["d\(i).json"] = "{\"i\": \(i)}\n" }
+        for i in 1...6 { files["d\(i).json"] = "{\"i\": \(i)}\n" }
         let a = box.initReplica("A", files: files)
         a.sync()
         let b = box.clone("B")
@@ -102,10 +104,10 @@ struct DeletionTests {
     func deleteWithinShare() {
         let box = Sandbox()
         var files: [String: String] = [:]
-        for i in 1 ... 6 { files["d\(i).json"] = "{\"i\": \(i)}\n" }
+        for i in 1...6 { files["d\(i).json"] = "{\"i\": \(i)}\n" }
         let a = box.initReplica("A", files: files)
         a.sync()
-        for i in 1 ... 3 { a.remove("d\(i).json") }
+        for i in 1...3 { a.remove("d\(i).json") }
         let push = a.run("push")
         #expect(push.exit == 0, push.comment)
         #expect(Set(Files.list(box.remote, skipMetadata: true)) == ["d4.json", "d5.json", "d6.json"])

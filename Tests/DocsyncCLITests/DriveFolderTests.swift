@@ -24,8 +24,10 @@ import Testing
         /// copy (as Dropbox does), limited to `paths` if given.
         @discardableResult
         func unison(_ from: String, _ to: String, paths: [String] = []) -> RunResult {
-            var args = [copy(from), copy(to), "-batch", "-auto", "-times", "-prefer", "newer", "-copyonconflict",
-                        "-confirmbigdel=false", "-ignore", "Name push.lock", "-ignore", "Name .docsync-tmp-*", "-silent"]
+            var args = [
+                copy(from), copy(to), "-batch", "-auto", "-times", "-prefer", "newer", "-copyonconflict",
+                "-confirmbigdel=false", "-ignore", "Name push.lock", "-ignore", "Name .docsync-tmp-*", "-silent"
+            ]
             for path in paths { args += ["-path", path] }
             let r = CLI.runTool("/usr/bin/unison", args, in: box.root, env: ["UNISON": unisonHome, "HOME": unisonHome])
             // 2: a file skipped (Unison making a conflict copy as it goes); the next pass takes it.
@@ -45,13 +47,15 @@ import Testing
             return
         }
         let pattern = try! NSRegularExpression(pattern: "\"\(key)\"\\s*:\\s*-?[0-9]+")
-        let edited = pattern.stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "\"\(key)\": \(value)")
+        let edited = pattern.stringByReplacingMatches(
+            in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "\"\(key)\": \(value)")
         #expect(edited != text, "no field \(key) in \(path) of \(replica.root)")
         replica.write(path, edited)
     }
 
-    @Test("three replicas on three Unison-synced copies converge, with every field edit merged, over eight rounds of partial and out-of-order copying",
-          .enabled(if: Prerequisite.unison.runsHere))
+    @Test(
+        "three replicas on three Unison-synced copies converge, with every field edit merged, over eight rounds of partial and out-of-order copying",
+        .enabled(if: Prerequisite.unison.runsHere))
     func threeReplicasConvergeUnderUnison() throws {
         try Prerequisite.unison.require()
         let drive = try Drive()
@@ -93,7 +97,11 @@ import Testing
             drive.everyPair { x, y in
                 guard random.next() % 3 != 0 else { return }
                 let part = parts[Int(random.next() % UInt64(parts.count))]
-                if random.next() % 2 == 0 { drive.unison(x, y, paths: part.isEmpty ? [] : [part]) } else { drive.unison(y, x, paths: part.isEmpty ? [] : [part]) }
+                if random.next() % 2 == 0 {
+                    drive.unison(x, y, paths: part.isEmpty ? [] : [part])
+                } else {
+                    drive.unison(y, x, paths: part.isEmpty ? [] : [part])
+                }
             }
         }
         for _ in 1...3 {
@@ -105,16 +113,25 @@ import Testing
         // A mesh of pairwise Unison runs makes conflict copies even of files only one
         // replica writes (its record reaches a copy by two ways). Through a star, which
         // makes none, the owners' tidying reaches every copy.
-        func star() { drive.unison("a", "b"); drive.unison("a", "c"); drive.unison("a", "b") }
+        func star() {
+            drive.unison("a", "b")
+            drive.unison("a", "c")
+            drive.unison("a", "b")
+        }
         star()
         for name in drive.names { exits.append(drive.replica(name).sync().exit) }
         star()
         #expect(exits.allSatisfy { $0 == 0 }, "exit codes \(exits)")
         for name in drive.names {
             let replica = drive.replica(name)
-            #expect(Set(replica.documents().keys) == expectedRecords, "\(name) holds \(replica.documents().keys.sorted())")
+            #expect(
+                Set(replica.documents().keys) == expectedRecords, "\(name) holds \(replica.documents().keys.sorted())")
             let seed = replica.json("seed.json") ?? [:]
-            for (key, value) in expectedSeed { #expect(seed[key] as? Int == value, "\(name): seed.\(key) is \(String(describing: seed[key])), expected \(value)") }
+            for (key, value) in expectedSeed {
+                #expect(
+                    seed[key] as? Int == value,
+                    "\(name): seed.\(key) is \(String(describing: seed[key])), expected \(value)")
+            }
             let status = replica.ok("status", "--json")
             let parsed = JSONHelp.parse(status.stdout) as? [String: Any]
             #expect((parsed?["pending"] as? [Any])?.isEmpty ?? false, "\(name) has pending changes: \(status.stdout)")
@@ -160,19 +177,30 @@ final class SyncthingCluster {
         for (name, path) in folders {
             let home = root + "/syncthing-" + name
             try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-            try runTool("/usr/bin/syncthing", ["generate", "--home=" + home, "--no-default-folder", "--skip-port-probing"], in: root, home: home)
+            try runTool(
+                "/usr/bin/syncthing", ["generate", "--home=" + home, "--no-default-folder", "--skip-port-probing"],
+                in: root, home: home)
             let config = try String(contentsOfFile: home + "/config.xml", encoding: .utf8)
             guard let match = config.firstMatch(of: #/<device id="([A-Z0-9-]+)"/#) else {
                 throw TestServerError(description: "syncthing generate wrote no device id in \(home)/config.xml")
             }
             try FileManager.default.createDirectory(atPath: path + "/.stfolder", withIntermediateDirectories: true)
-            nodes.append(Node(name: name, home: home, folder: path, id: String(match.1), listen: try Loopback.freePort(), gui: try Loopback.freePort()))
+            nodes.append(
+                Node(
+                    name: name, home: home, folder: path, id: String(match.1), listen: try Loopback.freePort(),
+                    gui: try Loopback.freePort()))
         }
-        for node in nodes { try config(for: node).write(toFile: node.home + "/config.xml", atomically: true, encoding: .utf8) }
         for node in nodes {
-            let server = try ServerProcess(name: "syncthing-\(node.name)",
-                                           command: ["/usr/bin/syncthing", "serve", "--home=" + node.home, "--no-browser", "--no-restart", "--logflags=0"],
-                                           home: node.home, env: ["STNOUPGRADE": "1", "STNORESTART": "1"], workDir: node.home, logPath: node.home + "/log")
+            try config(for: node).write(toFile: node.home + "/config.xml", atomically: true, encoding: .utf8)
+        }
+        for node in nodes {
+            let server = try ServerProcess(
+                name: "syncthing-\(node.name)",
+                command: [
+                    "/usr/bin/syncthing", "serve", "--home=" + node.home, "--no-browser", "--no-restart", "--logflags=0"
+                ],
+                home: node.home, env: ["STNOUPGRADE": "1", "STNORESTART": "1"], workDir: node.home,
+                logPath: node.home + "/log")
             servers.append(server)
         }
         for (node, server) in zip(nodes, servers) { try server.waitUntilListening(port: node.listen, seconds: 60) }
@@ -197,38 +225,39 @@ final class SyncthingCluster {
         }.joined(separator: "\n")
         let members = nodes.map { "        <device id=\"\($0.id)\"></device>" }.joined(separator: "\n")
         return """
-        <configuration version="36">
-            <folder id="docsync-remote" label="remote" path="\(node.folder)" type="sendreceive" rescanIntervalS="1" fsWatcherEnabled="true" fsWatcherDelayS="1" ignorePerms="false" autoNormalize="true">
-        \(members)
-                <minDiskFree unit="%">0</minDiskFree>
-                <markerName>.stfolder</markerName>
-            </folder>
-        \(devices)
-            <gui enabled="true" tls="false" debugging="false">
-                <address>127.0.0.1:\(node.gui)</address>
-                <apikey>docsync-test-\(node.name)</apikey>
-            </gui>
-            <options>
-                <listenAddress>tcp://127.0.0.1:\(node.listen)</listenAddress>
-                <globalAnnounceEnabled>false</globalAnnounceEnabled>
-                <localAnnounceEnabled>false</localAnnounceEnabled>
-                <relaysEnabled>false</relaysEnabled>
-                <natEnabled>false</natEnabled>
-                <urAccepted>-1</urAccepted>
-                <autoUpgradeIntervalH>0</autoUpgradeIntervalH>
-                <crashReportingEnabled>false</crashReportingEnabled>
-                <startBrowser>false</startBrowser>
-                <setLowPriority>false</setLowPriority>
-                <minHomeDiskFree unit="%">0</minHomeDiskFree>
-            </options>
-        </configuration>
-        """
+            <configuration version="36">
+                <folder id="docsync-remote" label="remote" path="\(node.folder)" type="sendreceive" rescanIntervalS="1" fsWatcherEnabled="true" fsWatcherDelayS="1" ignorePerms="false" autoNormalize="true">
+            \(members)
+                    <minDiskFree unit="%">0</minDiskFree>
+                    <markerName>.stfolder</markerName>
+                </folder>
+            \(devices)
+                <gui enabled="true" tls="false" debugging="false">
+                    <address>127.0.0.1:\(node.gui)</address>
+                    <apikey>docsync-test-\(node.name)</apikey>
+                </gui>
+                <options>
+                    <listenAddress>tcp://127.0.0.1:\(node.listen)</listenAddress>
+                    <globalAnnounceEnabled>false</globalAnnounceEnabled>
+                    <localAnnounceEnabled>false</localAnnounceEnabled>
+                    <relaysEnabled>false</relaysEnabled>
+                    <natEnabled>false</natEnabled>
+                    <urAccepted>-1</urAccepted>
+                    <autoUpgradeIntervalH>0</autoUpgradeIntervalH>
+                    <crashReportingEnabled>false</crashReportingEnabled>
+                    <startBrowser>false</startBrowser>
+                    <setLowPriority>false</setLowPriority>
+                    <minHomeDiskFree unit="%">0</minHomeDiskFree>
+                </options>
+            </configuration>
+            """
     }
 }
 
 extension DriveFolderTests {
-    @Test("three replicas on three copies kept by Syncthing, syncing while Syncthing works, converge with every field edit merged",
-          .enabled(if: Prerequisite.syncthing.runsHere))
+    @Test(
+        "three replicas on three copies kept by Syncthing, syncing while Syncthing works, converge with every field edit merged",
+        .enabled(if: Prerequisite.syncthing.runsHere))
     func threeReplicasConvergeUnderSyncthing() throws {
         try Prerequisite.syncthing.require()
         let box = Sandbox("syncthing")
@@ -239,7 +268,9 @@ extension DriveFolderTests {
         var r = CLI.run(["init", "--remote", copy("a"), "--name", "a", "a"], in: box.root)
         #expect(r.exit == 0, r.comment)
         _ = a.ok("sync")
-        for name in ["b", "c"] { try FileManager.default.createDirectory(atPath: copy(name), withIntermediateDirectories: true) }
+        for name in ["b", "c"] {
+            try FileManager.default.createDirectory(atPath: copy(name), withIntermediateDirectories: true)
+        }
         let cluster = try SyncthingCluster(root: box.root, folders: names.map { ($0, copy($0)) })
         defer { cluster.stop() }
         // The others clone once the remote has reached their copies.
@@ -255,7 +286,10 @@ extension DriveFolderTests {
             #expect(arrived, "no clone from \(name)'s copy: \(r)\n\(cluster.logs)")
             if !arrived { return }
             // The shared record arrives with a later sync if its version was still on the way.
-            let seeded = waitUntil(seconds: 90) { box.replica(name).exists("seed.json") || (box.replica(name).run("sync").exit == 0 && box.replica(name).exists("seed.json")) }
+            let seeded = waitUntil(seconds: 90) {
+                box.replica(name).exists("seed.json")
+                    || (box.replica(name).run("sync").exit == 0 && box.replica(name).exists("seed.json"))
+            }
             #expect(seeded, "seed.json never reached \(name):\n\(cluster.logs)")
             if !seeded { return }
         }
@@ -282,7 +316,9 @@ extension DriveFolderTests {
         }
         func matchesModel(_ name: String) -> Bool {
             let replica = box.replica(name)
-            guard Set(replica.documents().keys) == expectedRecords, let seed = replica.json("seed.json") else { return false }
+            guard Set(replica.documents().keys) == expectedRecords, let seed = replica.json("seed.json") else {
+                return false
+            }
             return expectedSeed.allSatisfy { seed[$0.key] as? Int == $0.value }
         }
         let converged = waitUntil(seconds: 120) {
@@ -290,11 +326,16 @@ extension DriveFolderTests {
             return names.allSatisfy(matchesModel) && box.replica("a").documents() == box.replica("b").documents()
                 && box.replica("b").documents() == box.replica("c").documents()
         }
-        #expect(converged, "replicas did not converge: \(names.map { "\($0): \(box.replica($0).documents().keys.sorted()) seed \(box.replica($0).read("seed.json") ?? "-")" })\n\(cluster.logs)")
+        #expect(
+            converged,
+            "replicas did not converge: \(names.map { "\($0): \(box.replica($0).documents().keys.sorted()) seed \(box.replica($0).read("seed.json") ?? "-")" })\n\(cluster.logs)"
+        )
         #expect(exits.allSatisfy { $0 == 0 }, "exit codes \(exits)")
         for name in names {
             #expect(box.replica(name).run("verify").exit == 0)
-            let copies = Files.list(copy(name) + "/.docsync", skipMetadata: false).filter { $0.contains("sync-conflict") }
+            let copies = Files.list(copy(name) + "/.docsync", skipMetadata: false).filter {
+                $0.contains("sync-conflict")
+            }
             #expect(copies.isEmpty, "\(name)'s copy holds \(copies)")
         }
         r = box.replica("a").ok("status", "--json")

@@ -44,11 +44,18 @@ import Testing
                 let source = copy(from) + "/" + relative, target = copy(to) + "/" + relative
                 var isDir: ObjCBool = false
                 guard fm.fileExists(atPath: source, isDirectory: &isDir), !isDir.boolValue,
-                      !relative.hasSuffix("push.lock"), !(relative as NSString).lastPathComponent.hasPrefix(".docsync-tmp-"), take(relative) else { continue }
+                    !relative.hasSuffix("push.lock"),
+                    !(relative as NSString).lastPathComponent.hasPrefix(".docsync-tmp-"), take(relative)
+                else { continue }
                 let here = (try? fm.attributesOfItem(atPath: source)[.modificationDate] as? Date) ?? nil
                 if fm.contentsEqual(atPath: source, andPath: target) { continue }
-                if let there = (try? fm.attributesOfItem(atPath: target)[.modificationDate] as? Date) ?? nil, let here, there > here { continue }
-                try? fm.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                if let there = (try? fm.attributesOfItem(atPath: target)[.modificationDate] as? Date) ?? nil, let here,
+                    there > here
+                {
+                    continue
+                }
+                try? fm.createDirectory(
+                    atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
                 // As a service does: a temporary name, then a rename.
                 let temporary = (target as NSString).deletingLastPathComponent + "/.syncing-\(UUID().uuidString)"
                 guard (try? fm.copyItem(atPath: source, toPath: temporary)) != nil else { continue }
@@ -65,22 +72,27 @@ import Testing
         var values: [String: [Int: Int]] = [:]
     }
 
-    static func fieldPattern(_ i: Int) -> NSRegularExpression { try! NSRegularExpression(pattern: "\"f\(i)\"\\s*:\\s*-?[0-9]+") }
+    static func fieldPattern(_ i: Int) -> NSRegularExpression {
+        try! NSRegularExpression(pattern: "\"f\(i)\"\\s*:\\s*-?[0-9]+")
+    }
 
     static func fieldValue(_ bytes: [UInt8]?, _ i: Int) -> Int? {
         guard let bytes, let object = JSONHelp.object(bytes) else { return nil }
         return object["f\(i)"] as? Int
     }
 
-    @Test("drive kind: replicas on their own copies, files copied in part and out of order, syncs killed: every step keeps each user's edits, and all end equal to the model",
-          arguments: seeds)
+    @Test(
+        "drive kind: replicas on their own copies, files copied in part and out of order, syncs killed: every step keeps each user's edits, and all end equal to the model",
+        arguments: seeds)
     func agreesWithTheModel(seed: UInt64) throws {
         let box = Sandbox("drivemodel\(seed)")
         let drive = Copies(root: box.root)
         var random = SeededRandom(seed: seed)
         func pick(_ n: Int) -> Int { Int(random.next() % UInt64(n)) }
         let replicas = (0..<3).map { box.replica("r\($0)") }
-        print("DRIVEMODEL start seed=\(seed) ops=\(Self.ops) (replay: DOCSYNC_DRIVE_MODEL_SEED=\(seed) DOCSYNC_DRIVE_MODEL_OPS=\(Self.ops))")
+        print(
+            "DRIVEMODEL start seed=\(seed) ops=\(Self.ops) (replay: DOCSYNC_DRIVE_MODEL_SEED=\(seed) DOCSYNC_DRIVE_MODEL_OPS=\(Self.ops))"
+        )
 
         var model = Model()
         var next = 1
@@ -120,7 +132,9 @@ import Testing
                 let documents = replica.documents()
                 let now = Set(documents.keys)
                 if !held[i].isSubset(of: now) {
-                    Issue.record("seed \(seed) step \(step): r\(i) lost \(held[i].subtracting(now).sorted())\n\(log.suffix(12).joined(separator: "\n"))")
+                    Issue.record(
+                        "seed \(seed) step \(step): r\(i) lost \(held[i].subtracting(now).sorted())\n\(log.suffix(12).joined(separator: "\n"))"
+                    )
                     keep()
                     return false
                 }
@@ -128,7 +142,9 @@ import Testing
                 for name in now where model.values[name] != nil {
                     let value = Self.fieldValue(documents[name], i)
                     if value != model.values[name]![i] {
-                        Issue.record("seed \(seed) step \(step): r\(i)'s \(name) has f\(i) = \(value.map(String.init) ?? "nothing"), its user last saved \(model.values[name]![i]!)\n\(log.suffix(12).joined(separator: "\n"))")
+                        Issue.record(
+                            "seed \(seed) step \(step): r\(i)'s \(name) has f\(i) = \(value.map(String.init) ?? "nothing"), its user last saved \(model.values[name]![i]!)\n\(log.suffix(12).joined(separator: "\n"))"
+                        )
                         keep()
                         return false
                     }
@@ -142,11 +158,14 @@ import Testing
             let choice = pick(100)
             if choice < 40 {
                 let present = Array(held[i]).sorted()
-                guard let name = present.isEmpty ? nil : present[pick(present.count)], model.values[name] != nil else { continue }
+                guard let name = present.isEmpty ? nil : present[pick(present.count)], model.values[name] != nil else {
+                    continue
+                }
                 let value = next
                 next += 1
                 let text = replicas[i].read(name)!
-                let edited = Self.fieldPattern(i).stringByReplacingMatches(in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "\"f\(i)\": \(value)")
+                let edited = Self.fieldPattern(i).stringByReplacingMatches(
+                    in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "\"f\(i)\": \(value)")
                 replicas[i].write(name, edited)
                 model.values[name]![i] = value
                 log.append("\(step). r\(i) sets \(name) f\(i)=\(value)")
@@ -161,7 +180,8 @@ import Testing
                 syncs += 1
                 if result.stdout.contains("at the same time") { forks += 1 }
                 log.append("\(step). r\(i) sync → \(result.exit)")
-                #expect(result.exit == 0, "seed \(seed) step \(step): \(result)\n\(log.suffix(12).joined(separator: "\n"))")
+                #expect(
+                    result.exit == 0, "seed \(seed) step \(step): \(result)\n\(log.suffix(12).joined(separator: "\n"))")
                 if result.exit != 0 { keep() }
             } else if choice < 95 {
                 let (from, to) = (pick(3), pick(3))
@@ -192,15 +212,23 @@ import Testing
         for (x, y) in [(1, 0), (2, 0), (0, 1), (0, 2)] { drive.propagate(x, y) { _ in true } }
         for (i, replica) in replicas.enumerated() {
             let documents = replica.documents()
-            #expect(Set(documents.keys) == Set(model.records), "seed \(seed): r\(i) holds \(documents.keys.sorted()), the model \(model.records.sorted())")
+            #expect(
+                Set(documents.keys) == Set(model.records),
+                "seed \(seed): r\(i) holds \(documents.keys.sorted()), the model \(model.records.sorted())")
             for name in model.records {
                 for field in 0..<3 where Self.fieldValue(documents[name], field) != model.values[name]![field] {
-                    Issue.record("seed \(seed): r\(i)'s \(name) has f\(field) = \(Self.fieldValue(documents[name], field).map(String.init) ?? "nothing"), the model \(model.values[name]![field]!)")
+                    Issue.record(
+                        "seed \(seed): r\(i)'s \(name) has f\(field) = \(Self.fieldValue(documents[name], field).map(String.init) ?? "nothing"), the model \(model.values[name]![field]!)"
+                    )
                 }
             }
             #expect(replica.run("verify").exit == 0)
         }
-        #expect(replicas[0].documents() == replicas[1].documents() && replicas[1].documents() == replicas[2].documents(), "seed \(seed): the trees differ")
-        print("DRIVEMODEL done seed=\(seed) steps=\(Self.ops) syncs=\(syncs) kills=\(kills) forks=\(forks) records=\(model.records.count)")
+        #expect(
+            replicas[0].documents() == replicas[1].documents() && replicas[1].documents() == replicas[2].documents(),
+            "seed \(seed): the trees differ")
+        print(
+            "DRIVEMODEL done seed=\(seed) steps=\(Self.ops) syncs=\(syncs) kills=\(kills) forks=\(forks) records=\(model.records.count)"
+        )
     }
 }

@@ -15,18 +15,22 @@ struct EditStyleTests {
     @Test("an editor's save (temp file + rename), sed -i and an in-place rewrite are all synced")
     func contentEdits() {
         let box = Sandbox()
-        let (a, b) = Self.pair(box, [
-            "editor.json": "{\n  \"text\": \"draft\"\n}\n",
-            "sed.json": "{\n  \"colour\": \"red\",\n  \"size\": 3\n}\n",
-            "inplace.json": "{\n  \"state\": \"aaaa\"\n}\n",
-        ])
+        let (a, b) = Self.pair(
+            box,
+            [
+                "editor.json": "{\n  \"text\": \"draft\"\n}\n",
+                "sed.json": "{\n  \"colour\": \"red\",\n  \"size\": 3\n}\n",
+                "inplace.json": "{\n  \"state\": \"aaaa\"\n}\n"
+            ])
         let refIds = ["editor.json", "sed.json", "inplace.json"].map { a.refId($0) }
 
         editorSave(a.path("editor.json"), Array(a.read("editor.json")!.replacing("draft", with: "final text").utf8))
         let sed = CLI.runTool("/bin/sed", ["-i", "s/red/blue/", "sed.json"], in: a.root)
         #expect(sed.exit == 0, sed.comment)
         // Same size, same inode, right after the last sync (git's "racy" case).
-        rewriteInPlace(a.path("inplace.json"), Array(a.read("inplace.json")!.replacing("\"state\": \"aaaa\"", with: "\"state\": \"bbbb\"").utf8))
+        rewriteInPlace(
+            a.path("inplace.json"),
+            Array(a.read("inplace.json")!.replacing("\"state\": \"aaaa\"", with: "\"state\": \"bbbb\"").utf8))
 
         let pushed = a.sync()
         for name in ["editor.json", "sed.json", "inplace.json"] {
@@ -44,7 +48,7 @@ struct EditStyleTests {
     func racySameSizeEdits() {
         let box = Sandbox()
         let (a, b) = Self.pair(box, ["r.json": "{\"v\": \"0\"}\n"])
-        for digit in 1 ... 3 {
+        for digit in 1...3 {
             let text = a.read("r.json")!
             let old = "\"v\": \"\(digit - 1)\"", new = "\"v\": \"\(digit)\""
             rewriteInPlace(a.path("r.json"), Array(text.replacing(old, with: new).utf8))
@@ -56,7 +60,9 @@ struct EditStyleTests {
         #expect(b.json("r.json")?["v"] as? String == "3")
     }
 
-    @Test("cp: the copy gets a new refId, the original keeps its own (even when the copy sorts first or keeps the mtime), all reach the other replica")
+    @Test(
+        "cp: the copy gets a new refId, the original keeps its own (even when the copy sorts first or keeps the mtime), all reach the other replica"
+    )
     func copy() {
         let box = Sandbox()
         let (a, b) = Self.pair(box, ["z.json": "{\n  \"title\": \"original\"\n}\n"])
@@ -74,7 +80,8 @@ struct EditStyleTests {
         #expect(a.bytes("z.json") == originalBytes, "the original is not rewritten")
         let copies = ["b.json", "a.json", "0/first.json"]
         let copyRefs = copies.map { a.refId($0) }
-        #expect(!copyRefs.contains(nil) && !copyRefs.contains(originalRef), "every copy must get a new refId: \(copyRefs)")
+        #expect(
+            !copyRefs.contains(nil) && !copyRefs.contains(originalRef), "every copy must get a new refId: \(copyRefs)")
         #expect(Set(copyRefs).count == copies.count, "and the copies must not share one")
         for path in copies { #expect(a.json(path)?["title"] as? String == "original") }
 
@@ -98,9 +105,13 @@ struct EditStyleTests {
         let restored = a.run("sync")
         #expect(restored.exit == 0, restored.comment)
         #expect(a.json("doc.json")?["state"] as? String == "first")
-        #expect(a.changesetId("doc.json") != JSONHelp.object(backup)?["changesetId"] as? String, "restored content gets a new changesetId")
+        #expect(
+            a.changesetId("doc.json") != JSONHelp.object(backup)?["changesetId"] as? String,
+            "restored content gets a new changesetId")
         b.sync()
-        #expect(b.json("doc.json")?["state"] as? String == "first", "the restored version must win over the newer-looking one")
+        #expect(
+            b.json("doc.json")?["state"] as? String == "first",
+            "the restored version must win over the newer-looking one")
         #expect(b.documents() == a.documents())
     }
 
@@ -119,7 +130,8 @@ struct EditStyleTests {
         #expect(!b.exists("a.json"), "the old path must be gone on the other replica")
         #expect(b.refId("sub/c.json") == ref, "the moved document keeps its identity")
         #expect(b.bytes("sub/c.json") == a.bytes("sub/c.json"))
-        #expect(!FileManager.default.fileExists(atPath: box.remote + "/a.json"), "the old path must be gone on the remote")
+        #expect(
+            !FileManager.default.fileExists(atPath: box.remote + "/a.json"), "the old path must be gone on the remote")
         #expect(Reliability.folderTombstones(box.remote).isEmpty, "a move is not a deletion")
         #expect(b.documents() == a.documents())
     }

@@ -5,8 +5,9 @@
 
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("First contact: a folder that exists on both machines", .serialized)
@@ -26,11 +27,12 @@ struct FirstContactTests {
         return r
     }
 
-
     static let ada = "{\n  \"name\": \"Ada Lovelace\",\n  \"born\": 1815\n}\n"
     static let notes = "{\n  \"text\": \"groceries\"\n}\n"
 
-    @Test("the same files, without ids, on both machines: one document each, nothing pushed twice, no copies", arguments: Kind.allCases)
+    @Test(
+        "the same files, without ids, on both machines: one document each, nothing pushed twice, no copies",
+        arguments: Kind.allCases)
     func identicalFolders(_ kind: Kind) {
         let box = Sandbox("identical-\(kind)")
         let url = Self.remote(box, kind)
@@ -50,18 +52,22 @@ struct FirstContactTests {
         #expect(desk.documents() == laptop.documents(), "the same bytes")
         #expect(desk.run("conflicts").stdout.contains("No open conflicts"))
         let status = desk.run("status", "--json")
-        #expect(((JSONHelp.parse(status.stdout) as? [String: Any])?["pending"] as? [Any])?.isEmpty == true, status.comment)
+        #expect(
+            ((JSONHelp.parse(status.stdout) as? [String: Any])?["pending"] as? [Any])?.isEmpty == true, status.comment)
     }
 
-    @Test("the same file with different content on both: one document, fields merged, the differing field a conflict (exit 3), both versions kept",
-          arguments: Kind.allCases)
+    @Test(
+        "the same file with different content on both: one document, fields merged, the differing field a conflict (exit 3), both versions kept",
+        arguments: Kind.allCases)
     func differentContent(_ kind: Kind) throws {
         let box = Sandbox("different-\(kind)")
         let url = Self.remote(box, kind)
         let laptop = Self.initTree(box, "laptop", url, files: ["ada.json": Self.ada])
         setSaveTime(laptop.path("ada.json"), 1_700_000_000)
         laptop.sync()
-        let desk = Self.initTree(box, "desk", url, files: ["ada.json": "{\n  \"name\": \"Ada King\",\n  \"born\": 1815,\n  \"title\": \"Countess\"\n}\n"])
+        let desk = Self.initTree(
+            box, "desk", url,
+            files: ["ada.json": "{\n  \"name\": \"Ada King\",\n  \"born\": 1815,\n  \"title\": \"Countess\"\n}\n"])
         // Saved later than the laptop's: its value of the colliding field wins.
         setSaveTime(desk.path("ada.json"), 1_700_000_100)
         let joined = desk.run("sync")
@@ -74,36 +80,46 @@ struct FirstContactTests {
         #expect(merged["refId"] as? String == laptop.refId("ada.json"), "it joined the remote's document")
         let copies = desk.conflictCopies().values.compactMap(JSONHelp.object)
         #expect(copies.contains { $0["name"] as? String == "Ada Lovelace" }, "the losing version is kept: \(copies)")
-        let listed = (JSONHelp.parse(desk.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []
+        let listed =
+            (JSONHelp.parse(desk.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]]
+            ?? []
         #expect(listed.count == 1, "\(listed)")
         laptop.run("sync")
         #expect(laptop.documents() == desk.documents())
-        #expect(laptop.conflictCopies().values.compactMap(JSONHelp.object).contains { $0["name"] as? String == "Ada Lovelace" },
-                "the laptop's losing version is in its conflict store too")
+        #expect(
+            laptop.conflictCopies().values.compactMap(JSONHelp.object).contains {
+                $0["name"] as? String == "Ada Lovelace"
+            },
+            "the laptop's losing version is in its conflict store too")
     }
 
-    @Test("a file whose fields all lose, laid out in another order and missing one: it is the remote's version, nothing pushed",
-          arguments: Kind.allCases)
+    @Test(
+        "a file whose fields all lose, laid out in another order and missing one: it is the remote's version, nothing pushed",
+        arguments: Kind.allCases)
     func losingFileInAnotherOrder(_ kind: Kind) throws {
         let box = Sandbox("order-\(kind)")
         let url = Self.remote(box, kind)
         let desk = box.replica("desk")
         desk.write("ada.json", "{\n  \"born\": 1816,\n  \"name\": \"Ada\"\n}\n")
         setSaveTime(desk.path("ada.json"), 1_700_000_000)
-        let laptop = Self.initTree(box, "laptop", url, files: ["ada.json": "{\n  \"name\": \"Ada\",\n  \"born\": 1815,\n  \"title\": \"Countess\"\n}\n"])
+        let laptop = Self.initTree(
+            box, "laptop", url,
+            files: ["ada.json": "{\n  \"name\": \"Ada\",\n  \"born\": 1815,\n  \"title\": \"Countess\"\n}\n"])
         setSaveTime(laptop.path("ada.json"), 1_700_000_100)
         laptop.sync()
         #expect(CLI.run(["init", "--remote", url, "--name", "desk", "desk"], in: box.root).exit == 0)
         let joined = desk.run("sync", "--json")
         #expect(joined.exit == 3, "born collided and desk's value lost: \(joined)")
-        #expect(Reliability.count(joined, "pushed") == 0, "the result is the remote's version: nothing to push: \(joined)")
+        #expect(
+            Reliability.count(joined, "pushed") == 0, "the result is the remote's version: nothing to push: \(joined)")
         #expect(desk.read("ada.json") == laptop.read("ada.json"), "the remote's bytes, in its order")
         let copies = desk.conflictCopies().values.compactMap(JSONHelp.object)
         #expect(copies.contains { $0["born"] as? Int == 1816 }, "desk's version is kept: \(copies)")
     }
 
-    @Test("clone into a folder that is not empty: its files join the remote's documents, the others are recorded and sent by the next sync",
-          arguments: Kind.allCases)
+    @Test(
+        "clone into a folder that is not empty: its files join the remote's documents, the others are recorded and sent by the next sync",
+        arguments: Kind.allCases)
     func cloneIntoNonEmptyFolder(_ kind: Kind) {
         let box = Sandbox("clone-\(kind)")
         let url = Self.remote(box, kind)
@@ -114,7 +130,9 @@ struct FirstContactTests {
         desk.write("mine.json", "{\"only\": \"desk\"}\n")
         let cloned = CLI.run(["clone", "--name", "desk", url, "desk"], in: box.root)
         #expect(cloned.exit == 0, cloned.comment)
-        #expect(Set(desk.documents().keys) == ["ada.json", "notes/list.json", "mine.json"], "\(desk.documents().keys.sorted())")
+        #expect(
+            Set(desk.documents().keys) == ["ada.json", "notes/list.json", "mine.json"],
+            "\(desk.documents().keys.sorted())")
         #expect(desk.refId("ada.json") == laptop.refId("ada.json"))
         #expect(desk.read("ada.json") == laptop.read("ada.json"))
         desk.sync()
@@ -123,7 +141,9 @@ struct FirstContactTests {
         for r in [laptop, desk] { #expect(r.conflictCopies().isEmpty) }
     }
 
-    @Test("first contact while the remote is away: the files are recorded (exit 75); once it is back they join the remote's documents")
+    @Test(
+        "first contact while the remote is away: the files are recorded (exit 75); once it is back they join the remote's documents"
+    )
     func firstContactOffline() {
         let box = Sandbox()
         let url = Self.remote(box, .dir)

@@ -7,14 +7,17 @@
 
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 enum Tmpfs {
     /// Whether this process may mount a tmpfs (tried once on a scratch folder).
     static let available: Bool = {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("docsync-tmpfs-probe-\(UUID().uuidString)").path
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "docsync-tmpfs-probe-\(UUID().uuidString)"
+        ).path
         try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: dir) }
         guard mount(dir, megabytes: 1) else { return false }
@@ -61,8 +64,9 @@ enum Tmpfs {
 }
 
 extension Prerequisite {
-    static let tmpfs = Prerequisite(name: "a tmpfs of its own",
-                                    missing: Tmpfs.available ? nil : "this process may not mount a tmpfs (run as root)")
+    static let tmpfs = Prerequisite(
+        name: "a tmpfs of its own",
+        missing: Tmpfs.available ? nil : "this process may not mount a tmpfs (run as root)")
 }
 
 /// A tmpfs mounted for one test, unmounted at the end.
@@ -80,13 +84,15 @@ final class MountedTmpfs {
     deinit { if mounted { Tmpfs.unmount(path) } }
 }
 
-@Suite("Reliability: full disk (tmpfs)", .serialized,
-       .enabled(if: Prerequisite.tmpfs.runsHere, "needs permission to mount a tmpfs (run as root)"))
+@Suite(
+    "Reliability: full disk (tmpfs)", .serialized,
+    .enabled(if: Prerequisite.tmpfs.runsHere, "needs permission to mount a tmpfs (run as root)"))
 struct FullDiskTests {
     enum Kind: String, CaseIterable, Sendable { case dir, git }
 
     /// Room left (bytes) before each sync: each one runs out somewhere else.
-    static let levels: [Int] = Reliability.long
+    static let levels: [Int] =
+        Reliability.long
         ? Array(stride(from: 0, through: 400 * 1024, by: 8 * 1024))
         : [0, 4 * 1024, 16 * 1024, 40 * 1024, 96 * 1024, 200 * 1024]
 
@@ -103,15 +109,20 @@ struct FullDiskTests {
     static func checkDiskFullRun(_ r: RunResult, sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
         #expect(r.exit == 0 || r.exit == 1, "only success or a clean error: \(r)", sourceLocation: sourceLocation)
         if r.exit == 1 {
-            #expect(r.stderr.contains("No space left on device") && r.stderr.contains("the disk is full"), "a full disk is named as such: \(r)",
-                    sourceLocation: sourceLocation)
-            #expect(!r.stderr.contains(".docsync-tmp-"), "the error names the file being written, not a temporary one: \(r)", sourceLocation: sourceLocation)
+            #expect(
+                r.stderr.contains("No space left on device") && r.stderr.contains("the disk is full"),
+                "a full disk is named as such: \(r)",
+                sourceLocation: sourceLocation)
+            #expect(
+                !r.stderr.contains(".docsync-tmp-"),
+                "the error names the file being written, not a temporary one: \(r)", sourceLocation: sourceLocation)
         }
         return r.exit == 1
     }
 
-    @Test("the remote's disk fills up during pushes: a clear error, nothing lost, readers unaffected, the next push after freeing space succeeds",
-          arguments: Kind.allCases)
+    @Test(
+        "the remote's disk fills up during pushes: a clear error, nothing lost, readers unaffected, the next push after freeing space succeeds",
+        arguments: Kind.allCases)
     func remoteDiskFull(_ kind: Kind) throws {
         try Prerequisite.tmpfs.require()
         let disk = MountedTmpfs(megabytes: Reliability.long ? 64 : 16)
@@ -120,27 +131,29 @@ struct FullDiskTests {
         let remote = kind == .git ? disk.path + "/remote.git" : disk.path + "/remote"
         if kind == .git { Reliability.makeBareRepo(remote) }
         let a = box.replica("A")
-        for i in 0 ..< 4 { a.write("doc\(i).json", Self.text("doc\(i)-0", kilobytes: 20)) }
+        for i in 0..<4 { a.write("doc\(i).json", Self.text("doc\(i)-0", kilobytes: 20)) }
         #expect(CLI.run(["init", "--remote", remote, "--name", "A", "A"], in: box.root).exit == 0)
         a.sync()
         #expect(CLI.run(["clone", "--name", "B", remote, "B"], in: box.root).exit == 0)
         let b = box.replica("B")
         var failures = 0
         for (round, leave) in Self.levels.enumerated() {
-            for i in 0 ..< 3 { Self.setValue(a, "doc\(i).json", "doc\(i)-\(round + 1)") }
+            for i in 0..<3 { Self.setValue(a, "doc\(i).json", "doc\(i)-\(round + 1)") }
             a.write("new/n\(round).json", Self.text("n\(round)", kilobytes: 60))
             Tmpfs.fill(disk.path, leaving: leave)
             if Self.checkDiskFullRun(a.run("sync")) { failures += 1 }
             // Readers of the full remote see committed versions only, every one whole.
             let reader = b.run("sync")
             #expect(reader.exit == 0, "round \(round): \(reader)")
-            for (path, bytes) in b.documents() { #expect(JSONHelp.object(bytes) != nil, "round \(round): \(path) on B is not a whole document") }
+            for (path, bytes) in b.documents() {
+                #expect(JSONHelp.object(bytes) != nil, "round \(round): \(path) on B is not a whole document")
+            }
             Tmpfs.unfill(disk.path)
             let after = a.run("sync")
             #expect(after.exit == 0, "round \(round), room \(leave): the run after freeing space: \(after)")
             #expect(b.run("sync").exit == 0)
             #expect(b.documents() == a.documents(), "round \(round), room \(leave)")
-            for i in 0 ..< 3 { #expect(Self.value(b, "doc\(i).json") == "doc\(i)-\(round + 1)", "round \(round)") }
+            for i in 0..<3 { #expect(Self.value(b, "doc\(i).json") == "doc\(i)-\(round + 1)", "round \(round)") }
             #expect(Self.value(b, "new/n\(round).json") == "n\(round)")
         }
         #expect(failures > 0, "some pushes must have hit the full disk")
@@ -153,8 +166,9 @@ struct FullDiskTests {
         withExtendedLifetime(disk) {}
     }
 
-    @Test("the working tree's disk fills up during pulls and local edits: a clear error, nothing lost, the run after freeing space converges",
-          arguments: Kind.allCases)
+    @Test(
+        "the working tree's disk fills up during pulls and local edits: a clear error, nothing lost, the run after freeing space converges",
+        arguments: Kind.allCases)
     func treeDiskFull(_ kind: Kind) throws {
         try Prerequisite.tmpfs.require()
         let disk = MountedTmpfs(megabytes: Reliability.long ? 64 : 16)
@@ -163,8 +177,8 @@ struct FullDiskTests {
         let remote = kind == .git ? box.path("remote.git") : box.remote
         if kind == .git { Reliability.makeBareRepo(remote) }
         let b = box.replica("B")
-        for i in 0 ..< 4 { b.write("b\(i).json", Self.text("b\(i)-0", kilobytes: 20)) }
-        for i in 0 ..< 2 { b.write("a\(i).json", Self.text("a\(i)-0", kilobytes: 10)) }
+        for i in 0..<4 { b.write("b\(i).json", Self.text("b\(i)-0", kilobytes: 20)) }
+        for i in 0..<2 { b.write("a\(i).json", Self.text("a\(i)-0", kilobytes: 10)) }
         #expect(CLI.run(["init", "--remote", remote, "--name", "B", "B"], in: box.root).exit == 0)
         b.sync()
         #expect(CLI.run(["clone", "--name", "A", remote, disk.path + "/A"], in: box.root).exit == 0)
@@ -172,28 +186,34 @@ struct FullDiskTests {
         var failures = 0
         for (round, leave) in Self.levels.enumerated() {
             // B changes its documents (A must pull them); A edits its own and makes one.
-            for i in 0 ..< 3 { Self.setValue(b, "b\(i).json", "b\(i)-\(round + 1)") }
+            for i in 0..<3 { Self.setValue(b, "b\(i).json", "b\(i)-\(round + 1)") }
             b.write("fromB/n\(round).json", Self.text("bn\(round)", kilobytes: 50))
             #expect(b.run("sync").exit == 0)
-            for i in 0 ..< 2 { Self.setValue(a, "a\(i).json", "a\(i)-\(round + 1)") }
+            for i in 0..<2 { Self.setValue(a, "a\(i).json", "a\(i)-\(round + 1)") }
             a.write("fromA/n\(round).json", Self.text("an\(round)", kilobytes: 30))
             let mine = a.documents()
             Tmpfs.fill(disk.path, leaving: leave)
-            for _ in 0 ..< 2 { if Self.checkDiskFullRun(a.run("sync")) { failures += 1 } }
+            for _ in 0..<2 { if Self.checkDiskFullRun(a.run("sync")) { failures += 1 } }
             // Whatever failed, the user's files are as they were (ids aside) or updated whole.
             for (path, bytes) in a.documents() {
                 #expect(JSONHelp.object(bytes) != nil, "round \(round): \(path) is not a whole document")
             }
-            for i in 0 ..< 2 { #expect(Self.value(a, "a\(i).json") == "a\(i)-\(round + 1)", "round \(round): A's edit is still there") }
-            #expect(a.exists("fromA/n\(round).json") && mine.keys.allSatisfy { a.exists($0) }, "round \(round): nothing of A's is gone")
+            for i in 0..<2 {
+                #expect(Self.value(a, "a\(i).json") == "a\(i)-\(round + 1)", "round \(round): A's edit is still there")
+            }
+            #expect(
+                a.exists("fromA/n\(round).json") && mine.keys.allSatisfy { a.exists($0) },
+                "round \(round): nothing of A's is gone")
             Tmpfs.unfill(disk.path)
             let after = a.run("sync")
             #expect(after.exit == 0, "round \(round), room \(leave): the run after freeing space: \(after)")
             #expect(b.run("sync").exit == 0)
             #expect(b.documents() == a.documents(), "round \(round), room \(leave)")
-            for i in 0 ..< 2 { #expect(Self.value(b, "a\(i).json") == "a\(i)-\(round + 1)", "round \(round)") }
-            for i in 0 ..< 3 { #expect(Self.value(a, "b\(i).json") == "b\(i)-\(round + 1)", "round \(round)") }
-            #expect(Self.value(b, "fromA/n\(round).json") == "an\(round)" && Self.value(a, "fromB/n\(round).json") == "bn\(round)")
+            for i in 0..<2 { #expect(Self.value(b, "a\(i).json") == "a\(i)-\(round + 1)", "round \(round)") }
+            for i in 0..<3 { #expect(Self.value(a, "b\(i).json") == "b\(i)-\(round + 1)", "round \(round)") }
+            #expect(
+                Self.value(b, "fromA/n\(round).json") == "an\(round)"
+                    && Self.value(a, "fromB/n\(round).json") == "bn\(round)")
             #expect(a.conflictCopies().isEmpty && b.conflictCopies().isEmpty, "round \(round): no conflicts expected")
         }
         #expect(failures > 0, "some runs must have hit the full disk")

@@ -16,10 +16,15 @@ import Testing
 
     @Test func pendingOfflineActionsSurviveGCAndStillPush() throws {
         let box = Sandbox()
-        let a = box.initReplica("a", files: ["keep.json": "{\"v\": \"k0\"}", "edit.json": "{\"v\": \"e0\"}", "gone.json": "{\"v\": \"g0\"}"])
+        let a = box.initReplica(
+            "a", files: ["keep.json": "{\"v\": \"k0\"}", "edit.json": "{\"v\": \"e0\"}", "gone.json": "{\"v\": \"g0\"}"]
+        )
         a.sync()
         let b = box.clone("b")
-        for i in 1...3 { edit(a, "keep.json", "k\(i)"); a.sync() }
+        for i in 1...3 {
+            edit(a, "keep.json", "k\(i)")
+            a.sync()
+        }
         b.sync()
         // Offline: the remote folder is away (unmounted share).
         try FileManager.default.moveItem(atPath: box.remote, toPath: box.path("remote.away"))
@@ -71,10 +76,12 @@ import Testing
         for round in 2...4 {
             b.write("b\(round).json", "{\"v\": \(round)}\n")
             b.sync()
-            a.sync()   // a fetch: one more pack in A's cache
+            a.sync()  // a fetch: one more pack in A's cache
         }
         let cache = a.path(".docsync/git")
-        func packs() -> Int { Files.list(cache + "/objects/pack", skipMetadata: false).filter { $0.hasSuffix(".pack") }.count }
+        func packs() -> Int {
+            Files.list(cache + "/objects/pack", skipMetadata: false).filter { $0.hasSuffix(".pack") }.count
+        }
         #expect(packs() >= 3)
         let r = a.run("gc", "--local-only")
         #expect(r.exit == 0, r.comment)
@@ -103,17 +110,25 @@ import Testing
             let next = i + 1 < lines.count ? lines[i + 1] : ""
             #expect(next.hasPrefix("  "), "heading '\(line)' with nothing under it: \(log)")
         }
-        #expect(log.stdout.contains("This replica's journal: no entries for it (docsync gc compacted them once they reached the remote)"), log.comment)
+        #expect(
+            log.stdout.contains(
+                "This replica's journal: no entries for it (docsync gc compacted them once they reached the remote)"),
+            log.comment)
     }
 
     @Test func dryRunChangesNothing() throws {
         let box = Sandbox()
         let a = box.initReplica("a", files: ["x.json": "{\"v\": \"0\"}"])
         a.sync()
-        for i in 1...3 { edit(a, "x.json", "\(i)"); a.sync() }
+        for i in 1...3 {
+            edit(a, "x.json", "\(i)")
+            a.sync()
+        }
         edit(a, "x.json", "unpushed")
         a.ok("status")
-        let before = Files.tree(a.root, skipMetadata: false).filter { !$0.key.hasSuffix("/lock") && $0.key != ".docsync/lock" }
+        let before = Files.tree(a.root, skipMetadata: false).filter {
+            !$0.key.hasSuffix("/lock") && $0.key != ".docsync/lock"
+        }
         let listing = Files.listing(a.root)
         let text = a.ok("gc", "--dry-run")
         #expect(text.stdout.contains("would gc"), text.comment)
@@ -122,7 +137,9 @@ import Testing
         #expect(json["dryRun"] as? Bool == true)
         #expect((json["journalEntriesDropped"] as? Int ?? 0) > 0)
         #expect((json["objectsRemoved"] as? Int ?? 0) > 0)
-        let after = Files.tree(a.root, skipMetadata: false).filter { !$0.key.hasSuffix("/lock") && $0.key != ".docsync/lock" }
+        let after = Files.tree(a.root, skipMetadata: false).filter {
+            !$0.key.hasSuffix("/lock") && $0.key != ".docsync/lock"
+        }
         #expect(after == before, "gc --dry-run changed bytes")
         #expect(Files.listing(a.root) == listing)
         // The real run frees what the dry run announced.
@@ -136,7 +153,8 @@ import Testing
 
     @Test func objectsStillNeededAreKept() throws {
         let box = Sandbox()
-        let a = box.initReplica("a", files: ["rec.json": "{\n  \"v\": \"0\",\n  \"name\": \"Ann\",\n  \"city\": \"Oslo\"\n}\n"])
+        let a = box.initReplica(
+            "a", files: ["rec.json": "{\n  \"v\": \"0\",\n  \"name\": \"Ann\",\n  \"city\": \"Oslo\"\n}\n"])
         a.sync()
         let b = box.clone("b")
         // A conflict: the same field changed on both sides; the loser goes to the store.
@@ -167,7 +185,8 @@ import Testing
         #expect(a.documents() == b.documents())
 
         // The conflict copy is still resolvable after gc.
-        let stored = try #require(a.ok("conflicts", "--json").stdout.firstMatch(of: #/"changesetId"\s*:\s*"([^"]+)"/#)?.1)
+        let stored = try #require(
+            a.ok("conflicts", "--json").stdout.firstMatch(of: #/"changesetId"\s*:\s*"([^"]+)"/#)?.1)
         let resolved = a.run("resolve", "rec.json", "--take", String(stored))
         #expect(resolved.exit == 0, resolved.comment)
         #expect(a.json("rec.json")?["v"] as? String == "b")

@@ -27,13 +27,16 @@ import Testing
     }
 
     func purged(_ report: [String: Any]) -> [String] {
-        ((report["remote"] as? [String: Any])?["purged"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }.sorted()
+        ((report["remote"] as? [String: Any])?["purged"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
+            .sorted()
     }
 
     /// Tombstone files on the remote (folder, or the branch's tree).
     func tombstones(_ kind: Kind, _ url: String) -> [String] {
         if kind == .dir { return Reliability.folderTombstones(url).keys.sorted() }
-        let r = CLI.runTool("/usr/bin/git", ["--git-dir", url, "ls-tree", "-r", "--name-only", "main", ".docsync/tombstones/"], in: "/", env: Reliability.gitEnv)
+        let r = CLI.runTool(
+            "/usr/bin/git", ["--git-dir", url, "ls-tree", "-r", "--name-only", "main", ".docsync/tombstones/"], in: "/",
+            env: Reliability.gitEnv)
         return r.stdout.split(separator: "\n").map(String.init)
     }
 
@@ -93,7 +96,10 @@ import Testing
         #expect(a.bytes(".docsync/journal") == journalAfter && a.bytes(".docsync/state") == stateAfter)
         if kind == .git {
             Reliability.fsck(url)
-            let log = CLI.runTool("/usr/bin/git", ["--git-dir", url, "log", "-1", "--format=%s%n%b", "main"], in: "/", env: Reliability.gitEnv).stdout
+            let log = CLI.runTool(
+                "/usr/bin/git", ["--git-dir", url, "log", "-1", "--format=%s%n%b", "main"], in: "/",
+                env: Reliability.gitEnv
+            ).stdout
             #expect(log.hasPrefix("docsync: gc, 1 tombstone purged from a"), "\(log)")
             #expect(log.contains("purge gone.json"), "\(log)")
         } else {
@@ -113,7 +119,9 @@ import Testing
         let before = kind == .dir ? Files.tree(url, skipMetadata: false).filter { !Files.isTransient($0.key) } : [:]
         let commits = kind == .git ? Reliability.commitCount(url) : 0
         #expect(purged(gc(a)).isEmpty)
-        if kind == .dir { #expect(Files.tree(url, skipMetadata: false).filter { !Files.isTransient($0.key) } == before) }
+        if kind == .dir {
+            #expect(Files.tree(url, skipMetadata: false).filter { !Files.isTransient($0.key) } == before)
+        }
         if kind == .git { #expect(Reliability.commitCount(url) == commits) }
     }
 
@@ -142,7 +150,9 @@ import Testing
         #expect(back.exit == 3, "the purged deletion that lost to the edit is recorded: \(back)")
         #expect(!away.exists("plain.json"), "an unchanged copy of a purged deletion stays deleted")
         #expect(away.json("edited.json")?["v"] as? String == "edited-offline", "a local edit is kept")
-        #expect(back.stdout.contains("edited.json: deleted on the remote but edited here: kept the local edit"), back.comment)
+        #expect(
+            back.stdout.contains("edited.json: deleted on the remote but edited here: kept the local edit"),
+            back.comment)
         #expect(away.json("other.json")?["v"] as? String == "other-a")
         // The deleter hears its deletion lost: a git purge commit names the deleter, a
         // compacted folder feed keeps a `purged:` line naming it.

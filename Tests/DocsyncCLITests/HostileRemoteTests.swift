@@ -8,8 +8,9 @@
 import DocSyncKit
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("Reliability: a remote that tries to escape")
@@ -34,7 +35,8 @@ struct HostileRemoteTests {
             let marker = "TOP-SECRET-\(tag)"
             // Valid JSON on purpose: a followed symlink would be taken as a document.
             try! Data("{\"secret\": \"\(marker)\"}\n".utf8).write(to: URL(fileURLWithPath: canary + "/secret.json"))
-            try! Data("{\"secret\": \"\(marker)-inside\"}\n".utf8).write(to: URL(fileURLWithPath: canary + "/outside/inside.json"))
+            try! Data("{\"secret\": \"\(marker)-inside\"}\n".utf8).write(
+                to: URL(fileURLWithPath: canary + "/outside/inside.json"))
             before = Files.tree(canary, skipMetadata: false)
             listingBefore = Files.listing(canary)
         }
@@ -44,22 +46,36 @@ struct HostileRemoteTests {
             let parent = (box.root as NSString).deletingLastPathComponent
             for name in names {
                 for folder in [box.root, parent, "/tmp", canary, canary + "/outside"] {
-                    #expect(!FileManager.default.fileExists(atPath: folder + "/" + name), "\(folder)/\(name) was created outside", sourceLocation: sourceLocation)
+                    #expect(
+                        !FileManager.default.fileExists(atPath: folder + "/" + name),
+                        "\(folder)/\(name) was created outside", sourceLocation: sourceLocation)
                 }
             }
         }
 
-        func check(replicas: [Replica], allowedInSandbox: Set<String>, planted: [String], sourceLocation: SourceLocation = #_sourceLocation) {
-            #expect(Files.tree(canary, skipMetadata: false) == before, "the canary folder changed", sourceLocation: sourceLocation)
-            #expect(Files.listing(canary) == listingBefore, "the canary folder's listing changed", sourceLocation: sourceLocation)
+        func check(
+            replicas: [Replica], allowedInSandbox: Set<String>, planted: [String],
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) {
+            #expect(
+                Files.tree(canary, skipMetadata: false) == before, "the canary folder changed",
+                sourceLocation: sourceLocation)
+            #expect(
+                Files.listing(canary) == listingBefore, "the canary folder's listing changed",
+                sourceLocation: sourceLocation)
             let top = Set((try? FileManager.default.contentsOfDirectory(atPath: box.root)) ?? [])
-            #expect(top.isSubset(of: allowedInSandbox), "unexpected entries in the sandbox: \(top.subtracting(allowedInSandbox))", sourceLocation: sourceLocation)
+            #expect(
+                top.isSubset(of: allowedInSandbox),
+                "unexpected entries in the sandbox: \(top.subtracting(allowedInSandbox))",
+                sourceLocation: sourceLocation)
             escapedNames(planted, sourceLocation: sourceLocation)
             // Nothing a symlink points at was read into a replica: not as a document, not
             // in the conflict store, not in the object store.
             for replica in replicas {
                 for (path, bytes) in Files.tree(replica.root, skipMetadata: false) {
-                    #expect(!String(decoding: bytes, as: UTF8.self).contains(secretMarker), "\(replica.root)/\(path) holds the secret", sourceLocation: sourceLocation)
+                    #expect(
+                        !String(decoding: bytes, as: UTF8.self).contains(secretMarker),
+                        "\(replica.root)/\(path) holds the secret", sourceLocation: sourceLocation)
                 }
             }
         }
@@ -76,37 +92,51 @@ struct HostileRemoteTests {
     static func appendToFeed(_ remote: String, _ entries: [[String: Any]]) {
         var lines = ""
         for entry in entries {
-            let json = try! JSONSerialization.data(withJSONObject: entry, options: [.sortedKeys, .withoutEscapingSlashes])
+            let json = try! JSONSerialization.data(
+                withJSONObject: entry, options: [.sortedKeys, .withoutEscapingSlashes])
             lines += ChecksummedLines.encode(String(decoding: json, as: UTF8.self))
         }
         let generationPath = remote + "/.docsync/generation"
-        let parts = String(decoding: Files.bytes(generationPath)!, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" }).map { Int($0)! }
+        let parts = String(decoding: Files.bytes(generationPath)!, as: UTF8.self).split(whereSeparator: {
+            $0 == " " || $0 == "\n"
+        }).map { Int($0)! }
         #expect(parts.count == 2, "a remote never compacted")
         let feed = FileHandle(forWritingAtPath: remote + "/.docsync/feed")!
         try! feed.seekToEnd()
         try! feed.write(contentsOf: Data(lines.utf8))
         try! feed.close()
-        try! Data("\(parts[0] + 1) \(parts[1] + lines.utf8.count)\n".utf8).write(to: URL(fileURLWithPath: generationPath))
+        try! Data("\(parts[0] + 1) \(parts[1] + lines.utf8.count)\n".utf8).write(
+            to: URL(fileURLWithPath: generationPath))
     }
 
     /// A feed entry for `content`; the version is also put in `objects/` (an attacker can
     /// write there too), so only the path or the id can make it fail.
-    static func plantedEntry(remote: String, path: String, refId: String, content: String, counter: Int) -> [String: Any] {
+    static func plantedEntry(remote: String, path: String, refId: String, content: String, counter: Int) -> [String:
+        Any]
+    {
         let bytes = Array(content.utf8)
         let hash = ContentHash.of(bytes)
         let objectFolder = remote + "/.docsync/objects/" + hash.prefix(2)
         try? FileManager.default.createDirectory(atPath: objectFolder, withIntermediateDirectories: true)
         try! Data(bytes).write(to: URL(fileURLWithPath: objectFolder + "/" + hash.dropFirst(2)))
-        return ["changesetId": String(format: "0190000000%02x-0000-eeee", counter), "deleted": false, "hash": hash, "path": path,
-                "refId": refId, "replica": "eeee", "time": 0]
+        return [
+            "changesetId": String(format: "0190000000%02x-0000-eeee", counter), "deleted": false, "hash": hash,
+            "path": path,
+            "refId": refId, "replica": "eeee", "time": 0
+        ]
     }
 
     static func document(refId: String, counter: Int, _ v: String) -> String {
-        let escaped = String(decoding: try! JSONSerialization.data(withJSONObject: refId, options: [.fragmentsAllowed, .withoutEscapingSlashes]), as: UTF8.self)
-        return "{\"refId\": \(escaped), \"changesetId\": \"\(String(format: "0190000000%02x-0000-eeee", counter))\", \"v\": \"\(v)\"}\n"
+        let escaped = String(
+            decoding: try! JSONSerialization.data(
+                withJSONObject: refId, options: [.fragmentsAllowed, .withoutEscapingSlashes]), as: UTF8.self)
+        return
+            "{\"refId\": \(escaped), \"changesetId\": \"\(String(format: "0190000000%02x-0000-eeee", counter))\", \"v\": \"\(v)\"}\n"
     }
 
-    @Test("folder remote: hostile feed entries are refused by name, symlinks in the share are not followed, the good documents still sync")
+    @Test(
+        "folder remote: hostile feed entries are refused by name, symlinks in the share are not followed, the good documents still sync"
+    )
     func folderRemote() throws {
         let started = Date()
         let box = Sandbox("hostile-remote-dir")
@@ -122,10 +152,17 @@ struct HostileRemoteTests {
         // What the share's attacker plants. Each: feed path, refId, whether it must be
         // refused (true) or is harmless and must sync (false).
         let longName = String(repeating: "n", count: 295) + ".json"
-        struct Case { var path: String; var refId: String; var refused: Bool; var note: String }
+        struct Case {
+            var path: String
+            var refId: String
+            var refused: Bool
+            var note: String
+        }
         let cases: [Case] = [
             Case(path: "../escaped-\(tag).json", refId: "hostile-dotdot", refused: true, note: "'..' path component"),
-            Case(path: "a/../../escaped2-\(tag).json", refId: "hostile-inner-dotdot", refused: true, note: "'..' path component"),
+            Case(
+                path: "a/../../escaped2-\(tag).json", refId: "hostile-inner-dotdot", refused: true,
+                note: "'..' path component"),
             Case(path: "/tmp/abs-\(tag).json", refId: "hostile-absolute", refused: true, note: "absolute path"),
             Case(path: longName, refId: "hostile-long", refused: true, note: "path component longer than 255 bytes"),
             Case(path: ".docsync/format.json", refId: "hostile-metadata", refused: true, note: "path inside .docsync/"),
@@ -140,18 +177,22 @@ struct HostileRemoteTests {
             Case(path: "link.json", refId: "hostile-file-link", refused: false, note: ""),
             // Through a folder of the share that is a symlink to a folder outside.
             Case(path: "linked/inside.json", refId: "hostile-folder-link", refused: false, note: ""),
-            Case(path: "planted-good.json", refId: "planted-good", refused: false, note: ""),
+            Case(path: "planted-good.json", refId: "planted-good", refused: false, note: "")
         ]
         // A name with invalid UTF-8 cannot be represented: the feed is JSON, whose strings
         // are Unicode, so such bytes can only arrive as U+FFFD or as escaped lone
         // surrogates, which decode to U+FFFD too. That is an ordinary (valid) name.
         var entries: [[String: Any]] = []
         for (i, c) in cases.enumerated() {
-            entries.append(Self.plantedEntry(remote: box.remote, path: c.path, refId: c.refId,
-                                             content: Self.document(refId: c.refId, counter: i + 1, "planted \(i)"), counter: i + 1))
+            entries.append(
+                Self.plantedEntry(
+                    remote: box.remote, path: c.path, refId: c.refId,
+                    content: Self.document(refId: c.refId, counter: i + 1, "planted \(i)"), counter: i + 1))
         }
-        try FileManager.default.createSymbolicLink(atPath: box.remote + "/link.json", withDestinationPath: perimeter.secretPath)
-        try FileManager.default.createSymbolicLink(atPath: box.remote + "/linked", withDestinationPath: perimeter.canary + "/outside")
+        try FileManager.default.createSymbolicLink(
+            atPath: box.remote + "/link.json", withDestinationPath: perimeter.secretPath)
+        try FileManager.default.createSymbolicLink(
+            atPath: box.remote + "/linked", withDestinationPath: perimeter.canary + "/outside")
         Self.appendToFeed(box.remote, entries)
         let remoteBefore = Files.tree(box.remote, skipMetadata: true)
 
@@ -167,7 +208,8 @@ struct HostileRemoteTests {
             #expect(a.json(c.path)?["v"] as? String == "planted \(i)", "\(c.path) syncs: \(r)")
         }
         var isDirectory: ObjCBool = false
-        #expect(FileManager.default.fileExists(atPath: a.path("linked"), isDirectory: &isDirectory) && isDirectory.boolValue
+        #expect(
+            FileManager.default.fileExists(atPath: a.path("linked"), isDirectory: &isDirectory) && isDirectory.boolValue
                 && Files.stamp(a.path("linked")) != nil, "the replica's folder is a real folder")
         #expect(Files.tree(box.remote, skipMetadata: true) == remoteBefore, "a pull writes nothing into the share")
 
@@ -181,12 +223,16 @@ struct HostileRemoteTests {
         perimeter.check(replicas: [a, b, c], allowedInSandbox: ["remote", "A", "B", "C", "canary"], planted: planted)
         let refused = cases.filter(\.refused).count
         let synced = cases.count - refused
-        Reliability.figure("hostile-remote kind=dir cases=\(cases.count) refused=\(refused) synced=\(synced) seconds=\(String(format: "%.1f", Date().timeIntervalSince(started)))")
+        Reliability.figure(
+            "hostile-remote kind=dir cases=\(cases.count) refused=\(refused) synced=\(synced) seconds=\(String(format: "%.1f", Date().timeIntervalSince(started)))"
+        )
     }
 
     // MARK: Git remote
 
-    @Test("git remote: symlink blobs, a symlinked folder, odd ids, case-colliding and over-long names committed with plain git")
+    @Test(
+        "git remote: symlink blobs, a symlinked folder, odd ids, case-colliding and over-long names committed with plain git"
+    )
     func gitRemote() throws {
         let started = Date()
         let box = Sandbox("hostile-remote-git")
@@ -204,28 +250,30 @@ struct HostileRemoteTests {
         // blocks every later push.
         let long = String(repeating: "n", count: 295) + ".json"
         let script = """
-        set -e
-        git clone -q "$REPO" plain && cd plain
-        blob() { printf '%s' "$1" | git hash-object -w --stdin; }
-        add() { git update-index --add --cacheinfo "$1,$2,$3"; }
-        add 120000 "$(blob /etc/passwd)" link.json
-        add 120000 "$(blob "$SECRET")" secret-link.json
-        add 120000 "$(blob "$OUTSIDE")" linkdir
-        add 100644 "$(blob '{"refId": "../../escaped-id-\(tag)/x", "v": "slash-id"}')" slash-id.json
-        add 100644 "$(blob '{"refId": "..", "v": "dotdot-id"}')" dotdot-id.json
-        add 100644 "$(blob '{"refId": "nul\\u0000id", "v": "nul-id"}')" nul-id.json
-        add 100644 "$(blob '{"v": "upper"}')" Case.json
-        add 100644 "$(blob '{"v": "lower"}')" case.json
-        add 100644 "$(blob '{"v": "plain-good"}')" plain-good.json
-        add 100644 "$(blob '{"v": "long"}')" \(long)
-        add 100644 "$(blob '{"v": "not-utf8"}')" $'bad-\\xff\\xfe.json'
-        if add 100644 "$(blob '{"v": "dotdot"}')" "../escaped-\(tag).json" 2>/dev/null; then echo "INDEX-TOOK-DOTDOT"; fi
-        git commit -q -m hostile
-        git push -q origin main
-        """
-        let env = Reliability.gitEnv.merging(["GIT_AUTHOR_NAME": "P", "GIT_AUTHOR_EMAIL": "p@example.com", "GIT_COMMITTER_NAME": "P",
-                                              "GIT_COMMITTER_EMAIL": "p@example.com", "REPO": repo, "SECRET": perimeter.secretPath,
-                                              "OUTSIDE": perimeter.canary + "/outside"]) { $1 }
+            set -e
+            git clone -q "$REPO" plain && cd plain
+            blob() { printf '%s' "$1" | git hash-object -w --stdin; }
+            add() { git update-index --add --cacheinfo "$1,$2,$3"; }
+            add 120000 "$(blob /etc/passwd)" link.json
+            add 120000 "$(blob "$SECRET")" secret-link.json
+            add 120000 "$(blob "$OUTSIDE")" linkdir
+            add 100644 "$(blob '{"refId": "../../escaped-id-\(tag)/x", "v": "slash-id"}')" slash-id.json
+            add 100644 "$(blob '{"refId": "..", "v": "dotdot-id"}')" dotdot-id.json
+            add 100644 "$(blob '{"refId": "nul\\u0000id", "v": "nul-id"}')" nul-id.json
+            add 100644 "$(blob '{"v": "upper"}')" Case.json
+            add 100644 "$(blob '{"v": "lower"}')" case.json
+            add 100644 "$(blob '{"v": "plain-good"}')" plain-good.json
+            add 100644 "$(blob '{"v": "long"}')" \(long)
+            add 100644 "$(blob '{"v": "not-utf8"}')" $'bad-\\xff\\xfe.json'
+            if add 100644 "$(blob '{"v": "dotdot"}')" "../escaped-\(tag).json" 2>/dev/null; then echo "INDEX-TOOK-DOTDOT"; fi
+            git commit -q -m hostile
+            git push -q origin main
+            """
+        let env = Reliability.gitEnv.merging([
+            "GIT_AUTHOR_NAME": "P", "GIT_AUTHOR_EMAIL": "p@example.com", "GIT_COMMITTER_NAME": "P",
+            "GIT_COMMITTER_EMAIL": "p@example.com", "REPO": repo, "SECRET": perimeter.secretPath,
+            "OUTSIDE": perimeter.canary + "/outside"
+        ]) { $1 }
         let planting = CLI.runTool("/bin/bash", ["-c", script], in: box.root, env: env)
         #expect(planting.exit == 0, planting.comment)
         #expect(!planting.stdout.contains("INDEX-TOOK-DOTDOT"), "git update-index refuses '..': \(planting)")
@@ -242,8 +290,11 @@ struct HostileRemoteTests {
         // (an edit of that copy used to be pushed as a second file beside the original).
         #expect(r.stderr.contains("the file name is not valid UTF-8; not pulled"), "\(r)")
         #expect(!a.documents().keys.contains { $0.hasPrefix("bad-") }, "nothing pulled under a U+FFFD name")
-        for (path, v) in [("slash-id.json", "slash-id"), ("dotdot-id.json", "dotdot-id"), ("nul-id.json", "nul-id"), ("Case.json", "upper"),
-                          ("case.json", "lower"), ("plain-good.json", "plain-good"), ("good.json", "good")] {
+        for (path, v) in [
+            ("slash-id.json", "slash-id"), ("dotdot-id.json", "dotdot-id"), ("nul-id.json", "nul-id"),
+            ("Case.json", "upper"),
+            ("case.json", "lower"), ("plain-good.json", "plain-good"), ("good.json", "good")
+        ] {
             #expect(a.json(path)?["v"] as? String == v, "\(path) syncs: \(r)")
         }
         // An unacceptable refId (NUL) is replaced by a derived one, as for a file without ids.
@@ -255,20 +306,27 @@ struct HostileRemoteTests {
         let clone = CLI.run(["clone", "--name", "C", repo, "C"], in: box.root)
         Self.expectNoCrash(clone)
         let c = box.replica("C")
-        #expect(c.json("plain-good.json")?["v"] as? String == "plain-good", "a fresh clone gets the good documents: \(clone)")
+        #expect(
+            c.json("plain-good.json")?["v"] as? String == "plain-good",
+            "a fresh clone gets the good documents: \(clone)")
         #expect(!c.exists("link.json") && !c.exists("linkdir"))
 
-        perimeter.check(replicas: [a, c], allowedInSandbox: ["remote.git", "A", "C", "plain", "canary"],
-                        planted: ["escaped-\(tag).json", "escaped-id-\(tag)", "passwd"])
+        perimeter.check(
+            replicas: [a, c], allowedInSandbox: ["remote.git", "A", "C", "plain", "canary"],
+            planted: ["escaped-\(tag).json", "escaped-id-\(tag)", "passwd"])
         // Two symlink blobs and the long name refused, the symlinked folder ignored (not a
         // .json file), the rest synced.
         let cases = 11, refused = 4
-        Reliability.figure("hostile-remote kind=git cases=\(cases) refused=\(refused) synced=\(cases - refused - 1) seconds=\(String(format: "%.1f", Date().timeIntervalSince(started)))")
+        Reliability.figure(
+            "hostile-remote kind=git cases=\(cases) refused=\(refused) synced=\(cases - refused - 1) seconds=\(String(format: "%.1f", Date().timeIntervalSince(started)))"
+        )
     }
 }
 
 extension HostileRemoteTests {
-    @Test("git remote: a '..' folder entry made with git mktree is never followed, and the next push leaves it out instead of failing for good")
+    @Test(
+        "git remote: a '..' folder entry made with git mktree is never followed, and the next push leaves it out instead of failing for good"
+    )
     func gitDotDotTreeEntry() throws {
         let box = Sandbox("hostile-remote-dotdot")
         let repo = box.path("remote.git")
@@ -279,17 +337,19 @@ extension HostileRemoteTests {
         a.sync()
         // `git mktree` takes a '..' entry that no index, checkout or `git add` would.
         let script = """
-        set -e
-        git clone -q "$REPO" plain && cd plain
-        evil=$(printf '{"v": "evil"}' | git hash-object -w --stdin)
-        good=$(printf '{"v": "planted"}' | git hash-object -w --stdin)
-        sub=$(printf '100644 blob %s\\tescaped-dotdot.json\\n' "$evil" | git mktree)
-        tree=$( (git ls-tree HEAD; printf '040000 tree %s\\t..\\n' "$sub"; printf '100644 blob %s\\tplanted.json\\n' "$good") | git mktree )
-        commit=$(git commit-tree "$tree" -p HEAD -m dotdot)
-        git push -q origin "$commit":refs/heads/main
-        """
-        let env = Reliability.gitEnv.merging(["GIT_AUTHOR_NAME": "P", "GIT_AUTHOR_EMAIL": "p@example.com", "GIT_COMMITTER_NAME": "P",
-                                              "GIT_COMMITTER_EMAIL": "p@example.com", "REPO": repo]) { $1 }
+            set -e
+            git clone -q "$REPO" plain && cd plain
+            evil=$(printf '{"v": "evil"}' | git hash-object -w --stdin)
+            good=$(printf '{"v": "planted"}' | git hash-object -w --stdin)
+            sub=$(printf '100644 blob %s\\tescaped-dotdot.json\\n' "$evil" | git mktree)
+            tree=$( (git ls-tree HEAD; printf '040000 tree %s\\t..\\n' "$sub"; printf '100644 blob %s\\tplanted.json\\n' "$good") | git mktree )
+            commit=$(git commit-tree "$tree" -p HEAD -m dotdot)
+            git push -q origin "$commit":refs/heads/main
+            """
+        let env = Reliability.gitEnv.merging([
+            "GIT_AUTHOR_NAME": "P", "GIT_AUTHOR_EMAIL": "p@example.com", "GIT_COMMITTER_NAME": "P",
+            "GIT_COMMITTER_EMAIL": "p@example.com", "REPO": repo
+        ]) { $1 }
         let planting = CLI.runTool("/bin/bash", ["-c", script], in: box.root, env: env)
         #expect(planting.exit == 0, planting.comment)
 
@@ -297,15 +357,21 @@ extension HostileRemoteTests {
         Self.expectNoCrash(pulled)
         #expect(pulled.stderr.contains("escaped-dotdot.json"), "the refused path is named: \(pulled)")
         #expect(a.json("planted.json")?["v"] as? String == "planted")
-        #expect(!FileManager.default.fileExists(atPath: box.path("escaped-dotdot.json")) && !FileManager.default.fileExists(atPath: a.path("../escaped-dotdot.json")))
+        #expect(
+            !FileManager.default.fileExists(atPath: box.path("escaped-dotdot.json"))
+                && !FileManager.default.fileExists(atPath: a.path("../escaped-dotdot.json")))
 
         // The next push builds on that tree: it used to fail ("invalid path") on every run.
         a.write("good.json", a.read("good.json")!.replacing("\"v\": 1", with: "\"v\": 2"))
         let pushed = a.run("sync")
         #expect(pushed.exit == 0, pushed.comment)
-        let listing = CLI.runTool("/usr/bin/git", ["--git-dir", repo, "ls-tree", "--name-only", "main"], in: "/", env: Reliability.gitEnv).stdout
+        let listing = CLI.runTool(
+            "/usr/bin/git", ["--git-dir", repo, "ls-tree", "--name-only", "main"], in: "/", env: Reliability.gitEnv
+        ).stdout
         #expect(!listing.split(separator: "\n").contains(".."), "the new commit leaves the '..' entry out: \(listing)")
-        let shown = CLI.runTool("/usr/bin/git", ["--git-dir", repo, "show", "main:good.json"], in: "/", env: Reliability.gitEnv).stdout
+        let shown = CLI.runTool(
+            "/usr/bin/git", ["--git-dir", repo, "show", "main:good.json"], in: "/", env: Reliability.gitEnv
+        ).stdout
         #expect(shown.contains("\"v\": 2"), "\(shown)")
         #expect(CLI.run(["clone", repo, "C"], in: box.root).exit == 0)
         #expect(box.replica("C").json("good.json")?["v"] as? Int == 2)

@@ -8,7 +8,8 @@ struct InvalidJSONTests {
         let box = Sandbox()
         // Line 4, column 10 is the ',' where a value should be.
         let bad = "{\n  \"a\": 1,\n  \"list\": [1, 2],\n  \"b\":   ,\n  \"c\": 3\n}\n"
-        let a = box.initReplica("A", files: ["good.json": "{\"ok\": true}\n", "sub/bad.json": bad, "array.json": "[1, 2, 3]\n"])
+        let a = box.initReplica(
+            "A", files: ["good.json": "{\"ok\": true}\n", "sub/bad.json": bad, "array.json": "[1, 2, 3]\n"])
         let r = a.run("sync")
         #expect(r.exit == 1, r.comment)
         #expect(r.stderr.contains("sub/bad.json:4:10:"), "expected sub/bad.json:4:10: in stderr: \(r)")
@@ -40,7 +41,9 @@ struct InvalidJSONTests {
         #expect(b.documents() == a.documents())
     }
 
-    @Test("a file whose first non-space byte is '[' is a top-level array, whatever follows: in sync, check, diff and blame")
+    @Test(
+        "a file whose first non-space byte is '[' is a top-level array, whatever follows: in sync, check, diff and blame"
+    )
     func openBracketIsAnArray() {
         let box = Sandbox()
         let a = box.initReplica("A", files: ["doc.json": "{\"v\": 1}\n", "other.json": "{\"o\": 1}\n"])
@@ -49,23 +52,33 @@ struct InvalidJSONTests {
         a.write("bracket-junk.json", "  \n[{\"a\": ")
         let sync = a.run("sync")
         #expect(sync.exit == 1, sync.comment)
-        #expect(sync.stderr.contains("bracket.json:1:1: error: top-level value is an array, not an object"), sync.comment)
-        #expect(sync.stderr.contains("bracket-junk.json:2:1: error: top-level value is an array, not an object"), sync.comment)
+        #expect(
+            sync.stderr.contains("bracket.json:1:1: error: top-level value is an array, not an object"), sync.comment)
+        #expect(
+            sync.stderr.contains("bracket-junk.json:2:1: error: top-level value is an array, not an object"),
+            sync.comment)
         #expect(a.read("bracket.json") == "[")
         let check = a.run("check", "bracket.json")
-        #expect(check.exit == 1 && check.stderr.contains("bracket.json:1:1: error: top-level value is an array"), check.comment)
+        #expect(
+            check.exit == 1 && check.stderr.contains("bracket.json:1:1: error: top-level value is an array"),
+            check.comment)
 
         // A tracked document that now holds just '[' (or a whole array).
         a.write("doc.json", "[")
         let diff = a.run("diff", "doc.json")
-        #expect(diff.stdout.contains("not a valid document: 1:1: top-level value is an array, not an object"), diff.comment)
+        #expect(
+            diff.stdout.contains("not a valid document: 1:1: top-level value is an array, not an object"), diff.comment)
         #expect(!diff.stdout.contains("end of file"), diff.comment)
         a.write("doc.json", "[1, 2]\n")
         let whole = a.run("diff", "doc.json")
-        #expect(whole.stdout.contains("not a valid document: 1:1: top-level value is an array, not an object"), whole.comment)
+        #expect(
+            whole.stdout.contains("not a valid document: 1:1: top-level value is an array, not an object"),
+            whole.comment)
         a.write("doc.json", "[")
         let blame = a.run("blame", "doc.json")
-        #expect(blame.exit == 1 && blame.stderr.contains("doc.json:1:1: top-level value is an array, not an object"), blame.comment)
+        #expect(
+            blame.exit == 1 && blame.stderr.contains("doc.json:1:1: top-level value is an array, not an object"),
+            blame.comment)
     }
 
     @Test("a tracked document that becomes invalid is not deleted on the remote; its fix syncs")
@@ -86,7 +99,9 @@ struct InvalidJSONTests {
         #expect(r.exit == 1, r.comment)
         #expect(r.stderr.contains("doc.json:"), r.comment)
         #expect(a.read("doc.json") == broken, "the broken file is left as it is")
-        #expect(Files.bytes(box.remote + "/doc.json") == remoteBefore, "an unreadable local file must not delete or change the remote copy")
+        #expect(
+            Files.bytes(box.remote + "/doc.json") == remoteBefore,
+            "an unreadable local file must not delete or change the remote copy")
         #expect(Reliability.folderTombstones(box.remote).isEmpty)
         let remoteOther = Files.bytes(box.remote + "/other.json").flatMap(JSONHelp.object)
         #expect(remoteOther?["o"] as? Int == 2, "other documents still sync")
@@ -104,7 +119,9 @@ struct InvalidJSONTests {
         #expect(b.documents() == a.documents())
     }
 
-    @Test("a document broken locally is never overwritten by a pull; the remote version waits, and meets the fix three-way (no edit lost)")
+    @Test(
+        "a document broken locally is never overwritten by a pull; the remote version waits, and meets the fix three-way (no edit lost)"
+    )
     func brokenDocumentIsNotOverwrittenByPull() {
         let box = Sandbox()
         let a = box.initReplica("A", files: ["doc.json": "{\n  \"v\": 1,\n  \"w\": 1\n}\n"])
@@ -119,9 +136,12 @@ struct InvalidJSONTests {
         let r = a.run("sync")
         #expect(r.exit == 1, r.comment)
         #expect(r.stderr.contains("doc.json:"), r.comment)
-        #expect(r.stdout.contains("waiting") && r.stdout.contains("doc.json"), "the waiting remote version is said: \(r)")
+        #expect(
+            r.stdout.contains("waiting") && r.stdout.contains("doc.json"), "the waiting remote version is said: \(r)")
         #expect(a.read("doc.json") == broken, "a pull must not overwrite a file the user is in the middle of fixing")
-        #expect(JSONHelp.object(Files.bytes(box.remote + "/doc.json") ?? [])?["w"] as? Int == 2, "the broken file is never pushed")
+        #expect(
+            JSONHelp.object(Files.bytes(box.remote + "/doc.json") ?? [])?["w"] as? Int == 2,
+            "the broken file is never pushed")
         #expect(a.conflictCopies().isEmpty, "a version waiting for a fix is not a conflict")
 
         // The user's fix started from the old version: it meets B's edit three-way.

@@ -7,15 +7,17 @@ import Testing
 struct MergeCLITests {
     enum Kind: String, CaseIterable, Sendable { case dir, git }
 
-    static let record = "{\n  \"name\": \"Ann\",\n  \"city\": \"Oslo\",\n  \"phone\": \"1\",\n  \"stats\": {\"plays\": 1}\n}\n"
+    static let record =
+        "{\n  \"name\": \"Ann\",\n  \"city\": \"Oslo\",\n  \"phone\": \"1\",\n  \"stats\": {\"plays\": 1}\n}\n"
 
     /// Replicas a, b, c on one remote of the given kind, all holding `rec.json`.
     static func trio(_ box: Sandbox, _ kind: Kind) -> [Replica] {
         var remote = box.remote
         if kind == .git {
             remote = box.path("remote.git")
-            let made = CLI.runTool("/usr/bin/git", ["init", "-q", "--bare", "-b", "main", remote], in: box.root,
-                                   env: ["GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"])
+            let made = CLI.runTool(
+                "/usr/bin/git", ["init", "-q", "--bare", "-b", "main", remote], in: box.root,
+                env: ["GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": "/dev/null"])
             #expect(made.exit == 0, made.comment)
         }
         let a = box.replica("a")
@@ -39,8 +41,10 @@ struct MergeCLITests {
 
     /// Two rounds of syncs in order, so every replica has seen every change.
     static func converge(_ replicas: [Replica]) {
-        for _ in 0 ..< 2 { for r in replicas { #expect([0, 3].contains(r.run("sync").exit)) } }
-        for r in replicas.dropFirst() { #expect(r.documents() == replicas[0].documents(), "\(r.root) differs from \(replicas[0].root)") }
+        for _ in 0..<2 { for r in replicas { #expect([0, 3].contains(r.run("sync").exit)) } }
+        for r in replicas.dropFirst() {
+            #expect(r.documents() == replicas[0].documents(), "\(r.root) differs from \(replicas[0].root)")
+        }
     }
 
     @Test("edits to different fields of one record on three replicas merge with no conflict", arguments: Kind.allCases)
@@ -67,10 +71,13 @@ struct MergeCLITests {
         // Key order is kept: the merged file lists the fields as they were.
         let text = rs[0].read("rec.json")!
         let order = ["\"name\"", "\"city\"", "\"phone\"", "\"stats\""].map { text.range(of: $0)?.lowerBound }
-        #expect(order.allSatisfy { $0 != nil } && order.map { $0! } == order.map { $0! }.sorted(), Comment(rawValue: text))
+        #expect(
+            order.allSatisfy { $0 != nil } && order.map { $0! } == order.map { $0! }.sorted(), Comment(rawValue: text))
     }
 
-    @Test("the same field changed on two replicas: exit 3, listed by conflicts, the loser restorable with resolve --take", arguments: Kind.allCases)
+    @Test(
+        "the same field changed on two replicas: exit 3, listed by conflicts, the loser restorable with resolve --take",
+        arguments: Kind.allCases)
     func sameFieldConflicts(_ kind: Kind) {
         let box = Sandbox("merge-collide-\(kind)")
         let rs = Self.trio(box, kind)
@@ -88,9 +95,12 @@ struct MergeCLITests {
         #expect(doc["name"] as? String == "Anna", "the non-colliding edit is merged in")
         #expect(doc["city"] as? String == "Rome")
         let stored = b.conflictCopies().values.compactMap(JSONHelp.object)
-        #expect(stored.map { $0["city"] as? String } == ["Paris"], Comment(rawValue: "the losing version is kept whole"))
+        #expect(
+            stored.map { $0["city"] as? String } == ["Paris"], Comment(rawValue: "the losing version is kept whole"))
 
-        let listed = (JSONHelp.parse(b.ok("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []
+        let listed =
+            (JSONHelp.parse(b.ok("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]]
+            ?? []
         #expect(listed.count == 1)
         #expect(listed.first?["path"] as? String == "rec.json")
         #expect(listed.first?["fields"] as? [String] == ["city"])
@@ -105,8 +115,12 @@ struct MergeCLITests {
         let resolved = b.run("resolve", "rec.json", "--take", String(storedId.prefix(12)))
         #expect(resolved.exit == 0, resolved.comment)
         #expect(b.json("rec.json")?["city"] as? String == "Paris")
-        #expect(((JSONHelp.parse(b.ok("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [Any])?.isEmpty == true, "resolved conflicts are no longer open")
-        #expect(((JSONHelp.parse(b.ok("conflicts", "--all", "--json").stdout) as? [String: Any])?["conflicts"] as? [Any])?.count == 1)
+        #expect(
+            ((JSONHelp.parse(b.ok("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [Any])?.isEmpty
+                == true, "resolved conflicts are no longer open")
+        #expect(
+            ((JSONHelp.parse(b.ok("conflicts", "--all", "--json").stdout) as? [String: Any])?["conflicts"] as? [Any])?
+                .count == 1)
         #expect(!b.ok("status").stdout.contains("Conflicts, open"))
         Self.converge(rs)
         for r in rs { #expect(r.json("rec.json")?["city"] as? String == "Paris", "\(r.root)") }
@@ -118,7 +132,9 @@ struct MergeCLITests {
         let rs = Self.trio(box, kind)
         for r in rs {
             r.ok("config", "merge.counters", "stats.plays")
-            #expect(r.ok("config", "merge.counters").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "stats.plays")
+            #expect(
+                r.ok("config", "merge.counters").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "stats.plays"
+            )
         }
         // base 1: a +10, b +5, c +2 → 18.
         Self.edit(rs[0], "\"plays\": 1", "\"plays\": 11")
@@ -133,7 +149,9 @@ struct MergeCLITests {
         }
     }
 
-    @Test("two replicas adding the same amount to a counter: both additions count, though the files are identical", arguments: Kind.allCases)
+    @Test(
+        "two replicas adding the same amount to a counter: both additions count, though the files are identical",
+        arguments: Kind.allCases)
     func equalCounterAdditionsBothCount(_ kind: Kind) {
         let box = Sandbox("merge-counters-equal-\(kind)")
         let rs = Self.trio(box, kind)
@@ -166,7 +184,9 @@ struct MergeCLITests {
         // Resolve by hand: edit the file, then mark it settled.
         Self.edit(b, "\"Ann\"", "\"Bea\"")
         #expect(b.run("resolve", "rec.json").exit == 0)
-        #expect(((JSONHelp.parse(b.ok("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [Any])?.isEmpty == true)
+        #expect(
+            ((JSONHelp.parse(b.ok("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [Any])?.isEmpty
+                == true)
         Self.converge(rs)
         let final = a.json("rec.json") ?? [:]
         #expect(final["name"] as? String == "Bea" && final["city"] as? String == "Paris")

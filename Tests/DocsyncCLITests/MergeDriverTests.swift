@@ -11,12 +11,15 @@ struct MergeDriverTests {
     func git(_ args: String...) -> RunResult {
         let env = Reliability.gitEnv.merging([
             "PATH": (CLI.binary as NSString).deletingLastPathComponent + ":/usr/bin:/bin",
-            "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+            "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@example.com"
         ]) { $1 }
         return CLI.runTool("/usr/bin/git", Array(args), in: repo, env: env)
     }
 
-    func write(_ path: String, _ text: String) { try! text.write(toFile: repo + "/" + path, atomically: true, encoding: .utf8) }
+    func write(_ path: String, _ text: String) {
+        try! text.write(toFile: repo + "/" + path, atomically: true, encoding: .utf8)
+    }
     func read(_ path: String) -> String { (try? String(contentsOfFile: repo + "/" + path, encoding: .utf8)) ?? "" }
 
     /// A repository with order.json committed on main, git-setup done, and a branch `other`.
@@ -27,7 +30,9 @@ struct MergeDriverTests {
         #expect(setup.exit == 0, setup.comment)
         #expect(read(".gitattributes").contains("*.json merge=docsync"))
         #expect(git("config", "merge.docsync.driver").stdout.contains("docsync merge-driver %O %A %B %P"))
-        write("order.json", "{\n  \"order\": \"o-1\",\n  \"lines\": [\n    {\"id\": \"a\", \"qty\": 1}\n  ],\n  \"note\": \"n\"\n}\n")
+        write(
+            "order.json",
+            "{\n  \"order\": \"o-1\",\n  \"lines\": [\n    {\"id\": \"a\", \"qty\": 1}\n  ],\n  \"note\": \"n\"\n}\n")
         #expect(git("add", ".").exit == 0)
         #expect(git("commit", "-qm", "base").exit == 0)
         #expect(git("branch", "other").exit == 0)
@@ -36,15 +41,22 @@ struct MergeDriverTests {
     @Test("two branches adding different items to one list: git merge succeeds with both items")
     func bothItems() throws {
         setUp()
-        write("order.json", read("order.json").replacing("{\"id\": \"a\", \"qty\": 1}", with: "{\"id\": \"a\", \"qty\": 1},\n    {\"id\": \"b\", \"qty\": 2}"))
+        write(
+            "order.json",
+            read("order.json").replacing(
+                "{\"id\": \"a\", \"qty\": 1}", with: "{\"id\": \"a\", \"qty\": 1},\n    {\"id\": \"b\", \"qty\": 2}"))
         #expect(git("commit", "-qam", "add b").exit == 0)
         #expect(git("checkout", "-q", "other").exit == 0)
-        write("order.json", read("order.json").replacing("{\"id\": \"a\", \"qty\": 1}", with: "{\"id\": \"a\", \"qty\": 1},\n    {\"id\": \"c\", \"qty\": 3}"))
+        write(
+            "order.json",
+            read("order.json").replacing(
+                "{\"id\": \"a\", \"qty\": 1}", with: "{\"id\": \"a\", \"qty\": 1},\n    {\"id\": \"c\", \"qty\": 3}"))
         #expect(git("commit", "-qam", "add c").exit == 0)
         #expect(git("checkout", "-q", "main").exit == 0)
         let merged = git("merge", "-q", "--no-edit", "other")
         #expect(merged.exit == 0, merged.comment)
-        let object = try #require(JSONHelp.parse(read("order.json")) as? [String: Any], Comment(rawValue: read("order.json")))
+        let object = try #require(
+            JSONHelp.parse(read("order.json")) as? [String: Any], Comment(rawValue: read("order.json")))
         let ids = (object["lines"] as? [[String: Any]])?.compactMap { $0["id"] as? String }
         // Both inserted after a: the earlier save's first. Without changesetIds ours counts
         // as the later save (git's convention), so theirs (c) comes first.
@@ -52,20 +64,29 @@ struct MergeDriverTests {
         #expect(git("status", "--porcelain").stdout.isEmpty, "the merge was committed")
     }
 
-    @Test("a field changed on both branches: git marks the file unmerged, the file is valid JSON, the pointer and both values are printed")
+    @Test(
+        "a field changed on both branches: git marks the file unmerged, the file is valid JSON, the pointer and both values are printed"
+    )
     func collision() throws {
         setUp()
         write("order.json", read("order.json").replacing("\"note\": \"n\"", with: "\"note\": \"main\""))
         #expect(git("commit", "-qam", "main note").exit == 0)
         #expect(git("checkout", "-q", "other").exit == 0)
-        write("order.json", read("order.json").replacing("\"note\": \"n\"", with: "\"note\": \"other\"").replacing("\"qty\": 1", with: "\"qty\": 7"))
+        write(
+            "order.json",
+            read("order.json").replacing("\"note\": \"n\"", with: "\"note\": \"other\"").replacing(
+                "\"qty\": 1", with: "\"qty\": 7"))
         #expect(git("commit", "-qam", "other note").exit == 0)
         #expect(git("checkout", "-q", "main").exit == 0)
         let merged = git("merge", "--no-edit", "other")
         #expect(merged.exit != 0, merged.comment)
-        #expect((merged.stdout + merged.stderr).contains("order.json: /note: ours \"main\", theirs \"other\"; kept ours"), merged.comment)
+        #expect(
+            (merged.stdout + merged.stderr).contains("order.json: /note: ours \"main\", theirs \"other\"; kept ours"),
+            merged.comment)
         #expect(git("status", "--porcelain").stdout.contains("UU order.json"), "git marks it unmerged")
-        let object = try #require(JSONHelp.parse(read("order.json")) as? [String: Any], "valid JSON, no conflict markers: \(read("order.json"))")
+        let object = try #require(
+            JSONHelp.parse(read("order.json")) as? [String: Any],
+            "valid JSON, no conflict markers: \(read("order.json"))")
         #expect(object["note"] as? String == "main", "ours: no changesetIds to compare")
         #expect((object["lines"] as? [[String: Any]])?.first?["qty"] as? Int == 7, "the rest is merged")
     }
@@ -82,7 +103,9 @@ struct MergeDriverTests {
         #expect(read("ours.json") == "{\"a\": 2}")
     }
 
-    @Test("merge-driver: a side that repeats a member name (I-JSON) is not merged (a merge would keep one silently): OURS as it was, exit 1")
+    @Test(
+        "merge-driver: a side that repeats a member name (I-JSON) is not merged (a merge would keep one silently): OURS as it was, exit 1"
+    )
     func repeatedMemberName() {
         try! FileManager.default.createDirectory(atPath: repo, withIntermediateDirectories: true)
         write("base.json", "{\"a\": 1, \"o\": {\"b\": 1}}")

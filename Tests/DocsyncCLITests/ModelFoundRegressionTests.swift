@@ -4,8 +4,9 @@
 
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("Model-found defects, deterministically")
@@ -14,7 +15,9 @@ struct ModelFoundRegressionTests {
 
     /// The first replica makes the remote with `files`, saved a minute ago (so that edits
     /// saved since sort after them), and syncs; the others clone it.
-    static func replicas(_ box: Sandbox, _ kind: Kind, files: [String: String], names: [String] = ["A", "B", "C"]) -> [Replica] {
+    static func replicas(_ box: Sandbox, _ kind: Kind, files: [String: String], names: [String] = ["A", "B", "C"])
+        -> [Replica]
+    {
         let url = Reliability.remote(box, git: kind == .git)
         let first = box.replica(names[0])
         for (path, text) in files {
@@ -32,13 +35,13 @@ struct ModelFoundRegressionTests {
         return all
     }
 
-
     static func conflicts(_ r: Replica) -> [[String: Any]] {
         (JSONHelp.parse(r.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []
     }
 
-    @Test("B creates a file, A deletes it, C edits it: the edit wins, and A, which deleted a version it did not make, hears of it (exit 3)",
-          arguments: Kind.allCases)
+    @Test(
+        "B creates a file, A deletes it, C edits it: the edit wins, and A, which deleted a version it did not make, hears of it (exit 3)",
+        arguments: Kind.allCases)
     func deleterHearsOfTheEdit(_ kind: Kind) {
         let box = Sandbox("deleter-\(kind)")
         let rs = Self.replicas(box, kind, files: ["seed.json": "{\"v\": 0}\n"])
@@ -58,8 +61,9 @@ struct ModelFoundRegressionTests {
         #expect(Self.conflicts(a).contains { $0["deleted"] as? Bool == true }, "and listed")
     }
 
-    @Test("cp a b, then a half-saved (invalid), then sync: b is a new document, a keeps its identity and stays on the remote",
-          arguments: Kind.allCases)
+    @Test(
+        "cp a b, then a half-saved (invalid), then sync: b is a new document, a keeps its identity and stays on the remote",
+        arguments: Kind.allCases)
     func copyBesideInvalidOriginal(_ kind: Kind) throws {
         let box = Sandbox("copy-\(kind)")
         let rs = Self.replicas(box, kind, files: ["a.json": "{\n  \"v\": \"original\"\n}\n"], names: ["A", "B"])
@@ -76,11 +80,13 @@ struct ModelFoundRegressionTests {
         #expect(b.json("b.json")?["v"] as? String == "original")
     }
 
-    @Test("an edit beats the deletion of a version this replica never had: the stored copy is that deleted version, not this replica's base",
-          arguments: Kind.allCases)
+    @Test(
+        "an edit beats the deletion of a version this replica never had: the stored copy is that deleted version, not this replica's base",
+        arguments: Kind.allCases)
     func deletedVersionIsStored(_ kind: Kind) throws {
         let box = Sandbox("deleted-version-\(kind)")
-        let rs = Self.replicas(box, kind, files: ["d.json": "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n"], names: ["r1", "r2"])
+        let rs = Self.replicas(
+            box, kind, files: ["d.json": "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n"], names: ["r1", "r2"])
         let (r1, r2) = (rs[0], rs[1])
         r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"by r2\""))
         r2.sync()
@@ -93,15 +99,19 @@ struct ModelFoundRegressionTests {
         let record = try #require(Self.conflicts(r1).first { $0["deleted"] as? Bool == true })
         #expect(record["changesetId"] as? String == deleted, "the record names the version r2 deleted: \(record)")
         let file = try #require(record["file"] as? String)
-        #expect(r1.json(file)?["a"] as? String == "by r2", "its stored copy is that version, not r1's base: \(r1.read(file) ?? "-")")
+        #expect(
+            r1.json(file)?["a"] as? String == "by r2",
+            "its stored copy is that version, not r1's base: \(r1.read(file) ?? "-")")
         #expect(r1.json(file)?["changesetId"] as? String == deleted)
     }
 
-    @Test("an edit beats a deletion whose tombstone gc already purged, of a version this replica never had: the stored copy is the deleted version, not this replica's base",
-          arguments: Kind.allCases)
+    @Test(
+        "an edit beats a deletion whose tombstone gc already purged, of a version this replica never had: the stored copy is the deleted version, not this replica's base",
+        arguments: Kind.allCases)
     func purgedDeletedVersionIsStored(_ kind: Kind) throws {
         let box = Sandbox("purged-deleted-version-\(kind)")
-        let rs = Self.replicas(box, kind, files: ["d.json": "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n"], names: ["r1", "r2"])
+        let rs = Self.replicas(
+            box, kind, files: ["d.json": "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n"], names: ["r1", "r2"])
         let (r1, r2) = (rs[0], rs[1])
         r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"by r2\""))
         r2.sync()
@@ -119,15 +129,19 @@ struct ModelFoundRegressionTests {
         let record = try #require(Self.conflicts(r1).first { $0["deleted"] as? Bool == true })
         #expect(record["changesetId"] as? String == deleted, "the record names the version r2 deleted: \(record)")
         let file = try #require(record["file"] as? String)
-        #expect(r1.json(file)?["a"] as? String == "by r2", "its stored copy is that version, not r1's base: \(r1.read(file) ?? "-")")
+        #expect(
+            r1.json(file)?["a"] as? String == "by r2",
+            "its stored copy is that version, not r1's base: \(r1.read(file) ?? "-")")
         #expect(r1.json(file)?["changesetId"] as? String == deleted)
     }
 
-    @Test("a deletion held aside while the file was invalid keeps the deleted version: after gc purged the tombstone, the fix beats the deletion and the stored copy is that version",
-          arguments: Kind.allCases)
+    @Test(
+        "a deletion held aside while the file was invalid keeps the deleted version: after gc purged the tombstone, the fix beats the deletion and the stored copy is that version",
+        arguments: Kind.allCases)
     func heldDeletionKeepsDeletedVersion(_ kind: Kind) throws {
         let box = Sandbox("held-deletion-\(kind)")
-        let rs = Self.replicas(box, kind, files: ["d.json": "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n"], names: ["r1", "r2"])
+        let rs = Self.replicas(
+            box, kind, files: ["d.json": "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n"], names: ["r1", "r2"])
         let (r1, r2) = (rs[0], rs[1])
         let valid = r1.read("d.json")!
         r1.write("d.json", "{ \"a\": ")
@@ -146,11 +160,14 @@ struct ModelFoundRegressionTests {
         let record = try #require(Self.conflicts(r1).first { $0["deleted"] as? Bool == true })
         #expect(record["changesetId"] as? String == deleted, "\(record)")
         let file = try #require(record["file"] as? String)
-        #expect(r1.json(file)?["a"] as? String == "by r2", "the stored copy is the deleted version, not r1's base: \(r1.read(file) ?? "-")")
+        #expect(
+            r1.json(file)?["a"] as? String == "by r2",
+            "the stored copy is the deleted version, not r1's base: \(r1.read(file) ?? "-")")
     }
 
-    @Test("a conflict record's temporary file left by a killed write is not a record: each record is listed once and counted once",
-          arguments: [Kind.dir])
+    @Test(
+        "a conflict record's temporary file left by a killed write is not a record: each record is listed once and counted once",
+        arguments: [Kind.dir])
     func killedRecordWriteIsNotListed(_ kind: Kind) throws {
         let box = Sandbox("temp-record-\(kind)")
         let rs = Self.replicas(box, kind, files: ["d.json": "{\n  \"a\": \"base\"\n}\n"], names: ["r1", "r2"])
@@ -164,10 +181,13 @@ struct ModelFoundRegressionTests {
         #expect(r2.run("sync").exit == 3)
         #expect(Self.conflicts(r2).count == 1)
         // What SIGKILL inside an atomic write leaves: the record's bytes under a temporary name.
-        let folder = try #require(FileManager.default.enumerator(atPath: r2.path(".docsync/conflicts"))?.allObjects
-            .compactMap { $0 as? String }.first { $0.hasSuffix(".meta.json") })
+        let folder = try #require(
+            FileManager.default.enumerator(atPath: r2.path(".docsync/conflicts"))?.allObjects
+                .compactMap { $0 as? String }.first { $0.hasSuffix(".meta.json") })
         let meta = r2.path(".docsync/conflicts/" + folder)
-        let temp = (meta as NSString).deletingLastPathComponent + "/.docsync-tmp-999999-1-" + (meta as NSString).lastPathComponent
+        let temp =
+            (meta as NSString).deletingLastPathComponent + "/.docsync-tmp-999999-1-"
+            + (meta as NSString).lastPathComponent
         try FileManager.default.copyItem(atPath: meta, toPath: temp)
         #expect(Self.conflicts(r2).count == 1, "listed once: \(Self.conflicts(r2))")
         let status = r2.run("status", "--json")
@@ -175,17 +195,21 @@ struct ModelFoundRegressionTests {
         #expect(counted == 1, "counted once: \(status.stdout)")
     }
 
-    @Test("a version that lost a field and was then deleted on a third replica: two records, both listed, each with its own stored copy",
-          arguments: Kind.allCases)
+    @Test(
+        "a version that lost a field and was then deleted on a third replica: two records, both listed, each with its own stored copy",
+        arguments: Kind.allCases)
     func twoRecordsOfOneLosingVersion(_ kind: Kind) throws {
         let box = Sandbox("two-records-\(kind)")
-        let rs = Self.replicas(box, kind, files: ["d.json": "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n"], names: ["r1", "r2", "r3"])
+        let rs = Self.replicas(
+            box, kind, files: ["d.json": "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n"], names: ["r1", "r2", "r3"])
         let (r1, r2, r3) = (rs[0], rs[1], rs[2])
         let now = Int(Date().timeIntervalSince1970)
         r1.write("d.json", r1.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r1\""))
         setSaveTime(r1.path("d.json"), now - 30)
-        r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2\"")
-            .replacingOccurrences(of: "\"b\": \"base\"", with: "\"b\": \"r2\""))
+        r2.write(
+            "d.json",
+            r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2\"")
+                .replacingOccurrences(of: "\"b\": \"base\"", with: "\"b\": \"r2\""))
         setSaveTime(r2.path("d.json"), now - 20)
         r1.sync()
         r3.sync()  // r3 now holds r1's version
@@ -210,7 +234,9 @@ struct ModelFoundRegressionTests {
     /// created, before its checkpoint; the user edits that file; the next run redid the
     /// killed run's write over the edit. Now a file that still carries the ids the run
     /// wrote is taken as written, and the edit is recorded on top of it.
-    @Test("a pull killed after creating a file, then the user edits that file: the next sync keeps the edit", arguments: Kind.allCases)
+    @Test(
+        "a pull killed after creating a file, then the user edits that file: the next sync keeps the edit",
+        arguments: Kind.allCases)
     func editOfAFileAKilledPullCreatedIsKept(_ kind: Kind) {
         let box = Sandbox("killed-create-\(kind)")
         let rs = Self.replicas(box, kind, files: ["seed.json": "{\"v\": 0}\n"], names: ["A", "B"])

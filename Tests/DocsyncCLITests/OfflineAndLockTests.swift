@@ -1,7 +1,8 @@
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("Offline remotes and busy trees (exit 75)")
@@ -20,7 +21,8 @@ struct OfflineAndLockTests {
         let offline = a.run("sync")
         #expect(offline.exit == 75, offline.comment)
         #expect(!offline.stderr.isEmpty, "an unreachable remote must be explained on stderr")
-        #expect(!FileManager.default.fileExists(atPath: box.remote), "an offline sync must not recreate the remote folder")
+        #expect(
+            !FileManager.default.fileExists(atPath: box.remote), "an offline sync must not recreate the remote folder")
         let push = a.run("push")
         #expect(push.exit == 75, push.comment)
         let pull = a.run("pull")
@@ -47,7 +49,9 @@ struct OfflineAndLockTests {
         #expect(rename(away, box.remote) == 0)
         let back = a.run("sync")
         #expect(back.exit == 0, back.comment)
-        #expect(a.run("log", "--pending").stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "nothing pending after the replay")
+        #expect(
+            a.run("log", "--pending").stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty,
+            "nothing pending after the replay")
 
         b.sync()
         #expect(b.json("note.json")?["text"] as? String == "v2 offline")
@@ -154,8 +158,9 @@ struct OfflineAndLockTests {
         guard let holder = LockHolder(a.path(".docsync/lock")) else { return }
         let busy = a.run("sync")
         #expect(busy.exit == 75, busy.comment)
-        #expect(busy.stderr.lowercased().contains("another docsync run") || busy.stderr.lowercased().contains("lock"),
-                "the message should say the tree is busy: \(busy)")
+        #expect(
+            busy.stderr.lowercased().contains("another docsync run") || busy.stderr.lowercased().contains("lock"),
+            "the message should say the tree is busy: \(busy)")
         #expect(busy.stdout.isEmpty, busy.comment)
         #expect(a.run("push").exit == 75)
         #expect(a.run("rm", "a.json").exit == 75)

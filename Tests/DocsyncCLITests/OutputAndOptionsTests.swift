@@ -19,7 +19,8 @@ struct OutputAndOptionsTests {
         #expect((s?["replicaId"] as? String)?.isEmpty == false)
         #expect((s?["pending"] as? [Any])?.isEmpty == true)
         let unrecorded = s?["unrecorded"] as? [[String: Any]] ?? []
-        #expect(unrecorded.count == 1 && unrecorded.first?["path"] as? String == "one.json", "unrecorded: \(unrecorded)")
+        #expect(
+            unrecorded.count == 1 && unrecorded.first?["path"] as? String == "one.json", "unrecorded: \(unrecorded)")
         #expect(s?["conflicts"] is [Any])
 
         let sync = a.run("sync", "--json")
@@ -67,7 +68,8 @@ struct OutputAndOptionsTests {
     @Test("sync --dry-run shows what would happen and changes nothing: tree, journal, state, remote")
     func dryRunChangesNothing() {
         let box = Sandbox()
-        let a = box.initReplica("A", files: ["edit.json": "{\"v\": 1}\n", "del.json": "{\"d\": 1}\n", "keep.json": "{\"k\": 1}\n"])
+        let a = box.initReplica(
+            "A", files: ["edit.json": "{\"v\": 1}\n", "del.json": "{\"d\": 1}\n", "keep.json": "{\"k\": 1}\n"])
         a.sync()
         let b = box.clone("B")
         b.write("fromB.json", "{\"b\": 1}\n")
@@ -91,7 +93,8 @@ struct OutputAndOptionsTests {
             #expect(Files.bytes(a.journal) == journal, "\(command) --dry-run wrote the journal")
             #expect(Files.bytes(a.path(".docsync/state")) == state, "\(command) --dry-run wrote the state")
             #expect(Files.listing(box.remote) == remoteListing, "\(command) --dry-run changed the remote's listing")
-            #expect(Files.tree(box.remote, skipMetadata: false) == remoteFiles, "\(command) --dry-run changed remote files")
+            #expect(
+                Files.tree(box.remote, skipMetadata: false) == remoteFiles, "\(command) --dry-run changed remote files")
         }
         let dry = a.run("sync", "--dry-run")
         for name in ["fromB.json", "keep.json"] {
@@ -99,13 +102,18 @@ struct OutputAndOptionsTests {
         }
         let verbose = a.run("sync", "--dry-run", "--verbose")
         for name in ["edit.json", "new.json", "del.json"] {
-            #expect(verbose.stdout.contains(name), "the verbose dry run should mention the local change to \(name): \(verbose)")
+            #expect(
+                verbose.stdout.contains(name),
+                "the verbose dry run should mention the local change to \(name): \(verbose)")
         }
         #expect(a.refId("new.json") == nil, "a dry run must not stamp ids")
 
         let json = JSONHelp.parse(a.run("sync", "--dry-run", "--json").stdout) as? [String: Any]
         #expect(json?["dryRun"] as? Bool == true)
-        #expect(Set((json?["pulled"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }) == ["fromB.json", "keep.json"])
+        #expect(
+            Set((json?["pulled"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }) == [
+                "fromB.json", "keep.json"
+            ])
 
         // The real thing does what the dry run said.
         a.sync()
@@ -127,8 +135,9 @@ struct OutputAndOptionsTests {
             #expect(dry.exit == 0, dry.comment)
             #expect(dry.stdout.contains("3 pushed"), "a real \(command) would push 3 documents: \(dry)")
             for name in ["edit.json", "new.json", "del.json"] {
-                #expect(dry.stdout.split(separator: "\n").contains { $0.contains("push") && $0.contains(name) },
-                        "\(command) --dry-run should show the push of \(name): \(dry)")
+                #expect(
+                    dry.stdout.split(separator: "\n").contains { $0.contains("push") && $0.contains(name) },
+                    "\(command) --dry-run should show the push of \(name): \(dry)")
             }
             let json = JSONHelp.parse(a.run(command, "--dry-run", "--json").stdout) as? [String: Any]
             let pushed = Set((json?["pushed"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String })
@@ -229,7 +238,7 @@ struct OutputAndOptionsTests {
         #expect(readOnly.exit == 1, readOnly.comment)
 
         // The setting is in force: 0.25 of 4 documents allows one deletion, not two.
-        for i in 1 ... 4 { a.write("d\(i).json", "{\"i\": \(i)}\n") }
+        for i in 1...4 { a.write("d\(i).json", "{\"i\": \(i)}\n") }
         a.sync()
         a.remove("d1.json")
         a.remove("d2.json")
@@ -252,8 +261,10 @@ struct OutputAndOptionsTests {
         #expect(before.exit == 0, before.comment)
         #expect(FileManager.default.fileExists(atPath: box.remote + "/sub/deeper/low.json"))
 
-        for args in [["-C", "A", "status", "--json"], ["status", "-C", "A", "--json"], ["status", "--json", "-C", a.root],
-                     ["--json", "-C", "A", "status"]] {
+        for args in [
+            ["-C", "A", "status", "--json"], ["status", "-C", "A", "--json"], ["status", "--json", "-C", a.root],
+            ["--json", "-C", "A", "status"]
+        ] {
             let r = CLI.run(args, in: box.root)
             #expect(r.exit == 0, r.comment)
             #expect((JSONHelp.parse(r.stdout) as? [String: Any])?["root"] as? String == a.root, r.comment)

@@ -12,7 +12,8 @@ struct PlainGitEditTests {
     static func git(_ args: [String], in dir: String) -> RunResult {
         let env = Reliability.gitEnv.merging([
             "PATH": (CLI.binary as NSString).deletingLastPathComponent + ":/usr/bin:/bin",
-            "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.com",
+            "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.com", "GIT_COMMITTER_NAME": "t",
+            "GIT_COMMITTER_EMAIL": "t@example.com"
         ]) { $1 }
         return CLI.runTool("/usr/bin/git", args, in: dir, env: env)
     }
@@ -21,7 +22,9 @@ struct PlainGitEditTests {
         (JSONHelp.object(Array(text.utf8))?[key]) as? String
     }
 
-    @Test("merge driver: both sides carry the same changesetId (sed on two branches): ours wins the collision, and it says so")
+    @Test(
+        "merge driver: both sides carry the same changesetId (sed on two branches): ours wins the collision, and it says so"
+    )
     func mergeDriverTie() throws {
         let box = Sandbox()
         let id = "01a20000aaaa-0000-9461eb2315bc"
@@ -35,11 +38,14 @@ struct PlainGitEditTests {
         #expect(r.exit == 1, "a collision leaves the file unmerged: \(r)")
         let merged = try String(contentsOfFile: box.path("ours.json"), encoding: .utf8)
         #expect(Self.field(merged, "v") == "ours", "a tie goes to ours: \(merged)")
-        #expect(!r.stdout.contains("later changesetId") && !r.stderr.contains("later changesetId"), "no false reason: \(r)")
+        #expect(
+            !r.stdout.contains("later changesetId") && !r.stderr.contains("later changesetId"), "no false reason: \(r)")
         #expect((r.stdout + r.stderr).contains("same changesetId"), r.comment)
     }
 
-    @Test("a plain-git edit of a version docsync stamped keeps that id: a replica that never saw the stamped version derives the same new id as one that did")
+    @Test(
+        "a plain-git edit of a version docsync stamped keeps that id: a replica that never saw the stamped version derives the same new id as one that did"
+    )
     func replicasThatSawDifferentHistoryDeriveOneId() throws {
         let box = Sandbox()
         let repo = box.path("remote.git")
@@ -55,7 +61,8 @@ struct PlainGitEditTests {
         func sed(_ from: String, _ to: String, _ message: String) throws {
             #expect(Self.git(["pull", "-q", "--no-rebase", "origin", "main"], in: work).exit == 0)
             let text = try String(contentsOfFile: work + "/p.json", encoding: .utf8)
-            try text.replacingOccurrences(of: from, with: to).write(toFile: work + "/p.json", atomically: true, encoding: .utf8)
+            try text.replacingOccurrences(of: from, with: to).write(
+                toFile: work + "/p.json", atomically: true, encoding: .utf8)
             #expect(Self.git(["commit", "-qam", message], in: work).exit == 0)
             #expect(Self.git(["push", "-q", "origin", "main"], in: work).exit == 0)
         }
@@ -70,14 +77,18 @@ struct PlainGitEditTests {
         #expect(a.run("pull").exit == 0)
         #expect(b.run("pull").exit == 0)
         for r in [a, b] {
-            #expect(r.json("p.json")?["a"] as? String == "git" && r.json("p.json")?["b"] as? String == "git", "\(r.root): \(r.read("p.json") ?? "-")")
+            #expect(
+                r.json("p.json")?["a"] as? String == "git" && r.json("p.json")?["b"] as? String == "git",
+                "\(r.root): \(r.read("p.json") ?? "-")")
         }
         let idA = try #require(a.changesetId("p.json")), idB = try #require(b.changesetId("p.json"))
         #expect(idA != stamped, "A: the second edit is a new version, not \(stamped)")
         #expect(idB == idA, "B derives the id A derived (one content, one changesetId): A \(idA), B \(idB)")
     }
 
-    @Test("two branches edited with sed, merged with plain git: docsync pulls a fresh changesetId; restore --at the shared id refuses and lists the versions")
+    @Test(
+        "two branches edited with sed, merged with plain git: docsync pulls a fresh changesetId; restore --at the shared id refuses and lists the versions"
+    )
     func sedOnTwoBranches() throws {
         let box = Sandbox()
         let repo = box.path("remote.git")
@@ -91,10 +102,12 @@ struct PlainGitEditTests {
         #expect(Self.git(["clone", "-q", repo, work], in: box.root).exit == 0)
         #expect(Self.git(["checkout", "-q", "-b", "b1"], in: work).exit == 0)
         let text = try String(contentsOfFile: work + "/p.json", encoding: .utf8)
-        try text.replacingOccurrences(of: "\"Ann\"", with: "\"Anna\"").write(toFile: work + "/p.json", atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"Ann\"", with: "\"Anna\"").write(
+            toFile: work + "/p.json", atomically: true, encoding: .utf8)
         #expect(Self.git(["commit", "-qam", "name"], in: work).exit == 0)
         #expect(Self.git(["checkout", "-q", "main"], in: work).exit == 0)
-        try text.replacingOccurrences(of: "\"1\"", with: "\"2\"").write(toFile: work + "/p.json", atomically: true, encoding: .utf8)
+        try text.replacingOccurrences(of: "\"1\"", with: "\"2\"").write(
+            toFile: work + "/p.json", atomically: true, encoding: .utf8)
         #expect(Self.git(["commit", "-qam", "phone"], in: work).exit == 0)
         let merge = Self.git(["merge", "-q", "--no-edit", "b1"], in: work)
         #expect(merge.exit == 0, merge.comment)

@@ -9,8 +9,9 @@
 
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("Reliability: SIGKILL at random times", .serialized)
@@ -45,29 +46,41 @@ struct RandomKillTests {
     /// What a killed run got to, judged from what it appended to the journal (and, on a
     /// folder remote, whether it died holding the remote's lock).
     static func phase(journalBefore: Int, journal: String, remoteLock: Bool) -> String {
-        guard let bytes = Files.bytes(journal), bytes.count > journalBefore else { return remoteLock ? "push-holding-remote-lock" : "scan-stamp" }
+        guard let bytes = Files.bytes(journal), bytes.count > journalBefore else {
+            return remoteLock ? "push-holding-remote-lock" : "scan-stamp"
+        }
         let added = String(decoding: bytes[journalBefore...], as: UTF8.self)
         if remoteLock { return "push-holding-remote-lock" }
         if added.contains("\"reason\":\"pushed\"") { return "after-push" }
         if added.contains("\"kind\":\"apply\"") || added.contains("\"kind\":\"seen\"") { return "pull" }
-        if added.contains("\"kind\":\"create\"") || added.contains("\"kind\":\"update\"") || added.contains("\"kind\":\"delete\"")
-            || added.contains("\"kind\":\"rename\"") { return "recorded-before-push" }
+        if added.contains("\"kind\":\"create\"") || added.contains("\"kind\":\"update\"")
+            || added.contains("\"kind\":\"delete\"")
+            || added.contains("\"kind\":\"rename\"")
+        {
+            return "recorded-before-push"
+        }
         return "other"
     }
 
-    @Test("SIGKILL at random times during large syncs: nothing lost, replicas converge, verify passes", arguments: Kind.allCases)
+    @Test(
+        "SIGKILL at random times during large syncs: nothing lost, replicas converge, verify passes",
+        arguments: Kind.allCases)
     func randomKills(_ kind: Kind) {
-        let seed = ProcessInfo.processInfo.environment["DOCSYNC_KILL_SEED"].flatMap(UInt64.init) ?? (kind == .dir ? 0xD0C5_0001 : 0xD0C5_0002)
+        let seed =
+            ProcessInfo.processInfo.environment["DOCSYNC_KILL_SEED"].flatMap(UInt64.init)
+            ?? (kind == .dir ? 0xD0C5_0001 : 0xD0C5_0002)
         var rng = Rng(state: seed)
         let context = "seed \(seed), \(kind.rawValue) remote; replay with DOCSYNC_KILL_SEED=\(seed)"
         let box = Sandbox("random-kill-\(kind)")
         let remote = Reliability.remote(box, git: kind == .git)
         let a = box.replica("A")
         let b = box.replica("B")
-        var docs: [String: Doc] = [:]   // key → document
+        var docs: [String: Doc] = [:]  // key → document
         let pad = String(repeating: "x", count: 400)
-        func text(_ value: String, _ owner: String) -> String { "{\n  \"v\": \"\(value)\",\n  \"owner\": \"\(owner)\",\n  \"pad\": \"\(pad)\"\n}\n" }
-        for i in 0 ..< 300 {
+        func text(_ value: String, _ owner: String) -> String {
+            "{\n  \"v\": \"\(value)\",\n  \"owner\": \"\(owner)\",\n  \"pad\": \"\(pad)\"\n}\n"
+        }
+        for i in 0..<300 {
             let owner = i < 150 ? "A" : "B"
             docs["doc\(i)"] = Doc(path: "f\(i % 10)/doc\(i).json", value: "doc\(i)-0", owner: owner)
             a.write("f\(i % 10)/doc\(i).json", text("doc\(i)-0", owner))
@@ -75,7 +88,10 @@ struct RandomKillTests {
         #expect(CLI.run(["init", "--remote", remote, "--name", "A", "A"], in: box.root).exit == 0)
 
         var counter = 0
-        func token(_ prefix: String) -> String { counter += 1; return "\(prefix)\(counter)" }
+        func token(_ prefix: String) -> String {
+            counter += 1
+            return "\(prefix)\(counter)"
+        }
         func setValue(_ r: Replica, _ key: String, _ value: String) {
             let path = docs[key]!.path
             r.write(path, r.read(path)!.replacing(#/"v": "[^"]*"/#, with: "\"v\": \"\(value)\""))
@@ -85,7 +101,7 @@ struct RandomKillTests {
         func mutate(_ r: Replica, owner: String, edits: Int) {
             let mine = docs.filter { $0.value.owner == owner }.keys.sorted()
             guard !mine.isEmpty else { return }
-            for _ in 0 ..< edits { setValue(r, mine[rng.below(mine.count)], token("\(owner.lowercased())v")) }
+            for _ in 0..<edits { setValue(r, mine[rng.below(mine.count)], token("\(owner.lowercased())v")) }
             let key = token("\(owner.lowercased())new")
             let doc = Doc(path: "f\(rng.below(10))/\(key).json", value: key, owner: owner)
             r.write(doc.path, text(doc.value, owner))
@@ -131,11 +147,14 @@ struct RandomKillTests {
                 let phase = Self.phase(journalBefore: journalBefore, journal: a.journal, remoteLock: lock)
                 phases[phase, default: 0] += 1
                 killDelays.append(delay)
-                Reliability.figure("random-kill kind=\(kind.rawValue) n=\(killed) after_ms=\(Int(delay * 1000)) "
-                    + "typical_ms=\(Int(typical * 1000)) phase=\(phase)")
+                Reliability.figure(
+                    "random-kill kind=\(kind.rawValue) n=\(killed) after_ms=\(Int(delay * 1000)) "
+                        + "typical_ms=\(Int(typical * 1000)) phase=\(phase)")
             } else {
                 completedBeforeKill += 1
-                #expect([0, 75].contains(process.terminationStatus), "a run that finished before the kill: exit \(process.terminationStatus), \(context)")
+                #expect(
+                    [0, 75].contains(process.terminationStatus),
+                    "a run that finished before the kill: exit \(process.terminationStatus), \(context)")
             }
         }
         func cleanSync(_ r: Replica, _ why: String) {
@@ -148,7 +167,7 @@ struct RandomKillTests {
 
         // The first, large sync (300 new documents) is killed a few times before it may finish.
         durations.append(0.8)
-        for _ in 0 ..< min(3, Self.kills) { killedRun() }
+        for _ in 0..<min(3, Self.kills) { killedRun() }
         cleanSync(a, "first sync after kills")
         #expect(CLI.run(["clone", "--name", "B", remote, "B"], in: box.root).exit == 0)
 
@@ -163,26 +182,34 @@ struct RandomKillTests {
                 cleanSync(b, "B's sync")
             }
             killedRun()
-            if rng.chance(40) { killedRun() }   // kill the recovery too
+            if rng.chance(40) { killedRun() }  // kill the recovery too
             if rng.chance(60) { cleanSync(a, "A's sync after a kill") }
         }
 
-        let shortfall = "only \(killed) of \(Self.kills) runs died of the SIGKILL (\(completedBeforeKill) finished first)"
+        let shortfall =
+            "only \(killed) of \(Self.kills) runs died of the SIGKILL (\(completedBeforeKill) finished first)"
         #expect(killed >= Self.kills, "\(shortfall), \(context)")
 
         // Quiesce and check.
         for r in [a, b, a, b] { cleanSync(r, "final sync") }
         let first = a.documents()
         #expect(first == b.documents(), "replicas differ, \(context)")
-        #expect(Set(first.keys) == Set(docs.values.map(\.path)), "documents: extra \(Set(first.keys).subtracting(docs.values.map(\.path)).sorted()), missing \(Set(docs.values.map(\.path)).subtracting(first.keys).sorted()), \(context)")
+        #expect(
+            Set(first.keys) == Set(docs.values.map(\.path)),
+            "documents: extra \(Set(first.keys).subtracting(docs.values.map(\.path)).sorted()), missing \(Set(docs.values.map(\.path)).subtracting(first.keys).sorted()), \(context)"
+        )
         var lost: [String] = []
         for (key, doc) in docs.sorted(by: { $0.key < $1.key }) where (a.json(doc.path)?["v"] as? String) != doc.value {
-            lost.append("\(key) at \(doc.path): expected \(doc.value), found \(a.json(doc.path)?["v"] as? String ?? "nothing")")
+            lost.append(
+                "\(key) at \(doc.path): expected \(doc.value), found \(a.json(doc.path)?["v"] as? String ?? "nothing")")
         }
         #expect(lost.isEmpty, "versions lost: \(lost.prefix(10)), \(context)")
         for r in [a, b] {
-            #expect(r.conflictCopies().isEmpty, "owners edit disjoint documents: no conflict expected in \(r.root), \(context)")
-            #expect(journalProblems(r.journal).isEmpty, "\(r.root): \(journalProblems(r.journal).prefix(5)), \(context)")
+            #expect(
+                r.conflictCopies().isEmpty,
+                "owners edit disjoint documents: no conflict expected in \(r.root), \(context)")
+            #expect(
+                journalProblems(r.journal).isEmpty, "\(r.root): \(journalProblems(r.journal).prefix(5)), \(context)")
             let verify = r.run("verify")
             #expect(verify.exit == 0, "\(verify), \(context)")
             let leftovers = Files.list(r.root, skipMetadata: true).filter { $0.contains(".docsync-tmp-") }
@@ -190,7 +217,9 @@ struct RandomKillTests {
         }
         var remoteLeftovers = 0
         if kind == .dir {
-            #expect(Files.tree(box.remote, skipMetadata: true).filter { !$0.key.contains(".docsync-tmp-") } == first, "the remote folder holds the documents")
+            #expect(
+                Files.tree(box.remote, skipMetadata: true).filter { !$0.key.contains(".docsync-tmp-") } == first,
+                "the remote folder holds the documents")
             // A push removes those in the folders it writes to; count what is left.
             remoteLeftovers = Files.list(box.remote, skipMetadata: true).filter { $0.contains(".docsync-tmp-") }.count
         } else {
@@ -199,9 +228,10 @@ struct RandomKillTests {
         let phaseText = phases.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")
         let delaysMs = killDelays.sorted().map { Int($0 * 1000) }
         let delayText = delaysMs.isEmpty ? "-" : "\(delaysMs.first!)/\(delaysMs[delaysMs.count / 2])/\(delaysMs.last!)"
-        Reliability.figure("random-kills kind=\(kind.rawValue) seed=\(seed) kills=\(killed) wanted=\(Self.kills) "
-            + "finished_before_kill=\(completedBeforeKill) runs=\(runs) docs=\(docs.count) "
-            + "remote_tmp_left=\(remoteLeftovers) kill_after_ms_min/median/max=\(delayText) phases=\(phaseText)")
+        Reliability.figure(
+            "random-kills kind=\(kind.rawValue) seed=\(seed) kills=\(killed) wanted=\(Self.kills) "
+                + "finished_before_kill=\(completedBeforeKill) runs=\(runs) docs=\(docs.count) "
+                + "remote_tmp_left=\(remoteLeftovers) kill_after_ms_min/median/max=\(delayText) phases=\(phaseText)")
     }
 }
 
@@ -217,10 +247,14 @@ struct LandedPushTests {
         var testDescription: String { "\(kind.rawValue) remote, killed at \(point)" }
     }
 
-    static let cases = [Case(kind: .dir, point: "push.after-remote-commit"), Case(kind: .git, point: "push.after-remote-commit"),
-                        Case(kind: .git, point: "remote.after-feed")]
+    static let cases = [
+        Case(kind: .dir, point: "push.after-remote-commit"), Case(kind: .git, point: "push.after-remote-commit"),
+        Case(kind: .git, point: "remote.after-feed")
+    ]
 
-    @Test("the next sync takes the landed version as the base: a revert is kept, a further edit is no conflict", arguments: cases)
+    @Test(
+        "the next sync takes the landed version as the base: a revert is kept, a further edit is no conflict",
+        arguments: cases)
     func editAfterLandedPush(_ c: Case) {
         let box = Sandbox("landed-\(c.kind.rawValue)-\(c.point)")
         let remote = Reliability.remote(box, git: c.kind == .git)

@@ -5,8 +5,9 @@
 
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("Reliability: concurrent runs", .serialized)
@@ -44,13 +45,14 @@ struct ReliabilityConcurrencyTests {
 
     // MARK: - 8 runs on one tree
 
-    @Test("8 syncs started at once on one tree with edits pending: each exits 0 or 75, every edit is recorded and sent exactly once",
-          arguments: Kind.allCases)
+    @Test(
+        "8 syncs started at once on one tree with edits pending: each exits 0 or 75, every edit is recorded and sent exactly once",
+        arguments: Kind.allCases)
     func eightSyncsOnOneTree(_ kind: Kind) {
         let box = Sandbox("eight-\(kind)")
         let remote = Self.localRemote(box, kind)
         var files: [String: String] = [:]
-        for i in 0 ..< 20 { files["doc\(i).json"] = "{\n  \"v\": \"doc\(i)-0\"\n}\n" }
+        for i in 0..<20 { files["doc\(i).json"] = "{\n  \"v\": \"doc\(i)-0\"\n}\n" }
         let a = Self.initAndSync(box, "A", remote: remote, files: files)
         var totalRuns = 0, exit75 = 0
 
@@ -59,10 +61,18 @@ struct ReliabilityConcurrencyTests {
         for (round, wait) in [(1, "30"), (2, "0")] {
             a.ok("config", "lock.waitSeconds", wait)
             var expectedActions = 0
-            for i in 0 ..< 6 { Self.setField(a, "doc\(i + round * 6).json", "v", "doc\(i + round * 6)-\(round)"); expectedActions += 1 }
-            for i in 0 ..< 4 { a.write("new\(round)-\(i).json", "{\"v\": \"new\(round)-\(i)\"}\n"); expectedActions += 1 }
-            a.remove("doc\(round).json"); expectedActions += 1
-            #expect(rename(a.path("doc\(round + 17).json"), a.path("moved\(round).json")) == 0); expectedActions += 1
+            for i in 0..<6 {
+                Self.setField(a, "doc\(i + round * 6).json", "v", "doc\(i + round * 6)-\(round)")
+                expectedActions += 1
+            }
+            for i in 0..<4 {
+                a.write("new\(round)-\(i).json", "{\"v\": \"new\(round)-\(i)\"}\n")
+                expectedActions += 1
+            }
+            a.remove("doc\(round).json")
+            expectedActions += 1
+            #expect(rename(a.path("doc\(round + 17).json"), a.path("moved\(round).json")) == 0)
+            expectedActions += 1
 
             let results = launchTogether(Array(repeating: (["sync", "--json"], a.root), count: 8))
             totalRuns += results.count
@@ -83,7 +93,9 @@ struct ReliabilityConcurrencyTests {
         let verify = a.run("verify")
         #expect(verify.exit == 0, verify.comment)
         #expect(a.run("log", "--pending").stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
-        if kind == .dir { #expect(Files.tree(box.remote, skipMetadata: true) == a.documents(), "the remote holds every edit") }
+        if kind == .dir {
+            #expect(Files.tree(box.remote, skipMetadata: true) == a.documents(), "the remote holds every edit")
+        }
         let b = Self.clone(box, "B", remote: remote)
         #expect(b.documents() == a.documents(), "a fresh clone holds every edit")
         #expect(b.json("new2-3.json")?["v"] as? String == "new2-3")
@@ -106,8 +118,9 @@ struct ReliabilityConcurrencyTests {
         }
     }
 
-    @Test("4 replicas (8 in long mode) syncing into one remote at the same moment, 5 rounds (20): no update lost, all identical, remote sound",
-          arguments: RemoteSetup.allCases)
+    @Test(
+        "4 replicas (8 in long mode) syncing into one remote at the same moment, 5 rounds (20): no update lost, all identical, remote sound",
+        arguments: RemoteSetup.allCases)
     func fourReplicasAtOnce(_ setup: RemoteSetup) throws {
         let box = Sandbox("four-\(setup)")
         var daemon: GitDaemon? = nil
@@ -126,15 +139,15 @@ struct ReliabilityConcurrencyTests {
         let rounds = Reliability.long ? 20 : 5
         let n = Reliability.long ? 8 : 4
         var shared = "{\n  \"title\": \"shared\""
-        for i in 0 ..< n { shared += ",\n  \"f\(i)\": \"r\(i)-0\"" }
+        for i in 0..<n { shared += ",\n  \"f\(i)\": \"r\(i)-0\"" }
         shared += "\n}\n"
         var files = ["shared.json": shared]
-        for i in 0 ..< n { files["own\(i).json"] = "{\n  \"v\": \"own\(i)-0\"\n}\n" }
+        for i in 0..<n { files["own\(i).json"] = "{\n  \"v\": \"own\(i)-0\"\n}\n" }
         var replicas = [Self.initAndSync(box, "r0", remote: remote, files: files)]
-        for i in 1 ..< n { replicas.append(Self.clone(box, "r\(i)", remote: remote)) }
+        for i in 1..<n { replicas.append(Self.clone(box, "r\(i)", remote: remote)) }
 
         var exits: [Int32: Int] = [:]
-        for round in 1 ... rounds {
+        for round in 1...rounds {
             for (i, r) in replicas.enumerated() {
                 Self.setField(r, "shared.json", "f\(i)", "r\(i)-\(round)")
                 Self.setField(r, "own\(i).json", "v", "own\(i)-\(round)")
@@ -148,19 +161,25 @@ struct ReliabilityConcurrencyTests {
             // Nobody's local edit was overwritten by what came in.
             for (i, r) in replicas.enumerated() {
                 #expect(r.json("own\(i).json")?["v"] as? String == "own\(i)-\(round)", "round \(round), \(r.root)")
-                #expect(r.json("shared.json")?["f\(i)"] as? String == "r\(i)-\(round)", "round \(round), \(r.root): \(r.read("shared.json") ?? "-")")
+                #expect(
+                    r.json("shared.json")?["f\(i)"] as? String == "r\(i)-\(round)",
+                    "round \(round), \(r.root): \(r.read("shared.json") ?? "-")")
             }
         }
         // A final round, one replica after the other, twice: everyone has everything.
-        for _ in 0 ..< 2 { for r in replicas { r.sync() } }
+        for _ in 0..<2 { for r in replicas { r.sync() } }
 
         let first = replicas[0].documents()
         for r in replicas.dropFirst() { #expect(r.documents() == first, "\(r.root) differs from \(replicas[0].root)") }
         let final = replicas[0]
-        for i in 0 ..< n {
-            #expect(final.json("shared.json")?["f\(i)"] as? String == "r\(i)-\(rounds)", "shared field of replica \(i): \(final.read("shared.json") ?? "-")")
+        for i in 0..<n {
+            #expect(
+                final.json("shared.json")?["f\(i)"] as? String == "r\(i)-\(rounds)",
+                "shared field of replica \(i): \(final.read("shared.json") ?? "-")")
             #expect(final.json("own\(i).json")?["v"] as? String == "own\(i)-\(rounds)")
-            for round in 1 ... rounds { #expect(final.json("round\(round)/new\(i).json")?["v"] as? String == "new\(i)-\(round)") }
+            for round in 1...rounds {
+                #expect(final.json("round\(round)/new\(i).json")?["v"] as? String == "new\(i)-\(round)")
+            }
         }
         #expect(first.count == 1 + n + n * rounds, "documents: \(first.keys.sorted())")
         for r in replicas {
@@ -178,12 +197,16 @@ struct ReliabilityConcurrencyTests {
             #expect(Files.tree(box.remote, skipMetadata: true) == first)
         }
         let total = exits.values.reduce(0, +)
-        Reliability.figure("concurrency replicas kind=\(setup.rawValue) replicas=\(n) rounds=\(rounds) runs=\(total) exit0=\(exits[0] ?? 0) exit75=\(exits[75] ?? 0)")
+        Reliability.figure(
+            "concurrency replicas kind=\(setup.rawValue) replicas=\(n) rounds=\(rounds) runs=\(total) exit0=\(exits[0] ?? 0) exit75=\(exits[75] ?? 0)"
+        )
     }
 
     // MARK: - Stale locks after SIGKILL
 
-    @Test("a sync SIGKILLed while holding both locks: the tree lock is free at once and the remote lock is broken on the next run")
+    @Test(
+        "a sync SIGKILLed while holding both locks: the tree lock is free at once and the remote lock is broken on the next run"
+    )
     func staleLocksAfterKill() {
         let box = Sandbox()
         box.remoteFormat1 = true  // about format 1's own files
@@ -196,7 +219,9 @@ struct ReliabilityConcurrencyTests {
 
         // What the dead process left: its remote lock (this host, its pid), no tree lock.
         let lock = Files.bytes(box.remote + "/.docsync/lock").flatMap(JSONHelp.object)
-        #expect(lock?["host"] as? String == ProcessInfo.processInfo.hostName, "the killed push left its remote lock: \(String(describing: lock))")
+        #expect(
+            lock?["host"] as? String == ProcessInfo.processInfo.hostName,
+            "the killed push left its remote lock: \(String(describing: lock))")
         #expect(lock?["pid"] as? Int != nil)
         #expect(!isFlockHeld(a.path(".docsync/lock")), "the kernel dropped the tree lock")
 
@@ -204,8 +229,9 @@ struct ReliabilityConcurrencyTests {
         let next = a.run("sync")
         #expect(next.exit == 0, next.comment)
         // Waiting for the lock would take the full 50 s; 40 s leaves a loaded machine room.
-        #expect(Date().timeIntervalSince(started) < 40,
-                "a lock of a dead process on this host is broken at once, not after the 50 s wait")
+        #expect(
+            Date().timeIntervalSince(started) < 40,
+            "a lock of a dead process on this host is broken at once, not after the 50 s wait")
         #expect(!FileManager.default.fileExists(atPath: box.remote + "/.docsync/lock"))
         #expect(Files.bytes(box.remote + "/a.json").flatMap(JSONHelp.object)?["v"] as? String == "a-1")
         let verify = a.run("verify")
@@ -214,7 +240,8 @@ struct ReliabilityConcurrencyTests {
         // Another machine's lock, older than remote.lockStaleSeconds: broken too.
         a.ok("config", "remote.lockStaleSeconds", "60")
         let foreign = box.remote + "/.docsync/lock"
-        try! Data(#"{"host":"elsewhere.example","pid":4242,"replica":"0123456789ab","time":0}"#.utf8).write(to: URL(fileURLWithPath: foreign))
+        try! Data(#"{"host":"elsewhere.example","pid":4242,"replica":"0123456789ab","time":0}"#.utf8).write(
+            to: URL(fileURLWithPath: foreign))
         var old = [timespec(tv_sec: time(nil) - 3600, tv_nsec: 0), timespec(tv_sec: time(nil) - 3600, tv_nsec: 0)]
         utimensat(AT_FDCWD, foreign, &old, 0)
         a.write("a.json", a.read("a.json")!.replacing("\"a-1\"", with: "\"a-2\""))

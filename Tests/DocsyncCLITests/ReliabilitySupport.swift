@@ -5,8 +5,9 @@
 import DocSyncKit
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A fresh folder under the system temp directory, removed when the test ends. The
@@ -75,14 +76,18 @@ enum Reliability {
 
     /// `git fsck --strict` of a bare repository: clean, or the complaint.
     static func fsck(_ repo: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        let r = CLI.runTool("/usr/bin/git", ["--git-dir", repo, "fsck", "--strict", "--no-progress"], in: "/", env: gitEnv)
-        #expect(r.exit == 0 && !r.stdout.contains("error") && !r.stderr.contains("error"), "git fsck: \(r)", sourceLocation: sourceLocation)
+        let r = CLI.runTool(
+            "/usr/bin/git", ["--git-dir", repo, "fsck", "--strict", "--no-progress"], in: "/", env: gitEnv)
+        #expect(
+            r.exit == 0 && !r.stdout.contains("error") && !r.stderr.contains("error"), "git fsck: \(r)",
+            sourceLocation: sourceLocation)
     }
 
     /// Number of commits on `main` of a bare repository.
     static func commitCount(_ repo: String) -> Int {
-        Int(CLI.runTool("/usr/bin/git", ["--git-dir", repo, "rev-list", "--count", "main"], in: "/", env: gitEnv)
-            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        Int(
+            CLI.runTool("/usr/bin/git", ["--git-dir", repo, "rev-list", "--count", "main"], in: "/", env: gitEnv)
+                .stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 
     /// Whatever `docsync sync --json` reported (nil if it printed no report, e.g. exit 75 on a busy tree).
@@ -106,7 +111,9 @@ func launchTogether(_ runs: [(args: [String], dir: String)], env: [String: Strin
     }
     var running: [Running] = []
     for run in runs {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("docsync-together-\(UUID().uuidString)").path
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "docsync-together-\(UUID().uuidString)"
+        ).path
         _ = FileManager.default.createFile(atPath: scratch + ".out", contents: nil)
         _ = FileManager.default.createFile(atPath: scratch + ".err", contents: nil)
         let process = Process()
@@ -128,7 +135,8 @@ func launchTogether(_ runs: [(args: [String], dir: String)], env: [String: Strin
         let stderr = (try? String(contentsOfFile: r.err, encoding: .utf8)) ?? ""
         try? FileManager.default.removeItem(atPath: r.out)
         try? FileManager.default.removeItem(atPath: r.err)
-        let code = r.process.terminationReason == .exit ? r.process.terminationStatus : 128 + r.process.terminationStatus
+        let code =
+            r.process.terminationReason == .exit ? r.process.terminationStatus : 128 + r.process.terminationStatus
         return RunResult(args: r.args, stdout: stdout, stderr: stderr, exit: code)
     }
 }
@@ -143,7 +151,9 @@ func journalProblems(_ path: String) -> [String] {
     var actions: [Int: String] = [:]
     var actionKeys = Set<String>()
     var finished = Set<Int>()
-    for (n, raw) in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+    for (n, raw) in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        .enumerated()
+    {
         if raw.isEmpty { continue }
         guard let tab = raw.lastIndex(of: "\t"), let entry = JSONHelp.object(Array(raw[..<tab].utf8)) else {
             problems.append("line \(n + 1) is not a journal entry: \(raw.prefix(80))")
@@ -156,7 +166,9 @@ func journalProblems(_ path: String) -> [String] {
         if ["create", "update", "rename", "delete"].contains(kind) {
             let key = [kind, entry["refId"], entry["changesetId"], entry["hash"], entry["path"], entry["fromPath"]]
                 .map { "\($0 ?? "-")" }.joined(separator: "|")
-            if !actionKeys.insert(key).inserted { problems.append("line \(n + 1): the same \(kind) is recorded twice: \(key)") }
+            if !actionKeys.insert(key).inserted {
+                problems.append("line \(n + 1): the same \(kind) is recorded twice: \(key)")
+            }
             actions[seq] = key
         }
         if kind == "done" {

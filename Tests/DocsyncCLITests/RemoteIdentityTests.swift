@@ -11,7 +11,9 @@ struct RemoteIdentityTests {
         r.run("config", "remote.url").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    @Test("config remote.url to a folder with no remote: refused (exit 1), config unchanged, nothing created; --create makes one")
+    @Test(
+        "config remote.url to a folder with no remote: refused (exit 1), config unchanged, nothing created; --create makes one"
+    )
     func mistypedFolderIsRefused() {
         let box = Sandbox()
         let a = box.initReplica("A", files: ["a.json": "{\"v\": 1}\n"])
@@ -40,8 +42,9 @@ struct RemoteIdentityTests {
 
     enum Kind: String, CaseIterable, Sendable { case dir, git }
 
-    @Test("a mistyped URL, the same remote by another path, then the right URL again: nothing is reset; a deletion made meanwhile stays deleted, an edit is simply pulled",
-          arguments: Kind.allCases)
+    @Test(
+        "a mistyped URL, the same remote by another path, then the right URL again: nothing is reset; a deletion made meanwhile stays deleted, an edit is simply pulled",
+        arguments: Kind.allCases)
     func pointingBackResetsNothing(_ kind: Kind) throws {
         let box = Sandbox("back-\(kind)")
         let url = Reliability.remote(box, git: kind == .git)
@@ -95,7 +98,9 @@ struct RemoteIdentityTests {
         #expect(Set(a.documents().keys) == ["a.json", "o.json"])
     }
 
-    @Test("git: a path with no repository is refused unless --create (which makes a bare one); an unrelated repository needs --reset-base")
+    @Test(
+        "git: a path with no repository is refused unless --create (which makes a bare one); an unrelated repository needs --reset-base"
+    )
     func gitRemoteIdentity() {
         let box = Sandbox()
         let repo = Reliability.remote(box, git: true)
@@ -110,7 +115,8 @@ struct RemoteIdentityTests {
 
         // A clone of the same repository (same history) is the same remote.
         let mirror = box.path("mirror.git")
-        let cloned = CLI.runTool("/usr/bin/git", ["clone", "-q", "--bare", repo, mirror], in: box.root, env: Reliability.gitEnv)
+        let cloned = CLI.runTool(
+            "/usr/bin/git", ["clone", "-q", "--bare", repo, mirror], in: box.root, env: Reliability.gitEnv)
         #expect(cloned.exit == 0, cloned.comment)
         let same = a.run("config", "remote.url", mirror)
         #expect(same.exit == 0 && !same.stdout.contains("The remote changed"), same.comment)
@@ -129,7 +135,8 @@ struct RemoteIdentityTests {
         let made = a.run("config", "remote.url", typo, "--create", "--reset-base")
         #expect(made.exit == 0, made.comment)
         a.sync()
-        let files = CLI.runTool("/usr/bin/git", ["--git-dir", typo, "ls-tree", "--name-only", "main"], in: "/", env: Reliability.gitEnv)
+        let files = CLI.runTool(
+            "/usr/bin/git", ["--git-dir", typo, "ls-tree", "--name-only", "main"], in: "/", env: Reliability.gitEnv)
         #expect(files.stdout.contains("a.json"), files.comment)
     }
 
@@ -155,6 +162,8 @@ struct RemoteIdentityTests {
         try? FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
         let r2 = CLI.run(["clone", empty, "C"], in: box.root)
         #expect(r2.exit == 1 && r2.stderr.contains("no docsync remote at \(empty)"), r2.comment)
-        #expect(!FileManager.default.fileExists(atPath: box.path("B")) && !FileManager.default.fileExists(atPath: box.path("C")))
+        #expect(
+            !FileManager.default.fileExists(atPath: box.path("B"))
+                && !FileManager.default.fileExists(atPath: box.path("C")))
     }
 }

@@ -4,8 +4,9 @@
 
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("Rename against rename", .serialized)
@@ -21,7 +22,9 @@ struct RenameConflictTests {
 
     static let cases = Kind.allCases.flatMap { k in [true, false].map { Case(kind: k, laterSyncsLast: $0) } }
 
-    @Test("the later rename wins on every replica whatever the sync order; the other name is a recorded conflict", arguments: cases)
+    @Test(
+        "the later rename wins on every replica whatever the sync order; the other name is a recorded conflict",
+        arguments: cases)
     func laterRenameWins(_ c: Case) throws {
         let box = Sandbox("rename-\(c.kind)-\(c.laterSyncsLast)")
         let url = Reliability.remote(box, git: c.kind == .git)

@@ -11,7 +11,7 @@ struct ReplicaSyncTests {
         "notes.json": "{\"zeta\":1,\"alpha\":{\"x\":[1, 2,3]}}",
         "tasks/todo.json": "{ \"done\": false,   \"title\": \"buy milk\" }\n",
         "crlf.json": "{\r\n    \"b\": 2,\r\n    \"a\": 1\r\n}\r\n",
-        "empty.json": "{}\n",
+        "empty.json": "{}\n"
     ]
 
     @Test("sync stamps refId and changesetId without reformatting; a clone gets identical files; edits flow both ways")
@@ -31,8 +31,10 @@ struct ReplicaSyncTests {
             let changesetId = object["changesetId"] as? String ?? ""
             #expect(!refId.isEmpty, "\(path) got no refId")
             #expect(!changesetId.isEmpty, "\(path) got no changesetId")
-            #expect(Stamping.onlyIdsInserted(original: original, stamped: stamped, refId: refId, changesetId: changesetId),
-                    "\(path): expected the original bytes plus only the two ids, got:\n\(String(decoding: stamped, as: UTF8.self))")
+            #expect(
+                Stamping.onlyIdsInserted(original: original, stamped: stamped, refId: refId, changesetId: changesetId),
+                "\(path): expected the original bytes plus only the two ids, got:\n\(String(decoding: stamped, as: UTF8.self))"
+            )
             // The user's own fields are all still there with their values.
             let userKeys = Set(object.keys).subtracting(["refId", "changesetId"])
             let originalObject = JSONHelp.object(original) ?? [:]
@@ -71,12 +73,12 @@ struct ReplicaSyncTests {
     func threeReplicasConverge() {
         let box = Sandbox()
         var seed: [String: String] = [:]
-        for i in 1 ... 6 { seed["doc\(i).json"] = "{\n  \"n\": \(i),\n  \"owner\": \"nobody\"\n}\n" }
+        for i in 1...6 { seed["doc\(i).json"] = "{\n  \"n\": \(i),\n  \"owner\": \"nobody\"\n}\n" }
         let a = box.initReplica("A", files: seed)
         a.sync()
         let b = box.clone("B")
         let c = box.clone("C")
-        let ids = (1 ... 6).map { a.refId("doc\($0).json") }
+        let ids = (1...6).map { a.refId("doc\($0).json") }
 
         // Round 1: each replica changes something different.
         a.write("doc1.json", a.read("doc1.json")!.replacing("nobody", with: "A"))
@@ -105,10 +107,15 @@ struct ReplicaSyncTests {
         #expect(docsA == docsB, "A and B differ: \(docsA.keys.sorted()) vs \(docsB.keys.sorted())")
         #expect(docsA == docsC, "A and C differ: \(docsA.keys.sorted()) vs \(docsC.keys.sorted())")
         #expect(Files.tree(box.remote, skipMetadata: true) == docsA, "the remote's documents differ from the replicas'")
-        #expect(Set(docsA.keys) == ["doc1.json", "doc2.json", "doc3.json", "moved/doc4.json", "doc6.json", "fromA.json", "dir/fromB.json"])
+        #expect(
+            Set(docsA.keys) == [
+                "doc1.json", "doc2.json", "doc3.json", "moved/doc4.json", "doc6.json", "fromA.json", "dir/fromB.json"
+            ])
 
         #expect(a.json("doc1.json")?["owner"] as? String == "A")
-        #expect(a.json("doc2.json")?["owner"] as? String == "B", "B's edit of doc2 must survive A's later edit of another field")
+        #expect(
+            a.json("doc2.json")?["owner"] as? String == "B",
+            "B's edit of doc2 must survive A's later edit of another field")
         #expect(a.json("doc2.json")?["n"] as? Int == 22)
         #expect(a.json("doc3.json")?["owner"] as? String == "C")
         #expect(a.refId("moved/doc4.json") == ids[3], "a moved document keeps its refId")

@@ -3,12 +3,18 @@ import Testing
 
 @Suite("No-op syncs and recovery from a lost state")
 struct StabilityAndRecoveryTests {
-    @Test("repeated syncs with no changes change nothing, locally or on the remote (either folder layout)", arguments: [false, true])
+    @Test(
+        "repeated syncs with no changes change nothing, locally or on the remote (either folder layout)",
+        arguments: [false, true])
     func noOpSyncsTouchNothing(format1: Bool) {
         let box = Sandbox()
         box.remoteFormat1 = format1
-        let a = box.initReplica("A", files: ["a.json": "{\"a\": 1}\n", "b.json": "{\"b\": 1}\n", "dir/c.json": "{\"c\": 1}\n",
-                                             "gone.json": "{\"g\": 1}\n"])
+        let a = box.initReplica(
+            "A",
+            files: [
+                "a.json": "{\"a\": 1}\n", "b.json": "{\"b\": 1}\n", "dir/c.json": "{\"c\": 1}\n",
+                "gone.json": "{\"g\": 1}\n"
+            ])
         a.sync()
         let b = box.clone("B")
         // Some history: an edit, a move, a deletion (a tombstone), a new document.
@@ -26,7 +32,9 @@ struct StabilityAndRecoveryTests {
             var all: [String: Files.Stamp] = [:]
             for (path, stamp) in Files.stamps(a.root, skipMetadata: true) { all["A/" + path] = stamp }
             for (path, stamp) in Files.stamps(b.root, skipMetadata: true) { all["B/" + path] = stamp }
-            for (path, stamp) in Files.stamps(box.remote, skipMetadata: false) where !Files.isTransient(path) { all["remote/" + path] = stamp }
+            for (path, stamp) in Files.stamps(box.remote, skipMetadata: false) where !Files.isTransient(path) {
+                all["remote/" + path] = stamp
+            }
             all["A/.docsync/journal"] = Files.stamp(a.journal)
             all["B/.docsync/journal"] = Files.stamp(b.journal)
             return all
@@ -35,7 +43,9 @@ struct StabilityAndRecoveryTests {
         if format1 {
             #expect(before["remote/.docsync/feed"] != nil && before["remote/.docsync/generation"] != nil)
         } else {
-            #expect(before.keys.contains { $0.hasPrefix("remote/.docsync/replicas/") && $0.contains("/commits/") }, "\(before.keys.sorted())")
+            #expect(
+                before.keys.contains { $0.hasPrefix("remote/.docsync/replicas/") && $0.contains("/commits/") },
+                "\(before.keys.sorted())")
         }
 
         for replica in [a, b, a, b] {
@@ -45,15 +55,23 @@ struct StabilityAndRecoveryTests {
         #expect(a.run("pull").exit == 0)
         #expect(b.run("push").exit == 0)
         let after = snapshot()
-        #expect(Set(after.keys) == Set(before.keys), "files appeared or vanished: \(Set(after.keys).symmetricDifference(before.keys).sorted())")
+        #expect(
+            Set(after.keys) == Set(before.keys),
+            "files appeared or vanished: \(Set(after.keys).symmetricDifference(before.keys).sorted())")
         let changed = before.keys.sorted().filter { before[$0] != after[$0] }
-        #expect(changed.isEmpty, "no-op syncs rewrote: \(changed.map { "\($0): \(before[$0]!) → \(after[$0].map(String.init(describing:)) ?? "gone")" })")
+        #expect(
+            changed.isEmpty,
+            "no-op syncs rewrote: \(changed.map { "\($0): \(before[$0]!) → \(after[$0].map(String.init(describing:)) ?? "gone")" })"
+        )
     }
 
-    @Test("a missing .docsync/state is refused with a pointer to reset-base; nothing is deleted; reset-base then sync converges")
+    @Test(
+        "a missing .docsync/state is refused with a pointer to reset-base; nothing is deleted; reset-base then sync converges"
+    )
     func missingState() {
         let box = Sandbox()
-        let a = box.initReplica("A", files: ["d1.json": "{\"d\": 1}\n", "d2.json": "{\"d\": 2}\n", "d3.json": "{\"d\": 3}\n"])
+        let a = box.initReplica(
+            "A", files: ["d1.json": "{\"d\": 1}\n", "d2.json": "{\"d\": 2}\n", "d3.json": "{\"d\": 3}\n"])
         a.sync()
         let b = box.clone("B")
         b.write("d4.json", "{\"d\": 4}\n")
@@ -77,7 +95,8 @@ struct StabilityAndRecoveryTests {
         let sync = a.run("sync")
         #expect(sync.exit == 0, sync.comment)
         #expect(Set(a.documents().keys) == ["d1.json", "d2.json", "d3.json", "d4.json", "d5.json"])
-        #expect(Set(Files.list(box.remote, skipMetadata: true)) == ["d1.json", "d2.json", "d3.json", "d4.json", "d5.json"])
+        #expect(
+            Set(Files.list(box.remote, skipMetadata: true)) == ["d1.json", "d2.json", "d3.json", "d4.json", "d5.json"])
         #expect(Reliability.folderTombstones(box.remote).isEmpty, "reset-base must not delete anything")
         #expect(a.conflictCopies().isEmpty, "identical versions are not conflicts")
         for path in ["d1.json", "d2.json", "d3.json"] {

@@ -4,8 +4,9 @@
 
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("Nothing a user saved is silently undone")
@@ -28,8 +29,10 @@ struct TrustRegressionTests {
     /// Sets a file's modification time to `secondsAgo` before now (an edit saved then).
     static func savedAgo(_ replica: Replica, _ path: String, seconds: Double) {
         let when = Date().timeIntervalSince1970 - seconds
-        var times = [timespec(tv_sec: Int(when), tv_nsec: Int((when - floor(when)) * 1e9)),
-                     timespec(tv_sec: Int(when), tv_nsec: Int((when - floor(when)) * 1e9))]
+        var times = [
+            timespec(tv_sec: Int(when), tv_nsec: Int((when - floor(when)) * 1e9)),
+            timespec(tv_sec: Int(when), tv_nsec: Int((when - floor(when)) * 1e9))
+        ]
         #expect(utimensat(AT_FDCWD, replica.path(path), &times, 0) == 0)
     }
 
@@ -40,7 +43,9 @@ struct TrustRegressionTests {
     }
 
     // 1
-    @Test("resolve --take replaces only the colliding fields: a later edit of another field is not undone", arguments: Kind.allCases)
+    @Test(
+        "resolve --take replaces only the colliding fields: a later edit of another field is not undone",
+        arguments: Kind.allCases)
     func resolveTakesOnlyTheCollidingFields(_ kind: Kind) {
         let box = Sandbox("resolve-fields-\(kind)")
         let (a, b, _) = Self.pair(box, kind, files: ["p.json": "{\"name\": \"Ann\", \"phone\": \"1\"}\n"])
@@ -71,7 +76,9 @@ struct TrustRegressionTests {
     }
 
     // 2
-    @Test("a file saved half-way when cron runs: the fix is merged with the other replica's edit, which is not lost", arguments: Kind.allCases)
+    @Test(
+        "a file saved half-way when cron runs: the fix is merged with the other replica's edit, which is not lost",
+        arguments: Kind.allCases)
     func invalidSaveThenFixKeepsTheOtherEdit(_ kind: Kind) {
         let box = Sandbox("invalid-fix-\(kind)")
         let (a, b, _) = Self.pair(box, kind, files: ["n2.json": "{\n  \"title\": \"t0\",\n  \"body\": \"b0\"\n}\n"])
@@ -99,7 +106,7 @@ struct TrustRegressionTests {
         a.write("x.json", a.read("x.json")!.replacing("\"0\"", with: "\"from A\""))
         Self.savedAgo(a, "x.json", seconds: 2)
         b.write("x.json", b.read("x.json")!.replacing("\"0\"", with: "\"from B\""))
-        b.sync()    // the later save syncs first
+        b.sync()  // the later save syncs first
         let r = a.run("sync")
         #expect(r.exit == 3, r.comment)
         #expect(a.json("x.json")?["f"] as? String == "from B", "B saved 2 s after A: B's value wins")
@@ -110,7 +117,9 @@ struct TrustRegressionTests {
     }
 
     // 4
-    @Test("the replica whose edit lost hears of it; a resolve on either replica settles it everywhere", arguments: Kind.allCases)
+    @Test(
+        "the replica whose edit lost hears of it; a resolve on either replica settles it everywhere",
+        arguments: Kind.allCases)
     func conflictsTravel(_ kind: Kind) {
         let box = Sandbox("travel-\(kind)")
         let (a, b, _) = Self.pair(box, kind, files: ["t.json": "{\"f\": \"0\"}\n"])
@@ -142,7 +151,9 @@ struct TrustRegressionTests {
     }
 
     // 5
-    @Test("one changesetId names one content: a file moved away, synced as deleted and written back edited gets a new id", arguments: Kind.allCases)
+    @Test(
+        "one changesetId names one content: a file moved away, synced as deleted and written back edited gets a new id",
+        arguments: Kind.allCases)
     func oneIdOneContent(_ kind: Kind) {
         let box = Sandbox("one-id-\(kind)")
         let (a, b, _) = Self.pair(box, kind, files: ["m.json": "{\"v\": \"first\"}\n"])
@@ -169,7 +180,9 @@ struct TrustRegressionTests {
     }
 
     // 6
-    @Test("a file whose name no remote can hold is reported (exit 1); every other change still goes out", arguments: Kind.allCases)
+    @Test(
+        "a file whose name no remote can hold is reported (exit 1); every other change still goes out",
+        arguments: Kind.allCases)
     func unsyncableNameDoesNotBlockThePush(_ kind: Kind) {
         let box = Sandbox("bad-name-\(kind)")
         let (a, b, _) = Self.pair(box, kind, files: ["ok.json": "{\"v\": 1}\n"])
@@ -178,7 +191,9 @@ struct TrustRegressionTests {
         a.write("ok.json", a.read("ok.json")!.replacing("1}", with: "2}"))
         let r = a.run("sync")
         #expect(r.exit == 1, r.comment)
-        #expect(r.stderr.contains("line\\nbreak.json") && r.stderr.contains("file name"), "names the file and the problem: \(r)")
+        #expect(
+            r.stderr.contains("line\\nbreak.json") && r.stderr.contains("file name"),
+            "names the file and the problem: \(r)")
         #expect(a.read("line\nbreak.json") == "{\"v\": \"bad\"}\n", "left untouched")
         b.sync()
         #expect(b.json("new.json")?["v"] as? String == "new")
@@ -189,7 +204,9 @@ struct TrustRegressionTests {
     @Test("a malformed remote URL is refused when given (exit 2), never taken as a folder to retry forever")
     func malformedURLs() {
         let box = Sandbox()
-        for bad in ["ht!tp::/bad", "ftp://host/x", "https:///nohost", "ssh://bad host/x", "file://relative/path", "host:"] {
+        for bad in [
+            "ht!tp::/bad", "ftp://host/x", "https:///nohost", "ssh://bad host/x", "file://relative/path", "host:"
+        ] {
             let r = CLI.run(["init", "--remote", bad, "T"], in: box.root)
             #expect(r.exit == 2 && r.stderr.contains(bad), "init --remote \(bad): \(r)")
             #expect(!FileManager.default.fileExists(atPath: box.path("T/.docsync")), "nothing half-made for \(bad)")
@@ -203,12 +220,17 @@ struct TrustRegressionTests {
         #expect(r.exit == 2 && r.stderr.contains("ftp"), r.comment)
         #expect(Files.bytes(a.path(".docsync/config")) == before, "the config is not changed")
         // Good forms are still accepted.
-        for good in ["ssh://git@example.org/r.git", "git@example.org:r.git", "https://example.org/r.git", "git://127.0.0.1:9/r.git"] {
+        for good in [
+            "ssh://git@example.org/r.git", "git@example.org:r.git", "https://example.org/r.git",
+            "git://127.0.0.1:9/r.git"
+        ] {
             #expect(a.run("config", "remote.url", good).exit == 0, "\(good)")
         }
     }
 
-    @Test("a remote unreachable for longer than sync.maxOfflineDays is an error that says since when", arguments: Kind.allCases)
+    @Test(
+        "a remote unreachable for longer than sync.maxOfflineDays is an error that says since when",
+        arguments: Kind.allCases)
     func offlineLimit(_ kind: Kind) {
         let box = Sandbox("offline-\(kind)")
         // A folder remote whose share is gone, or a git server that does not answer.
@@ -227,7 +249,7 @@ struct TrustRegressionTests {
         }
         let soon = a.run("sync", "--quiet")
         #expect(soon.exit == 75, "within the limit: try again later: \(soon)")
-        a.ok("config", "sync.maxOfflineDays", "0.00001")   // 0.864 s
+        a.ok("config", "sync.maxOfflineDays", "0.00001")  // 0.864 s
         Thread.sleep(forTimeInterval: 1.2)
         let late = a.run("sync", "--quiet")
         #expect(late.exit == 1, late.comment)
@@ -236,12 +258,15 @@ struct TrustRegressionTests {
         guard kind == .dir else { return }
         #expect(rename(remote + ".gone", remote) == 0)
         #expect(a.run("sync").exit == 0, "back online: syncs again")
-        #expect(Files.bytes(remote + "/o.json").flatMap(JSONHelp.object)?["v"] as? Int == 2, "the recorded change went out")
+        #expect(
+            Files.bytes(remote + "/o.json").flatMap(JSONHelp.object)?["v"] as? Int == 2, "the recorded change went out")
         #expect(a.run("sync", "--quiet").exit == 0)
     }
 
     // 8
-    @Test("a remote inside the tree, or a tree inside a tree, is refused; a nested .docsync/ is never synced as documents", arguments: Kind.allCases)
+    @Test(
+        "a remote inside the tree, or a tree inside a tree, is refused; a nested .docsync/ is never synced as documents",
+        arguments: Kind.allCases)
     func remoteInsideTheTree(_ kind: Kind) {
         let box = Sandbox("inside-\(kind)")
         let inner = box.path("T/remote-here" + (kind == .git ? ".git" : ""))

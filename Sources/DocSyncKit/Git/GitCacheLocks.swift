@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Lock files (`*.lock`) that libgit2 left in the cache repository in `.docsync/git`.
@@ -27,7 +27,8 @@ enum GitCacheLocks {
             removed.append(name)
         }
         removeLockFiles(under: "refs", in: repository, into: &removed)
-        for name in (try? FileSystem.listDirectory(repository + "/objects/pack")) ?? [] where name.hasPrefix("pack_git2_") {
+        for name in (try? FileSystem.listDirectory(repository + "/objects/pack")) ?? []
+        where name.hasPrefix("pack_git2_") {
             if unlink(repository + "/objects/pack/" + name) == 0 { removed.append("objects/pack/" + name) }
         }
         return removed

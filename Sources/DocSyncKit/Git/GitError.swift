@@ -44,7 +44,10 @@ public struct GitError: Error, CustomStringConvertible, Sendable {
         if code == GitError.auth || code == GitError.certificate { return false }
         if errorClass == Int32(GIT_ERROR_NET.rawValue) || errorClass == Int32(GIT_ERROR_OS.rawValue) { return true }
         let lower = message.lowercased()
-        return ["failed to connect", "connection refused", "could not resolve", "timed out", "unreachable", "failed to start ssh session", "connection reset", "network"].contains { lower.contains($0) }
+        return [
+            "failed to connect", "connection refused", "could not resolve", "timed out", "unreachable",
+            "failed to start ssh session", "connection reset", "network"
+        ].contains { lower.contains($0) }
     }
 }
 

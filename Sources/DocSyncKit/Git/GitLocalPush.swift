@@ -18,8 +18,10 @@ import Foundation
 enum GitLocalPush {
     /// Pushes `commit` (in `source`) to `branch` of the repository at `path`, if the
     /// branch is still at `expected` (nil: the branch must not exist yet).
-    static func push(from source: GitRepository, commit: GitOID, toRepositoryAt path: String, branch: String,
-                     expected: GitOID?) throws {
+    static func push(
+        from source: GitRepository, commit: GitOID, toRepositoryAt path: String, branch: String,
+        expected: GitOID?
+    ) throws {
         let repository = try open(path)
         defer { withExtendedLifetime(repository) {} }
         let target = repository.pointer
@@ -47,8 +49,9 @@ enum GitLocalPush {
         guard repo.isBare else {
             // Pushing into a checked-out branch would leave its working tree stale; git
             // refuses it too (receive.denyCurrentBranch).
-            throw GitError(code: GIT_EBAREREPO.rawValue, function: "git_repository_is_bare",
-                           message: "\(path) has a working tree; a remote must be a bare repository (`git init --bare`)")
+            throw GitError(
+                code: GIT_EBAREREPO.rawValue, function: "git_repository_is_bare",
+                message: "\(path) has a working tree; a remote must be a bare repository (`git init --bare`)")
         }
         return repo
     }
@@ -58,7 +61,9 @@ enum GitLocalPush {
     /// stops at every object the target has: a repository that has a tree or commit has
     /// everything it reaches (git's connectivity rule), so a small push reads only the
     /// trees on its changed paths.
-    static func missingObjects(of commit: GitOID, in source: GitRepository, odb target: OpaquePointer) throws -> [git_oid] {
+    static func missingObjects(of commit: GitOID, in source: GitRepository, odb target: OpaquePointer) throws
+        -> [git_oid]
+    {
         var missing: [git_oid] = []
         var seen = Set<String>()
         func isNeeded(_ oid: git_oid) -> Bool {
@@ -74,7 +79,7 @@ enum GitLocalPush {
             try GitError.check(git_commit_lookup(&object, source.pointer, &next), "git_commit_lookup")
             defer { git_commit_free(object) }
             trees.append(git_commit_tree_id(object)!.pointee)
-            for i in 0 ..< git_commit_parentcount(object) { commits.append(git_commit_parent_id(object, i)!.pointee) }
+            for i in 0..<git_commit_parentcount(object) { commits.append(git_commit_parent_id(object, i)!.pointee) }
         }
         while var next = trees.popLast() {
             guard isNeeded(next) else { continue }
@@ -82,7 +87,7 @@ enum GitLocalPush {
             var tree: OpaquePointer?
             try GitError.check(git_tree_lookup(&tree, source.pointer, &next), "git_tree_lookup")
             defer { git_tree_free(tree) }
-            for i in 0 ..< git_tree_entrycount(tree) {
+            for i in 0..<git_tree_entrycount(tree) {
                 guard let entry = git_tree_entry_byindex(tree, i) else { continue }
                 let oid = git_tree_entry_id(entry)!.pointee
                 switch git_tree_entry_type(entry) {
@@ -97,14 +102,18 @@ enum GitLocalPush {
 
     /// A few objects go loose, as git's receive-pack keeps fewer than
     /// `receive.unpackLimit` (100): a pack per small push would pile up packs.
-    private static func copyLoose(_ objects: ReversedCollection<[git_oid]>, from source: OpaquePointer, to target: OpaquePointer) throws {
+    private static func copyLoose(
+        _ objects: ReversedCollection<[git_oid]>, from source: OpaquePointer, to target: OpaquePointer
+    ) throws {
         for var oid in objects {
             var object: OpaquePointer?
             try GitError.check(git_odb_read(&object, source, &oid), "git_odb_read")
             defer { git_odb_object_free(object) }
             var written = git_oid()
-            try GitError.check(git_odb_write(&written, target, git_odb_object_data(object), git_odb_object_size(object),
-                                             git_odb_object_type(object)), "git_odb_write")
+            try GitError.check(
+                git_odb_write(
+                    &written, target, git_odb_object_data(object), git_odb_object_size(object),
+                    git_odb_object_type(object)), "git_odb_write")
         }
     }
 
@@ -125,7 +134,8 @@ enum GitLocalPush {
     /// The compare-and-swap. The corresponding libgit2 functions are
     /// `git_reference_create_matching` (the branch must still be at `expected`) and
     /// `git_reference_create` without force (the branch must not exist yet).
-    private static func moveBranch(of repo: OpaquePointer, branch: String, to commit: GitOID, expected: GitOID?) throws {
+    private static func moveBranch(of repo: OpaquePointer, branch: String, to commit: GitOID, expected: GitOID?) throws
+    {
         let name = "refs/heads/" + branch
         var new = try git_oid(hex: commit)
         var reference: OpaquePointer?
@@ -141,12 +151,14 @@ enum GitLocalPush {
         let failure = GitError.last(result, "git_reference_create_matching")
         switch result {
         case GIT_EMODIFIED.rawValue, GIT_EEXISTS.rawValue, GIT_ENOTFOUND.rawValue:
-            throw GitError(code: GitError.nonFastForward, function: failure.function,
-                           message: "rejected: \(name) moved since this push was built (non-fast-forward)")
+            throw GitError(
+                code: GitError.nonFastForward, function: failure.function,
+                message: "rejected: \(name) moved since this push was built (non-fast-forward)")
         case GIT_ELOCKED.rawValue:
             // Another writer holds the branch's lock file right now: `handleLockedRef`
             // waits for it, or removes it once it is stale.
-            throw GitError(code: GitError.nonFastForward, function: failure.function, message: "rejected: \(failure.message)")
+            throw GitError(
+                code: GitError.nonFastForward, function: failure.function, message: "rejected: \(failure.message)")
         default:
             throw failure
         }

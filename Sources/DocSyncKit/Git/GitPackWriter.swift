@@ -1,8 +1,9 @@
 import CLibGit2
 import CZlib
 import Crypto
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Writes the blobs of a large commit straight into one pack file of a repository's
@@ -56,12 +57,15 @@ final class GitPackWriter {
     func add(_ content: [UInt8]) throws -> git_oid {
         var oid = git_oid()
         try content.withUnsafeBytes { bytes in
-            try GitError.check(git_odb_hash(&oid, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, bytes.count, GIT_OBJECT_BLOB),
-                               "git_odb_hash")
+            try GitError.check(
+                git_odb_hash(&oid, bytes.baseAddress ?? UnsafeRawPointer(bitPattern: 1)!, bytes.count, GIT_OBJECT_BLOB),
+                "git_odb_hash")
         }
         let key = ObjectKey(oid)
         // Without a refresh: a miss would otherwise list the pack folder again, per blob.
-        if packed.contains(key) || git_odb_exists_ext(odb, &oid, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) != 0 { return oid }
+        if packed.contains(key) || git_odb_exists_ext(odb, &oid, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) != 0 {
+            return oid
+        }
         try Self.appendRecord(blob: content, to: &records)
         packed.insert(key)
         count += 1
@@ -82,16 +86,22 @@ final class GitPackWriter {
         var progress = git_indexer_progress()
         func send(_ bytes: UnsafeRawBufferPointer) throws {
             sha1.update(bufferPointer: bytes)
-            try GitError.check(writer!.pointee.append(writer, bytes.baseAddress, bytes.count, &progress), "git_odb_writepack append")
+            try GitError.check(
+                writer!.pointee.append(writer, bytes.baseAddress, bytes.count, &progress), "git_odb_writepack append")
         }
         try header.withUnsafeBytes(send)
         if spilled > 0 {
             var chunk = [UInt8](repeating: 0, count: Self.spillBytes)
             var offset = 0
             while offset < spilled {
-                let n = chunk.withUnsafeMutableBytes { pread(spill, $0.baseAddress, min($0.count, spilled - offset), off_t(offset)) }
+                let n = chunk.withUnsafeMutableBytes {
+                    pread(spill, $0.baseAddress, min($0.count, spilled - offset), off_t(offset))
+                }
                 if n < 0, errno == EINTR { continue }
-                guard n > 0 else { throw FileSystemError(path: folder + " (temporary pack)", operation: "read", code: n < 0 ? errno : EIO) }
+                guard n > 0 else {
+                    throw FileSystemError(
+                        path: folder + " (temporary pack)", operation: "read", code: n < 0 ? errno : EIO)
+                }
                 try chunk.withUnsafeBytes { try send(UnsafeRawBufferPointer(rebasing: $0[..<n])) }
                 offset += n
             }
@@ -99,7 +109,8 @@ final class GitPackWriter {
         try records.withUnsafeBytes(send)
         let trailer = Array(sha1.finalize())
         try trailer.withUnsafeBytes { bytes in
-            try GitError.check(writer!.pointee.append(writer, bytes.baseAddress, bytes.count, &progress), "git_odb_writepack append")
+            try GitError.check(
+                writer!.pointee.append(writer, bytes.baseAddress, bytes.count, &progress), "git_odb_writepack append")
         }
         // Every byte is in libgit2's partial pack file; not yet indexed or renamed.
         try CrashPoint.hit("git.pack-appended")
@@ -156,8 +167,11 @@ final class GitPackWriter {
         init(_ oid: git_oid) {
             var copy = oid
             (head, middle, tail) = withUnsafeBytes(of: &copy.id) { raw in
-                (raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
-                 raw.loadUnaligned(fromByteOffset: 16, as: UInt32.self))
+                (
+                    raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self),
+                    raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
+                    raw.loadUnaligned(fromByteOffset: 16, as: UInt32.self)
+                )
             }
         }
     }

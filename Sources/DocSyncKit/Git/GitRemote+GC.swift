@@ -32,15 +32,21 @@ extension GitRemote {
             let (report, paths) = try plan(head: head, rule: rule)
             if dryRun || paths.isEmpty { return report }
             let count = paths.count
-            var lines = report.purged.map { "purge \($0.path ?? $0.refId) (\($0.refId), deleted \($0.changesetId), \($0.reason))" }
+            var lines = report.purged.map {
+                "purge \($0.path ?? $0.refId) (\($0.refId), deleted \($0.changesetId), \($0.reason))"
+            }
             lines.sort()
             // Who deleted each document, kept in the history: a replica that meets the
             // deletion later (its tombstone gone) can still tell the deleter if an edit wins.
             let deleters = report.purged.map { "\(Self.purgedByTrailer) \($0.deletedBy) \($0.refId)" }.sorted()
-            let message = "docsync: gc, \(count) tombstone\(count == 1 ? "" : "s") purged from \(replica.name)\n\n" + lines.joined(separator: "\n")
+            let message =
+                "docsync: gc, \(count) tombstone\(count == 1 ? "" : "s") purged from \(replica.name)\n\n"
+                + lines.joined(separator: "\n")
                 + "\n\n" + Self.trailers(of: replica) + deleters.map { $0 + "\n" }.joined()
             do {
-                let commit = try publish(baseTree: try repo.commit(head).tree, changes: paths.map { ($0, nil) }, parent: head, message: message, replica: replica)
+                let commit = try publish(
+                    baseTree: try repo.commit(head).tree, changes: paths.map { ($0, nil) }, parent: head,
+                    message: message, replica: replica)
                 try CrashPoint.hit("gc.after-remote-commit")
                 try repo.setReference(trackingRef, to: commit, message: "docsync gc")
                 var done = report
@@ -48,7 +54,8 @@ extension GitRemote {
                 return done
             } catch RemoteError.moved {
                 guard attempts < 5 else {
-                    throw Workspace.Failure.contended("the remote kept changing during 5 gc attempts (other replicas are pushing); try again shortly")
+                    throw Workspace.Failure.contended(
+                        "the remote kept changing during 5 gc attempts (other replicas are pushing); try again shortly")
                 }
             }
         }
@@ -56,7 +63,9 @@ extension GitRemote {
 
     /// Which tombstones at `head` may go, and their files.
     private func plan(head: GitOID, rule: TombstoneRule) throws -> (TombstonePurge, [String]) {
-        let tombstones = try repo.files(inTree: try repo.commit(head).tree).filter { $0.path.hasPrefix(Self.tombstoneFolder) }
+        let tombstones = try repo.files(inTree: try repo.commit(head).tree).filter {
+            $0.path.hasPrefix(Self.tombstoneFolder)
+        }
         var report = TombstonePurge()
         guard !tombstones.isEmpty else { return (report, []) }
         let blobAtHead = Dictionary(tombstones.map { ($0.path, $0.blob) }, uniquingKeysWith: { a, _ in a })
@@ -66,9 +75,12 @@ extension GitRemote {
         report.replicas = latestPush.keys.sorted()
         var paths: [String] = []
         for file in tombstones.sorted(by: { $0.path < $1.path }) {
-            guard let entry = try? JSONDecoder().decode(RemoteEntry.self, from: Data(try repo.blob(file.blob))) else { continue }
+            guard let entry = try? JSONDecoder().decode(RemoteEntry.self, from: Data(try repo.blob(file.blob))) else {
+                continue
+            }
             // Not seen: the replica's latest commit is older than the one that wrote it.
-            let unseenBy = introduced[file.path].map { at in latestPush.filter { $0.value > at }.map(\.key).sorted() } ?? []
+            let unseenBy =
+                introduced[file.path].map { at in latestPush.filter { $0.value > at }.map(\.key).sorted() } ?? []
             let seenByAll = introduced[file.path] != nil && !latestPush.isEmpty && unseenBy.isEmpty
             let reason = rule.reason(deletedAt: entry.time, seenByAll: seenByAll)
             if reason != nil { paths.append(file.path) }
@@ -105,7 +117,9 @@ extension GitRemote {
     /// (the trailer). Only read when a pull meets a document whose file went without a
     /// tombstone. Why the tombstone: a replica whose base is an older version must not
     /// take that version for the deleted one.
-    func purgedDeletions(of refIds: Set<String>, from: GitOID?, head: GitOID, limit: Int = 10_000) -> [String: RemoteEntry] {
+    func purgedDeletions(of refIds: Set<String>, from: GitOID?, head: GitOID, limit: Int = 10_000) -> [String:
+        RemoteEntry]
+    {
         var deletions: [String: RemoteEntry] = [:]
         var current: GitOID? = head
         var steps = 0
@@ -119,13 +133,17 @@ extension GitRemote {
                 guard refIds.contains(refId), deletions[refId] == nil else { continue }
                 let deleter = String(rest[..<space])
                 let recorded = info.parents.first.flatMap { parent in
-                    (try? repo.commit(parent)).flatMap { try? repo.blobId(atPath: Self.tombstoneFolder + refId + ".json", inTree: $0.tree) }
+                    (try? repo.commit(parent)).flatMap {
+                        try? repo.blobId(atPath: Self.tombstoneFolder + refId + ".json", inTree: $0.tree)
+                    }
                 }.flatMap { self.tombstone($0) }
                 if var entry = recorded, entry.refId == refId, entry.deleted {
                     entry.replica = deleter
                     deletions[refId] = entry
                 } else {
-                    deletions[refId] = RemoteEntry(refId: refId, changesetId: "", hash: nil, path: nil, deleted: true, replica: deleter, time: info.time * 1000)
+                    deletions[refId] = RemoteEntry(
+                        refId: refId, changesetId: "", hash: nil, path: nil, deleted: true, replica: deleter,
+                        time: info.time * 1000)
                 }
             }
             current = info.parents.first

@@ -22,13 +22,18 @@ extension GitRemote {
     /// to `from` (exclusive). `complete` is false when the walk stopped at `limit` first.
     /// Only commits made by something else than docsync are diffed: usually none, and then
     /// the set of blobs (100,000 keys on a large clone) is never built.
-    func plainGitIntroductions(of changes: [GitRepository.FileChange], from: GitOID?, head: GitOID,
-                               limit: Int = 10_000) throws -> (found: [String: PlainGitIntroduction], complete: Bool) {
+    func plainGitIntroductions(
+        of changes: [GitRepository.FileChange], from: GitOID?, head: GitOID,
+        limit: Int = 10_000
+    ) throws -> (found: [String: PlainGitIntroduction], complete: Bool) {
         var found: [String: PlainGitIntroduction] = [:]
         guard !changes.isEmpty else { return (found, true) }
-        lazy var targets = Set(changes.compactMap { change in
-            change.newPath.flatMap { path in Self.isDocumentPath(path) ? change.newBlob.map { path + "\u{0}" + $0 } : nil }
-        })
+        lazy var targets = Set(
+            changes.compactMap { change in
+                change.newPath.flatMap { path in
+                    Self.isDocumentPath(path) ? change.newBlob.map { path + "\u{0}" + $0 } : nil
+                }
+            })
         var current: GitOID? = head
         var steps = 0
         while let id = current, id != from {
@@ -64,6 +69,8 @@ extension GitRemote {
     static func derivedChangesetId(blob: GitOID, commitTime: Int64, replaced: String?) -> String {
         let floor = replaced.flatMap(ChangesetID.init).map { $0.wallMillis + 1 } ?? 0
         let counter = UInt16(blob.prefix(4), radix: 16) ?? 0
-        return ChangesetID(wallMillis: max(UInt64(max(commitTime, 0)) * 1000, floor), counter: counter, replica: gitReplica).description
+        return ChangesetID(
+            wallMillis: max(UInt64(max(commitTime, 0)) * 1000, floor), counter: counter, replica: gitReplica
+        ).description
     }
 }

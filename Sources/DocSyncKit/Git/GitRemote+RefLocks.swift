@@ -22,7 +22,7 @@ extension GitRemote {
         }
         let deadline = FileSystem.currentTimeNanos + Int64(Self.staleRefLockSeconds * 2 * 1e9)
         while FileSystem.currentTimeNanos < deadline {
-            guard let status = try? FileSystem.linkStatus(lockPath) else { throw RemoteError.moved } // released: retry
+            guard let status = try? FileSystem.linkStatus(lockPath) else { throw RemoteError.moved }  // released: retry
             let age = Double(FileSystem.currentTimeNanos - status.mtimeNanos) / 1e9
             if age > Self.staleRefLockSeconds {
                 // Renamed first, so that of two replicas breaking it only one succeeds.
@@ -40,7 +40,8 @@ extension GitRemote {
     private func remoteRefLock() -> String? {
         let root = FileSystem.absolute(url.path)
         let gitDir = FileSystem.isDirectory(root + "/.git") ? root + "/.git" : root
-        for candidate in [gitDir + "/refs/heads/" + branch + ".lock", gitDir + "/packed-refs.lock"] where FileSystem.exists(candidate) {
+        for candidate in [gitDir + "/refs/heads/" + branch + ".lock", gitDir + "/packed-refs.lock"]
+        where FileSystem.exists(candidate) {
             return candidate
         }
         return nil

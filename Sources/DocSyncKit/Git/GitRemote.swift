@@ -1,5 +1,5 @@
-import DocSyncJSON
 import CLibGit2
+import DocSyncJSON
 import Foundation
 
 /// A git repository as the remote: documents at their paths in the branch's tree,
@@ -43,17 +43,22 @@ public final class GitRemote: Remote {
     }
 
     static func conflictPaths(_ record: ConflictStore.Record) -> (meta: String, bytes: String) {
-        let stem = conflictFolder + DocumentPath.fileName(forRefId: record.refId) + "/" + DocumentPath.fileName(forRefId: record.storeName)
+        let stem =
+            conflictFolder + DocumentPath.fileName(forRefId: record.refId) + "/"
+            + DocumentPath.fileName(forRefId: record.storeName)
         return (stem + ".meta.json", stem + ".json")
     }
 
     public init(url text: String, branch: String, cachePath: String, settings: GitTransportSettings) throws {
-        guard let url = GitURL(text) else { throw RemoteError.rejected(url: text, reason: "not a URL docsync understands") }
+        guard let url = GitURL(text) else {
+            throw RemoteError.rejected(url: text, reason: "not a URL docsync understands")
+        }
         self.url = url
         self.branch = branch
         let resolved = url.resolved(with: SSHConfig(path: settings.home + "/.ssh/config"))
         effectiveURL = resolved.url
-        context = TransportContext(settings: settings, url: GitURL(resolved.url) ?? url, identityFile: resolved.identityFile)
+        context = TransportContext(
+            settings: settings, url: GitURL(resolved.url) ?? url, identityFile: resolved.identityFile)
         repo = try GitRepository.openOrCreateBare(at: cachePath)
     }
 
@@ -67,31 +72,54 @@ public final class GitRemote: Remote {
         if error.code == GitError.certificate || context.trustProblem != nil {
             return .rejected(url: displayURL, reason: context.trustProblem ?? "certificate refused: \(error.message)")
         }
-        if error.code == GitError.auth || error.code == GitError.user || error.message.lowercased().contains("authentication") {
-            let tried = context.lastCredentialKind.isEmpty ? "no usable credentials found" : "tried \(context.lastCredentialKind)"
-            let fix = url.scheme == .ssh
+        if error.code == GitError.auth || error.code == GitError.user
+            || error.message.lowercased().contains("authentication")
+        {
+            let tried =
+                context.lastCredentialKind.isEmpty
+                ? "no usable credentials found" : "tried \(context.lastCredentialKind)"
+            let fix =
+                url.scheme == .ssh
                 ? "load a key into ssh-agent or set `docsync config remote.sshKey ~/.ssh/id_ed25519`"
                 : "set DOCSYNC_GIT_TOKEN or configure a git credential helper"
             return .rejected(url: displayURL, reason: "authentication failed (\(tried)); \(fix)")
         }
         let lower = error.message.lowercased()
         if url.scheme == .file, !FileSystem.exists(FileSystem.absolute(url.path)) {
-            return .rejected(url: displayURL, reason: "no git repository there (the path does not exist); check the URL, or create one with `git init --bare \(url.path)`")
+            return .rejected(
+                url: displayURL,
+                reason:
+                    "no git repository there (the path does not exist); check the URL, or create one with `git init --bare \(url.path)`"
+            )
         }
         // Why: libgit2 reports ENOSPC as an OS-class error, which counted as "network":
         // a full disk exited 75, and cron stays silent on 75 while the disk stays full.
         // Checked first: the message names a path, which may contain any of the words below.
-        if lower.contains("no space left on device") || lower.contains("disk quota exceeded") || Self.isNearlyFull(repo.path) {
+        if lower.contains("no space left on device") || lower.contains("disk quota exceeded")
+            || Self.isNearlyFull(repo.path)
+        {
             let which = lower.contains("no space left on device") ? "" : "No space left on device for \(repo.path): "
-            return .damaged(url: displayURL, reason: "\(action) failed: \(error.message) (\(which)the disk is full: free some space and run again; local changes stay recorded)")
+            return .damaged(
+                url: displayURL,
+                reason:
+                    "\(action) failed: \(error.message) (\(which)the disk is full: free some space and run again; local changes stay recorded)"
+            )
         }
         // The HTTP status only as libgit2 words it. Why: a bare "404" matched a path that
         // merely contained those digits (a temporary folder's UUID) and blamed the URL.
-        if lower.contains("could not find repository") || lower.contains("not found") && url.scheme != .file || lower.contains("does not appear to be a git repository")
-            || lower.contains("repository not found") || lower.contains("status code: 404") || lower.contains("404 not found") {
-            return .rejected(url: displayURL, reason: "no git repository there (\(error.message)); check the URL, or create one with `git init --bare`")
+        if lower.contains("could not find repository") || lower.contains("not found") && url.scheme != .file
+            || lower.contains("does not appear to be a git repository")
+            || lower.contains("repository not found") || lower.contains("status code: 404")
+            || lower.contains("404 not found")
+        {
+            return .rejected(
+                url: displayURL,
+                reason:
+                    "no git repository there (\(error.message)); check the URL, or create one with `git init --bare`")
         }
-        if error.isNetwork || lower.contains("connect") || lower.contains("early eof") || lower.contains("unexpected") && lower.contains("socket") {
+        if error.isNetwork || lower.contains("connect") || lower.contains("early eof")
+            || lower.contains("unexpected") && lower.contains("socket")
+        {
             return .unreachable(url: displayURL, reason: error.message)
         }
         return .damaged(url: displayURL, reason: "\(action) failed: \(error.message)")
@@ -121,7 +149,11 @@ public final class GitRemote: Remote {
         }
         let head = try repo.referenceTarget(trackingRef)
         if head == nil, !branches.isEmpty {
-            throw RemoteError.rejected(url: displayURL, reason: "branch '\(branch)' does not exist there (branches: \(branches.sorted().joined(separator: ", "))); set `docsync config remote.branch NAME`")
+            throw RemoteError.rejected(
+                url: displayURL,
+                reason:
+                    "branch '\(branch)' does not exist there (branches: \(branches.sorted().joined(separator: ", "))); set `docsync config remote.branch NAME`"
+            )
         }
         return head
     }
@@ -131,7 +163,8 @@ public final class GitRemote: Remote {
     func commitOf(cursor: String?) throws -> GitOID? {
         guard let cursor else { return nil }
         guard cursor.hasPrefix(Self.cursorPrefix) else {
-            throw RemoteError.damaged(url: displayURL, reason: "this tree last synced with a different kind of remote (cursor \(cursor))")
+            throw RemoteError.damaged(
+                url: displayURL, reason: "this tree last synced with a different kind of remote (cursor \(cursor))")
         }
         let id = String(cursor.dropFirst(Self.cursorPrefix.count))
         return id.isEmpty ? nil : id
@@ -144,7 +177,11 @@ public final class GitRemote: Remote {
         let head = try fetchHead()
         if head == from { return RemoteChanges(entries: [], cursor: Self.cursorPrefix + (head ?? "")) }
         guard let head else {
-            throw RemoteError.damaged(url: displayURL, reason: "branch '\(branch)' disappeared from the remote; docsync will not read that as \"everything was deleted\"")
+            throw RemoteError.damaged(
+                url: displayURL,
+                reason:
+                    "branch '\(branch)' disappeared from the remote; docsync will not read that as \"everything was deleted\""
+            )
         }
         // The branch no longer reaches the commit this tree synced with: diffing from it
         // would read everything only that commit had as deleted. The changes are read
@@ -159,7 +196,11 @@ public final class GitRemote: Remote {
         let headCommit = try repo.commit(head)
         let fromTree: GitOID?
         do { fromTree = try from.map { try repo.commit($0).tree } } catch {
-            throw RemoteError.damaged(url: displayURL, reason: "this tree's last synced commit \(from ?? "") is no longer in the fetched history (history rewritten?)")
+            throw RemoteError.damaged(
+                url: displayURL,
+                reason:
+                    "this tree's last synced commit \(from ?? "") is no longer in the fetched history (history rewritten?)"
+            )
         }
         var warnings: [String] = []
         let diff = try repo.diff(from: fromTree, to: headCommit.tree)
@@ -176,15 +217,20 @@ public final class GitRemote: Remote {
         for change in diff {
             order += 1
             if let path = change.newPath, let blob = change.newBlob, path.hasPrefix(Self.movedFolder) {
-                if let bytes = try? repo.blob(blob), let record = try? JSONDecoder().decode(MovedRecord.self, from: Data(bytes)) {
+                if let bytes = try? repo.blob(blob),
+                    let record = try? JSONDecoder().decode(MovedRecord.self, from: Data(bytes))
+                {
                     moved[record.refId] = record
                 }
                 continue
             }
             if let path = change.newPath, let blob = change.newBlob, path.hasPrefix(Self.conflictFolder) {
                 if path.hasSuffix(".meta.json") {
-                    if let bytes = try? repo.blob(blob), let record = try? JSONDecoder().decode(ConflictStore.Record.self, from: Data(bytes)),
-                       RefID.isAcceptable(record.refId), RefID.isAcceptable(record.changesetId), Self.conflictPaths(record).meta == path {
+                    if let bytes = try? repo.blob(blob),
+                        let record = try? JSONDecoder().decode(ConflictStore.Record.self, from: Data(bytes)),
+                        RefID.isAcceptable(record.refId), RefID.isAcceptable(record.changesetId),
+                        Self.conflictPaths(record).meta == path
+                    {
                         conflictMeta[String(path.dropLast(".meta.json".count))] = record
                     }
                 } else if path.hasSuffix(".json") {
@@ -193,7 +239,8 @@ public final class GitRemote: Remote {
                 continue
             }
             if let name = change.undecodableName, name.hasSuffix(".json") {
-                warnings.append("\(displayURL): \(name): the file name is not valid UTF-8; not pulled (rename it on the remote)")
+                warnings.append(
+                    "\(displayURL): \(name): the file name is not valid UTF-8; not pulled (rename it on the remote)")
             }
             var refIdNowAtOldPath: String?
             if let path = change.newPath, let blob = change.newBlob {
@@ -201,14 +248,18 @@ public final class GitRemote: Remote {
                     if let entry = tombstone(blob) { deletes[entry.refId] = (order, entry) }
                 } else if Self.isDocumentPath(path) {
                     let oldBytes = try change.oldBlob.map { try repo.blob($0) }
-                    switch try entry(path: path, blob: blob, previous: oldBytes, commitTime: headCommit.time,
-                                     introduction: introductions.found[path + "\u{0}" + blob], historyRead: introductions.complete) {
+                    switch try entry(
+                        path: path, blob: blob, previous: oldBytes, commitTime: headCommit.time,
+                        introduction: introductions.found[path + "\u{0}" + blob], historyRead: introductions.complete)
+                    {
                     case .success(let entry):
                         puts[entry.refId] = (order, entry)
                         if change.oldPath == path { refIdNowAtOldPath = entry.refId }
                     case .failure(let problem): warnings.append(problem.message)
                     }
-                } else if path.hasSuffix(".json"), !path.hasPrefix(".docsync/"), let problem = DocumentPath.problem(path) {
+                } else if path.hasSuffix(".json"), !path.hasPrefix(".docsync/"),
+                    let problem = DocumentPath.problem(path)
+                {
                     // Why: such a file (a name over 255 bytes, say) was skipped silently,
                     // so nobody learned it was not pulled.
                     warnings.append("\(displayURL): \(path): \(problem); not pulled")
@@ -218,13 +269,20 @@ public final class GitRemote: Remote {
             // by another document at the same path: once gc purged its tombstone, nothing
             // else says that one went.
             if let path = change.oldPath, let blob = change.oldBlob, Self.isDocumentPath(path),
-               change.newPath != path || refIdNowAtOldPath != nil {
+                change.newPath != path || refIdNowAtOldPath != nil
+            {
                 let bytes = try repo.blob(blob)
-                if let scanned = try? JSONScanner.scanDocument(bytes), let refId = scanned.member(named: "refId")?.stringValue, deletes[refId] == nil,
-                   refId != refIdNowAtOldPath {
+                if let scanned = try? JSONScanner.scanDocument(bytes),
+                    let refId = scanned.member(named: "refId")?.stringValue, deletes[refId] == nil,
+                    refId != refIdNowAtOldPath
+                {
                     let cs = scanned.member(named: "changesetId")?.stringValue ?? ""
-                    deletes[refId] = (order, RemoteEntry(refId: refId, changesetId: cs, hash: ContentHash.of(bytes), path: path, deleted: true,
-                                                         replica: Self.gitReplica, time: headCommit.time * 1000))
+                    deletes[refId] = (
+                        order,
+                        RemoteEntry(
+                            refId: refId, changesetId: cs, hash: ContentHash.of(bytes), path: path, deleted: true,
+                            replica: Self.gitReplica, time: headCommit.time * 1000)
+                    )
                 }
             }
         }
@@ -257,7 +315,8 @@ public final class GitRemote: Remote {
         let conflicts = conflictMeta.sorted { $0.key < $1.key }.map { stem, record in
             SharedConflict(record: record, bytes: conflictBytes[stem].flatMap { try? repo.blob($0) })
         }
-        var changes = RemoteChanges(entries: entries, cursor: Self.cursorPrefix + head, warnings: warnings, conflicts: conflicts)
+        var changes = RemoteChanges(
+            entries: entries, cursor: Self.cursorPrefix + head, warnings: warnings, conflicts: conflicts)
         changes.rewound = rewound
         return changes
     }
@@ -271,16 +330,17 @@ public final class GitRemote: Remote {
             for file in try repo.files(inTree: try repo.commit(common).tree) where Self.isDocumentPath(file.path) {
                 let bytes = try repo.blob(file.blob)
                 guard let scanned = try? JSONScanner.scanDocument(bytes),
-                      let refId = scanned.member(named: "refId")?.stringValue, RefID.isAcceptable(refId),
-                      let changesetId = scanned.member(named: "changesetId")?.stringValue, ChangesetID(changesetId) != nil
+                    let refId = scanned.member(named: "refId")?.stringValue, RefID.isAcceptable(refId),
+                    let changesetId = scanned.member(named: "changesetId")?.stringValue, ChangesetID(changesetId) != nil
                 else { continue }
                 let hash = ContentHash.of(bytes)
                 versions[refId] = DocVersion(refId: refId, changesetId: changesetId, hash: hash, path: file.path)
                 contents[hash] = bytes
             }
         }
-        return RewoundHistory(lost: Self.cursorPrefix + lost, commonPosition: common.map { Self.cursorPrefix + $0 },
-                              common: versions, contents: contents)
+        return RewoundHistory(
+            lost: Self.cursorPrefix + lost, commonPosition: common.map { Self.cursorPrefix + $0 },
+            common: versions, contents: contents)
     }
 
     static func isDocumentPath(_ path: String) -> Bool {
@@ -300,22 +360,31 @@ public final class GitRemote: Remote {
     ///   - introduction: the commit not made by docsync that put the blob there, if one did.
     ///   - historyRead: whether the history since the cursor was read whole (so no
     ///     `introduction` means docsync made the version, with a fresh changesetId).
-    private func entry(path: String, blob: GitOID, previous: [UInt8]?, commitTime: Int64,
-                       introduction: PlainGitIntroduction?, historyRead: Bool) throws -> Result<RemoteEntry, Unreadable> {
+    private func entry(
+        path: String, blob: GitOID, previous: [UInt8]?, commitTime: Int64,
+        introduction: PlainGitIntroduction?, historyRead: Bool
+    ) throws -> Result<RemoteEntry, Unreadable> {
         let bytes = try repo.blob(blob)
         let scanned: ScannedDocument
         do { scanned = try JSONScanner.scanDocument(bytes) } catch {
-            return .failure(Unreadable(message: "\(displayURL): \(path):\(error.line):\(error.column): \(error.reason); not pulled until fixed on the remote"))
+            return .failure(
+                Unreadable(
+                    message:
+                        "\(displayURL): \(path):\(error.line):\(error.column): \(error.reason); not pulled until fixed on the remote"
+                ))
         }
         var refId = scanned.member(named: "refId")?.stringValue
         var changesetId = scanned.member(named: "changesetId")?.stringValue
-        let previousId = previous.flatMap { try? JSONScanner.scanDocument($0) }?.member(named: "changesetId")?.stringValue
+        let previousId = previous.flatMap { try? JSONScanner.scanDocument($0) }?.member(named: "changesetId")?
+            .stringValue
         var needsStamp = false
         if refId.map(RefID.isAcceptable) != true {
             // Deterministic: every replica adopting this file derives the same id.
             let digest = ContentHash.of(path + "\n" + blob)
             let h = Array(digest)
-            refId = "git-" + String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-" + String(h[16..<20]) + "-" + String(h[20..<32])
+            refId =
+                "git-" + String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-"
+                + String(h[16..<20]) + "-" + String(h[20..<32])
             needsStamp = true
         }
         // Whether the version carries the id of the one it replaced: judged from the commit
@@ -327,8 +396,9 @@ public final class GitRemote: Remote {
             keepsReplacedId = !historyRead && previous != nil && changesetId == previousId
         }
         if changesetId.flatMap(ChangesetID.init) == nil || keepsReplacedId {
-            changesetId = Self.derivedChangesetId(blob: blob, commitTime: introduction?.time ?? commitTime,
-                                                  replaced: introduction.map(\.replacedChangesetId) ?? previousId)
+            changesetId = Self.derivedChangesetId(
+                blob: blob, commitTime: introduction?.time ?? commitTime,
+                replaced: introduction.map(\.replacedChangesetId) ?? previousId)
             needsStamp = true
         }
         var content = bytes
@@ -339,8 +409,11 @@ public final class GitRemote: Remote {
             derivedContent.removeValue(forKey: refId!)
         }
         blobOf[refId!] = blob
-        return .success(RemoteEntry(refId: refId!, changesetId: changesetId!, hash: ContentHash.of(content), path: path, deleted: false,
-                                    replica: Self.gitReplica, time: commitTime * 1000, publishedHash: needsStamp ? ContentHash.of(bytes) : nil))
+        return .success(
+            RemoteEntry(
+                refId: refId!, changesetId: changesetId!, hash: ContentHash.of(content), path: path, deleted: false,
+                replica: Self.gitReplica, time: commitTime * 1000,
+                publishedHash: needsStamp ? ContentHash.of(bytes) : nil))
     }
 
     public func read(_ entry: RemoteEntry) throws -> [UInt8] {
@@ -357,7 +430,9 @@ public final class GitRemote: Remote {
 
     // MARK: Writing
 
-    public func commit(_ writes: [RemoteWrite], conflicts: [SharedConflict], expecting cursor: String?, replica: ReplicaInfo) throws -> String {
+    public func commit(
+        _ writes: [RemoteWrite], conflicts: [SharedConflict], expecting cursor: String?, replica: ReplicaInfo
+    ) throws -> String {
         let parent = try commitOf(cursor: cursor)
         let baseTree = try parent.map { try repo.commit($0).tree }
         // Removals first: a document may take over a path another one leaves in the same
@@ -372,22 +447,37 @@ public final class GitRemote: Remote {
             let movedPath = Self.movedFolder + DocumentPath.fileName(forRefId: write.refId) + ".json"
             if let previous = write.previous, previous.path != write.new?.path { removals.append((previous.path, nil)) }
             if let movedAt = write.movedAt, let new = write.new {
-                let bytes = Array(try DirectoryRemote.json(MovedRecord(refId: write.refId, path: new.path, movedAt: movedAt,
-                                                                        replica: replica.replicaId)).utf8) + [10]
+                let bytes =
+                    Array(
+                        try DirectoryRemote.json(
+                            MovedRecord(
+                                refId: write.refId, path: new.path, movedAt: movedAt,
+                                replica: replica.replicaId)
+                        ).utf8) + [10]
                 changes.append((movedPath, { bytes }))
             } else if write.new == nil {
                 removals.append((movedPath, nil))
             }
             if let new = write.new {
-                guard DocumentPath.isSafe(new.path) else { throw RemoteError.unsafe(url: displayURL, reason: "path \(new.path)") }
+                guard DocumentPath.isSafe(new.path) else {
+                    throw RemoteError.unsafe(url: displayURL, reason: "path \(new.path)")
+                }
                 changes.append((new.path, { try write.content() ?? [] }))  // never nil: `new` is set
                 removals.append((tombstonePath, nil))
-                let kind = write.previous == nil ? "create" : (write.previous?.path != new.path ? (write.previous?.hash == new.hash ? "rename" : "move+update") : "update")
+                let kind =
+                    write.previous == nil
+                    ? "create"
+                    : (write.previous?.path != new.path
+                        ? (write.previous?.hash == new.hash ? "rename" : "move+update") : "update")
                 counts[kind, default: 0] += 1
-                lines.append("\(kind) \(new.path)" + (write.previous.map { $0.path != new.path ? " (from \($0.path))" : "" } ?? ""))
+                lines.append(
+                    "\(kind) \(new.path)"
+                        + (write.previous.map { $0.path != new.path ? " (from \($0.path))" : "" } ?? ""))
             } else {
-                let tombstone = RemoteEntry(refId: write.refId, changesetId: write.deletedChangesetId ?? write.previous?.changesetId ?? "",
-                                            hash: write.previous?.hash, path: write.previous?.path, deleted: true, replica: replica.replicaId, time: time)
+                let tombstone = RemoteEntry(
+                    refId: write.refId, changesetId: write.deletedChangesetId ?? write.previous?.changesetId ?? "",
+                    hash: write.previous?.hash, path: write.previous?.path, deleted: true, replica: replica.replicaId,
+                    time: time)
                 let bytes = Array(try DirectoryRemote.json(tombstone).utf8) + [10]
                 changes.append((tombstonePath, { bytes }))
                 counts["delete", default: 0] += 1
@@ -404,8 +494,11 @@ public final class GitRemote: Remote {
             lines.append("\(what) \(shared.record.path) (\(shared.record.changesetId))")
         }
         let summary = counts.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key)" }.joined(separator: ", ")
-        let message = "docsync: \(summary) from \(replica.name)\n\n" + lines.joined(separator: "\n") + "\n\n" + Self.trailers(of: replica)
-        let commit = try publish(baseTree: baseTree, changes: removals + changes, parent: parent, message: message, replica: replica)
+        let message =
+            "docsync: \(summary) from \(replica.name)\n\n" + lines.joined(separator: "\n") + "\n\n"
+            + Self.trailers(of: replica)
+        let commit = try publish(
+            baseTree: baseTree, changes: removals + changes, parent: parent, message: message, replica: replica)
         // One commit lands all of them at once.
         for (written, write) in writes.enumerated() { writeProgress?(write, written + 1, writes.count) }
         try CrashPoint.hit("remote.after-feed")
@@ -415,16 +508,20 @@ public final class GitRemote: Remote {
 
     /// Makes one commit on `parent` and pushes it to the branch. A rejected
     /// (non-fast-forward) push throws `RemoteError.moved`: the caller fetches and retries.
-    func publish(baseTree: GitOID?, changes: [GitRepository.TreeChange], parent: GitOID?, message: String,
-                 replica: ReplicaInfo) throws -> GitOID {
+    func publish(
+        baseTree: GitOID?, changes: [GitRepository.TreeChange], parent: GitOID?, message: String,
+        replica: ReplicaInfo
+    ) throws -> GitOID {
         do {
-            let commit = try repo.makeCommit(baseTree: baseTree, changes: changes, parent: parent, message: message,
-                                             author: "docsync (\(replica.name))", email: "\(replica.replicaId)@docsync.invalid")
+            let commit = try repo.makeCommit(
+                baseTree: baseTree, changes: changes, parent: parent, message: message,
+                author: "docsync (\(replica.name))", email: "\(replica.replicaId)@docsync.invalid")
             if url.scheme == .file {
                 // Compare-and-swap on the branch (see GitLocalPush): the local transport
                 // would overwrite a branch another replica moved meanwhile.
-                try GitLocalPush.push(from: repo, commit: commit, toRepositoryAt: FileSystem.absolute(url.path), branch: branch,
-                                      expected: parent)
+                try GitLocalPush.push(
+                    from: repo, commit: commit, toRepositoryAt: FileSystem.absolute(url.path), branch: branch,
+                    expected: parent)
                 return commit
             }
             let outgoing = "refs/docsync/outgoing"
@@ -436,9 +533,13 @@ public final class GitRemote: Remote {
             }
             return commit
         } catch let error as GitError {
-            if error.code == GitError.nonFastForward, Self.isLockRejection(error.message) { try handleLockedRef(error.message) }
-            if error.code == GitError.nonFastForward || error.message.contains("rejected") || error.message.contains("non-fast-forward")
-                || error.message.contains("fetch first") {
+            if error.code == GitError.nonFastForward, Self.isLockRejection(error.message) {
+                try handleLockedRef(error.message)
+            }
+            if error.code == GitError.nonFastForward || error.message.contains("rejected")
+                || error.message.contains("non-fast-forward")
+                || error.message.contains("fetch first")
+            {
                 throw RemoteError.moved
             }
             throw translate(error, during: "push")
@@ -497,20 +598,30 @@ public final class GitRemote: Remote {
             if let file = state.file {
                 let bytes = try repo.blob(file.blob)
                 let cs = (try? JSONScanner.scanDocument(bytes))?.member(named: "changesetId")?.stringValue ?? ""
-                versions.append(RemoteVersionInfo(id: state.commit.id, changesetId: cs, time: state.commit.time * 1000, author: state.commit.author,
-                                                  path: file.path, hash: ContentHash.of(bytes), deleted: false))
+                versions.append(
+                    RemoteVersionInfo(
+                        id: state.commit.id, changesetId: cs, time: state.commit.time * 1000,
+                        author: state.commit.author,
+                        path: file.path, hash: ContentHash.of(bytes), deleted: false))
             } else if older != nil {
-                versions.append(RemoteVersionInfo(id: state.commit.id, changesetId: "", time: state.commit.time * 1000, author: state.commit.author,
-                                                  path: older?.path, hash: nil, deleted: true))
+                versions.append(
+                    RemoteVersionInfo(
+                        id: state.commit.id, changesetId: "", time: state.commit.time * 1000,
+                        author: state.commit.author,
+                        path: older?.path, hash: nil, deleted: true))
             }
         }
         return versions
     }
 
     public func content(of version: RemoteVersionInfo, refId: String) throws -> [UInt8] {
-        guard !version.deleted, let path = version.path else { throw RemoteError.damaged(url: displayURL, reason: "version \(version.id) is a deletion") }
+        guard !version.deleted, let path = version.path else {
+            throw RemoteError.damaged(url: displayURL, reason: "version \(version.id) is a deletion")
+        }
         let files = try repo.files(inTree: try repo.commit(version.id).tree)
-        guard let file = files.first(where: { $0.path == path }) else { throw RemoteError.damaged(url: displayURL, reason: "\(path) is not in commit \(version.id)") }
+        guard let file = files.first(where: { $0.path == path }) else {
+            throw RemoteError.damaged(url: displayURL, reason: "\(path) is not in commit \(version.id)")
+        }
         return try repo.blob(file.blob)
     }
 }

@@ -1,6 +1,7 @@
 import CLibGit2
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What `docsync gc` did to a git remote's cache repository (`.docsync/git`).
@@ -28,7 +29,9 @@ extension GitRepository {
     /// - Parameter dryRun: only count what there is.
     func repackReachable(keeping commits: [GitOID], dryRun: Bool) throws -> GitCacheRepack {
         let packFolder = path + "/objects/pack"
-        let packs = ((try? FileSystem.listDirectory(packFolder)) ?? []).filter { $0.hasPrefix("pack-") && $0.hasSuffix(".pack") }
+        let packs = ((try? FileSystem.listDirectory(packFolder)) ?? []).filter {
+            $0.hasPrefix("pack-") && $0.hasSuffix(".pack")
+        }
         let looseFolders = ((try? FileSystem.listDirectory(path + "/objects")) ?? []).filter { Self.isLooseFolder($0) }
         var loose: [String] = []
         for folder in looseFolders {
@@ -63,7 +66,9 @@ extension GitRepository {
         for pack in packs where pack != written + ".pack" {
             let stem = String(pack.dropLast(".pack".count))
             // The index first: a pack without one is not read, one without its pack is an error.
-            for suffix in [".idx", ".rev", ".keep", ".pack"] { _ = try? FileSystem.removeFile(packFolder + "/" + stem + suffix) }
+            for suffix in [".idx", ".rev", ".keep", ".pack"] {
+                _ = try? FileSystem.removeFile(packFolder + "/" + stem + suffix)
+            }
         }
         for object in loose { _ = try? FileSystem.removeFile(path + "/" + object) }
         for folder in looseFolders { _ = rmdir(path + "/objects/" + folder) }

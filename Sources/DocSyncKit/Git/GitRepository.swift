@@ -46,7 +46,9 @@ final class GitRepository {
     static func openExisting(at path: String) throws -> GitRepository {
         _ = GitLibrary.initialised
         var repo: OpaquePointer?
-        try GitError.check(git_repository_open_ext(&repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil), "git_repository_open_ext")
+        try GitError.check(
+            git_repository_open_ext(&repo, path, GIT_REPOSITORY_OPEN_NO_SEARCH.rawValue, nil), "git_repository_open_ext"
+        )
         return GitRepository(pointer: repo!, path: path)
     }
 
@@ -118,7 +120,8 @@ final class GitRepository {
         let author = git_commit_author(commit)!.pointee
         let name = String(cString: author.name)
         let message = String(cString: git_commit_message(commit))
-        return CommitInfo(id: id, tree: tree, parents: parents, time: Int64(git_commit_time(commit)), author: name, message: message)
+        return CommitInfo(
+            id: id, tree: tree, parents: parents, time: Int64(git_commit_time(commit)), author: name, message: message)
     }
 
     // MARK: Trees and blobs
@@ -139,18 +142,25 @@ final class GitRepository {
         final class Collector { var files: [TreeFile] = [] }
         let collector = Collector()
         let payload = Unmanaged.passUnretained(collector).toOpaque()
-        try GitError.check(git_tree_walk(tree, GIT_TREEWALK_PRE, { root, entry, payload in
-            guard let entry, let root, let payload else { return 0 }
-            if git_tree_entry_type(entry) == GIT_OBJECT_BLOB {
-                let collector = Unmanaged<Collector>.fromOpaque(payload).takeUnretainedValue()
-                // A name that is not UTF-8 cannot be a document path: left out, as in `diff`.
-                guard let folder = String(validatingCString: root), let name = String(validatingCString: git_tree_entry_name(entry)) else { return 0 }
-                let path = folder + name
-                collector.files.append(TreeFile(path: path, blob: git_tree_entry_id(entry)!.pointee.hex,
-                                                mode: UInt32(git_tree_entry_filemode(entry).rawValue)))
-            }
-            return 0
-        }, payload), "git_tree_walk")
+        try GitError.check(
+            git_tree_walk(
+                tree, GIT_TREEWALK_PRE,
+                { root, entry, payload in
+                    guard let entry, let root, let payload else { return 0 }
+                    if git_tree_entry_type(entry) == GIT_OBJECT_BLOB {
+                        let collector = Unmanaged<Collector>.fromOpaque(payload).takeUnretainedValue()
+                        // A name that is not UTF-8 cannot be a document path: left out, as in `diff`.
+                        guard let folder = String(validatingCString: root),
+                            let name = String(validatingCString: git_tree_entry_name(entry))
+                        else { return 0 }
+                        let path = folder + name
+                        collector.files.append(
+                            TreeFile(
+                                path: path, blob: git_tree_entry_id(entry)!.pointee.hex,
+                                mode: UInt32(git_tree_entry_filemode(entry).rawValue)))
+                    }
+                    return 0
+                }, payload), "git_tree_walk")
         return collector.files
     }
 
@@ -202,7 +212,10 @@ final class GitRepository {
         }
         let oldTree = try lookup(oldTreeId)
         let newTree = try lookup(newTreeId)
-        defer { git_tree_free(oldTree); git_tree_free(newTree) }
+        defer {
+            git_tree_free(oldTree)
+            git_tree_free(newTree)
+        }
         var options = git_diff_options()
         git_diff_options_init(&options, UInt32(GIT_DIFF_OPTIONS_VERSION))
         var diff: OpaquePointer?
@@ -221,7 +234,9 @@ final class GitRepository {
             let new = newFile.flatMap { file in String(validatingCString: file.path).map { ($0, file.id.hex) } }
             let undecodable = newFile != nil && new == nil ? newFile.map { String(cString: $0.path) } : nil
             guard old != nil || new != nil || undecodable != nil else { continue }
-            changes.append(FileChange(oldPath: old?.0, newPath: new?.0, oldBlob: old?.1, newBlob: new?.1, undecodableName: undecodable))
+            changes.append(
+                FileChange(
+                    oldPath: old?.0, newPath: new?.0, oldBlob: old?.1, newBlob: new?.1, undecodableName: undecodable))
         }
         return changes
     }
@@ -237,7 +252,7 @@ final class GitRepository {
         var builder: OpaquePointer?
         try GitError.check(git_treebuilder_new(&builder, pointer, nil), "git_treebuilder_new")
         defer { git_treebuilder_free(builder) }
-        for i in 0 ..< git_tree_entrycount(tree) {
+        for i in 0..<git_tree_entrycount(tree) {
             guard let entry = git_tree_entry_byindex(tree, i) else { continue }
             var id = git_tree_entry_id(entry)!.pointee
             if git_tree_entry_type(entry) == GIT_OBJECT_TREE {
@@ -259,8 +274,10 @@ final class GitRepository {
     /// Does not move any reference. The corresponding libgit2 functions are
     /// `git_blob_create_from_buffer` (or a pack through `git_odb_write_pack`), `git_index_add`,
     /// `git_index_write_tree_to` and `git_commit_create`.
-    func makeCommit(baseTree: GitOID?, changes: [TreeChange], parent: GitOID?, message: String,
-                    author: String, email: String) throws -> GitOID {
+    func makeCommit(
+        baseTree: GitOID?, changes: [TreeChange], parent: GitOID?, message: String,
+        author: String, email: String
+    ) throws -> GitOID {
         var index: OpaquePointer?
         try GitError.check(git_index_new(&index), "git_index_new")
         defer { git_index_free(index) }
@@ -282,7 +299,9 @@ final class GitRepository {
             }
         }
         // A large commit's blobs go into pack files, not loose files (see GitPackWriter).
-        let packer = changes.count(where: { $0.content != nil }) > GitPackWriter.looseLimit ? try GitPackWriter(repository: pointer, folder: path) : nil
+        let packer =
+            changes.count(where: { $0.content != nil }) > GitPackWriter.looseLimit
+            ? try GitPackWriter(repository: pointer, folder: path) : nil
         for change in changes {
             if let load = change.content {
                 let content = try load()
@@ -297,7 +316,9 @@ final class GitRepository {
                     entry.id = try packer.add(content)
                 } else {
                     try content.withUnsafeBytes { bytes in
-                        try GitError.check(git_blob_create_from_buffer(&entry.id, pointer, bytes.baseAddress, bytes.count), "git_blob_create_from_buffer")
+                        try GitError.check(
+                            git_blob_create_from_buffer(&entry.id, pointer, bytes.baseAddress, bytes.count),
+                            "git_blob_create_from_buffer")
                     }
                 }
                 entry.file_size = UInt32(truncatingIfNeeded: content.count)
@@ -327,8 +348,10 @@ final class GitRepository {
         defer { git_commit_free(parentCommit) }
         var commitOid = git_oid()
         var parents: [OpaquePointer?] = parentCommit.map { [$0] } ?? []
-        try GitError.check(git_commit_create(&commitOid, pointer, nil, signature, signature, "UTF-8", message, tree, parents.count, &parents),
-                           "git_commit_create")
+        try GitError.check(
+            git_commit_create(
+                &commitOid, pointer, nil, signature, signature, "UTF-8", message, tree, parents.count, &parents),
+            "git_commit_create")
         return commitOid.hex
     }
 }

@@ -38,13 +38,17 @@ public enum GitSetup {
         var local: OpaquePointer?
         try GitError.check(git_config_open_level(&local, config, GIT_CONFIG_LEVEL_LOCAL), "git_config_open_level")
         defer { git_config_free(local) }
-        try GitError.check(git_config_set_string(local, "merge.docsync.name", "docsync: JSON records, field by field"), "git_config_set_string")
+        try GitError.check(
+            git_config_set_string(local, "merge.docsync.name", "docsync: JSON records, field by field"),
+            "git_config_set_string")
         try GitError.check(git_config_set_string(local, "merge.docsync.driver", driver), "git_config_set_string")
 
         let root = workdir.hasSuffix("/") ? String(workdir.dropLast()) : workdir
         let file = root + "/.gitattributes"
         let existing = (try? FileSystem.readFile(file)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-        let present = existing.split(whereSeparator: \.isNewline).contains { $0.trimmingCharacters(in: .whitespaces) == attribute }
+        let present = existing.split(whereSeparator: \.isNewline).contains {
+            $0.trimmingCharacters(in: .whitespaces) == attribute
+        }
         if !present {
             let text = existing + (existing.isEmpty || existing.hasSuffix("\n") ? "" : "\n") + attribute + "\n"
             try FileSystem.writeAtomically(file, Array(text.utf8))

@@ -13,8 +13,10 @@ public struct GitTransportSettings: Sendable {
     /// The home folder for ~/.ssh lookups.
     public var home: String
 
-    public init(sshKey: String? = nil, knownHosts: String? = nil, caFile: String? = nil,
-                home: String = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()) {
+    public init(
+        sshKey: String? = nil, knownHosts: String? = nil, caFile: String? = nil,
+        home: String = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()
+    ) {
         self.sshKey = sshKey
         self.knownHosts = knownHosts
         self.caFile = caFile
@@ -104,14 +106,17 @@ enum GitTransport {
                     context.lastCredentialKind = "ssh-agent"
                     return git_credential_ssh_key_from_agent(out, user)
                 }
-                let candidates = [context.settings.sshKey, context.identityFile, "~/.ssh/id_ed25519"].compactMap { $0 }.map(context.expand)
+                let candidates = [context.settings.sshKey, context.identityFile, "~/.ssh/id_ed25519"].compactMap { $0 }
+                    .map(context.expand)
                 guard let key = candidates.first(where: { FileSystem.exists($0) }) else { return GIT_EUSER.rawValue }
                 context.lastCredentialKind = "key \(key)"
                 let publicKey = FileSystem.exists(key + ".pub") ? key + ".pub" : nil
                 return git_credential_ssh_key_new(out, user, publicKey, key, nil)
             }
             if allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT.rawValue != 0 {
-                guard context.credentialAttempts == 1, let credential = context.httpsCredential() else { return GIT_EUSER.rawValue }
+                guard context.credentialAttempts == 1, let credential = context.httpsCredential() else {
+                    return GIT_EUSER.rawValue
+                }
                 context.lastCredentialKind = "token"
                 return git_credential_userpass_plaintext_new(out, credential.user, credential.password)
             }
@@ -134,16 +139,19 @@ enum GitTransport {
                 case .trusted:
                     return 0
                 case .unknown:
-                    context.trustProblem = "host \(name) is not in \(context.knownHostsPath) (key fingerprint \(KnownHosts.fingerprint(key))); if that is the right server, add it, e.g. `ssh-keyscan -p \(port) \(hostName) >> \(context.knownHostsPath)`, after checking the fingerprint"
+                    context.trustProblem =
+                        "host \(name) is not in \(context.knownHostsPath) (key fingerprint \(KnownHosts.fingerprint(key))); if that is the right server, add it, e.g. `ssh-keyscan -p \(port) \(hostName) >> \(context.knownHostsPath)`, after checking the fingerprint"
                 case .mismatch:
-                    context.trustProblem = "host key of \(name) does NOT match \(context.knownHostsPath) (server presented \(KnownHosts.fingerprint(key))); this may be an attack. Fix known_hosts only if you know the key changed"
+                    context.trustProblem =
+                        "host key of \(name) does NOT match \(context.knownHostsPath) (server presented \(KnownHosts.fingerprint(key))); this may be an attack. Fix known_hosts only if you know the key changed"
                 case .revoked:
                     context.trustProblem = "host key of \(name) is marked @revoked in \(context.knownHostsPath)"
                 }
                 return GIT_ECERTIFICATE.rawValue
             }
             if valid != 0 { return 0 }
-            context.trustProblem = "the TLS certificate of \(hostName) is not trusted; if you use a private CA, set it with `docsync config remote.caFile /path/ca.pem`"
+            context.trustProblem =
+                "the TLS certificate of \(hostName) is not trusted; if you use a private CA, set it with `docsync config remote.caFile /path/ca.pem`"
             return GIT_ECERTIFICATE.rawValue
         }
         // After the server said where its branches are, before it is asked to move one:
@@ -172,7 +180,8 @@ enum GitTransport {
 
     /// Fetches `branch` into refs/remotes/origin/<branch>. Returns the names of the
     /// remote's branches (to explain a wrong branch).
-    static func fetch(_ repo: GitRepository, url: String, branch: String, context: TransportContext) throws -> [String] {
+    static func fetch(_ repo: GitRepository, url: String, branch: String, context: TransportContext) throws -> [String]
+    {
         let remote = try anonymousRemote(repo, url: url)
         defer { git_remote_free(remote) }
         var options = git_fetch_options()
@@ -203,7 +212,9 @@ enum GitTransport {
     /// Pushes `localRef` to `branch` without force. Throws `GitError` with code
     /// `nonFastForward` when the server refuses because the branch moved, whichever of
     /// the two ways libgit2 reports it.
-    static func push(_ repo: GitRepository, url: String, localRef: String, branch: String, context: TransportContext) throws {
+    static func push(_ repo: GitRepository, url: String, localRef: String, branch: String, context: TransportContext)
+        throws
+    {
         let remote = try anonymousRemote(repo, url: url)
         defer { git_remote_free(remote) }
         var options = git_push_options()
@@ -214,7 +225,8 @@ enum GitTransport {
             try GitError.check(git_remote_push(remote, &specs, &options), "git_remote_push")
         }
         if let rejection = context.pushRejection {
-            throw GitError(code: GitError.nonFastForward, function: "git_remote_push", message: "rejected: \(rejection)")
+            throw GitError(
+                code: GitError.nonFastForward, function: "git_remote_push", message: "rejected: \(rejection)")
         }
     }
 

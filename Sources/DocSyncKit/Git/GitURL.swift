@@ -30,7 +30,9 @@ public struct GitURL: Sendable, Equatable {
                 user = String(authority[..<at]).split(separator: ":").first.map(String.init)
                 authority = String(authority[authority.index(after: at)...])
             }
-            if let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]"), let p = Int(authority[authority.index(after: colon)...]) {
+            if let colon = authority.lastIndex(of: ":"), !authority.hasSuffix("]"),
+                let p = Int(authority[authority.index(after: colon)...])
+            {
                 port = p
                 authority = String(authority[..<colon])
             }
@@ -38,7 +40,9 @@ public struct GitURL: Sendable, Equatable {
             return
         }
         // scp-like `user@host:path` (but not a Windows-ish or plain path with a colon after a slash).
-        if let colon = text.firstIndex(of: ":"), !text[..<colon].contains("/"), text.distance(from: text.startIndex, to: colon) > 1 {
+        if let colon = text.firstIndex(of: ":"), !text[..<colon].contains("/"),
+            text.distance(from: text.startIndex, to: colon) > 1
+        {
             scheme = .ssh
             var authority = String(text[..<colon])
             if let at = authority.lastIndex(of: "@") {
@@ -91,8 +95,8 @@ public struct GitURL: Sendable, Equatable {
         case .file:
             let path = FileSystem.absolute(url.path)
             if path.hasSuffix(".git") { return true }
-            return FileSystem.exists(path + "/HEAD") && FileSystem.isDirectory(path + "/objects") ||
-                FileSystem.isDirectory(path + "/.git")
+            return FileSystem.exists(path + "/HEAD") && FileSystem.isDirectory(path + "/objects")
+                || FileSystem.isDirectory(path + "/.git")
         }
     }
 }

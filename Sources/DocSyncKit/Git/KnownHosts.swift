@@ -29,7 +29,9 @@ struct KnownHosts {
             var entry = Entry(hostPatterns: [], hashed: nil, keyType: fields[1], key: Array(key), revoked: revoked)
             if fields[0].hasPrefix("|1|") {
                 let parts = fields[0].split(separator: "|")
-                if parts.count == 3, let salt = Data(base64Encoded: String(parts[1])), let hash = Data(base64Encoded: String(parts[2])) {
+                if parts.count == 3, let salt = Data(base64Encoded: String(parts[1])),
+                    let hash = Data(base64Encoded: String(parts[2]))
+                {
                     entry.hashed = (Array(salt), Array(hash))
                 }
             } else {
@@ -46,13 +48,15 @@ struct KnownHosts {
 
     private func matches(_ entry: Entry, name: String) -> Bool {
         if let hashed = entry.hashed {
-            let mac = HMAC<Insecure.SHA1>.authenticationCode(for: Array(name.utf8), using: SymmetricKey(data: hashed.salt))
+            let mac = HMAC<Insecure.SHA1>.authenticationCode(
+                for: Array(name.utf8), using: SymmetricKey(data: hashed.salt))
             return Array(mac) == hashed.hash
         }
         // As OpenSSH: the line matches if a pattern matches and no negated one does.
         let negated = entry.hostPatterns.filter { $0.hasPrefix("!") }.map { String($0.dropFirst()) }
         let positive = entry.hostPatterns.filter { !$0.hasPrefix("!") }
-        return positive.contains { Self.hostPatternMatches($0, name) } && !negated.contains { Self.hostPatternMatches($0, name) }
+        return positive.contains { Self.hostPatternMatches($0, name) }
+            && !negated.contains { Self.hostPatternMatches($0, name) }
     }
 
     /// OpenSSH's host pattern matching (match.c): only `*` and `?` are special, case is
@@ -95,6 +99,7 @@ struct KnownHosts {
 
     /// `SHA256:<base64>` as ssh-keygen -l prints it.
     static func fingerprint(_ key: [UInt8]) -> String {
-        "SHA256:" + Data(SHA256.hash(data: key)).base64EncodedString().trimmingCharacters(in: CharacterSet(charactersIn: "="))
+        "SHA256:"
+            + Data(SHA256.hash(data: key)).base64EncodedString().trimmingCharacters(in: CharacterSet(charactersIn: "="))
     }
 }

@@ -44,7 +44,8 @@ struct SSHConfig {
             let positive = block.patterns.filter { !$0.hasPrefix("!") }
             let negated = block.patterns.filter { $0.hasPrefix("!") }.map { String($0.dropFirst()) }
             guard positive.contains(where: { Glob.match(Array($0.utf8), Array(host.utf8)) }),
-                  !negated.contains(where: { Glob.match(Array($0.utf8), Array(host.utf8)) }) else { continue }
+                !negated.contains(where: { Glob.match(Array($0.utf8), Array(host.utf8)) })
+            else { continue }
             for (key, value) in block.settings {
                 switch key {
                 case "hostname" where result.hostName == nil: result.hostName = value

@@ -16,8 +16,8 @@ public struct ChangesetID: Sendable, Hashable, Comparable, CustomStringConvertib
     public init?(_ text: String) {
         let parts = text.split(separator: "-", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 12, parts[1].count == 4,
-              let wall = UInt64(parts[0], radix: 16), let counter = UInt16(parts[1], radix: 16),
-              ReplicaID.isValid(String(parts[2]))
+            let wall = UInt64(parts[0], radix: 16), let counter = UInt16(parts[1], radix: 16),
+            ReplicaID.isValid(String(parts[2]))
         else { return nil }
         self.init(wallMillis: wall, counter: counter, replica: String(parts[2]))
     }
@@ -55,7 +55,8 @@ public enum ReplicaID {
     }
 
     public static func isValid(_ s: String) -> Bool {
-        s.utf8.count >= 4 && s.utf8.count <= 32 && s.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 122) }
+        s.utf8.count >= 4 && s.utf8.count <= 32
+            && s.utf8.allSatisfy { ($0 >= 48 && $0 <= 57) || ($0 >= 97 && $0 <= 122) }
     }
 }
 
@@ -81,6 +82,7 @@ enum UUIDString {
         bytes[8] = (bytes[8] & 0x3f) | 0x80
         let hex = ContentHash.hex(bytes)
         let h = Array(hex)
-        return String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-" + String(h[16..<20]) + "-" + String(h[20..<32])
+        return String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-" + String(h[16..<20]) + "-"
+            + String(h[20..<32])
     }
 }

@@ -44,7 +44,9 @@ public enum DocumentPath {
     public static func fileName(forRefId refId: String) -> String {
         var out = ""
         for byte in refId.utf8 {
-            let plain = (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) || byte == 45 || byte == 95
+            let plain =
+                (byte >= 48 && byte <= 57) || (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) || byte == 45
+                || byte == 95
             if plain || (byte == 46 && !out.isEmpty) {
                 out.unicodeScalars.append(Unicode.Scalar(byte))
             } else {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Issues changesetIds. Two kinds of id:
 ///
 /// - `next()`: now, in hybrid-logical-clock order: later than every id issued or seen so
@@ -26,19 +28,26 @@ public final class HybridLogicalClock {
 
     static let pastCounterBase: UInt16 = 0x8000
 
-    public init(replica: String, persistedAt path: String?, now: @escaping () -> UInt64 = { UInt64(FileSystem.currentTimeNanos / 1_000_000) }) {
+    public init(
+        replica: String, persistedAt path: String?,
+        now: @escaping () -> UInt64 = { UInt64(FileSystem.currentTimeNanos / 1_000_000) }
+    ) {
         self.replica = replica
         self.path = path
         self.now = now
         lastWall = 0
         lastCounter = 0
         if let path, let bytes = try? FileSystem.readFile(path) {
-            let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
             if let first = lines.first, let id = ChangesetID(first) {
                 lastWall = id.wallMillis
                 lastCounter = id.counter
                 loaded = true
-                if lines.count > 1, lines[1].hasPrefix("past "), let n = UInt64(lines[1].dropFirst(5)) { pastSequence = n }
+                if lines.count > 1, lines[1].hasPrefix("past "), let n = UInt64(lines[1].dropFirst(5)) {
+                    pastSequence = n
+                }
             }
         }
     }
@@ -98,5 +107,3 @@ public final class HybridLogicalClock {
         try FileSystem.writeAtomically(path, Array((id.description + "\npast \(pastSequence)\n").utf8))
     }
 }
-
-import Foundation

@@ -28,14 +28,18 @@ extension DirectoryRemote {
         var latest: [String: Int] = [:]
         for (i, e) in entries.enumerated() { latest[e.refId] = i }
         // Documents whose latest line is a deletion: the tombstones there are now.
-        let tombstoned = Set(entries.enumerated().filter { latest[$0.element.refId] == $0.offset && $0.element.deleted && $0.element.purgedDeletion != true }.map(\.element.refId))
+        let tombstoned = Set(
+            entries.enumerated().filter {
+                latest[$0.element.refId] == $0.offset && $0.element.deleted && $0.element.purgedDeletion != true
+            }.map(\.element.refId))
 
         var report = TombstonePurge()
         report.feedBytesBefore = now.length
         let records = replicaRecords()
         report.replicas = records.map(\.replicaId).sorted()
         var purged = Set<String>()
-        for (i, entry) in entries.enumerated() where latest[entry.refId] == i && entry.deleted && entry.purgedDeletion != true {
+        for (i, entry) in entries.enumerated()
+        where latest[entry.refId] == i && entry.deleted && entry.purgedDeletion != true {
             let end = lines[i].endOffset
             // Seen: the replica's last recorded cursor is in this epoch and past the line.
             let unseenBy = records.filter { record in
@@ -57,7 +61,11 @@ extension DirectoryRemote {
         var compacted = ""
         for (i, entry) in entries.enumerated() where latest[entry.refId] == i && !purged.contains(entry.refId) {
             // A purged deletion's line goes once the document has come back.
-            if entry.purgedDeletion == true, latest[String(entry.refId.dropFirst(RemoteEntry.purgedPrefix.count))] != nil { continue }
+            if entry.purgedDeletion == true,
+                latest[String(entry.refId.dropFirst(RemoteEntry.purgedPrefix.count))] != nil
+            {
+                continue
+            }
             compacted += ChecksummedLines.encode(lines[i].payload)
         }
         // Who deleted each purged document stays in the feed (see `RemoteEntry.purgedDeletion`).
@@ -66,8 +74,9 @@ extension DirectoryRemote {
         for (i, entry) in entries.enumerated() where latest[entry.refId] == i && purged.contains(entry.refId) {
             // The deleted version's hash too: a replica that still has an older version
             // keeps the one that was deleted (objects/ keeps it) if its edit beats the deletion.
-            var line = RemoteEntry(refId: RemoteEntry.purgedKey(entry.refId), changesetId: entry.changesetId, hash: entry.hash, path: nil,
-                                   deleted: true, replica: entry.replica, time: entry.time)
+            var line = RemoteEntry(
+                refId: RemoteEntry.purgedKey(entry.refId), changesetId: entry.changesetId, hash: entry.hash, path: nil,
+                deleted: true, replica: entry.replica, time: entry.time)
             line.purgedDeletion = true
             compacted += ChecksummedLines.encode(String(decoding: try encoder.encode(line), as: UTF8.self))
         }
@@ -75,7 +84,9 @@ extension DirectoryRemote {
         let next = Position(generation: now.generation + 1, length: bytes.count, epoch: now.generation + 1)
         try FileSystem.writeAtomically(feedPath(epoch: next.epoch), bytes)
         try CrashPoint.hit("gc.after-remote-feed")
-        guard lock.stillHeld else { throw RemoteError.locked(url: displayURL, holder: "our lock was broken as stale during gc") }
+        guard lock.stillHeld else {
+            throw RemoteError.locked(url: displayURL, holder: "our lock was broken as stale during gc")
+        }
         guard try position() == now else { throw RemoteError.moved }
         try FileSystem.writeAtomically(meta + "/generation", Array(next.text.utf8))
         try CrashPoint.hit("gc.after-remote-commit")
@@ -92,7 +103,9 @@ extension DirectoryRemote {
     func replicaRecords() -> [ReplicaRecord] {
         guard let names = try? FileSystem.listDirectory(meta + "/replicas") else { return [] }
         return names.filter { $0.hasSuffix(".json") }.sorted().compactMap { name in
-            (try? FileSystem.readFile(meta + "/replicas/" + name)).flatMap { try? JSONDecoder().decode(ReplicaRecord.self, from: Data($0)) }
+            (try? FileSystem.readFile(meta + "/replicas/" + name)).flatMap {
+                try? JSONDecoder().decode(ReplicaRecord.self, from: Data($0))
+            }
         }
     }
 

@@ -40,7 +40,8 @@ extension DirectoryRemote {
     func finishInterruptedPush(at now: Position, io: SafeTreeIO) throws {
         guard FileSystem.exists(intentPath) else { return }
         guard let bytes = try? FileSystem.readFile(intentPath),
-              let intent = try? JSONDecoder().decode(PushIntent.self, from: Data(bytes)) else {
+            let intent = try? JSONDecoder().decode(PushIntent.self, from: Data(bytes))
+        else {
             // Torn while being written: the pusher died before its first document write.
             clearIntent()
             return
@@ -54,7 +55,9 @@ extension DirectoryRemote {
             let present = try? io.readIfPresent(path)
             if let entry = committedAt[path], let hash = entry.hash {
                 guard present.map(ContentHash.of) != hash, objects.contains(hash) else { continue }
-                if let present, !objects.contains(ContentHash.of(present)) { try keepDisplaced(present, refId: entry.refId) }
+                if let present, !objects.contains(ContentHash.of(present)) {
+                    try keepDisplaced(present, refId: entry.refId)
+                }
                 try io.write(path, try objects.get(hash), durable: false)
             } else if let present, objects.contains(ContentHash.of(present)) {
                 try io.remove(path)

@@ -1,5 +1,5 @@
-import Foundation
 import DocSyncJSON
+import Foundation
 
 /// A plain folder as the remote. Documents sit at their paths, readable by anyone; the
 /// folder's `.docsync/` holds the rest (see docs/REMOTE-LAYOUT.md):
@@ -41,13 +41,16 @@ public final class DirectoryRemote: Remote {
         let remote = DirectoryRemote(url: url)
         if FileSystem.exists(remote.meta + "/format") { return }
         if FileSystem.exists(remote.root), !(try FileSystem.listDirectory(remote.root)).isEmpty {
-            throw RemoteError.damaged(url: url, reason: "folder exists and is not empty, and is not a docsync remote; pick an empty or new folder")
+            throw RemoteError.damaged(
+                url: url,
+                reason: "folder exists and is not empty, and is not a docsync remote; pick an empty or new folder")
         }
         try FileSystem.createDirectories(remote.meta + "/tombstones")
         try FileSystem.createDirectories(remote.meta + "/replicas")
         try FileSystem.writeAtomically(remote.meta + "/feed", [])
         try FileSystem.writeAtomically(remote.meta + "/generation", Array("0 0\n".utf8))
-        try FileSystem.writeAtomically(remote.meta + "/format", Array("\(formatHeader)\nid \(UUIDString.random())\n".utf8))
+        try FileSystem.writeAtomically(
+            remote.meta + "/format", Array("\(formatHeader)\nid \(UUIDString.random())\n".utf8))
     }
 
     /// Whether `url` holds a folder remote of either layout.
@@ -64,12 +67,14 @@ public final class DirectoryRemote: Remote {
             throw RemoteError.unreachable(url: displayURL, reason: "folder \(root) does not exist (not mounted?)")
         }
         guard let bytes = try? FileSystem.readFile(meta + "/format") else {
-            throw RemoteError.unreachable(url: displayURL, reason: "\(meta)/format is missing: not a docsync remote, or the share is not mounted")
+            throw RemoteError.unreachable(
+                url: displayURL, reason: "\(meta)/format is missing: not a docsync remote, or the share is not mounted")
         }
         let text = String(decoding: bytes, as: UTF8.self)
         let lines = text.split(separator: "\n")
         guard lines.first == Substring(Self.formatHeader), lines.count >= 2, lines[1].hasPrefix("id ") else {
-            throw RemoteError.damaged(url: displayURL, reason: "\(meta)/format is not a docsync remote format this version understands")
+            throw RemoteError.damaged(
+                url: displayURL, reason: "\(meta)/format is not a docsync remote format this version understands")
         }
         return String(lines[1].dropFirst(3))
     }
@@ -93,7 +98,8 @@ public final class DirectoryRemote: Remote {
         }
         let parts = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
         guard parts.count == 2 || parts.count == 3, let g = Int(parts[0]), let l = Int(parts[1]),
-              let e = parts.count == 3 ? Int(parts[2]) : 0, e >= 0, e <= g else {
+            let e = parts.count == 3 ? Int(parts[2]) : 0, e >= 0, e <= g
+        else {
             throw RemoteError.damaged(url: displayURL, reason: "\(meta)/generation is damaged")
         }
         return Position(generation: g, length: l, epoch: e)
@@ -129,9 +135,15 @@ public final class DirectoryRemote: Remote {
 
     func parseCursor(_ text: String?, remoteId: String) throws -> Cursor? {
         guard let text else { return nil }
-        guard let cursor = Cursor(text) else { throw RemoteError.damaged(url: displayURL, reason: "this tree's remote cursor '\(text)' is not valid") }
+        guard let cursor = Cursor(text) else {
+            throw RemoteError.damaged(url: displayURL, reason: "this tree's remote cursor '\(text)' is not valid")
+        }
         guard cursor.remoteId == remoteId else {
-            throw RemoteError.damaged(url: displayURL, reason: "this is a different remote than the one this tree last synced with (remote id \(remoteId), expected \(cursor.remoteId))")
+            throw RemoteError.damaged(
+                url: displayURL,
+                reason:
+                    "this is a different remote than the one this tree last synced with (remote id \(remoteId), expected \(cursor.remoteId))"
+            )
         }
         return cursor
     }
@@ -141,7 +153,11 @@ public final class DirectoryRemote: Remote {
             // A compaction committed between reading `generation` and opening its feed
             // (and another one removed that feed): read the new generation.
             do { return try changesOnce(since: cursorText) } catch FeedGone.gone {
-                throw RemoteError.damaged(url: displayURL, reason: "\(meta)/feed of the current generation is missing: the remote is damaged or was only partly copied")
+                throw RemoteError.damaged(
+                    url: displayURL,
+                    reason:
+                        "\(meta)/feed of the current generation is missing: the remote is damaged or was only partly copied"
+                )
             }
         }
     }
@@ -152,14 +168,20 @@ public final class DirectoryRemote: Remote {
         let id = try identity()
         let from = try parseCursor(cursorText, remoteId: id)
         let now = try position()
-        if let from, from.position.generation == now.generation, from.position.length == now.length { return RemoteChanges(entries: [], cursor: from.text) }
+        if let from, from.position.generation == now.generation, from.position.length == now.length {
+            return RemoteChanges(entries: [], cursor: from.text)
+        }
         guard FileSystem.exists(feedPath(epoch: now.epoch)) || now.epoch == 0 else { throw FeedGone.gone }
         // A cursor from before the last compaction: its offsets mean nothing in this
         // feed. Read all of it; the engine compares it with the whole base.
         let snapshot = from.map { $0.position.generation < now.epoch } ?? false
         let start = snapshot ? 0 : from?.position.length ?? 0
         guard start <= now.length, (from?.position.generation ?? 0) <= now.generation else {
-            throw RemoteError.damaged(url: displayURL, reason: "the remote's history is shorter than what this tree has seen (was it restored from an old backup?)")
+            throw RemoteError.damaged(
+                url: displayURL,
+                reason:
+                    "the remote's history is shorter than what this tree has seen (was it restored from an old backup?)"
+            )
         }
         // Why per entry: one planted line with an unsafe path (or id) refused the whole
         // feed, so nobody could pull anything until someone repaired the share by hand.
@@ -168,7 +190,9 @@ public final class DirectoryRemote: Remote {
         var latest: [String: Int] = [:]
         for (i, e) in entries.enumerated() { latest[e.refId] = i }
         let kept = entries.enumerated().filter { latest[$0.element.refId] == $0.offset }.map(\.element)
-        return RemoteChanges(folding: kept, cursor: Cursor(remoteId: id, position: now).text, snapshot: snapshot, warnings: refused, objects: objects)
+        return RemoteChanges(
+            folding: kept, cursor: Cursor(remoteId: id, position: now).text, snapshot: snapshot, warnings: refused,
+            objects: objects)
     }
 
     /// The feed's entries. One whose path or refId is unsafe is passed to `refuse` and
@@ -183,21 +207,29 @@ public final class DirectoryRemote: Remote {
     func committedFeedLines(from start: Int, to end: Int, epoch: Int) throws -> [ChecksummedLines.Line] {
         let bytes = try readFeedFile(from: start, epoch: epoch)
         guard start + bytes.count >= end else {
-            throw RemoteError.damaged(url: displayURL, reason: "\(feedPath(epoch: epoch)) is shorter than its recorded length (\(start + bytes.count) < \(end))")
+            throw RemoteError.damaged(
+                url: displayURL,
+                reason:
+                    "\(feedPath(epoch: epoch)) is shorter than its recorded length (\(start + bytes.count) < \(end))")
         }
         let parsed = ChecksummedLines.parse(bytes[0..<(end - start)], baseOffset: start)
         guard parsed.validLength == end else {
-            throw RemoteError.damaged(url: displayURL, reason: "\(feedPath(epoch: epoch)) is damaged near byte \(parsed.validLength)")
+            throw RemoteError.damaged(
+                url: displayURL, reason: "\(feedPath(epoch: epoch)) is damaged near byte \(parsed.validLength)")
         }
         return parsed.lines
     }
 
     /// The entries of feed `lines`; without `refuse`, one per line (or an error).
-    func entries(of lines: [ChecksummedLines.Line], epoch: Int, refuse: ((String) -> Void)? = nil) throws -> [RemoteEntry] {
+    func entries(of lines: [ChecksummedLines.Line], epoch: Int, refuse: ((String) -> Void)? = nil) throws
+        -> [RemoteEntry]
+    {
         let decoder = JSONDecoder()
         return try lines.compactMap { line in
             guard let entry = try? decoder.decode(RemoteEntry.self, from: Data(line.payload.utf8)) else {
-                throw RemoteError.damaged(url: displayURL, reason: "\(feedPath(epoch: epoch)) has an unreadable entry ending at byte \(line.endOffset)")
+                throw RemoteError.damaged(
+                    url: displayURL,
+                    reason: "\(feedPath(epoch: epoch)) has an unreadable entry ending at byte \(line.endOffset)")
             }
             guard let problem = Self.problem(of: entry) else { return entry }
             guard let refuse else { throw RemoteError.unsafe(url: displayURL, reason: problem) }
@@ -211,20 +243,28 @@ public final class DirectoryRemote: Remote {
     static func problem(of entry: RemoteEntry) -> String? {
         if let record = entry.conflict {
             // A shared conflict record: its ids go into this tree's conflict store.
-            if RefID.isAcceptable(record.refId), RefID.isAcceptable(record.changesetId), entry.refId == RemoteEntry.conflictKey(record) {
+            if RefID.isAcceptable(record.refId), RefID.isAcceptable(record.changesetId),
+                entry.refId == RemoteEntry.conflictKey(record)
+            {
                 return nil
             }
             return "conflict record for \(record.refId.debugDescription): not acceptable ids"
         } else if entry.purgedDeletion == true {
             let refId = String(entry.refId.dropFirst(RemoteEntry.purgedPrefix.count))
-            if entry.refId.hasPrefix(RemoteEntry.purgedPrefix), RefID.isAcceptable(refId), RefID.isAcceptable(entry.replica) { return nil }
-            return "purged deletion \(entry.refId.debugDescription) by \(entry.replica.debugDescription): not acceptable ids"
+            if entry.refId.hasPrefix(RemoteEntry.purgedPrefix), RefID.isAcceptable(refId),
+                RefID.isAcceptable(entry.replica)
+            {
+                return nil
+            }
+            return
+                "purged deletion \(entry.refId.debugDescription) by \(entry.replica.debugDescription): not acceptable ids"
         } else if let path = entry.path, let pathProblem = DocumentPath.problem(path) {
             return "path '\(path)' of document \(entry.refId.debugDescription): \(pathProblem)"
         } else if !RefID.isAcceptable(entry.refId) {
             // Why: ids are written into the journal and state; a NUL or newline in one
             // was taken as is.
-            return "document \(entry.refId.debugDescription) at '\(entry.path ?? "?")': not an acceptable refId (empty, too long or control characters)"
+            return
+                "document \(entry.refId.debugDescription) at '\(entry.path ?? "?")': not an acceptable refId (empty, too long or control characters)"
         }
         return nil
     }
@@ -234,7 +274,8 @@ public final class DirectoryRemote: Remote {
     func readFeedFile(from start: Int, epoch: Int) throws -> [UInt8] {
         let path = feedPath(epoch: epoch)
         guard FileSystem.exists(path) else {
-            throw RemoteError.damaged(url: displayURL, reason: "\(path) is missing: the remote is damaged or was only partly copied")
+            throw RemoteError.damaged(
+                url: displayURL, reason: "\(path) is missing: the remote is damaged or was only partly copied")
         }
         return try FileSystem.readFile(path, from: start)
     }
@@ -247,7 +288,9 @@ public final class DirectoryRemote: Remote {
         // way (or died) it may hold a newer, uncommitted version, so the immutable copy
         // in objects/ is the fallback.
         do {
-            if let bytes = try SafeTreeIO(root: root).readIfPresent(path), ContentHash.of(bytes) == hash { return bytes }
+            if let bytes = try SafeTreeIO(root: root).readIfPresent(path), ContentHash.of(bytes) == hash {
+                return bytes
+            }
         } catch let error as SafeTreeIO.Refused {
             // Why: a readable copy replaced by a symlink (or under a symlinked folder)
             // refused the whole pull; the copy is only a convenience, objects/ is the truth.
@@ -255,13 +298,18 @@ public final class DirectoryRemote: Remote {
             throw RemoteError.unsafe(url: displayURL, reason: error.description)
         }
         if let bytes = try? objects.get(hash) { return bytes }
-        if !FileSystem.isDirectory(root) { throw RemoteError.unreachable(url: displayURL, reason: "folder disappeared") }
-        throw RemoteError.damaged(url: displayURL, reason: "version \(entry.changesetId) of \(path) is missing from the remote")
+        if !FileSystem.isDirectory(root) {
+            throw RemoteError.unreachable(url: displayURL, reason: "folder disappeared")
+        }
+        throw RemoteError.damaged(
+            url: displayURL, reason: "version \(entry.changesetId) of \(path) is missing from the remote")
     }
 
     // MARK: Writing
 
-    public func commit(_ writes: [RemoteWrite], conflicts: [SharedConflict], expecting cursorText: String?, replica: ReplicaInfo) throws -> String {
+    public func commit(
+        _ writes: [RemoteWrite], conflicts: [SharedConflict], expecting cursorText: String?, replica: ReplicaInfo
+    ) throws -> String {
         let id = try identity()
         let expected = try parseCursor(cursorText, remoteId: id)
         let lock = RemoteLock(folder: meta, replica: replica.replicaId)
@@ -270,13 +318,17 @@ public final class DirectoryRemote: Remote {
         }
         defer { lock.release() }
         let now = try position()
-        guard now.generation == expected?.position.generation ?? 0, now.length == expected?.position.length ?? 0 else { throw RemoteError.moved }
+        guard now.generation == expected?.position.generation ?? 0, now.length == expected?.position.length ?? 0 else {
+            throw RemoteError.moved
+        }
         let feed = feedPath(epoch: now.epoch)
         let feedBytes = try readFeedFile(from: 0, epoch: now.epoch)
         // Why: appending to a feed cut below the committed length (damage, a partial copy)
         // wrote lines at the wrong offsets and committed them, making it worse.
         guard feedBytes.count >= now.length else {
-            throw RemoteError.damaged(url: displayURL, reason: "\(feed) is shorter than its recorded length (\(feedBytes.count) < \(now.length))")
+            throw RemoteError.damaged(
+                url: displayURL,
+                reason: "\(feed) is shorter than its recorded length (\(feedBytes.count) < \(now.length))")
         }
         if feedBytes.count > now.length {
             // A pusher died after appending but before committing: drop its torn tail.
@@ -296,12 +348,15 @@ public final class DirectoryRemote: Remote {
                 lastRefresh = FileSystem.currentTimeNanos
             }
         }
-        removeLeftoverTemporaryFiles(in: Set(writes.compactMap { $0.new.map { ($0.path as NSString).deletingLastPathComponent } }))
+        removeLeftoverTemporaryFiles(
+            in: Set(writes.compactMap { $0.new.map { ($0.path as NSString).deletingLastPathComponent } }))
         // Every object first, complete (a pack's index in place) before any readable copy:
         // finishing a dead push (PushIntent) removes only copies whose content is in
         // objects/. More than 16 go into one pack instead of a file each.
         for write in writes {
-            if let new = write.new, !objects.contains(new.hash), let content = try write.content() { try objects.put(content, hash: new.hash) }
+            if let new = write.new, !objects.contains(new.hash), let content = try write.content() {
+                try objects.put(content, hash: new.hash)
+            }
         }
         for shared in conflicts {
             if let bytes = shared.bytes { try objects.put(bytes) }
@@ -316,36 +371,44 @@ public final class DirectoryRemote: Remote {
             heartbeat()
             defer { writeProgress?(write, written + 1, writes.count) }
             if let new = write.new, let content = try write.content() {
-                if let previous = write.previous, previous.path == new.path, let existing = try? io.readIfPresent(new.path),
-                   ContentHash.of(existing) != previous.hash, ContentHash.of(existing) != new.hash {
+                if let previous = write.previous, previous.path == new.path,
+                    let existing = try? io.readIfPresent(new.path),
+                    ContentHash.of(existing) != previous.hash, ContentHash.of(existing) != new.hash
+                {
                     try keepDisplaced(existing, refId: write.refId)
                 }
                 do { try io.write(new.path, content, durable: false) } catch let error as SafeTreeIO.Refused {
                     throw RemoteError.unsafe(url: displayURL, reason: error.description)
                 }
                 try FileSystem.removeFile(tombstonePath(write.refId))
-                var entry = RemoteEntry(refId: write.refId, changesetId: new.changesetId, hash: new.hash, path: new.path,
-                                        deleted: false, replica: replica.replicaId, time: time)
+                var entry = RemoteEntry(
+                    refId: write.refId, changesetId: new.changesetId, hash: new.hash, path: new.path,
+                    deleted: false, replica: replica.replicaId, time: time)
                 entry.movedAt = write.movedAt
                 feedData += try feedLine(entry)
             } else {
                 let deletedId = write.deletedChangesetId ?? write.previous?.changesetId ?? ""
-                let tombstone = RemoteEntry(refId: write.refId, changesetId: deletedId, hash: write.previous?.hash, path: write.previous?.path,
-                                            deleted: true, replica: replica.replicaId, time: time)
+                let tombstone = RemoteEntry(
+                    refId: write.refId, changesetId: deletedId, hash: write.previous?.hash, path: write.previous?.path,
+                    deleted: true, replica: replica.replicaId, time: time)
                 try FileSystem.writeAtomically(tombstonePath(write.refId), Array(try Self.json(tombstone).utf8) + [10])
                 feedData += try feedLine(tombstone)
             }
         }
         for shared in conflicts {
             let hash = shared.bytes.map(ContentHash.of)
-            feedData += try feedLine(RemoteEntry(refId: RemoteEntry.conflictKey(shared.record), changesetId: shared.record.changesetId, hash: hash,
-                                              path: nil, deleted: false, replica: replica.replicaId, time: time, conflict: shared.record))
+            feedData += try feedLine(
+                RemoteEntry(
+                    refId: RemoteEntry.conflictKey(shared.record), changesetId: shared.record.changesetId, hash: hash,
+                    path: nil, deleted: false, replica: replica.replicaId, time: time, conflict: shared.record))
         }
         // One flush for all documents and objects, before the feed makes them visible.
         FileSystem.syncFilesystem(containing: meta)
         try CrashPoint.hit("remote.after-documents")
         // The commit point is only ours if the lock still is and nobody committed since.
-        guard lock.stillHeld else { throw RemoteError.locked(url: displayURL, holder: "our lock was broken as stale during a long push") }
+        guard lock.stillHeld else {
+            throw RemoteError.locked(url: displayURL, holder: "our lock was broken as stale during a long push")
+        }
         guard try position() == now else { throw RemoteError.moved }
         try FileSystem.append(feed, feedData)
         try CrashPoint.hit("remote.after-feed")
@@ -439,10 +502,15 @@ public final class DirectoryRemote: Remote {
     private func writeReplicaRecord(_ replica: ReplicaInfo, seen cursor: String) throws {
         let path = replicaRecordPath(replica.replicaId)
         let now = FileSystem.currentTimeNanos / 1_000_000
-        if let old = try? FileSystem.readFile(path), let record = try? JSONDecoder().decode(ReplicaRecord.self, from: Data(old)),
-           record.seen == cursor, record.name == replica.name, record.version == replica.version,
-           now - record.time < Self.replicaRecordRefreshMillis { return }
-        let record = ReplicaRecord(replicaId: replica.replicaId, name: replica.name, seen: cursor, time: now, version: replica.version)
+        if let old = try? FileSystem.readFile(path),
+            let record = try? JSONDecoder().decode(ReplicaRecord.self, from: Data(old)),
+            record.seen == cursor, record.name == replica.name, record.version == replica.version,
+            now - record.time < Self.replicaRecordRefreshMillis
+        {
+            return
+        }
+        let record = ReplicaRecord(
+            replicaId: replica.replicaId, name: replica.name, seen: cursor, time: now, version: replica.version)
         try FileSystem.createDirectories(meta + "/replicas")
         try FileSystem.writeAtomically(path, Array(try Self.json(record).utf8) + [10])
     }
@@ -458,13 +526,18 @@ public final class DirectoryRemote: Remote {
         _ = try identity()
         let now = try position()
         let bytes = try readFeedFile(from: 0, epoch: now.epoch)
-        guard bytes.count >= now.length else { throw RemoteError.damaged(url: displayURL, reason: "\(meta)/feed is shorter than its recorded length") }
+        guard bytes.count >= now.length else {
+            throw RemoteError.damaged(url: displayURL, reason: "\(meta)/feed is shorter than its recorded length")
+        }
         let parsed = ChecksummedLines.parse(bytes[0..<now.length])
         var versions: [RemoteVersionInfo] = []
         for line in parsed.lines {
-            guard let e = try? JSONDecoder().decode(RemoteEntry.self, from: Data(line.payload.utf8)), e.refId == refId else { continue }
-            versions.append(RemoteVersionInfo(id: "@\(line.endOffset)", changesetId: e.changesetId, time: e.time, author: e.replica,
-                                              path: e.path, hash: e.hash, deleted: e.deleted))
+            guard let e = try? JSONDecoder().decode(RemoteEntry.self, from: Data(line.payload.utf8)), e.refId == refId
+            else { continue }
+            versions.append(
+                RemoteVersionInfo(
+                    id: "@\(line.endOffset)", changesetId: e.changesetId, time: e.time, author: e.replica,
+                    path: e.path, hash: e.hash, deleted: e.deleted))
         }
         return versions.reversed()
     }
@@ -486,21 +559,31 @@ public final class DirectoryRemote: Remote {
             var paths: [String: String] = [:]
             for e in latest.values.sorted(by: { $0.refId < $1.refId }) {
                 if e.deleted {
-                    if !FileSystem.exists(tombstonePath(e.refId)) { problems.append("remote: tombstone for \(e.refId) is missing") }
+                    if !FileSystem.exists(tombstonePath(e.refId)) {
+                        problems.append("remote: tombstone for \(e.refId) is missing")
+                    }
                     continue
                 }
                 if let path = e.path {
-                    if let other = paths[path] { problems.append("remote: \(path) is claimed by both \(other) and \(e.refId)") }
+                    if let other = paths[path] {
+                        problems.append("remote: \(path) is claimed by both \(other) and \(e.refId)")
+                    }
                     paths[path] = e.refId
                 }
                 do { _ = try read(e) } catch { problems.append("remote: " + error.localizedDescription) }
-                if let path = e.path, let hash = e.hash, let bytes = try? SafeTreeIO(root: root).readIfPresent(path), ContentHash.of(bytes) != hash {
-                    problems.append("remote: \(path) does not hold its latest version \(e.changesetId) (a push was interrupted, or the file was edited in the remote folder)")
+                if let path = e.path, let hash = e.hash, let bytes = try? SafeTreeIO(root: root).readIfPresent(path),
+                    ContentHash.of(bytes) != hash
+                {
+                    problems.append(
+                        "remote: \(path) does not hold its latest version \(e.changesetId) (a push was interrupted, or the file was edited in the remote folder)"
+                    )
                 }
                 // Why: a readable copy deleted from the remote folder (by hand, or a partial
                 // copy of the share) went unnoticed; pulls still work from objects/.
                 if let path = e.path, !FileSystem.exists(root + "/" + path) {
-                    problems.append("remote: \(path) is missing from the remote folder (version \(e.changesetId) is still in .docsync/objects; the next push of that document writes it again)")
+                    problems.append(
+                        "remote: \(path) is missing from the remote folder (version \(e.changesetId) is still in .docsync/objects; the next push of that document writes it again)"
+                    )
                 }
             }
         } catch {
@@ -528,8 +611,10 @@ extension RemoteChanges {
             let bytes = entry.hash.flatMap { try? objects.get($0) }
             conflicts.append(SharedConflict(record: record, bytes: bytes))
         }
-        self.init(entries: kept.filter { $0.conflict == nil && $0.purgedDeletion != true }, cursor: cursor,
-                  warnings: warnings, isSnapshot: snapshot, conflicts: conflicts, purgedDeleters: snapshot ? purgedDeleters : [:])
+        self.init(
+            entries: kept.filter { $0.conflict == nil && $0.purgedDeletion != true }, cursor: cursor,
+            warnings: warnings, isSnapshot: snapshot, conflicts: conflicts,
+            purgedDeleters: snapshot ? purgedDeleters : [:])
         if snapshot { self.purgedDeletions = purgedDeletions }
     }
 }

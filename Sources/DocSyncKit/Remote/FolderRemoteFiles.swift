@@ -3,10 +3,15 @@ import Foundation
 /// What both folder layouts (format 1 and the drive layout) do alike with their files.
 enum FolderRemoteFiles {
     /// The bytes of a version `history` returned, from the remote's objects/.
-    static func content(of version: RemoteVersionInfo, refId: String, objects: ObjectStore, url: String) throws -> [UInt8] {
-        guard let hash = version.hash, !version.deleted else { throw RemoteError.damaged(url: url, reason: "version \(version.changesetId) is a deletion") }
+    static func content(of version: RemoteVersionInfo, refId: String, objects: ObjectStore, url: String) throws
+        -> [UInt8]
+    {
+        guard let hash = version.hash, !version.deleted else {
+            throw RemoteError.damaged(url: url, reason: "version \(version.changesetId) is a deletion")
+        }
         guard let bytes = try? objects.get(hash) else {
-            throw RemoteError.damaged(url: url, reason: "version \(version.changesetId) of \(refId) is no longer kept on the remote")
+            throw RemoteError.damaged(
+                url: url, reason: "version \(version.changesetId) of \(refId) is no longer kept on the remote")
         }
         return bytes
     }
@@ -15,7 +20,10 @@ enum FolderRemoteFiles {
     /// its absolute path; nil if a folder on the way is not a real folder (a symbolic
     /// link: never followed out of the remote) or it cannot be listed.
     static func documentFolder(_ folder: String, root: String) -> (absolute: String, names: [String])? {
-        guard (try? SafeTreeIO(root: root).resolve(folder.isEmpty ? "x.json" : folder + "/x.json", createFolders: false)) != nil else { return nil }
+        guard
+            (try? SafeTreeIO(root: root).resolve(folder.isEmpty ? "x.json" : folder + "/x.json", createFolders: false))
+                != nil
+        else { return nil }
         let absolute = folder.isEmpty ? root : root + "/" + folder
         guard let names = try? FileSystem.listDirectory(absolute) else { return nil }
         return (absolute, names)
@@ -26,6 +34,7 @@ enum FolderRemoteFiles {
     static func keepDisplaced(_ bytes: [UInt8], refId: String, meta: String) throws {
         let aside = meta + "/displaced"
         try FileSystem.createDirectories(aside)
-        try FileSystem.writeAtomically(aside + "/\(FileSystem.currentTimeNanos)-" + DocumentPath.fileName(forRefId: refId) + ".json", bytes)
+        try FileSystem.writeAtomically(
+            aside + "/\(FileSystem.currentTimeNanos)-" + DocumentPath.fileName(forRefId: refId) + ".json", bytes)
     }
 }

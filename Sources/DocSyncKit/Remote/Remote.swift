@@ -116,13 +116,18 @@ public struct RemoteWrite: Sendable {
     /// each one as it writes it.
     private let load: @Sendable () throws -> [UInt8]?
 
-    public init(refId: String, new: DocVersion?, previous: DocVersion?, content: [UInt8]?, deletedChangesetId: String? = nil) {
-        self.init(refId: refId, new: new, previous: previous, deletedChangesetId: deletedChangesetId, loading: { content })
+    public init(
+        refId: String, new: DocVersion?, previous: DocVersion?, content: [UInt8]?, deletedChangesetId: String? = nil
+    ) {
+        self.init(
+            refId: refId, new: new, previous: previous, deletedChangesetId: deletedChangesetId, loading: { content })
     }
 
     /// A write whose bytes `load` reads when the remote asks for them (`content()`).
-    public init(refId: String, new: DocVersion?, previous: DocVersion?, deletedChangesetId: String? = nil,
-                loading load: @escaping @Sendable () throws -> [UInt8]?) {
+    public init(
+        refId: String, new: DocVersion?, previous: DocVersion?, deletedChangesetId: String? = nil,
+        loading load: @escaping @Sendable () throws -> [UInt8]?
+    ) {
         self.refId = refId
         self.new = new
         self.previous = previous
@@ -168,7 +173,9 @@ public enum RemoteError: Error, LocalizedError, Sendable {
 
     public var errorDescription: String? {
         switch self {
-        case let .unreachable(url, reason): return "remote \(url) is unreachable: \(reason). Local changes stay recorded and will be sent on the next push"
+        case let .unreachable(url, reason):
+            return
+                "remote \(url) is unreachable: \(reason). Local changes stay recorded and will be sent on the next push"
         case let .locked(url, holder): return "remote \(url) is locked by another push (\(holder)); try again shortly"
         case .moved: return "the remote changed during the push"
         case let .damaged(url, reason): return "remote \(url): \(reason)"
@@ -219,7 +226,8 @@ public protocol Remote: AnyObject {
     func read(_ entry: RemoteEntry) throws -> [UInt8]
     /// Applies the writes and shares the conflict records as one change if the remote is
     /// still at `cursor`, else throws `RemoteError.moved`. Returns the new cursor.
-    func commit(_ writes: [RemoteWrite], conflicts: [SharedConflict], expecting cursor: String?, replica: ReplicaInfo) throws -> String
+    func commit(_ writes: [RemoteWrite], conflicts: [SharedConflict], expecting cursor: String?, replica: ReplicaInfo)
+        throws -> String
     /// Records that `replica` has seen the remote up to `cursor` (for tombstone gc).
     func noteReplica(_ replica: ReplicaInfo, seen cursor: String) throws
     /// Problems with the remote's integrity, for `docsync verify`.

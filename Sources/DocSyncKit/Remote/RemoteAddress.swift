@@ -1,3 +1,5 @@
+import Foundation
+
 /// A remote as the user gives it (`init --remote`, `clone`, `config remote.url`), checked
 /// once, when it is given. Why here: a malformed URL that was accepted (or taken for a
 /// folder name) made every later cron run exit 75, "try again later", forever. Exit 75
@@ -18,7 +20,8 @@ public struct RemoteAddress: Sendable, Equatable {
 
     /// Checks `text` and decides its kind (`kind` when given). Relative paths are taken
     /// from `cwd`.
-    public static func parse(_ text: String, kind: RemoteKind?, relativeTo cwd: String) throws(Invalid) -> RemoteAddress {
+    public static func parse(_ text: String, kind: RemoteKind?, relativeTo cwd: String) throws(Invalid) -> RemoteAddress
+    {
         func invalid(_ reason: String) -> Invalid { Invalid(text: text, reason: reason) }
         if text.trimmingCharacters(in: .whitespaces).isEmpty { throw invalid("empty; give a folder path or a git URL") }
         if text.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
@@ -28,27 +31,40 @@ public struct RemoteAddress: Sendable, Equatable {
             let scheme = text[..<separator.lowerBound].lowercased()
             guard schemes.contains(scheme) else {
                 let shown = scheme.isEmpty ? "no scheme before ://" : "unsupported scheme '\(scheme)'"
-                throw invalid("\(shown); docsync reaches a folder (a path or file://) or git over file://, git://, ssh://, http:// and https://")
+                throw invalid(
+                    "\(shown); docsync reaches a folder (a path or file://) or git over file://, git://, ssh://, http:// and https://"
+                )
             }
             guard let url = GitURL(text) else { throw invalid("not a URL docsync understands") }
             if url.scheme == .file {
-                guard url.path.hasPrefix("/") else { throw invalid("a file:// URL needs an absolute path (file:///path/to/folder)") }
+                guard url.path.hasPrefix("/") else {
+                    throw invalid("a file:// URL needs an absolute path (file:///path/to/folder)")
+                }
                 let resolved = kind ?? RemoteKind.detect(url.path)
                 return RemoteAddress(kind: resolved, url: resolved == .dir ? FileSystem.absolute(url.path) : text)
             }
             if kind == .dir { throw invalid("a folder remote is a path or a file:// URL, not a \(scheme):// URL") }
-            guard let host = url.host, isHost(host) else { throw invalid("'\(url.host ?? "")' is not a valid host name") }
-            guard url.path.count > 1 else { throw invalid("no repository path after the host (\(scheme)://\(host)/path/to/repo.git)") }
+            guard let host = url.host, isHost(host) else {
+                throw invalid("'\(url.host ?? "")' is not a valid host name")
+            }
+            guard url.path.count > 1 else {
+                throw invalid("no repository path after the host (\(scheme)://\(host)/path/to/repo.git)")
+            }
             return RemoteAddress(kind: .git, url: text)
         }
         if let colon = text.firstIndex(of: ":"), !text[..<colon].contains("/") {
             // scp-like `[user@]host:path`, or a mistyped URL.
             let url = GitURL(text)
             guard let url, url.scheme == .ssh, let host = url.host, isHost(host), url.user.map(isUser) ?? true else {
-                throw invalid("neither a folder path nor a git URL (scheme://host/path, or user@host:path for ssh); write ./\(text) for a folder whose name has a colon")
+                throw invalid(
+                    "neither a folder path nor a git URL (scheme://host/path, or user@host:path for ssh); write ./\(text) for a folder whose name has a colon"
+                )
             }
             guard !url.path.isEmpty else { throw invalid("no repository path after '\(host):'") }
-            if kind == .dir { throw invalid("a folder remote is a path, not host:path (write ./\(text) for a folder whose name has a colon)") }
+            if kind == .dir {
+                throw invalid(
+                    "a folder remote is a path, not host:path (write ./\(text) for a folder whose name has a colon)")
+            }
             return RemoteAddress(kind: .git, url: text)
         }
         let path = FileSystem.absolute(text.hasPrefix("/") ? text : FileSystem.join(cwd, text))
@@ -72,20 +88,29 @@ public struct RemoteAddress: Sendable, Equatable {
             throw Invalid(text: url, reason: "it is inside the working tree \(tree); put the remote outside the tree")
         }
         if kind == .dir, tree.hasPrefix(path + "/") {
-            throw Invalid(text: url, reason: "the working tree \(tree) is inside this folder remote; put the tree outside the remote folder")
+            throw Invalid(
+                text: url,
+                reason: "the working tree \(tree) is inside this folder remote; put the tree outside the remote folder")
         }
     }
 
     static func isHost(_ host: String) -> Bool {
         guard !host.isEmpty, host.utf8.count <= 253 else { return false }
-        if host.contains(":") { return host.unicodeScalars.allSatisfy { ($0.properties.isASCIIHexDigit) || $0 == ":" || $0 == "." } }
-        return host.unicodeScalars.allSatisfy { ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "." || $0 == "-" || $0 == "_" }
+        if host.contains(":") {
+            return host.unicodeScalars.allSatisfy { ($0.properties.isASCIIHexDigit) || $0 == ":" || $0 == "." }
+        }
+        return host.unicodeScalars.allSatisfy {
+            ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) || $0 == "." || $0 == "-"
+                || $0 == "_"
+        }
             && !host.hasPrefix("-") && !host.hasPrefix(".")
     }
 
     static func isUser(_ user: String) -> Bool {
-        !user.isEmpty && user.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0)) }
+        !user.isEmpty
+            && user.unicodeScalars.allSatisfy {
+                $0.isASCII
+                    && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "._-".unicodeScalars.contains($0))
+            }
     }
 }
-
-import Foundation

@@ -52,25 +52,35 @@ enum RemoteIdentity {
         let isGitCursor = cursor.hasPrefix(GitRemote.cursorPrefix)
         switch kind {
         case .dir:
-            guard !isGitCursor, let syncedId = DirectoryRemote.Cursor(cursor)?.remoteId ?? DriveCursor(cursor)?.remoteId else {
+            guard !isGitCursor, let syncedId = DirectoryRemote.Cursor(cursor)?.remoteId ?? DriveCursor(cursor)?.remoteId
+            else {
                 return .different("this tree last synced with a git repository, and \(url) is a folder remote")
             }
-            let id = FolderRemoteFormat.of(url) == .drive ? (try? DriveFolderRemote(url: url).format())?.remoteId : try? DirectoryRemote(url: url).identity()
+            let id =
+                FolderRemoteFormat.of(url) == .drive
+                ? (try? DriveFolderRemote(url: url).format())?.remoteId : try? DirectoryRemote(url: url).identity()
             guard let id else { return .different("\(url) is not a docsync remote") }
-            return id == syncedId ? .same : .different("its remote id is \(id), and this tree last synced with remote \(syncedId)")
+            return id == syncedId
+                ? .same : .different("its remote id is \(id), and this tree last synced with remote \(syncedId)")
         case .git:
-            guard isGitCursor else { return .different("this tree last synced with a folder remote, and \(url) is a git repository") }
+            guard isGitCursor else {
+                return .different("this tree last synced with a folder remote, and \(url) is a git repository")
+            }
             let commit = String(cursor.dropFirst(GitRemote.cursorPrefix.count))
             guard !commit.isEmpty else { return .same }
             guard let path = localGitPath(url) else { return .unknown }
             let holds = withRepository(at: path) { repo -> Bool in
                 var head = git_oid()
                 guard git_reference_name_to_id(&head, repo, "refs/heads/" + branch) == 0,
-                      var synced = try? git_oid(hex: commit) else { return false }
+                    var synced = try? git_oid(hex: commit)
+                else { return false }
                 return git_oid_equal(&head, &synced) == 1 || git_graph_descendant_of(repo, &head, &synced) == 1
             }
-            return holds == true ? .same
-                : .different("its branch '\(branch)' does not hold commit \(commit.prefix(12)), the last one this tree synced with")
+            return holds == true
+                ? .same
+                : .different(
+                    "its branch '\(branch)' does not hold commit \(commit.prefix(12)), the last one this tree synced with"
+                )
         }
     }
 

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The directory remote's write lock, safe on NFS: each pusher writes a uniquely named
 /// file holding its owner and time and hard-links it to `lock`; link(2) is atomic on NFS
@@ -22,7 +23,9 @@ final class RemoteLock {
         lockPath = folder + "/lock"
         let host = ProcessInfo.processInfo.hostName
         ownPath = folder + "/lock.\(host).\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
-        let info: [String: Any] = ["host": host, "pid": Int(getpid()), "replica": replica, "time": FileSystem.currentTimeNanos / 1_000_000]
+        let info: [String: Any] = [
+            "host": host, "pid": Int(getpid()), "replica": replica, "time": FileSystem.currentTimeNanos / 1_000_000
+        ]
         ownContent = Array((try? JSONSerialization.data(withJSONObject: info, options: [.sortedKeys])) ?? Data()) + [10]
     }
 
@@ -30,8 +33,12 @@ final class RemoteLock {
     /// shares, FAT, some FUSE mounts). Why an error of its own: every attempt failed and
     /// was reported as "locked by another push" (exit 75), so cron retried in silence.
     static func unsupported(folder: String, errno: Int32) -> RemoteError {
-        .rejected(url: folder, reason: "the folder does not support hard links (\(String(cString: strerror(errno)))), which the remote lock needs; "
-            + "put the remote on a file system that has them (a local disk, NFS, an SMB share with POSIX extensions), or use a git repository")
+        .rejected(
+            url: folder,
+            reason:
+                "the folder does not support hard links (\(String(cString: strerror(errno)))), which the remote lock needs; "
+                + "put the remote on a file system that has them (a local disk, NFS, an SMB share with POSIX extensions), or use a git repository"
+        )
     }
 
     /// Tries for up to `waitSeconds`; returns the holder's description if it could not.
@@ -89,7 +96,9 @@ final class RemoteLock {
         guard let st = try? FileSystem.linkStatus(lockPath) else { return nil }
         let ageSeconds = Double(FileSystem.currentTimeNanos - st.mtimeNanos) / 1e9
         if ageSeconds > staleSeconds { return st.inode }
-        if let info = holderInfo(), info["host"] as? String == ProcessInfo.processInfo.hostName, let pid = info["pid"] as? Int {
+        if let info = holderInfo(), info["host"] as? String == ProcessInfo.processInfo.hostName,
+            let pid = info["pid"] as? Int
+        {
             // Our own pid in a lock we do not hold: an earlier process with this pid died
             // holding it. Why: with pids reused (a fresh container per cron run starts at
             // the same pid) such a lock counted as live and blocked pushes for
@@ -121,7 +130,11 @@ private final class HeldHere: @unchecked Sendable {
     private let mutex = NSLock()
     private var paths: [String: Int] = [:]
 
-    func insert(_ path: String) { mutex.lock(); paths[path, default: 0] += 1; mutex.unlock() }
+    func insert(_ path: String) {
+        mutex.lock()
+        paths[path, default: 0] += 1
+        mutex.unlock()
+    }
 
     func remove(_ path: String) {
         mutex.lock()
@@ -129,5 +142,9 @@ private final class HeldHere: @unchecked Sendable {
         mutex.unlock()
     }
 
-    func contains(_ path: String) -> Bool { mutex.lock(); defer { mutex.unlock() }; return paths[path] != nil }
+    func contains(_ path: String) -> Bool {
+        mutex.lock()
+        defer { mutex.unlock() }
+        return paths[path] != nil
+    }
 }

@@ -1,5 +1,7 @@
+import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads and writes documents below a root folder without ever leaving it: the path is
@@ -29,7 +31,9 @@ public struct SafeTreeIO: Sendable {
                     throw Refused(path: relative, reason: "'\(current)' is a symbolic link or file, not a folder")
                 }
             } else if createFolders {
-                if mkdir(current, 0o755) != 0 && errno != EEXIST { throw FileSystemError(path: current, operation: "mkdir", code: errno) }
+                if mkdir(current, 0o755) != 0 && errno != EEXIST {
+                    throw FileSystemError(path: current, operation: "mkdir", code: errno)
+                }
             } else {
                 throw FileSystemError(path: current, operation: "lstat", code: ENOENT)
             }
@@ -61,5 +65,3 @@ public struct SafeTreeIO: Sendable {
         FileSystem.removeEmptyDirectories(from: (target as NSString).deletingLastPathComponent, upTo: root)
     }
 }
-
-import Foundation

@@ -41,8 +41,10 @@ public struct TombstonePurge: Codable, Sendable {
             for replicaId in unseenBy { heldBack[replicaId, default: 0] += 1 }
             return
         }
-        purged.append(Purged(refId: entry.refId, path: entry.path, changesetId: entry.changesetId,
-                             deletedBy: entry.replica, time: entry.time, reason: reason))
+        purged.append(
+            Purged(
+                refId: entry.refId, path: entry.path, changesetId: entry.changesetId,
+                deletedBy: entry.replica, time: entry.time, reason: reason))
     }
 }
 

@@ -36,8 +36,10 @@ public final class Journal {
             // remains are moved aside and a new journal is started (it used to fail with
             // "line 0 is damaged (checksum mismatch)", which pointed at the wrong fix).
             let aside = path + ".damaged-\(FileSystem.currentTimeNanos / 1_000_000_000)"
-            warnings.append("\(path): the journal is shorter than the last checkpoint in .docsync/state (\(size) of \(offset) bytes: truncated or replaced); "
-                + "the sync state is intact, so nothing is lost but the journal's history" + (repair ? "; moved what is left to \(aside) and started a new journal" : ""))
+            warnings.append(
+                "\(path): the journal is shorter than the last checkpoint in .docsync/state (\(size) of \(offset) bytes: truncated or replaced); "
+                    + "the sync state is intact, so nothing is lost but the journal's history"
+                    + (repair ? "; moved what is left to \(aside) and started a new journal" : ""))
             if repair {
                 if FileSystem.exists(path) { try FileSystem.rename(path, aside) }
                 try FileSystem.writeAtomically(path, [])
@@ -78,7 +80,9 @@ public final class Journal {
         nextSeq = max(entries.map(\.seq).max() ?? lastKnownSeq, lastKnownSeq) + 1
         length = validLength
         if torn {
-            warnings.append("\(path): the last journal write was cut short (interrupted, or the disk was full); ignored it, \(entries.count) entries after offset \(offset) are intact")
+            warnings.append(
+                "\(path): the last journal write was cut short (interrupted, or the disk was full); ignored it, \(entries.count) entries after offset \(offset) are intact"
+            )
             if repair { try FileSystem.truncate(path, to: validLength) }
         }
         return entries

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Rewrites `.docsync/journal` so that it holds only the local actions still pending
 /// (not yet on the remote); every other entry is already folded into the sealed
 /// `.docsync/state` and is history only.
@@ -38,17 +40,25 @@ struct JournalCompaction {
         let old = Journal(path: journalPath)
         let entries: [JournalEntry]
         do { entries = try old.read(from: 0, lastKnownSeq: 0, repair: false) } catch let damaged as Journal.Damaged {
-            throw Refused(reason: damaged.localizedDescription.replacingOccurrences(of: "Run `docsync verify`", with: "gc leaves such a journal as it is (nothing was changed). Run `docsync verify`"))
+            throw Refused(
+                reason: damaged.localizedDescription.replacingOccurrences(
+                    of: "Run `docsync verify`",
+                    with: "gc leaves such a journal as it is (nothing was changed). Run `docsync verify`"))
         }
         if let unfolded = entries.first(where: { $0.seq > state.journalSeq }) {
-            throw Refused(reason: "\(journalPath): entry \(unfolded.seq) is not folded into the sync state yet; run any writing command (e.g. `docsync status` then `docsync sync`) and gc again")
+            throw Refused(
+                reason:
+                    "\(journalPath): entry \(unfolded.seq) is not folded into the sync state yet; run any writing command (e.g. `docsync status` then `docsync sync`) and gc again"
+            )
         }
         let bytesBefore = (try? FileSystem.linkStatus(journalPath).size).map(Int.init) ?? 0
         var text = ""
         for action in state.pending { text += ChecksummedLines.encode(try action.encodedLine()) }
         let newBytes = Array(text.utf8)
         let isNoOp = bytesBefore == newBytes.count && (try? FileSystem.readFile(journalPath)) == newBytes
-        return Plan(newBytes: newBytes, entriesBefore: entries.count, entriesKept: state.pending.count, bytesBefore: bytesBefore, isNoOp: isNoOp)
+        return Plan(
+            newBytes: newBytes, entriesBefore: entries.count, entriesKept: state.pending.count,
+            bytesBefore: bytesBefore, isNoOp: isNoOp)
     }
 
     /// Swaps the compacted journal in, in the order described above. `state` must be the
@@ -65,5 +75,3 @@ struct JournalCompaction {
         try CrashPoint.hit("gc.after-state")
     }
 }
-
-import Foundation

@@ -1,5 +1,5 @@
-import Foundation
 import DocSyncJSON
+import Foundation
 
 /// One line of the action journal: its sequence number, when it was written, and what
 /// happened (`Event`), with exactly the data that kind of event carries. Local actions
@@ -114,7 +114,9 @@ public struct JournalEntry: Sendable, Equatable {
     /// The base a document had before a pull that could not be applied to it, put back
     /// (so the local file is compared with what it really came from next time).
     static func notApplied(refId: String, base: DocVersion?) -> JournalEntry {
-        JournalEntry(.seen(refId: refId, base.map { .version($0) } ?? .deleted(changesetId: "", path: nil), reason: "not applied"))
+        JournalEntry(
+            .seen(
+                refId: refId, base.map { .version($0) } ?? .deleted(changesetId: "", path: nil), reason: "not applied"))
     }
 
     // MARK: Reading an event's fields
@@ -238,7 +240,8 @@ public struct JournalEntry: Sendable, Equatable {
 
 extension JournalEntry: Codable {
     private enum Field: String, CodingKey {
-        case seq, kind, time, refId, changesetId, hash, path, fromPath, fromHash, deleted, seqs, reason, cursor, replica, more, mintedId, movedAt, deletedHash, madeFrom
+        case seq, kind, time, refId, changesetId, hash, path, fromPath, fromHash, deleted, seqs, reason, cursor,
+            replica, more, mintedId, movedAt, deletedHash, madeFrom
     }
 
     /// The flat fields of one line (the format every earlier version wrote).
@@ -263,12 +266,18 @@ extension JournalEntry: Codable {
         madeFrom = try c.decodeIfPresent([String].self, forKey: .madeFrom)
         deletedHash = try c.decodeIfPresent(String.self, forKey: .deletedHash)
         let kind = try c.decode(Kind.self, forKey: .kind)
-        let f = Flat(refId: try c.decodeIfPresent(String.self, forKey: .refId), changesetId: try c.decodeIfPresent(String.self, forKey: .changesetId),
-                     hash: try c.decodeIfPresent(String.self, forKey: .hash), path: try c.decodeIfPresent(String.self, forKey: .path),
-                     fromPath: try c.decodeIfPresent(String.self, forKey: .fromPath), fromHash: try c.decodeIfPresent(String.self, forKey: .fromHash),
-                     reason: try c.decodeIfPresent(String.self, forKey: .reason), cursor: try c.decodeIfPresent(String.self, forKey: .cursor),
-                     replica: try c.decodeIfPresent(String.self, forKey: .replica),
-                     deleted: try c.decodeIfPresent(Bool.self, forKey: .deleted), seqs: try c.decodeIfPresent([Int].self, forKey: .seqs))
+        let f = Flat(
+            refId: try c.decodeIfPresent(String.self, forKey: .refId),
+            changesetId: try c.decodeIfPresent(String.self, forKey: .changesetId),
+            hash: try c.decodeIfPresent(String.self, forKey: .hash),
+            path: try c.decodeIfPresent(String.self, forKey: .path),
+            fromPath: try c.decodeIfPresent(String.self, forKey: .fromPath),
+            fromHash: try c.decodeIfPresent(String.self, forKey: .fromHash),
+            reason: try c.decodeIfPresent(String.self, forKey: .reason),
+            cursor: try c.decodeIfPresent(String.self, forKey: .cursor),
+            replica: try c.decodeIfPresent(String.self, forKey: .replica),
+            deleted: try c.decodeIfPresent(Bool.self, forKey: .deleted),
+            seqs: try c.decodeIfPresent([Int].self, forKey: .seqs))
         guard let event = Self.event(kind, f) else { throw Malformed(kind: kind) }
         self.event = event
     }
@@ -284,14 +293,23 @@ extension JournalEntry: Codable {
         switch kind {
         case .create, .update, .rename, .delete:
             guard let refId = f.refId, let id = f.changesetId, let hash = f.hash, let path = f.path else { return nil }
-            return .local(LocalAction(rawValue: kind.rawValue)!, version: DocVersion(refId: refId, changesetId: id, hash: hash, path: path), fromPath: f.fromPath)
+            return .local(
+                LocalAction(rawValue: kind.rawValue)!,
+                version: DocVersion(refId: refId, changesetId: id, hash: hash, path: path), fromPath: f.fromPath)
         case .done:
             guard let seqs = f.seqs, let reason = DoneReason(rawValue: f.reason ?? "") else { return nil }
             return .done(refId: f.refId, seqs: seqs, reason: reason)
         case .apply:
             guard let refId = f.refId, let id = f.changesetId else { return nil }
-            let result = f.deleted == true ? nil : f.hash.flatMap { hash in f.path.map { DocVersion(refId: refId, changesetId: id, hash: hash, path: $0) } }
-            return .apply(FileOperation(refId: refId, changesetId: id, result: result, fromPath: f.fromPath, fromHash: f.fromHash))
+            let result =
+                f.deleted == true
+                ? nil
+                : f.hash.flatMap { hash in
+                    f.path.map { DocVersion(refId: refId, changesetId: id, hash: hash, path: $0) }
+                }
+            return .apply(
+                FileOperation(refId: refId, changesetId: id, result: result, fromPath: f.fromPath, fromHash: f.fromHash)
+            )
         case .seen:
             guard let refId = f.refId, let state = state() else { return nil }
             return .seen(refId: refId, state, reason: f.reason)
@@ -326,7 +344,9 @@ extension JournalEntry: Codable {
         case let .done(refId, seqs, reason):
             (f.refId, f.seqs, f.reason) = (refId, seqs, reason.rawValue)
         case let .apply(op):
-            (f.refId, f.changesetId, f.hash, f.path, f.fromPath, f.fromHash) = (op.refId, op.changesetId, op.result?.hash, op.result?.path, op.fromPath, op.fromHash)
+            (f.refId, f.changesetId, f.hash, f.path, f.fromPath, f.fromHash) = (
+                op.refId, op.changesetId, op.result?.hash, op.result?.path, op.fromPath, op.fromHash
+            )
             if op.result == nil { f.deleted = true }
         case let .seen(refId, state, reason):
             f.refId = refId

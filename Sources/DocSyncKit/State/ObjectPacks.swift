@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Crypto
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Objects stored many at a time: one append-only pack file per batch plus an index
 /// written when the batch is flushed, in `.docsync/objects/packs/`. Why: a first push or
@@ -59,7 +60,8 @@ final class ObjectPacks: @unchecked Sendable {
     private func indexes() -> [PackIndex] {
         if let loaded { return loaded }
         var found: [PackIndex] = []
-        for name in ((try? FileSystem.listDirectory(folder)) ?? []).sorted() where name.hasSuffix(".idx") && name.hasPrefix("pack-") {
+        for name in ((try? FileSystem.listDirectory(folder)) ?? []).sorted()
+        where name.hasSuffix(".idx") && name.hasPrefix("pack-") {
             let base = folder + "/" + name.dropLast(4)
             if let index = PackIndex.load(index: base + ".idx", pack: base + ".pack") { found.append(index) }
         }
@@ -118,7 +120,7 @@ final class PackIndex: @unchecked Sendable {
     let packPath: String
     let indexPath: String
     let count: Int
-    private let table: [UInt8]   // count entries of ObjectPacks.entrySize bytes, sorted by hash
+    private let table: [UInt8]  // count entries of ObjectPacks.entrySize bytes, sorted by hash
     private var fd: Int32 = -1
 
     static func load(index indexPath: String, pack packPath: String) -> PackIndex? {
@@ -130,8 +132,11 @@ final class PackIndex: @unchecked Sendable {
         var count = 0
         for byte in bytes[header.count..<(header.count + 8)] { count = count << 8 | Int(byte) }
         let tableStart = header.count + 8
-        guard count >= 0, count <= bytes.count, tableStart + count * ObjectPacks.entrySize == sumStart else { return nil }
-        let index = PackIndex(packPath: packPath, indexPath: indexPath, count: count, table: Array(bytes[tableStart..<sumStart]))
+        guard count >= 0, count <= bytes.count, tableStart + count * ObjectPacks.entrySize == sumStart else {
+            return nil
+        }
+        let index = PackIndex(
+            packPath: packPath, indexPath: indexPath, count: count, table: Array(bytes[tableStart..<sumStart]))
         // Why: on a folder a sync service copies (a drive remote), an index can arrive
         // before its pack, or with the pack still being copied; such an index holds
         // nothing yet, and a reader must see "not here yet", not a damaged object.
@@ -191,7 +196,10 @@ final class PackIndex: @unchecked Sendable {
         table.withUnsafeBufferPointer { t in
             (0..<count).map { i in
                 let entry = t.baseAddress! + i * ObjectPacks.entrySize
-                return (ContentHash.hex(UnsafeBufferPointer(start: entry, count: 32)), Int(Self.bigEndian(entry + 32, 8)), Int(Self.bigEndian(entry + 40, 4)))
+                return (
+                    ContentHash.hex(UnsafeBufferPointer(start: entry, count: 32)), Int(Self.bigEndian(entry + 32, 8)),
+                    Int(Self.bigEndian(entry + 40, 4))
+                )
             }
         }
     }
@@ -252,7 +260,9 @@ final class PackWriter {
 
     func append(_ bytes: [UInt8], hash: [UInt8]) throws {
         guard positions[hash] == nil else { return }
-        guard bytes.count <= Int(UInt32.max) else { throw FileSystemError(path: packPath, operation: "write (object over 4 GiB)", code: EFBIG) }
+        guard bytes.count <= Int(UInt32.max) else {
+            throw FileSystemError(path: packPath, operation: "write (object over 4 GiB)", code: EFBIG)
+        }
         buffer += hash
         let n = UInt32(bytes.count)
         buffer += [UInt8(n >> 24), UInt8(n >> 16 & 0xff), UInt8(n >> 8 & 0xff), UInt8(n & 0xff)]
@@ -280,8 +290,12 @@ final class PackWriter {
         table.reserveCapacity(sorted.count * ObjectPacks.entrySize)
         for e in sorted {
             table += e.hash
-            for shift in stride(from: 56, through: 0, by: -8) { table.append(UInt8(UInt64(e.offset) >> UInt64(shift) & 0xff)) }
-            for shift in stride(from: 24, through: 0, by: -8) { table.append(UInt8(UInt32(e.length) >> UInt32(shift) & 0xff)) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                table.append(UInt8(UInt64(e.offset) >> UInt64(shift) & 0xff))
+            }
+            for shift in stride(from: 24, through: 0, by: -8) {
+                table.append(UInt8(UInt32(e.length) >> UInt32(shift) & 0xff))
+            }
         }
         index += table
         index += Array(SHA256.hash(data: index))
@@ -293,7 +307,9 @@ final class PackWriter {
         var out = [UInt8](repeating: 0, count: length)
         var done = 0
         while done < length {
-            let n = out.withUnsafeMutableBytes { pread(fd, $0.baseAddress! + done, length - done, off_t(offset + done)) }
+            let n = out.withUnsafeMutableBytes {
+                pread(fd, $0.baseAddress! + done, length - done, off_t(offset + done))
+            }
             if n < 0 && errno == EINTR { continue }
             guard n > 0 else { return nil }
             done += n

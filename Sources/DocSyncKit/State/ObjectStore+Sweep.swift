@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension ObjectStore {
@@ -21,7 +21,9 @@ extension ObjectStore {
         for (swept, folder) in folders.sorted().enumerated() {
             progress?(.step(.gc, done: swept, total: folders.count))
             let dir = root + "/" + folder
-            guard folder.count == 2, FileSystem.isDirectory(dir), let names = try? FileSystem.listDirectory(dir) else { continue }
+            guard folder.count == 2, FileSystem.isDirectory(dir), let names = try? FileSystem.listDirectory(dir) else {
+                continue
+            }
             var left = names.count
             for name in names.sorted() {
                 let isTemporary = name.hasPrefix(".docsync-tmp-")
@@ -48,7 +50,8 @@ extension ObjectStore {
         guard let names = try? FileSystem.listDirectory(folder) else { return }
         let indexes = packs.allIndexes()
         let indexed = Set(indexes.map(\.packPath))
-        for name in names.sorted() where name.hasPrefix(".docsync-tmp-") || (name.hasSuffix(".pack") && !indexed.contains(folder + "/" + name)) {
+        for name in names.sorted()
+        where name.hasPrefix(".docsync-tmp-") || (name.hasSuffix(".pack") && !indexed.contains(folder + "/" + name)) {
             if !dryRun { guard unlink(folder + "/" + name) == 0 else { continue } }
             result.temporaryFiles += 1
         }
@@ -65,7 +68,9 @@ extension ObjectStore {
             guard !dryRun else { continue }
             for entry in entries where keep.contains(entry.hash) && seen.insert(entry.hash).inserted {
                 // A damaged copy is not carried over: `verify` reports the object missing.
-                guard let raw = ContentHash.raw(entry.hash), let bytes = index.bytes(raw), ContentHash.of(bytes) == entry.hash else { continue }
+                guard let raw = ContentHash.raw(entry.hash), let bytes = index.bytes(raw),
+                    ContentHash.of(bytes) == entry.hash
+                else { continue }
                 live.append((entry.hash, bytes))
             }
         }
@@ -78,7 +83,7 @@ extension ObjectStore {
                 FileSystem.syncFilesystem(containing: folder)
             }
         } catch {
-            return   // the old packs stay: nothing is lost, the next gc tries again
+            return  // the old packs stay: nothing is lost, the next gc tries again
         }
         for index in stale {
             unlink(index.indexPath)

@@ -44,7 +44,9 @@ public struct ObjectStore: Sendable {
     /// The bytes for `hash`, checked against it.
     public func get(_ hash: String) throws -> [UInt8] {
         if let raw = ContentHash.raw(hash), let bytes = packs.bytes(raw), ContentHash.of(bytes) == hash { return bytes }
-        guard let bytes = try? FileSystem.readFile(path(for: hash)), ContentHash.of(bytes) == hash else { throw Missing(hash: hash) }
+        guard let bytes = try? FileSystem.readFile(path(for: hash)), ContentHash.of(bytes) == hash else {
+            throw Missing(hash: hash)
+        }
         return bytes
     }
 

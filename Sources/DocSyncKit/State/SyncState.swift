@@ -32,7 +32,9 @@ public struct SyncState: Sendable {
             if let refId = action.refId, base[refId] == nil { minted[refId] = [] }
         }
         guard !minted.isEmpty else { return [:] }
-        for action in pending { if let refId = action.refId, minted[refId] != nil { minted[refId]!.append(action.seq) } }
+        for action in pending {
+            if let refId = action.refId, minted[refId] != nil { minted[refId]!.append(action.seq) }
+        }
         return minted
     }
 
@@ -98,7 +100,9 @@ public struct SyncState: Sendable {
         var sawEnd = false
         let sound = try SealedFile.forEachLine(bytes) { f in
             if !sawHeader {
-                guard f.count == 1, f.equals(0, "docsync-state 1") else { throw Damaged(path: path, reason: "not a state file this version understands") }
+                guard f.count == 1, f.equals(0, "docsync-state 1") else {
+                    throw Damaged(path: path, reason: "not a state file this version understands")
+                }
                 sawHeader = true
             } else if f.equals(0, "base") && f.count == 5 {
                 let v = DocVersion(refId: f.text(1), changesetId: f.text(2), hash: f.raw(3), path: f.text(4))
@@ -117,10 +121,14 @@ public struct SyncState: Sendable {
                 }
                 state.held[refId] = entry
             } else if f.equals(0, "pending") && f.count == 2 {
-                guard let entry = try? JournalEntry.decode(f.text(1)) else { throw Damaged(path: path, reason: "damaged (bad pending entry)") }
+                guard let entry = try? JournalEntry.decode(f.text(1)) else {
+                    throw Damaged(path: path, reason: "damaged (bad pending entry)")
+                }
                 state.pending.append(entry)
             } else if f.equals(0, "end") && f.count == 3 {
-                guard f.int64(1) == Int64(state.base.count), f.int64(2) == Int64(state.pending.count) else { throw Damaged(path: path, reason: "incomplete") }
+                guard f.int64(1) == Int64(state.base.count), f.int64(2) == Int64(state.pending.count) else {
+                    throw Damaged(path: path, reason: "incomplete")
+                }
                 sawEnd = true
             } else {
                 throw Damaged(path: path, reason: "damaged (unknown record)")
@@ -134,26 +142,56 @@ public struct SyncState: Sendable {
 
     public func save(to path: String) throws {
         try SealedFile.write(to: path, durable: true) { out in
-            out.raw(Self.header); out.newline()
-            out.raw("journal"); out.tab(); out.number(journalSeq); out.tab(); out.number(journalOffset); out.newline()
-            out.raw("cursor"); out.tab(); out.text(cursor ?? ""); out.newline()
-            if let lastSync { out.raw("lastsync"); out.tab(); out.number(lastSync); out.newline() }
+            out.raw(Self.header)
+            out.newline()
+            out.raw("journal")
+            out.tab()
+            out.number(journalSeq)
+            out.tab()
+            out.number(journalOffset)
+            out.newline()
+            out.raw("cursor")
+            out.tab()
+            out.text(cursor ?? "")
+            out.newline()
+            if let lastSync {
+                out.raw("lastsync")
+                out.tab()
+                out.number(lastSync)
+                out.newline()
+            }
             // In no particular order (readers key them by refId): sorting 100,000 versions on
             // every checkpoint cost a tenth of a small push.
             for v in base.values {
-                out.raw("base"); out.tab()
-                out.text(v.refId); out.tab()
-                out.text(v.changesetId); out.tab()
-                out.raw(v.hash); out.tab()
-                out.text(v.path); out.newline()
+                out.raw("base")
+                out.tab()
+                out.text(v.refId)
+                out.tab()
+                out.text(v.changesetId)
+                out.tab()
+                out.raw(v.hash)
+                out.tab()
+                out.text(v.path)
+                out.newline()
             }
             for p in pending {
-                out.raw("pending"); out.tab(); out.text(try p.encodedLine()); out.newline()
+                out.raw("pending")
+                out.tab()
+                out.text(try p.encodedLine())
+                out.newline()
             }
             for h in held.values.sorted(by: { UTF8Order.precedes($0.refId ?? "", $1.refId ?? "") }) {
-                out.raw("held"); out.tab(); out.text(try h.encodedLine()); out.newline()
+                out.raw("held")
+                out.tab()
+                out.text(try h.encodedLine())
+                out.newline()
             }
-            out.raw("end"); out.tab(); out.number(base.count); out.tab(); out.number(pending.count); out.newline()
+            out.raw("end")
+            out.tab()
+            out.number(base.count)
+            out.tab()
+            out.number(pending.count)
+            out.newline()
         }
     }
 }

@@ -1,5 +1,7 @@
+import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One docsync run per working tree at a time: an flock on `.docsync/lock`. The kernel
@@ -40,5 +42,3 @@ public final class TreeLock {
 
     deinit { release() }
 }
-
-import Foundation

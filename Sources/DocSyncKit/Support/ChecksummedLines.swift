@@ -4,7 +4,7 @@
 /// change feed safe to append to without a rewrite.
 public enum ChecksummedLines {
     public static func encode(_ payload: String) -> String {
-        precondition(!payload.utf8.contains(0x0A), "payload must be a single line") // utf8: "\r\n" is one Character
+        precondition(!payload.utf8.contains(0x0A), "payload must be a single line")  // utf8: "\r\n" is one Character
         return payload + "\t#" + checksum(payload) + "\n"
     }
 
@@ -35,7 +35,9 @@ public enum ChecksummedLines {
         var lineNumber = 0
         while start < bytes.endIndex {
             guard let newline = bytes[start...].firstIndex(of: 10) else {
-                return ParseResult(lines: lines, validLength: baseOffset + (start - bytes.startIndex), tornTail: true, corruptLine: nil)
+                return ParseResult(
+                    lines: lines, validLength: baseOffset + (start - bytes.startIndex), tornTail: true, corruptLine: nil
+                )
             }
             lineNumber += 1
             let line = bytes[start..<newline]
@@ -45,12 +47,14 @@ public enum ChecksummedLines {
             // of the repaired text was accepted as a payload other than its bytes (found by
             // the journal fuzzer).
             let payload = tab.flatMap { String(validating: line[line.startIndex..<$0], as: UTF8.self) }
-            guard let tab, let payload, line.index(after: tab) < line.endIndex, line[line.index(after: tab)] == UInt8(ascii: "#"),
-                  checksum(payload) == String(decoding: line[(tab + 2)...], as: UTF8.self)
+            guard let tab, let payload, line.index(after: tab) < line.endIndex,
+                line[line.index(after: tab)] == UInt8(ascii: "#"),
+                checksum(payload) == String(decoding: line[(tab + 2)...], as: UTF8.self)
             else {
                 let isLast = newline + 1 == bytes.endIndex
-                return ParseResult(lines: lines, validLength: baseOffset + (start - bytes.startIndex),
-                                   tornTail: isLast, corruptLine: isLast ? nil : lineNumber)
+                return ParseResult(
+                    lines: lines, validLength: baseOffset + (start - bytes.startIndex),
+                    tornTail: isLast, corruptLine: isLast ? nil : lineNumber)
             }
             lines.append(Line(payload: payload, endOffset: baseOffset + (newline + 1 - bytes.startIndex)))
             start = newline + 1

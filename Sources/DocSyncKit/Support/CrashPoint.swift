@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Named places in push, pull, sync and gc where a test can make docsync stop dead, to
 /// prove a crash there loses nothing. `DOCSYNC_CRASH_AT=<name>` makes the process
@@ -19,7 +20,9 @@ public enum CrashPoint {
     /// push writes its objects, then moves the branch in one ref update
     /// (`git.before-ref-update` is between the two).
     public static func points(for kind: RemoteKind) -> [String] {
-        let remote = kind == .dir ? ["remote.after-documents", "remote.after-feed"] : ["git.before-ref-update", "remote.after-feed"]
+        let remote =
+            kind == .dir
+            ? ["remote.after-documents", "remote.after-feed"] : ["git.before-ref-update", "remote.after-feed"]
         return ["record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files"]
             + remote + ["push.after-remote-commit"]
     }
@@ -28,7 +31,9 @@ public enum CrashPoint {
     /// purge (only a folder remote writes a compacted feed; git's purge is one commit), the
     /// journal swap (see JournalCompaction), the sweep.
     public static func gcPoints(for kind: RemoteKind, format: FolderRemoteFormat = .drive) -> [String] {
-        let remote = kind == .dir && format == .shared ? ["gc.after-remote-feed", "gc.after-remote-commit"] : ["gc.after-remote-commit"]
+        let remote =
+            kind == .dir && format == .shared
+            ? ["gc.after-remote-feed", "gc.after-remote-commit"] : ["gc.after-remote-commit"]
         return remote + ["gc.after-state-reset", "gc.after-journal", "gc.after-state", "gc.after-objects"]
     }
 
@@ -68,6 +73,6 @@ public enum CrashPoint {
 
     private static func pause(until file: String) {
         close(open(file + ".reached", O_CREAT | O_WRONLY, 0o644))
-        for _ in 0 ..< 600 where access(file, F_OK) != 0 { usleep(100_000) }
+        for _ in 0..<600 where access(file, F_OK) != 0 { usleep(100_000) }
     }
 }

@@ -1,12 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 import Synchronization
 
-private func statFollowingLinks(_ path: UnsafePointer<CChar>, _ buf: UnsafeMutablePointer<stat>) -> Int32 { stat(path, buf) }
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+private func statFollowingLinks(_ path: UnsafePointer<CChar>, _ buf: UnsafeMutablePointer<stat>) -> Int32 {
+    stat(path, buf)
+}
 @_silgen_name("syncfs") private func c_syncfs(_ fd: Int32) -> Int32
 /// Numbers this process's temporary files (see `FileSystem.writeAtomically`).
 private let temporaryCounter = Atomic<UInt64>(0)
@@ -20,7 +23,8 @@ public struct FileSystemError: Error, LocalizedError, Sendable, Equatable {
 
     public var errorDescription: String? {
         "\(path): \(operation) failed: \(String(cString: strerror(code)))"
-            + (isDiskFull ? " (the disk is full: free some space and run again; what was already recorded is kept)" : "")
+            + (isDiskFull
+                ? " (the disk is full: free some space and run again; what was already recorded is kept)" : "")
     }
 
     public var isNotFound: Bool { code == ENOENT || code == ENOTDIR }
@@ -63,7 +67,9 @@ public enum FileSystem {
 
     public static func status(_ path: String) throws(FileSystemError) -> FileStat {
         var st = Glibc.stat()
-        guard statFollowingLinks(path, &st) == 0 else { throw FileSystemError(path: path, operation: "stat", code: errno) }
+        guard statFollowingLinks(path, &st) == 0 else {
+            throw FileSystemError(path: path, operation: "stat", code: errno)
+        }
         return FileStat(st)
     }
 
@@ -83,7 +89,9 @@ public enum FileSystem {
         defer { close(fd) }
         var st = Glibc.stat()
         guard fstat(fd, &st) == 0 else { throw FileSystemError(path: path, operation: "fstat", code: errno) }
-        if offset > 0, lseek(fd, off_t(offset), SEEK_SET) < 0 { throw FileSystemError(path: path, operation: "lseek", code: errno) }
+        if offset > 0, lseek(fd, off_t(offset), SEEK_SET) < 0 {
+            throw FileSystemError(path: path, operation: "lseek", code: errno)
+        }
         var result = [UInt8]()
         result.reserveCapacity(max(0, Int(st.st_size) - offset))
         var chunk = [UInt8](repeating: 0, count: max(4096, min(Int(st.st_size) + 1, 1 << 20)))
@@ -100,13 +108,15 @@ public enum FileSystem {
     }
 
     public static func readFileIfPresent(_ path: String) throws(FileSystemError) -> [UInt8]? {
-        do { return try readFile(path) } catch where error.isNotFound { return nil }
+        do { return try readFile(path) } catch  where error.isNotFound { return nil }
     }
 
     /// Writes to a temporary file in the same folder, fsyncs it, renames it over `path`
     /// and fsyncs the folder. The temp name starts with `.docsync-tmp-` so a scan never
     /// mistakes a leftover for a document.
-    public static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644, durable: Bool = true) throws(FileSystemError) {
+    public static func writeAtomically(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644, durable: Bool = true)
+        throws(FileSystemError)
+    {
         do {
             try writeAtomically(path, mode: mode, durable: durable) { fd in try writeAll(fd, bytes, path: path) }
         } catch let error as FileSystemError {
@@ -119,7 +129,9 @@ public enum FileSystem {
     /// Like `writeAtomically(_:_:)`, with the content written by `body` into the temporary
     /// file's descriptor as it is made (a file too large to hold whole, written in parts).
     /// Whatever `body` throws leaves `path` as it was.
-    public static func writeAtomically(_ path: String, mode: mode_t = 0o644, durable: Bool = true, writing body: (Int32) throws -> Void) throws {
+    public static func writeAtomically(
+        _ path: String, mode: mode_t = 0o644, durable: Bool = true, writing body: (Int32) throws -> Void
+    ) throws {
         let (dir, base) = splitLast(path)
         let (temp, fd) = try createTemporary(beside: path, folder: dir, name: base, mode: mode)
         do {
@@ -132,7 +144,9 @@ public enum FileSystem {
             unlink(temp)
             // Name the file being written, not the temporary one that is gone now. Why:
             // a full disk was reported as ".docsync-tmp-123-456-x.json: write failed".
-            if let error = error as? FileSystemError { throw FileSystemError(path: path, operation: error.operation, code: error.code) }
+            if let error = error as? FileSystemError {
+                throw FileSystemError(path: path, operation: error.operation, code: error.code)
+            }
             throw error
         }
         guard Glibc.rename(temp, path) == 0 else {
@@ -144,14 +158,18 @@ public enum FileSystem {
     }
 
     /// A new `.docsync-tmp-…` file in `folder` for writing `path` (named `name`), open.
-    private static func createTemporary(beside path: String, folder dir: String, name base: String, mode: mode_t) throws(FileSystemError) -> (String, Int32) {
+    private static func createTemporary(beside path: String, folder dir: String, name base: String, mode: mode_t)
+        throws(FileSystemError) -> (String, Int32)
+    {
         // pid and a counter name it uniquely among live processes; O_EXCL and the retry
         // cover a leftover of a dead process that had the same pid. Why not random: one
         // getrandom(2) per file written was a tenth of a first push's system calls.
         var temp = ""
         var fd: Int32 = -1
         for _ in 0..<100 {
-            temp = (dir.isEmpty ? "" : dir + "/") + ".docsync-tmp-\(processID)-\(temporaryCounter.add(1, ordering: .relaxed).newValue)-" + base.prefix(40)
+            temp =
+                (dir.isEmpty ? "" : dir + "/")
+                + ".docsync-tmp-\(processID)-\(temporaryCounter.add(1, ordering: .relaxed).newValue)-" + base.prefix(40)
             fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
             if fd >= 0 || errno != EEXIST { break }
         }
@@ -164,7 +182,8 @@ public enum FileSystem {
     /// fails if the name is taken), and fsyncs the folder; false, and nothing written, if
     /// the name is taken. For files that must never replace another (a refused text kept
     /// for the user). Where hard links are not supported, O_EXCL creates it in place.
-    public static func createNew(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws(FileSystemError) -> Bool {
+    public static func createNew(_ path: String, _ bytes: [UInt8], mode: mode_t = 0o644) throws(FileSystemError) -> Bool
+    {
         let (dir, base) = splitLast(path)
         let (temp, fd) = try createTemporary(beside: path, folder: dir, name: base, mode: mode)
         do throws(FileSystemError) {
@@ -272,7 +291,9 @@ public enum FileSystem {
     /// likes, then fsyncs once. Returns the number of bytes written. Why pieces: a journal
     /// batch of 100,000 entries held whole as text was a clone's largest allocation.
     @discardableResult
-    public static func append(_ path: String, durable: Bool = true, _ produce: (_ write: ([UInt8]) throws -> Void) throws -> Void) throws -> Int {
+    public static func append(
+        _ path: String, durable: Bool = true, _ produce: (_ write: ([UInt8]) throws -> Void) throws -> Void
+    ) throws -> Int {
         let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw FileSystemError(path: path, operation: "open", code: errno) }
         defer { close(fd) }
@@ -286,7 +307,9 @@ public enum FileSystem {
     }
 
     public static func truncate(_ path: String, to length: Int) throws(FileSystemError) {
-        guard Glibc.truncate(path, off_t(length)) == 0 else { throw FileSystemError(path: path, operation: "truncate", code: errno) }
+        guard Glibc.truncate(path, off_t(length)) == 0 else {
+            throw FileSystemError(path: path, operation: "truncate", code: errno)
+        }
     }
 
     public static func listDirectory(_ path: String) throws(FileSystemError) -> [String] {
@@ -298,7 +321,8 @@ public enum FileSystem {
             // The name in place: a dirent is only as long as its name (d_reclen), so
             // copying the whole struct could read past the end of the kernel's buffer
             // (it did, listing /tmp while other processes filled it: SIGSEGV).
-            let name = String(cString: UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self))
+            let name = String(
+                cString: UnsafeRawPointer(entry).advanced(by: nameOffset).assumingMemoryBound(to: CChar.self))
             if name == "." || name == ".." { continue }
             names.append(name)
         }

@@ -1,6 +1,7 @@
 import Crypto
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Files rewritten whole (state, index): tab-separated lines followed by one trailer
@@ -52,9 +53,12 @@ enum SealedFile {
         mutating func number<N: BinaryInteger>(_ value: N) {
             if value < 0 { bytes.append(UInt8(ascii: "-")) }
             var magnitude = value.magnitude
-            var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                          UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            var digits:
+                (
+                    UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                    UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+                ) =
+                    (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
             var count = 0
             withUnsafeMutableBytes(of: &digits) { buffer in
                 repeat {
@@ -95,7 +99,9 @@ enum SealedFile {
         guard bytes.last == 10 else { return nil }
         let trailerStart = (bytes.dropLast().lastIndex(of: 10).map { $0 + 1 }) ?? 0
         let trailer = String(decoding: bytes[trailerStart..<(bytes.count - 1)], as: UTF8.self)
-        guard trailer.hasPrefix("#sha256 "), String(trailer.dropFirst(8)) == ContentHash.of(Array(bytes[0..<trailerStart])) else { return nil }
+        guard trailer.hasPrefix("#sha256 "),
+            String(trailer.dropFirst(8)) == ContentHash.of(Array(bytes[0..<trailerStart]))
+        else { return nil }
         return trailerStart
     }
 
@@ -134,14 +140,18 @@ enum SealedFile {
         func text(_ i: Int) -> String { FieldEscaping.unescape(raw(i)) }
 
         /// Field `i` as text, taken as it is (hashes and other fields never escaped).
-        func raw(_ i: Int) -> String { String(decoding: UnsafeBufferPointer(rebasing: buffer[ranges[i]]), as: UTF8.self) }
+        func raw(_ i: Int) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: buffer[ranges[i]]), as: UTF8.self)
+        }
 
         func uint64(_ i: Int) -> UInt64? { digits(ranges[i]) }
 
         func int64(_ i: Int) -> Int64? {
             let range = ranges[i]
             let negative = !range.isEmpty && buffer[range.lowerBound] == UInt8(ascii: "-")
-            guard let magnitude = digits(negative ? (range.lowerBound + 1)..<range.upperBound : range), magnitude <= UInt64(Int64.max) else { return nil }
+            guard let magnitude = digits(negative ? (range.lowerBound + 1)..<range.upperBound : range),
+                magnitude <= UInt64(Int64.max)
+            else { return nil }
             return negative ? -Int64(magnitude) : Int64(magnitude)
         }
 

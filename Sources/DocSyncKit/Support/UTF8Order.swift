@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Byte order of UTF-8 text, the order paths are kept in (the index, listings, the

@@ -54,8 +54,11 @@ final class ChangeRecorder {
     var rejoining: [String: [Int]] = [:]
     private var unstoredContents: [String: [UInt8]] = [:]
 
-    init(layout: TreeLayout, tracked: [String: DocVersion], index: StatCache, clock: HybridLogicalClock, objects: ObjectStore,
-         schemas: RecordSchemas? = nil) {
+    init(
+        layout: TreeLayout, tracked: [String: DocVersion], index: StatCache, clock: HybridLogicalClock,
+        objects: ObjectStore,
+        schemas: RecordSchemas? = nil
+    ) {
         self.layout = layout
         self.schemas = schemas
         self.tracked = tracked
@@ -78,9 +81,10 @@ final class ChangeRecorder {
         for (fileNumber, entry) in walk.files.enumerated() {
             progress?(.step(.scan, done: fileNumber, total: walk.files.count))
             if let cached = index[entry.path], cached.matches(entry.stat) {
-                var info = FileInfo(path: entry.path, stat: entry.stat, hash: cached.hash,
-                                    refId: cached.refId.isEmpty ? nil : cached.refId,
-                                    changesetId: cached.changesetId.isEmpty ? nil : cached.changesetId)
+                var info = FileInfo(
+                    path: entry.path, stat: entry.stat, hash: cached.hash,
+                    refId: cached.refId.isEmpty ? nil : cached.refId,
+                    changesetId: cached.changesetId.isEmpty ? nil : cached.changesetId)
                 // The one lookup of its document for most files on a no-op run. Why: the
                 // loops below asked `tracked` three times per file, a tenth of a no-op.
                 let known = info.refId.flatMap { tracked[$0] }
@@ -91,7 +95,9 @@ final class ChangeRecorder {
                 }
                 // Read by `status` or a dry run and not recorded since: checked now.
                 if let bytes = try? FileSystem.readFile(layout.absolute(entry.path)),
-                   let scanned = try? JSONScanner.scanDocument(bytes), let problems = schemaProblems(entry.path, bytes, scanned) {
+                    let scanned = try? JSONScanner.scanDocument(bytes),
+                    let problems = schemaProblems(entry.path, bytes, scanned)
+                {
                     result.problems += problems
                     result.unreadablePaths.insert(entry.path)
                     index.remove(path: entry.path)
@@ -103,21 +109,25 @@ final class ChangeRecorder {
             // A name no remote can hold (a newline or control character in it) is this
             // file's problem alone: reported like invalid JSON, everything else syncs.
             if let problem = DocumentPath.problem(entry.path) {
-                result.problems.append(DocumentProblem(path: DocumentPath.printable(entry.path),
-                                                       reason: "this file name cannot be synced (\(problem)); rename the file"))
+                result.problems.append(
+                    DocumentProblem(
+                        path: DocumentPath.printable(entry.path),
+                        reason: "this file name cannot be synced (\(problem)); rename the file"))
                 result.unreadablePaths.insert(entry.path)
                 continue
             }
             let readAt = FileSystem.currentTimeNanos
             let bytes: [UInt8]
             do { bytes = try FileSystem.readFile(layout.absolute(entry.path)) } catch {
-                result.problems.append(DocumentProblem(path: entry.path, reason: "cannot read: \(error.localizedDescription)"))
+                result.problems.append(
+                    DocumentProblem(path: entry.path, reason: "cannot read: \(error.localizedDescription)"))
                 result.unreadablePaths.insert(entry.path)
                 continue
             }
             let scanned: ScannedDocument
             do { scanned = try JSONScanner.scanDocument(bytes) } catch {
-                result.problems.append(DocumentProblem(path: entry.path, line: error.line, column: error.column, reason: error.reason))
+                result.problems.append(
+                    DocumentProblem(path: entry.path, line: error.line, column: error.column, reason: error.reason))
                 result.unreadablePaths.insert(entry.path)
                 index.remove(path: entry.path)
                 continue
@@ -134,7 +144,9 @@ final class ChangeRecorder {
                     continue
                 }
             }
-            if let member = scanned.member(named: "changesetId"), member.kind == .string { info.changesetId = member.stringValue }
+            if let member = scanned.member(named: "changesetId"), member.kind == .string {
+                info.changesetId = member.stringValue
+            }
             // Content this tree has not recorded for its document: only such versions are
             // checked against a schema (one pulled or recorded before a schema changed is
             // not this replica's new edit, and holding it would hold the remote's next one).
@@ -149,7 +161,9 @@ final class ChangeRecorder {
                 index.remove(path: entry.path)
                 continue
             }
-            index.record(path: entry.path, stat: entry.stat, hash: info.hash, refId: info.refId ?? "", changesetId: info.changesetId ?? "", readAtNanos: readAt)
+            index.record(
+                path: entry.path, stat: entry.stat, hash: info.hash, refId: info.refId ?? "",
+                changesetId: info.changesetId ?? "", readAtNanos: readAt)
             // Bytes the tree already recorded are not held: after a clone (every entry
             // racy) or a lost index, every file is read again, and few need recording
             // (a copy that does is read again then).
@@ -211,10 +225,14 @@ final class ChangeRecorder {
         keepers.reserveCapacity(files.count)
         for i in files.indices {
             progress?(.step(.record, done: i, total: files.count))
-            if !rejoining.isEmpty, let own = files[i].refId, rejoining[own] != nil, let joined = joinedRefId(own: own, path: files[i].path) {
+            if !rejoining.isEmpty, let own = files[i].refId, rejoining[own] != nil,
+                let joined = joinedRefId(own: own, path: files[i].path)
+            {
                 keepers.append(false)
-                if let action = try record(files[i], refId: joined, newRefId: true, kind: .create, fromPath: nil, write: write,
-                                           problems: &result.problems) {
+                if let action = try record(
+                    files[i], refId: joined, newRefId: true, kind: .create, fromPath: nil, write: write,
+                    problems: &result.problems)
+                {
                     result.actions.append(action)
                     rejoined[own] = rejoining[own]
                 }
@@ -234,26 +252,38 @@ final class ChangeRecorder {
                 claimedCount += 1
                 if f.hash == t.hash {
                     if f.path != t.path {
-                        var rename = JournalEntry(.local(.rename, version: DocVersion(refId: ref, changesetId: t.changesetId, hash: t.hash, path: f.path),
-                                                          fromPath: t.path))
+                        var rename = JournalEntry(
+                            .local(
+                                .rename,
+                                version: DocVersion(refId: ref, changesetId: t.changesetId, hash: t.hash, path: f.path),
+                                fromPath: t.path))
                         rename.movedAt = Self.movedAt(f.stat)
                         result.actions.append(rename)
                     }
                     continue
                 }
-                if var action = try record(f, refId: ref, newRefId: false, kind: .update, fromPath: t.path == f.path ? nil : t.path, write: write, problems: &result.problems) {
+                if var action = try record(
+                    f, refId: ref, newRefId: false, kind: .update, fromPath: t.path == f.path ? nil : t.path,
+                    write: write, problems: &result.problems)
+                {
                     if t.path != f.path { action.movedAt = Self.movedAt(f.stat) }
                     result.actions.append(action)
                 }
             } else if isKeeper, let ref = f.refId {
-                if let action = try record(f, refId: ref, newRefId: false, kind: .create, fromPath: nil, write: write, problems: &result.problems) {
+                if let action = try record(
+                    f, refId: ref, newRefId: false, kind: .create, fromPath: nil, write: write,
+                    problems: &result.problems)
+                {
                     result.actions.append(action)
                 }
             } else {
                 // Without `write` a placeholder, one per file (plans key documents by refId).
                 let joined = f.refId == nil ? joinedRefId(own: nil, path: f.path) : nil
                 let ref = joined ?? (write ? RefID.generate() : "(new) " + f.path)
-                if var action = try record(f, refId: ref, newRefId: true, kind: .create, fromPath: nil, write: write, problems: &result.problems) {
+                if var action = try record(
+                    f, refId: ref, newRefId: true, kind: .create, fromPath: nil, write: write,
+                    problems: &result.problems)
+                {
                     if f.refId == nil && joined == nil { action.mintedId = true }
                     result.actions.append(action)
                 }
@@ -285,7 +315,9 @@ final class ChangeRecorder {
     /// refId of its own (`own` nil) or one docsync gave it (`rejoining`), and only a
     /// document nothing in the tree already is.
     private func joinedRefId(own: String?, path: String) -> String? {
-        guard let refId = joining[path], refId != own, tracked[refId] == nil, !carriedRefIds.contains(refId) else { return nil }
+        guard let refId = joining[path], refId != own, tracked[refId] == nil, !carriedRefIds.contains(refId) else {
+            return nil
+        }
         return refId
     }
 
@@ -319,37 +351,53 @@ final class ChangeRecorder {
 
     /// Stamps ids into one file and stores the stamped version. Returns nil (and leaves
     /// the file alone) if the file changed under us; the next run picks it up.
-    private func record(_ f: FileInfo, refId: String, newRefId: Bool, kind: JournalEntry.LocalAction, fromPath: String?, write: Bool,
-                        problems: inout [DocumentProblem]) throws -> JournalEntry? {
+    private func record(
+        _ f: FileInfo, refId: String, newRefId: Bool, kind: JournalEntry.LocalAction, fromPath: String?, write: Bool,
+        problems: inout [DocumentProblem]
+    ) throws -> JournalEntry? {
         // A file that carries a well-formed changesetId keeps it only where this tree
         // knows that id names exactly these bytes (a deleted file put back as it was, a
         // version docsync itself wrote): one changesetId names one content, everywhere.
         // Anything else (a file written back edited, a copy from another replica edited
         // since) is a new version with a new id.
         let tracked = self.tracked[refId]
-        let carriesItsOwnVersion = kind == .create || (tracked.map { changesetOrder($0.changesetId, f.changesetId ?? "") } ?? false)
-        if carriesItsOwnVersion, !newRefId, let existing = f.changesetId, ChangesetID(existing) != nil, objects.contains(f.hash) {
+        let carriesItsOwnVersion =
+            kind == .create || (tracked.map { changesetOrder($0.changesetId, f.changesetId ?? "") } ?? false)
+        if carriesItsOwnVersion, !newRefId, let existing = f.changesetId, ChangesetID(existing) != nil,
+            objects.contains(f.hash)
+        {
             clock.observe(existing)
             if write { try objects.put(try f.bytes ?? FileSystem.readFile(layout.absolute(f.path)), hash: f.hash) }
-            return JournalEntry(.local(kind, version: DocVersion(refId: refId, changesetId: existing, hash: f.hash, path: f.path), fromPath: fromPath))
+            return JournalEntry(
+                .local(
+                    kind, version: DocVersion(refId: refId, changesetId: existing, hash: f.hash, path: f.path),
+                    fromPath: fromPath))
         }
         // "Later" means saved later: the id's time is the file's mtime, after the
         // version it was edited from (the tracked one, or the id a re-created file carries).
         // Without `write` too (on an unsaved clock): a dry run decides what the run would.
         let savedAt = UInt64(max(f.stat.mtimeNanos, 0) / 1_000_000)
-        let changesetId = clock.next(savedAt: savedAt, after: newRefId ? nil : (tracked?.changesetId ?? f.changesetId)).description
+        let changesetId = clock.next(savedAt: savedAt, after: newRefId ? nil : (tracked?.changesetId ?? f.changesetId))
+            .description
         guard write else {
             unstoredContents[f.hash] = try f.bytes ?? FileSystem.readFile(layout.absolute(f.path))
-            return JournalEntry(.local(kind, version: DocVersion(refId: refId, changesetId: changesetId, hash: f.hash, path: f.path), fromPath: fromPath))
+            return JournalEntry(
+                .local(
+                    kind, version: DocVersion(refId: refId, changesetId: changesetId, hash: f.hash, path: f.path),
+                    fromPath: fromPath))
         }
         let absolute = layout.absolute(f.path)
         let bytes = try f.bytes ?? FileSystem.readFile(absolute)
         guard let scanned = try? JSONScanner.scanDocument(bytes) else { return nil }
-        let stamped = IdentityStamper.stamp(bytes, scanned: scanned, refId: newRefId || scanned.member(named: "refId")?.stringValue != refId ? refId : nil,
-                                            changesetId: changesetId)
+        let stamped = IdentityStamper.stamp(
+            bytes, scanned: scanned,
+            refId: newRefId || scanned.member(named: "refId")?.stringValue != refId ? refId : nil,
+            changesetId: changesetId)
         // Compare-and-swap against the user's editor: only replace the file if it is
         // still exactly what we read.
-        guard let now = try? FileSystem.linkStatus(absolute), now == f.stat || (f.bytes == nil && (try? FileSystem.readFile(absolute)) == bytes) else {
+        guard let now = try? FileSystem.linkStatus(absolute),
+            now == f.stat || (f.bytes == nil && (try? FileSystem.readFile(absolute)) == bytes)
+        else {
             return nil
         }
         let hash = try objects.put(stamped)
@@ -357,8 +405,13 @@ final class ChangeRecorder {
         try FileSystem.writeAtomically(absolute, stamped, mode: mode_t(f.stat.mode & 0o7777), durable: false)
         try CrashPoint.hit("record.after-stamp")
         if let after = try? FileSystem.linkStatus(absolute) {
-            index.record(path: f.path, stat: after, hash: hash, refId: refId, changesetId: changesetId, readAtNanos: FileSystem.currentTimeNanos)
+            index.record(
+                path: f.path, stat: after, hash: hash, refId: refId, changesetId: changesetId,
+                readAtNanos: FileSystem.currentTimeNanos)
         }
-        return JournalEntry(.local(kind, version: DocVersion(refId: refId, changesetId: changesetId, hash: hash, path: f.path), fromPath: fromPath))
+        return JournalEntry(
+            .local(
+                kind, version: DocVersion(refId: refId, changesetId: changesetId, hash: hash, path: f.path),
+                fromPath: fromPath))
     }
 }

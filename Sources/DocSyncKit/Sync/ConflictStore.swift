@@ -52,12 +52,17 @@ public struct ConflictStore {
         /// version that lost a field, and each replica's deletion of it that lost to an
         /// edit, are records of their own.
         public var storeName: String {
-            ConflictStore.storeName(changesetId: changesetId, deleted: deleted == true, winner: winner, deleter: lostBy, renamed: renameLost == true)
+            ConflictStore.storeName(
+                changesetId: changesetId, deleted: deleted == true, winner: winner, deleter: lostBy,
+                renamed: renameLost == true)
         }
 
-        public init(refId: String, changesetId: String, path: String, side: Reconciler.Side, winner: String, time: Int64,
-                    policy: MergePolicy? = nil, fields: [String]? = nil, deleted: Bool? = nil, replica: String? = nil, lostBy: String? = nil,
-                    reason: String? = nil, renameLost: Bool? = nil) {
+        public init(
+            refId: String, changesetId: String, path: String, side: Reconciler.Side, winner: String, time: Int64,
+            policy: MergePolicy? = nil, fields: [String]? = nil, deleted: Bool? = nil, replica: String? = nil,
+            lostBy: String? = nil,
+            reason: String? = nil, renameLost: Bool? = nil
+        ) {
             self.refId = refId
             self.changesetId = changesetId
             self.path = path
@@ -71,9 +76,12 @@ public struct ConflictStore {
             self.lostBy = lostBy
             self.reason = reason
             self.renameLost = renameLost
-            self.file = ConflictStore.relativeFile(refId: refId, storeName: ConflictStore.storeName(changesetId: changesetId, deleted: deleted == true,
-                                                                                                     winner: winner, deleter: lostBy,
-                                                                                                     renamed: renameLost == true))
+            self.file = ConflictStore.relativeFile(
+                refId: refId,
+                storeName: ConflictStore.storeName(
+                    changesetId: changesetId, deleted: deleted == true,
+                    winner: winner, deleter: lostBy,
+                    renamed: renameLost == true))
         }
 
         /// The same record as the remote should hold it (no local bookkeeping).
@@ -90,13 +98,16 @@ public struct ConflictStore {
 
     func folder(for refId: String) -> String { root + "/" + DocumentPath.fileName(forRefId: refId) }
 
-    static func storeName(changesetId: String, deleted: Bool, winner: String, deleter: String?, renamed: Bool = false) -> String {
+    static func storeName(changesetId: String, deleted: Bool, winner: String, deleter: String?, renamed: Bool = false)
+        -> String
+    {
         if renamed { return changesetId + ".rename." + winner + "." + (deleter ?? "") }
         return deleted ? changesetId + ".deletion." + winner + "." + (deleter ?? "") : changesetId
     }
 
     static func relativeFile(refId: String, storeName: String) -> String {
-        ".docsync/conflicts/" + DocumentPath.fileName(forRefId: refId) + "/" + DocumentPath.fileName(forRefId: storeName) + ".json"
+        ".docsync/conflicts/" + DocumentPath.fileName(forRefId: refId) + "/"
+            + DocumentPath.fileName(forRefId: storeName) + ".json"
     }
 
     /// Keeps `bytes` as the losing version described by `record`. Idempotent.
@@ -105,7 +116,8 @@ public struct ConflictStore {
         let dir = folder(for: record.refId)
         try FileSystem.createDirectories(dir)
         if let bytes {
-            try FileSystem.writeAtomically(dir + "/" + DocumentPath.fileName(forRefId: record.storeName) + ".json", bytes)
+            try FileSystem.writeAtomically(
+                dir + "/" + DocumentPath.fileName(forRefId: record.storeName) + ".json", bytes)
         }
         try save(record)
         return record
@@ -115,15 +127,18 @@ public struct ConflictStore {
         let dir = folder(for: record.refId)
         try FileSystem.createDirectories(dir)
         let name = DocumentPath.fileName(forRefId: record.storeName)
-        try FileSystem.writeAtomically(dir + "/" + name + ".meta.json", Array(try DirectoryRemote.json(record).utf8) + [10])
+        try FileSystem.writeAtomically(
+            dir + "/" + name + ".meta.json", Array(try DirectoryRemote.json(record).utf8) + [10])
     }
 
     /// Takes back a record this replica made and has not shared: a retry of the same
     /// run decided the document again (see `PullPlan.remerged`). The record goes first, so
     /// a crash leaves at most an unlisted copy, never a record without its bytes.
     func withdraw(_ record: Record) throws {
-        guard let current = self.record(refId: record.refId, storeName: record.storeName), current.shared == false || current.shared == nil,
-              current.replica == nil || current.replica == record.replica else { return }
+        guard let current = self.record(refId: record.refId, storeName: record.storeName),
+            current.shared == false || current.shared == nil,
+            current.replica == nil || current.replica == record.replica
+        else { return }
         let base = folder(for: record.refId) + "/" + DocumentPath.fileName(forRefId: record.storeName)
         try FileSystem.removeFile(base + ".meta.json")
         try FileSystem.removeFile(base + ".json")
@@ -179,14 +194,16 @@ public struct ConflictStore {
     func markShared(_ records: [Record]) throws {
         for shared in records {
             guard var record = record(refId: shared.refId, storeName: shared.storeName),
-                  record.resolved == shared.resolved else { continue }
+                record.resolved == shared.resolved
+            else { continue }
             record.shared = true
             try save(record)
         }
     }
 
     public func bytes(of record: Record) throws -> [UInt8] {
-        try FileSystem.readFile(folder(for: record.refId) + "/" + DocumentPath.fileName(forRefId: record.storeName) + ".json")
+        try FileSystem.readFile(
+            folder(for: record.refId) + "/" + DocumentPath.fileName(forRefId: record.storeName) + ".json")
     }
 
     public func list() -> [Record] {
@@ -198,7 +215,8 @@ public struct ConflictStore {
             // record twice (model check folder seed 223943604, step 147).
             for name in names.sorted() where name.hasSuffix(".meta.json") && !name.hasPrefix(".") {
                 if let bytes = try? FileSystem.readFile(root + "/" + folder + "/" + name),
-                   let record = try? JSONDecoder().decode(Record.self, from: Data(bytes)) {
+                    let record = try? JSONDecoder().decode(Record.self, from: Data(bytes))
+                {
                     records.append(record)
                 }
             }

@@ -1,5 +1,5 @@
-import DocSyncJSON
 import Collections
+import DocSyncJSON
 
 /// Settles a document whose content changed differently on both sides, by the policy
 /// configured for its path (`merge.policy`, `merge.policyFor.<glob>`):
@@ -27,15 +27,20 @@ struct ContentPolicy {
     var arrays = FieldMerge.ArrayRules()
 
     /// - Parameters: `path` is where the document ends up (the path decision is separate).
-    func settle(base: [UInt8]?, local: DocVersion, localBytes: [UInt8], remote: DocVersion, remoteBytes: [UInt8], path: String,
-                newChangesetId: () -> String) -> Outcome {
+    func settle(
+        base: [UInt8]?, local: DocVersion, localBytes: [UInt8], remote: DocVersion, remoteBytes: [UInt8], path: String,
+        newChangesetId: () -> String
+    ) -> Outcome {
         let localIsLater = changesetOrder(remote.changesetId, local.changesetId)
         func whole(_ side: Reconciler.Side, _ why: String) -> Outcome {
             var winner = side == .local ? local : remote
             winner.path = path
             let loser = side == .local ? remote : local
-            return Outcome(result: winner, contentFrom: side, loser: (side == .local ? .remote : .local, loser),
-                           notice: "changed on both sides: kept the \(side.rawValue) version (\(why)); the \(side == .local ? "remote" : "local") one is in the conflict store")
+            return Outcome(
+                result: winner, contentFrom: side, loser: (side == .local ? .remote : .local, loser),
+                notice:
+                    "changed on both sides: kept the \(side.rawValue) version (\(why)); the \(side == .local ? "remote" : "local") one is in the conflict store"
+            )
         }
         switch policy {
         case .local: return whole(.local, "policy local")
@@ -51,7 +56,8 @@ struct ContentPolicy {
         // Merged with the earlier save as the first side and its file's layout, so that
         // every replica merging the same three versions writes the same bytes, whichever
         // side is local; conflicts are then said by side again.
-        var merge = localIsLater
+        var merge =
+            localIsLater
             ? FieldMerge.merge(base: b, local: r, remote: l, collisions: .remote, counters: counters, arrays: arrays)
             : FieldMerge.merge(base: b, local: l, remote: r, collisions: .remote, counters: counters, arrays: arrays)
         if localIsLater {
@@ -74,13 +80,15 @@ struct ContentPolicy {
         let note: String
         if let loserSide {
             let described = merge.conflicts.map { "\($0.path.isEmpty ? "(root)" : $0.path) (kept \($0.taken))" }
-            note = "changed on both sides: merged field by field; changed on both: \(described.joined(separator: ", ")) "
+            note =
+                "changed on both sides: merged field by field; changed on both: \(described.joined(separator: ", ")) "
                 + "(collisions go to the later changesetId, an edit beats a removal); the \(loserSide.rawValue) version is in the conflict store"
         } else {
             note = "changed on both sides: merged field by field"
         }
         // The merge may come out as exactly one side's document: keep that version as is.
-        for (side, value, version) in [(Reconciler.Side.local, l, local), (.remote, r, remote)] where merge.merged.isSameDocument(as: value, ignoring: .both) {
+        for (side, value, version) in [(Reconciler.Side.local, l, local), (.remote, r, remote)]
+        where merge.merged.isSameDocument(as: value, ignoring: .both) {
             var result = version
             result.path = path
             return Outcome(result: result, contentFrom: side, loser: loser, fields: fields, notice: note)
@@ -94,9 +102,11 @@ struct ContentPolicy {
             }
             merged = .object(members)
         }
-        let bytes = Self.keepingLineEndsAndBOM(of: layoutBytes, JSONValueWriter.write(merged, indent: JSONValueWriter.detectIndent(of: layoutBytes)))
+        let bytes = Self.keepingLineEndsAndBOM(
+            of: layoutBytes, JSONValueWriter.write(merged, indent: JSONValueWriter.detectIndent(of: layoutBytes)))
         let version = DocVersion(refId: local.refId, changesetId: changesetId, hash: ContentHash.of(bytes), path: path)
-        return Outcome(result: version, mergedBytes: bytes, contentFrom: nil, loser: loser, fields: fields, notice: note)
+        return Outcome(
+            result: version, mergedBytes: bytes, contentFrom: nil, loser: loser, fields: fields, notice: note)
     }
 
     /// The merged text with the local file's CRLF line ends and byte order mark, if it
@@ -122,7 +132,9 @@ struct ContentPolicy {
     /// that for "the same edit on both sides" dropped one of the two additions (found by
     /// the convergence fuzzer's tally). Such edits go through the counter merge instead.
     static func changesCounters(base: [UInt8]?, edited: [UInt8], counters: Set<String>) -> Bool {
-        guard !counters.isEmpty, let base, let old = try? JSONValueParser.parse(base), let new = try? JSONValueParser.parse(edited) else { return false }
+        guard !counters.isEmpty, let base, let old = try? JSONValueParser.parse(base),
+            let new = try? JSONValueParser.parse(edited)
+        else { return false }
         func value(_ root: JSONValue, _ keys: [String]) -> JSONValue? {
             var current = root
             for key in keys {
@@ -143,13 +155,18 @@ extension ContentPolicy {
     /// remote must build (see ForkMergeBase): the merged bytes, or the winning side's.
     static func versionMerge(config: Config) -> VersionMerge {
         { path, base, earlier, later in
-            let policy = ContentPolicy(policy: config.policy(for: path), counters: config.counters, arrays: config.arrayRules)
-            let first = DocVersion(refId: "", changesetId: earlier.changesetId, hash: ContentHash.of(earlier.bytes), path: path)
-            let second = DocVersion(refId: "", changesetId: later.changesetId, hash: ContentHash.of(later.bytes), path: path)
-            let outcome = policy.settle(base: base, local: first, localBytes: earlier.bytes, remote: second, remoteBytes: later.bytes,
-                                        path: path, newChangesetId: { later.changesetId })
+            let policy = ContentPolicy(
+                policy: config.policy(for: path), counters: config.counters, arrays: config.arrayRules)
+            let first = DocVersion(
+                refId: "", changesetId: earlier.changesetId, hash: ContentHash.of(earlier.bytes), path: path)
+            let second = DocVersion(
+                refId: "", changesetId: later.changesetId, hash: ContentHash.of(later.bytes), path: path)
+            let outcome = policy.settle(
+                base: base, local: first, localBytes: earlier.bytes, remote: second, remoteBytes: later.bytes,
+                path: path, newChangesetId: { later.changesetId })
             if let merged = outcome.mergedBytes { return merged }
-            return outcome.result.changesetId == first.changesetId && outcome.result.hash == first.hash ? earlier.bytes : later.bytes
+            return outcome.result.changesetId == first.changesetId && outcome.result.hash == first.hash
+                ? earlier.bytes : later.bytes
         }
     }
 }

@@ -37,38 +37,55 @@ public enum MergeDriver {
     /// - Parameters:
     ///   - base: the common ancestor's bytes (empty: none; git passes an empty file).
     ///   - replica: the replica id a new changesetId carries (nil: a new random one).
-    public static func merge(base: [UInt8], ours: [UInt8], theirs: [UInt8], path: String?, config: Config,
-                             replica: String?, nowMillis: UInt64) throws -> Outcome {
+    public static func merge(
+        base: [UInt8], ours: [UInt8], theirs: [UInt8], path: String?, config: Config,
+        replica: String?, nowMillis: UInt64
+    ) throws -> Outcome {
         func parse(_ bytes: [UInt8], _ name: String) throws -> JSONValue {
             // A repeated member name is refused: merging would keep one of its values silently.
             do { return try JSONValueParser.parse(bytes, uniqueMemberNames: true) } catch {
-                throw Failure(message: "\(name) (\(path ?? "the file")):\(error.line):\(error.column): \(error.reason); not merged")
+                throw Failure(
+                    message:
+                        "\(name) (\(path ?? "the file")):\(error.line):\(error.column): \(error.reason); not merged")
             }
         }
         let o = try parse(ours, "ours"), t = try parse(theirs, "theirs")
-        let b = base.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) ? nil : try parse(base, "base")
+        let b =
+            base.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) ? nil : try parse(base, "base")
         let (oursId, theirsId) = (changesetId(of: o), changesetId(of: t))
         // The same id on both sides: both were edited outside docsync from one version, so
         // neither is later; the tie goes to ours, as git's does.
         let tie = oursId != nil && oursId == theirsId
         let oursLater = tie || (oursId.flatMap { ours in theirsId.map { changesetOrder($0, ours) } } ?? true)
-        let why = tie ? "both sides carry the same changesetId (edited outside docsync): ours, as git does"
+        let why =
+            tie
+            ? "both sides carry the same changesetId (edited outside docsync): ours, as git does"
             : oursId != nil && theirsId != nil ? "later changesetId" : "no changesetIds to compare: ours, as git does"
         let winner = oursLater ? "ours" : "theirs"
 
         let policy = path.map(config.policy(for:)) ?? config.policy(for: "")
         switch policy {
         case .merge: break
-        case .lww: return Outcome(result: oursLater ? ours : theirs, collisions: [], winner: winner, why: "policy lww, \(why)", unmerged: true)
-        case .local, .manual: return Outcome(result: ours, collisions: [], winner: "ours", why: "policy \(policy.rawValue)", unmerged: true)
-        case .remote: return Outcome(result: theirs, collisions: [], winner: "theirs", why: "policy remote", unmerged: true)
+        case .lww:
+            return Outcome(
+                result: oursLater ? ours : theirs, collisions: [], winner: winner, why: "policy lww, \(why)",
+                unmerged: true)
+        case .local, .manual:
+            return Outcome(
+                result: ours, collisions: [], winner: "ours", why: "policy \(policy.rawValue)", unmerged: true)
+        case .remote:
+            return Outcome(result: theirs, collisions: [], winner: "theirs", why: "policy remote", unmerged: true)
         }
-        let merged = FieldMerge.merge(base: b, local: o, remote: t, collisions: oursLater ? .local : .remote,
-                                      counters: config.counters, arrays: config.arrayRules)
+        let merged = FieldMerge.merge(
+            base: b, local: o, remote: t, collisions: oursLater ? .local : .remote,
+            counters: config.counters, arrays: config.arrayRules)
         let collisions = merged.conflicts.map {
-            Collision(pointer: pointer($0.path), ours: $0.local, theirs: $0.remote, kept: $0.taken == "local" ? "ours" : "theirs")
+            Collision(
+                pointer: pointer($0.path), ours: $0.local, theirs: $0.remote,
+                kept: $0.taken == "local" ? "ours" : "theirs")
         }
-        var outcome = Outcome(result: ours, collisions: collisions, winner: winner, why: why, unmerged: !collisions.isEmpty)
+        var outcome = Outcome(
+            result: ours, collisions: collisions, winner: winner, why: why, unmerged: !collisions.isEmpty)
         // Only the changesetId is left out here: a different refId is a different document.
         if merged.merged.isSameDocument(as: o, ignoring: .changesetId) { return outcome }
         if merged.merged.isSameDocument(as: t, ignoring: .changesetId) {
@@ -83,12 +100,14 @@ public enum MergeDriver {
             members["changesetId"] = .string(id.description)
             value = .object(members)
         }
-        outcome.result = ContentPolicy.keepingLineEndsAndBOM(of: ours, JSONValueWriter.write(value, indent: JSONValueWriter.detectIndent(of: ours)))
+        outcome.result = ContentPolicy.keepingLineEndsAndBOM(
+            of: ours, JSONValueWriter.write(value, indent: JSONValueWriter.detectIndent(of: ours)))
         return outcome
     }
 
     static func changesetId(of value: JSONValue) -> String? {
-        guard case .object(let members) = value, case .string(let id)? = members["changesetId"], ChangesetID(id) != nil else { return nil }
+        guard case .object(let members) = value, case .string(let id)? = members["changesetId"], ChangesetID(id) != nil
+        else { return nil }
         return id
     }
 

@@ -74,7 +74,8 @@ struct PullPlanner {
         // copy of them was tens of megabytes. Held versions that meet a fix come after.
         var heldIncoming: [Incoming] = []
         func incoming(_ index: Int) -> Incoming {
-            index < changes.entries.count ? Incoming(entry: changes.entries[index], held: false) : heldIncoming[index - changes.entries.count]
+            index < changes.entries.count
+                ? Incoming(entry: changes.entries[index], held: false) : heldIncoming[index - changes.entries.count]
         }
         let named = Set(changes.entries.map(\.refId))
         for (refId, hold) in held.sorted(by: { $0.key < $1.key }) {
@@ -86,9 +87,12 @@ struct PullPlanner {
             }
             guard localPath.map({ !unreadable.contains($0) }) ?? true else { continue }
             // The file is valid again: the held version meets the fix three-way.
-            heldIncoming.append(Incoming(entry: RemoteEntry(refId: refId, changesetId: waiting.changesetId, hash: waiting.version?.hash ?? hold.deletedHash,
-                                                            path: waiting.path,
-                                                        deleted: waiting.version == nil, replica: replica ?? "", time: hold.time), held: true))
+            heldIncoming.append(
+                Incoming(
+                    entry: RemoteEntry(
+                        refId: refId, changesetId: waiting.changesetId, hash: waiting.version?.hash ?? hold.deletedHash,
+                        path: waiting.path,
+                        deleted: waiting.version == nil, replica: replica ?? "", time: hold.time), held: true))
             plan.settledHolds.append(refId)
         }
 
@@ -121,7 +125,8 @@ struct PullPlanner {
             // crash between the remote's commit and `done`): our own version, the base of
             // what was edited since, not a concurrent change.
             if let remoteVersion = change.entry.version, remoteVersion != base,
-               let landed = pendingIndices[refId]?.last(where: { pending[$0].resultingVersion == remoteVersion }) {
+                let landed = pendingIndices[refId]?.last(where: { pending[$0].resultingVersion == remoteVersion })
+            {
                 let seqs = seqsPending(refId, through: landed)
                 plan.batch.append(JournalEntry(.done(refId: refId, seqs: seqs, reason: .pushed)))
                 base = remoteVersion
@@ -132,11 +137,16 @@ struct PullPlanner {
                 (base, mergeLocal) = (user.base, user.local)
                 plan.remerged.insert(refId)
             }
-            guard let decision = Reconciler.decide(base: base, local: mergeLocal, remote: change.entry.version, localMovedAt: localMoves[refId],
-                                                   remoteMovedAt: change.entry.movedAt ?? change.entry.time) else { continue }
+            guard
+                let decision = Reconciler.decide(
+                    base: base, local: mergeLocal, remote: change.entry.version, localMovedAt: localMoves[refId],
+                    remoteMovedAt: change.entry.movedAt ?? change.entry.time)
+            else { continue }
             decisions.append((index, decision, base, mergeLocal))
             // Why not an invalid file: it stays where it is, so its path is not free.
-            if let from = local?.path, decision.result?.path != from, !unreadable.contains(from) { vacated.insert(from) }
+            if let from = local?.path, decision.result?.path != from, !unreadable.contains(from) {
+                vacated.insert(from)
+            }
         }
 
         // A document pulled as is takes two journal entries (seen, apply).
@@ -147,9 +157,10 @@ struct PullPlanner {
             let refId = change.entry.refId
             let local = tracked[refId]
             let remoteVersion = change.entry.version
-            let publishedVersion = change.entry.publishedHash.map { hash in
-                remoteVersion.map { DocVersion(refId: $0.refId, changesetId: "", hash: hash, path: $0.path) }
-            } ?? remoteVersion
+            let publishedVersion =
+                change.entry.publishedHash.map { hash in
+                    remoteVersion.map { DocVersion(refId: $0.refId, changesetId: "", hash: hash, path: $0.path) }
+                } ?? remoteVersion
             func bytes() throws -> [UInt8] {
                 change.held ? try readObject(change.entry.hash ?? "") : try readRemote(change.entry)
             }
@@ -158,9 +169,12 @@ struct PullPlanner {
             // remote version waits aside (the base stays), to meet the fix three-way.
             if let local, unreadable.contains(local.path) {
                 if let remoteVersion { try keepFetched(remoteVersion.hash, try bytes(), in: &plan) }
-                var hold = JournalEntry(.held(refId: refId, remoteVersion.map { .version($0) }
-                                                  ?? .deleted(changesetId: change.entry.changesetId, path: change.entry.path),
-                                              replica: change.entry.replica))
+                var hold = JournalEntry(
+                    .held(
+                        refId: refId,
+                        remoteVersion.map { .version($0) }
+                            ?? .deleted(changesetId: change.entry.changesetId, path: change.entry.path),
+                        replica: change.entry.replica))
                 // A deletion of a version this tree does not have: keep that version now, for
                 // the record the fix will meet (the remote may have dropped it by then).
                 if remoteVersion == nil, let deleted = readDeleted(change.entry) {
@@ -169,20 +183,24 @@ struct PullPlanner {
                     hold.deletedHash = hash
                 }
                 plan.batch.append(hold)
-                plan.notices.append("\(local.path): not a valid document here, so the remote \(remoteVersion == nil ? "deletion" : "version") waits; "
-                                    + "it is merged with your fix on the first sync after the file is valid again")
+                plan.notices.append(
+                    "\(local.path): not a valid document here, so the remote \(remoteVersion == nil ? "deletion" : "version") waits; "
+                        + "it is merged with your fix on the first sync after the file is valid again")
                 continue
             }
             // Never write over a file that is not this document's own.
             if var result = decision.result, result.path != local?.path {
                 let isFree: (String) -> Bool = { path in
-                    !claimedPaths.contains(path) && (vacated.contains(path) || (trackedByPath[path] == nil && !isOccupied(path)))
+                    !claimedPaths.contains(path)
+                        && (vacated.contains(path) || (trackedByPath[path] == nil && !isOccupied(path)))
                 }
                 if !isFree(result.path) {
                     let original = result.path
                     result.path = DocumentPath.sibling(of: original, tag: String(refId.prefix(8)), isFree: isFree)
                     decision.result = result
-                    plan.notices.append("\(original): both sides have a different document at this path; the incoming one is kept as \(result.path)")
+                    plan.notices.append(
+                        "\(original): both sides have a different document at this path; the incoming one is kept as \(result.path)"
+                    )
                 }
             }
             if let result = decision.result { claimedPaths.insert(result.path) }
@@ -198,14 +216,17 @@ struct PullPlanner {
                 // changesetId: take the remote's, no conflict (but two equal additions to
                 // a counter are two additions).
                 let baseBytes = try base.map { try readObject($0.hash) }
-                if decision.loser != nil, let mergeLocal, let localBytes, ContentIdentity.sameApartFromChangesetId(localBytes, fetched),
-                   !(config.policy(for: decision.result?.path ?? mergeLocal.path) == .merge
-                     && ContentPolicy.changesCounters(base: baseBytes, edited: localBytes, counters: counters)) {
+                if decision.loser != nil, let mergeLocal, let localBytes,
+                    ContentIdentity.sameApartFromChangesetId(localBytes, fetched),
+                    !(config.policy(for: decision.result?.path ?? mergeLocal.path) == .merge
+                        && ContentPolicy.changesCounters(base: baseBytes, edited: localBytes, counters: counters))
+                {
                     decision.loser = nil
                     decision.contentFrom = .remote
                     decision.notice = nil
-                    decision.result = DocVersion(refId: refId, changesetId: remoteVersion.changesetId, hash: remoteVersion.hash,
-                                                 path: decision.result?.path ?? remoteVersion.path)
+                    decision.result = DocVersion(
+                        refId: refId, changesetId: remoteVersion.changesetId, hash: remoteVersion.hash,
+                        path: decision.result?.path ?? remoteVersion.path)
                 }
                 // Content changed differently on both sides: the policy for this path
                 // settles it (field merge by default).
@@ -213,7 +234,8 @@ struct PullPlanner {
                     let policy = config.policy(for: target)
                     let outcome = ContentPolicy(policy: policy, counters: counters, arrays: arrayRules).settle(
                         base: baseBytes, local: mergeLocal, localBytes: localBytes,
-                        remote: remoteVersion, remoteBytes: fetched, path: target, newChangesetId: { clock.next().description })
+                        remote: remoteVersion, remoteBytes: fetched, path: target,
+                        newChangesetId: { clock.next().description })
                     if let merged = outcome.mergedBytes { plan.objects[outcome.result.hash] = merged }
                     decision.result = outcome.result
                     decision.contentFrom = outcome.contentFrom ?? .local
@@ -229,58 +251,83 @@ struct PullPlanner {
             if let loser = decision.loser {
                 let loserBytes = loser.side == .remote ? remoteBytes : try readObject(loser.version.hash)
                 var fields = settled?.fields ?? []
-                if fields.isEmpty, let loserBytes, let winnerBytes = try? decision.result.map({ try plan.objects[$0.hash] ?? readObject($0.hash) }),
-                   let a = try? JSONValueParser.parse(loserBytes), let b = try? JSONValueParser.parse(winnerBytes) {
+                if fields.isEmpty, let loserBytes,
+                    let winnerBytes = try? decision.result.map({ try plan.objects[$0.hash] ?? readObject($0.hash) }),
+                    let a = try? JSONValueParser.parse(loserBytes), let b = try? JSONValueParser.parse(winnerBytes)
+                {
                     fields = FieldPaths.differing(a, b)
                 }
-                let record = ConflictStore.Record(refId: refId, changesetId: loser.version.changesetId, path: loser.version.path, side: loser.side,
-                                                  winner: winner, time: time, policy: settled?.policy ?? .lww, fields: fields, replica: replicaId,
-                                                  lostBy: ChangesetID(loser.version.changesetId)?.replica)
+                let record = ConflictStore.Record(
+                    refId: refId, changesetId: loser.version.changesetId, path: loser.version.path, side: loser.side,
+                    winner: winner, time: time, policy: settled?.policy ?? .lww, fields: fields, replica: replicaId,
+                    lostBy: ChangesetID(loser.version.changesetId)?.replica)
                 keep(record, bytes: loserBytes, in: &plan)
-                plan.conflictSummaries.append(ConflictSummary(refId: refId, path: decision.result?.path ?? loser.version.path,
-                                                              kept: settled?.merged == true ? "merged" : decision.contentFrom.rawValue,
-                                                              keptChangesetId: winner, stored: loser.side.rawValue,
-                                                              storedChangesetId: loser.version.changesetId, file: record.file, fields: record.fields))
-                plan.batch.append(JournalEntry(.conflict(refId: refId, changesetId: loser.version.changesetId, path: loser.version.path,
-                                                         side: loser.side, deleted: false)))
+                plan.conflictSummaries.append(
+                    ConflictSummary(
+                        refId: refId, path: decision.result?.path ?? loser.version.path,
+                        kept: settled?.merged == true ? "merged" : decision.contentFrom.rawValue,
+                        keptChangesetId: winner, stored: loser.side.rawValue,
+                        storedChangesetId: loser.version.changesetId, file: record.file, fields: record.fields))
+                plan.batch.append(
+                    JournalEntry(
+                        .conflict(
+                            refId: refId, changesetId: loser.version.changesetId, path: loser.version.path,
+                            side: loser.side, deleted: false)))
             }
             if let side = decision.lostDeletion, let kept = decision.result {
                 // An edit beat a deletion: the deleted version is kept with the record.
                 let deletedId = side == .remote ? change.entry.changesetId : (base?.changesetId ?? kept.changesetId)
-                var record = ConflictStore.Record(refId: refId, changesetId: deletedId, path: base?.path ?? kept.path, side: side, winner: kept.changesetId,
-                                                  time: time, deleted: true, replica: replicaId,
-                                                  lostBy: side == .local ? replicaId : change.entry.replica, reason: "an edit beat a deletion")
+                var record = ConflictStore.Record(
+                    refId: refId, changesetId: deletedId, path: base?.path ?? kept.path, side: side,
+                    winner: kept.changesetId,
+                    time: time, deleted: true, replica: replicaId,
+                    lostBy: side == .local ? replicaId : change.entry.replica, reason: "an edit beat a deletion")
                 // The version that was deleted: this tree's base, or, when the deleting replica
                 // had a later one, that version (never the base under the deleted one's name).
                 // (A deletion held aside while the file was invalid carries only its changesetId.)
-                let deletedOther = change.entry.hash.map { $0 != base?.hash } ?? (change.entry.changesetId != base?.changesetId)
-                let deletedBytes = try side == .remote && deletedOther ? readDeleted(change.entry) : base.map { try readObject($0.hash) }
+                let deletedOther =
+                    change.entry.hash.map { $0 != base?.hash } ?? (change.entry.changesetId != base?.changesetId)
+                let deletedBytes =
+                    try side == .remote && deletedOther
+                    ? readDeleted(change.entry) : base.map { try readObject($0.hash) }
                 if deletedBytes == nil && side == .remote && deletedOther {
                     // Never another version under the deleted one's name (it was the base).
-                    record.reason = "an edit beat a deletion (the deleted version is no longer on the remote, so it is not kept)"
+                    record.reason =
+                        "an edit beat a deletion (the deleted version is no longer on the remote, so it is not kept)"
                 }
                 keep(record, bytes: deletedBytes, in: &plan)
-                plan.conflictSummaries.append(ConflictSummary(refId: refId, path: kept.path, kept: side == .local ? "remote" : "local",
-                                                              keptChangesetId: kept.changesetId, stored: "\(side.rawValue) deletion",
-                                                              storedChangesetId: deletedId, file: record.file))
-                plan.batch.append(JournalEntry(.conflict(refId: refId, changesetId: deletedId, path: record.path, side: side, deleted: true)))
+                plan.conflictSummaries.append(
+                    ConflictSummary(
+                        refId: refId, path: kept.path, kept: side == .local ? "remote" : "local",
+                        keptChangesetId: kept.changesetId, stored: "\(side.rawValue) deletion",
+                        storedChangesetId: deletedId, file: record.file))
+                plan.batch.append(
+                    JournalEntry(
+                        .conflict(refId: refId, changesetId: deletedId, path: record.path, side: side, deleted: true)))
             }
 
             if let lost = decision.renameLoser, let kept = decision.result {
                 // The name that lost is kept with the record; its content is whichever side's
                 // version carried it.
-                let bytes = try lost.side == .local || lost.version.hash == mergeLocal?.hash
+                let bytes =
+                    try lost.side == .local || lost.version.hash == mergeLocal?.hash
                     ? mergeLocal.map { try readObject($0.hash) } : (remoteBytes ?? bytes())
-                let record = ConflictStore.Record(refId: refId, changesetId: lost.version.changesetId, path: lost.version.path, side: lost.side,
-                                                  winner: kept.changesetId, time: time, replica: replicaId,
-                                                  lostBy: lost.side == .local ? replicaId : change.entry.replica,
-                                                  reason: "renamed on both sides", renameLost: true)
+                let record = ConflictStore.Record(
+                    refId: refId, changesetId: lost.version.changesetId, path: lost.version.path, side: lost.side,
+                    winner: kept.changesetId, time: time, replica: replicaId,
+                    lostBy: lost.side == .local ? replicaId : change.entry.replica,
+                    reason: "renamed on both sides", renameLost: true)
                 keep(record, bytes: bytes, in: &plan)
-                plan.conflictSummaries.append(ConflictSummary(refId: refId, path: kept.path, kept: lost.side == .local ? "remote" : "local",
-                                                              keptChangesetId: kept.changesetId, stored: "\(lost.side.rawValue) rename",
-                                                              storedChangesetId: lost.version.changesetId, file: record.file))
-                plan.batch.append(JournalEntry(.conflict(refId: refId, changesetId: lost.version.changesetId, path: lost.version.path,
-                                                         side: lost.side, deleted: false)))
+                plan.conflictSummaries.append(
+                    ConflictSummary(
+                        refId: refId, path: kept.path, kept: lost.side == .local ? "remote" : "local",
+                        keptChangesetId: kept.changesetId, stored: "\(lost.side.rawValue) rename",
+                        storedChangesetId: lost.version.changesetId, file: record.file))
+                plan.batch.append(
+                    JournalEntry(
+                        .conflict(
+                            refId: refId, changesetId: lost.version.changesetId, path: lost.version.path,
+                            side: lost.side, deleted: false)))
             }
 
             let result = decision.result
@@ -290,23 +337,39 @@ struct PullPlanner {
             if !pendingSeqs.isEmpty && (result != local || result == publishedVersion) {
                 plan.batch.append(JournalEntry(.done(refId: refId, seqs: pendingSeqs, reason: .superseded)))
             }
-            plan.batch.append(JournalEntry(.seen(refId: refId, publishedVersion.map { .version($0) }
-                                                 ?? .deleted(changesetId: change.entry.changesetId, path: change.entry.path), reason: nil)))
+            plan.batch.append(
+                JournalEntry(
+                    .seen(
+                        refId: refId,
+                        publishedVersion.map { .version($0) }
+                            ?? .deleted(changesetId: change.entry.changesetId, path: change.entry.path), reason: nil)))
             if result != local {
-                plan.batch.append(JournalEntry(.apply(.init(refId: refId, changesetId: result?.changesetId ?? change.entry.changesetId, result: result,
-                                                            fromPath: local?.path, fromHash: local?.hash))))
-                plan.pulled.append(ChangeSummary(kind: .between(local, result),
-                                                 path: result?.path ?? local?.path ?? "", refId: refId, changesetId: result?.changesetId,
-                                                 fromPath: result != nil && local?.path != result?.path ? local?.path : nil))
+                plan.batch.append(
+                    JournalEntry(
+                        .apply(
+                            .init(
+                                refId: refId, changesetId: result?.changesetId ?? change.entry.changesetId,
+                                result: result,
+                                fromPath: local?.path, fromHash: local?.hash))))
+                plan.pulled.append(
+                    ChangeSummary(
+                        kind: .between(local, result),
+                        path: result?.path ?? local?.path ?? "", refId: refId, changesetId: result?.changesetId,
+                        fromPath: result != nil && local?.path != result?.path ? local?.path : nil))
             }
             // The outcome differs from what the remote has: that difference is a local
             // change to push (a path kept apart, a local edit that won, a merge).
             if let result, result != publishedVersion, result != local || pendingSeqs.isEmpty {
-                let kind: JournalEntry.LocalAction = publishedVersion == nil ? .create : (result.hash == publishedVersion?.hash ? .rename : .update)
-                var action = JournalEntry(.local(kind, version: result, fromPath: publishedVersion?.path != result.path ? publishedVersion?.path : nil))
+                let kind: JournalEntry.LocalAction =
+                    publishedVersion == nil ? .create : (result.hash == publishedVersion?.hash ? .rename : .update)
+                var action = JournalEntry(
+                    .local(
+                        kind, version: result,
+                        fromPath: publishedVersion?.path != result.path ? publishedVersion?.path : nil))
                 // What the replaced actions' content was made from, the merge is made from too.
                 var carried: [String] = []
-                for id in (pendingIndices[refId] ?? []).flatMap({ pending[$0].madeFrom ?? [] }) where !carried.contains(id) { carried.append(id) }
+                for id in (pendingIndices[refId] ?? []).flatMap({ pending[$0].madeFrom ?? [] })
+                where !carried.contains(id) { carried.append(id) }
                 if !carried.isEmpty { action.madeFrom = carried }
                 plan.batch.append(action)
             }
@@ -318,9 +381,10 @@ struct PullPlanner {
     /// there (nil when the record is settled, its own, or about another replica's loss).
     static func lossHeard(_ record: ConflictStore.Record, by replicaId: String) -> ConflictSummary? {
         guard record.isOpen, record.replica != replicaId, record.lostBy == replicaId else { return nil }
-        return ConflictSummary(refId: record.refId, path: record.path, kept: "remote", keptChangesetId: record.winner,
-                               stored: record.deleted == true ? "deletion" : "version", storedChangesetId: record.changesetId,
-                               file: record.file, fields: record.fields, recordedBy: record.replica)
+        return ConflictSummary(
+            refId: record.refId, path: record.path, kept: "remote", keptChangesetId: record.winner,
+            stored: record.deleted == true ? "deletion" : "version", storedChangesetId: record.changesetId,
+            file: record.file, fields: record.fields, recordedBy: record.replica)
     }
 
     private func keepFetched(_ hash: String, _ bytes: [UInt8], in plan: inout PullPlan) throws {

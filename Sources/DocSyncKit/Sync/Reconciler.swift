@@ -34,7 +34,8 @@ public enum Reconciler {
         public var renameLoser: (side: Side, version: DocVersion)? = nil
 
         public static func == (a: Decision, b: Decision) -> Bool {
-            a.result == b.result && a.contentFrom == b.contentFrom && a.loser?.side == b.loser?.side && a.loser?.version == b.loser?.version
+            a.result == b.result && a.contentFrom == b.contentFrom && a.loser?.side == b.loser?.side
+                && a.loser?.version == b.loser?.version
                 && a.notice == b.notice && a.pathNotice == b.pathNotice && a.lostDeletion == b.lostDeletion
                 && a.renameLoser?.side == b.renameLoser?.side && a.renameLoser?.version == b.renameLoser?.version
         }
@@ -45,18 +46,24 @@ public enum Reconciler {
     ///   replica ends with the same name whichever syncs first; without both times, the
     ///   later changesetId decides.
     /// - Returns: nil when the remote entry brings nothing new (it is the base).
-    public static func decide(base: DocVersion?, local: DocVersion?, remote: DocVersion?, localMovedAt: Int64? = nil,
-                              remoteMovedAt: Int64? = nil) -> Decision? {
+    public static func decide(
+        base: DocVersion?, local: DocVersion?, remote: DocVersion?, localMovedAt: Int64? = nil,
+        remoteMovedAt: Int64? = nil
+    ) -> Decision? {
         if remote == base { return nil }
         if local == base { return Decision(result: remote, contentFrom: .remote) }
         if local == remote { return Decision(result: remote, contentFrom: .remote) }
         guard let local else {
-            return Decision(result: remote, contentFrom: .remote,
-                            notice: "deleted here but edited on the remote: kept the remote edit (recorded as a conflict)", lostDeletion: .local)
+            return Decision(
+                result: remote, contentFrom: .remote,
+                notice: "deleted here but edited on the remote: kept the remote edit (recorded as a conflict)",
+                lostDeletion: .local)
         }
         guard let remote else {
-            return Decision(result: local, contentFrom: .local,
-                            notice: "deleted on the remote but edited here: kept the local edit (recorded as a conflict)", lostDeletion: .remote)
+            return Decision(
+                result: local, contentFrom: .local,
+                notice: "deleted on the remote but edited here: kept the local edit (recorded as a conflict)",
+                lostDeletion: .remote)
         }
         let localContentChanged = local.hash != base?.hash
         let remoteContentChanged = remote.hash != base?.hash
@@ -79,14 +86,17 @@ public enum Reconciler {
         let path: String
         var pathNotice: String? = nil
         var renameLoser: (Side, DocVersion)? = nil
-        if !localMoved { path = remote.path }
-        else if !remoteMoved { path = local.path }
-        else if base == nil {
+        if !localMoved {
+            path = remote.path
+        } else if !remoteMoved {
+            path = local.path
+        } else if base == nil {
             // Both sides brought the document back (or made it) at different paths: no
             // rename lost, the later version's path is kept.
             path = localIsLater ? local.path : remote.path
             if local.path != remote.path {
-                pathNotice = "at different paths on both sides: kept \(path) (later changesetId); the \(localIsLater ? "remote" : "local") path "
+                pathNotice =
+                    "at different paths on both sides: kept \(path) (later changesetId); the \(localIsLater ? "remote" : "local") path "
                     + "\(localIsLater ? remote.path : local.path) was not applied"
             }
         } else {
@@ -98,7 +108,8 @@ public enum Reconciler {
                 let lostSide: Side = localRenameWins ? .remote : .local
                 renameLoser = (lostSide, lostSide == .local ? local : remote)
                 let why = byTime == nil ? "later changesetId" : "the later rename"
-                pathNotice = "renamed on both sides: kept \(path) (\(why)); the \(lostSide.rawValue) rename to \(localRenameWins ? remote.path : local.path) "
+                pathNotice =
+                    "renamed on both sides: kept \(path) (\(why)); the \(lostSide.rawValue) rename to \(localRenameWins ? remote.path : local.path) "
                     + "is a recorded conflict (`docsync resolve \(path) --take \(lostSide.rawValue)` takes that name)"
             }
         }
@@ -106,8 +117,11 @@ public enum Reconciler {
         let winner = contentFrom == .local ? local : remote
         var result = winner
         result.path = path
-        return Decision(result: result, contentFrom: contentFrom, loser: loser,
-                        notice: loser.map { "changed on both sides: kept the \(contentFrom.rawValue) version (later changesetId), the \($0.0.rawValue) one is in the conflict store" },
-                        pathNotice: pathNotice, renameLoser: renameLoser)
+        return Decision(
+            result: result, contentFrom: contentFrom, loser: loser,
+            notice: loser.map {
+                "changed on both sides: kept the \(contentFrom.rawValue) version (later changesetId), the \($0.0.rawValue) one is in the conflict store"
+            },
+            pathNotice: pathNotice, renameLoser: renameLoser)
     }
 }

@@ -10,7 +10,8 @@ extension RemoteChanges {
                 return "\(url): refused document \(entry.refId.debugDescription): not an acceptable refId; not pulled"
             }
             if !entry.deleted, let problem = entry.path.map(DocumentPath.problem) ?? "no path" {
-                return "\(url): refused path '\(DocumentPath.printable(entry.path ?? ""))' of document \(entry.refId.debugDescription): \(problem); not pulled"
+                return
+                    "\(url): refused path '\(DocumentPath.printable(entry.path ?? ""))' of document \(entry.refId.debugDescription): \(problem); not pulled"
             }
             return nil
         }
@@ -25,7 +26,9 @@ extension RemoteChanges {
         }
         result.conflicts = conflicts.filter { shared in
             let record = shared.record
-            let problem: String? = !RefID.isAcceptable(record.refId) || !RefID.isAcceptable(record.changesetId) ? "not acceptable ids"
+            let problem: String? =
+                !RefID.isAcceptable(record.refId) || !RefID.isAcceptable(record.changesetId)
+                ? "not acceptable ids"
                 : record.replica.map { ReplicaID.isValid($0) ? nil : "not a replica id" } ?? nil
             guard let problem else { return true }
             result.warnings.append("\(url): refused a conflict record of \(record.refId.debugDescription): \(problem)")

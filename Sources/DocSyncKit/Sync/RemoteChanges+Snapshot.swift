@@ -16,9 +16,11 @@ extension RemoteChanges {
             // base may be an older one (never name the base as what was deleted).
             let purged = purgedDeletions[version.refId]
             let deletedHash = purged.map { $0.hash } ?? version.hash
-            result.entries.append(RemoteEntry(refId: version.refId, changesetId: purged?.changesetId ?? version.changesetId, hash: deletedHash,
-                                              path: version.path, deleted: true,
-                                              replica: purgedDeleters[version.refId] ?? Self.purgedReplica, time: purged?.time ?? time))
+            result.entries.append(
+                RemoteEntry(
+                    refId: version.refId, changesetId: purged?.changesetId ?? version.changesetId, hash: deletedHash,
+                    path: version.path, deleted: true,
+                    replica: purgedDeleters[version.refId] ?? Self.purgedReplica, time: purged?.time ?? time))
         }
         return result
     }

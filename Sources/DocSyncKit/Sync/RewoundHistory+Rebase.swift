@@ -16,7 +16,9 @@ extension RewoundHistory {
     /// Every local action written here names the version the tree had synced as one its
     /// content is made from (`madeFrom`), and so does the push that sends it: where two
     /// chains meet again, the merge is measured from what that content descends from.
-    static func entries(base: [String: DocVersion], pending: [JournalEntry], common: [String: DocVersion]) -> [JournalEntry] {
+    static func entries(base: [String: DocVersion], pending: [JournalEntry], common: [String: DocVersion])
+        -> [JournalEntry]
+    {
         let pendingRefIds = Set(pending.compactMap(\.refId))
         var tracked = base
         for action in pending { SyncState.applyLocal(action, to: &tracked) }
@@ -24,13 +26,15 @@ extension RewoundHistory {
         for refId in Set(base.keys).union(common.keys).sorted() {
             let synced = base[refId], shared = common[refId]
             if synced == shared { continue }
-            let state: JournalEntry.RemoteState = shared.map { .version($0) }
+            let state: JournalEntry.RemoteState =
+                shared.map { .version($0) }
                 ?? .deleted(changesetId: synced?.changesetId ?? "", path: synced?.path)
             entries.append(JournalEntry(.seen(refId: refId, state, reason: "history rewritten")))
             if pendingRefIds.contains(refId) {
                 // The pending actions stay; one more, of what they lead to, says what it is made from.
                 if let synced, let current = tracked[refId], current.changesetId != synced.changesetId {
-                    var carried = JournalEntry(.local(shared == nil ? .create : .update, version: current, fromPath: nil))
+                    var carried = JournalEntry(
+                        .local(shared == nil ? .create : .update, version: current, fromPath: nil))
                     carried.madeFrom = [synced.changesetId]
                     entries.append(carried)
                 }
@@ -38,7 +42,8 @@ extension RewoundHistory {
             }
             if let synced {
                 let moved = shared.map { $0.path != synced.path } ?? false
-                let kind: JournalEntry.LocalAction = shared == nil ? .create : (moved && shared?.hash == synced.hash ? .rename : .update)
+                let kind: JournalEntry.LocalAction =
+                    shared == nil ? .create : (moved && shared?.hash == synced.hash ? .rename : .update)
                 var resent = JournalEntry(.local(kind, version: synced, fromPath: moved ? shared?.path : nil))
                 resent.madeFrom = [synced.changesetId]
                 entries.append(resent)

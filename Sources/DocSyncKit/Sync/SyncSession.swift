@@ -50,8 +50,11 @@ final class SyncSession {
         // that arrives settled now: the run ends as one that started after the resolution
         // would, with nothing to tell (a retry after a lost race).
         for settled in plan.incoming where !settled.record.isOpen {
-            report.conflicts.removeAll { $0.refId == settled.record.refId && $0.storedChangesetId == settled.record.changesetId
-                && $0.recordedBy != nil && $0.recordedBy == settled.record.replica && ($0.stored == "deletion") == (settled.record.deleted == true) }
+            report.conflicts.removeAll {
+                $0.refId == settled.record.refId && $0.storedChangesetId == settled.record.changesetId
+                    && $0.recordedBy != nil && $0.recordedBy == settled.record.replica
+                    && ($0.stored == "deletion") == (settled.record.deleted == true)
+            }
         }
         report.conflicts += plan.conflictSummaries
         if options.dryRun {
@@ -74,7 +77,8 @@ final class SyncSession {
         guard !withdrawn.isEmpty else { return }
         let have = Set(plan.incoming.map { PullPlan.key($0.record) })
         let replicaId = workspace.config.replicaId
-        for shared in changes.conflicts where withdrawn.contains(PullPlan.key(shared.record)) && !have.contains(PullPlan.key(shared.record)) {
+        for shared in changes.conflicts
+        where withdrawn.contains(PullPlan.key(shared.record)) && !have.contains(PullPlan.key(shared.record)) {
             plan.incoming.append(shared)
             if let heard = PullPlanner.lossHeard(shared.record, by: replicaId) { plan.conflictSummaries.append(heard) }
         }
@@ -85,10 +89,12 @@ final class SyncSession {
     func rebase(onto rewound: RewoundHistory) throws {
         let entries = RewoundHistory.entries(base: state.base, pending: state.pending, common: rewound.common)
         let lost = rewound.lost.split(separator: ":").last.map { String($0.prefix(12)) } ?? rewound.lost
-        let why = rewound.explanation ?? "no longer holds the commit this tree last synced with (\(lost)): a push that "
+        let why =
+            rewound.explanation ?? "no longer holds the commit this tree last synced with (\(lost)): a push that "
             + "another one overwrote, or history rewritten (git push --force)"
-        report.notices.append("\(remote.displayURL) \(why). Nothing is read as deleted; "
-            + "\(RewoundHistory.resent(entries)) version(s) this tree had synced are sent again")
+        report.notices.append(
+            "\(remote.displayURL) \(why). Nothing is read as deleted; "
+                + "\(RewoundHistory.resent(entries)) version(s) this tree had synced are sent again")
         if options.dryRun {
             foldInMemory(entries)
             return
@@ -96,7 +102,9 @@ final class SyncSession {
         guard !entries.isEmpty else { return }
         // The versions the base goes back to are the base of the merges that follow.
         for entry in entries {
-            if case let .seen(_, .version(version), _) = entry.event, let bytes = rewound.contents[version.hash] ?? rewound.load?(version.hash) {
+            if case let .seen(_, .version(version), _) = entry.event,
+                let bytes = rewound.contents[version.hash] ?? rewound.load?(version.hash)
+            {
                 try workspace.objects.put(bytes, hash: version.hash)
             }
         }
@@ -118,9 +126,12 @@ final class SyncSession {
         }
         // Found by its hash, or (a deletion held aside carries none) by its changesetId.
         guard let versions = try? remote.history(of: deletion.refId, path: deletion.path),
-              let version = versions.first(where: { v in !v.deleted && (deletion.hash.map { v.hash == $0 } ?? (v.changesetId == deletion.changesetId)) }),
-              let bytes = try? remote.content(of: version, refId: deletion.refId),
-              deletion.hash.map({ ContentHash.of(bytes) == $0 }) ?? true else { return nil }
+            let version = versions.first(where: { v in
+                !v.deleted && (deletion.hash.map { v.hash == $0 } ?? (v.changesetId == deletion.changesetId))
+            }),
+            let bytes = try? remote.content(of: version, refId: deletion.refId),
+            deletion.hash.map({ ContentHash.of(bytes) == $0 }) ?? true
+        else { return nil }
         return bytes
     }
 
@@ -146,19 +157,20 @@ final class SyncSession {
         let progress = workspace.progress
         let total = changes.entries.count
         var read = 0
-        var planner = PullPlanner(base: state.base, pending: state.pending, held: state.held, tracked: state.tracked,
-                                  unreadable: local.unreadablePaths, config: workspace.config, replicaId: workspace.config.replicaId,
-                                  clock: workspace.clock,
-                                  readRemote: {
-                                      read += 1
-                                      progress?(.step(.pull, done: read, total: total))
-                                      return try remote.read($0)
-                                  },
-                                  readObject: { try unstored[$0] ?? objects.get($0) },
-                                  readDeleted: { Self.deletedVersion($0, objects: objects, remote: remote) },
-                                  isOccupied: { FileSystem.exists(layout.absolute($0)) },
-                                  knownConflict: { store.record(refId: $0, storeName: $1) },
-                                  storeFetched: options.dryRun ? nil : { hash, bytes in try objects.put(bytes, hash: hash) })
+        var planner = PullPlanner(
+            base: state.base, pending: state.pending, held: state.held, tracked: state.tracked,
+            unreadable: local.unreadablePaths, config: workspace.config, replicaId: workspace.config.replicaId,
+            clock: workspace.clock,
+            readRemote: {
+                read += 1
+                progress?(.step(.pull, done: read, total: total))
+                return try remote.read($0)
+            },
+            readObject: { try unstored[$0] ?? objects.get($0) },
+            readDeleted: { Self.deletedVersion($0, objects: objects, remote: remote) },
+            isOccupied: { FileSystem.exists(layout.absolute($0)) },
+            knownConflict: { store.record(refId: $0, storeName: $1) },
+            storeFetched: options.dryRun ? nil : { hash, bytes in try objects.put(bytes, hash: hash) })
         planner.userVersions = userVersions
         return try planner.plan(changes, time: FileSystem.currentTimeNanos / 1_000_000)
     }
@@ -179,7 +191,9 @@ final class SyncSession {
         // pull changed them, so their base and file are still the user's (a retry can meet
         // a document the first pull did not, and the next retry meets it again).
         // Held versions meet the user's fix in this pull as well.
-        let touched = (changes.entries.map(\.refId) + state.held.keys).filter { pendingRefIds.contains($0) && userVersions[$0] == nil }
+        let touched = (changes.entries.map(\.refId) + state.held.keys).filter {
+            pendingRefIds.contains($0) && userVersions[$0] == nil
+        }
         guard !touched.isEmpty else { return }
         let tracked = state.tracked
         for refId in touched { userVersions[refId] = (state.base[refId], tracked[refId]) }
@@ -198,9 +212,13 @@ final class SyncSession {
             try? remote.noteReplica(workspace.replicaInfo, seen: plan.cursor)
             return
         }
-        for (hash, bytes) in plan.objects.sorted(by: { $0.key < $1.key }) { try workspace.objects.put(bytes, hash: hash) }
+        for (hash, bytes) in plan.objects.sorted(by: { $0.key < $1.key }) {
+            try workspace.objects.put(bytes, hash: hash)
+        }
         try workspace.objects.flush()
-        for record in plan.conflicts { try workspace.conflictStore.keep(record, bytes: plan.conflictBytes[PullPlan.key(record)]) }
+        for record in plan.conflicts {
+            try workspace.conflictStore.keep(record, bytes: plan.conflictBytes[PullPlan.key(record)])
+        }
         let kept = Set(plan.conflicts.map(PullPlan.key))
         for refId in plan.remerged {
             for record in recordedThisRun[refId] ?? [] where !kept.contains(PullPlan.key(record)) {
@@ -230,13 +248,18 @@ final class SyncSession {
         var finishedOps = 0
         func applied(_ op: JournalEntry.FileOperation) {
             finishedOps += 1
-            for summary in unreported.removeValue(forKey: op.refId) ?? [] { workspace.progress?(.document(.pull, summary)) }
+            for summary in unreported.removeValue(forKey: op.refId) ?? [] {
+                workspace.progress?(.document(.pull, summary))
+            }
             workspace.progress?(.step(.pull, done: finishedOps, total: fileOps.count))
         }
         for op in fileOps {
             guard let from = op.fromPath, op.result?.path != from else { continue }
             if let current = try? io.readIfPresent(from), ContentHash.of(current) != op.fromHash {
-                skip(op, "\(from): changed on disk while syncing (or tracked but in .docsyncignore); left in place, the remote version waits for the next sync")
+                skip(
+                    op,
+                    "\(from): changed on disk while syncing (or tracked but in .docsyncignore); left in place, the remote version waits for the next sync"
+                )
                 continue
             }
             try io.remove(from)
@@ -245,8 +268,13 @@ final class SyncSession {
         }
         for op in fileOps {
             guard let target = op.result, !skipped.contains(op.refId) else { continue }
-            if target.path == op.fromPath, let current = try? io.readIfPresent(target.path), ContentHash.of(current) != op.fromHash {
-                skip(op, "\(target.path): changed on disk while syncing (or tracked but in .docsyncignore); left in place, the remote version waits for the next sync")
+            if target.path == op.fromPath, let current = try? io.readIfPresent(target.path),
+                ContentHash.of(current) != op.fromHash
+            {
+                skip(
+                    op,
+                    "\(target.path): changed on disk while syncing (or tracked but in .docsyncignore); left in place, the remote version waits for the next sync"
+                )
                 continue
             }
             do {
@@ -259,7 +287,9 @@ final class SyncSession {
                 // and refusing it would leave this tree behind everyone else.
                 if schemas.mightApply(to: content) {
                     for problem in schemas.verdict(path: target.path, bytes: content).problems {
-                        report.warnings.append("pulled \(problem.description) (the record fails its schema; it was written, fix it here or where it was edited)")
+                        report.warnings.append(
+                            "pulled \(problem.description) (the record fails its schema; it was written, fix it here or where it was edited)"
+                        )
                     }
                 }
             } catch let refused as SafeTreeIO.Refused {
@@ -268,8 +298,10 @@ final class SyncSession {
                 continue
             }
             if let st = try? FileSystem.linkStatus(workspace.layout.absolute(target.path)) {
-                workspace.index.record(path: target.path, stat: st, hash: target.hash, refId: target.refId, changesetId: target.changesetId,
-                             readAtNanos: FileSystem.currentTimeNanos)
+                workspace.index.record(
+                    path: target.path, stat: st, hash: target.hash, refId: target.refId,
+                    changesetId: target.changesetId,
+                    readAtNanos: FileSystem.currentTimeNanos)
             }
             applied(op)
         }
@@ -332,18 +364,20 @@ final class SyncSession {
             let previous = state.base[refId]
             if final == previous { continue }
             let objects = workspace.objects
-            var write = RemoteWrite(refId: refId, new: final, previous: previous,
-                                    deletedChangesetId: final == nil ? (previous?.changesetId ?? action.changesetId) : nil,
-                                    loading: { try final.map { try objects.get($0.hash) } })
+            var write = RemoteWrite(
+                refId: refId, new: final, previous: previous,
+                deletedChangesetId: final == nil ? (previous?.changesetId ?? action.changesetId) : nil,
+                loading: { try final.map { try objects.get($0.hash) } })
             if let final, final.path != previous?.path, previous != nil { write.movedAt = movedAt[refId] }
             write.parents = Self.parents(previous: previous, carried: carried[refId] ?? [], new: final)
             plan.writes.append(write)
         }
         plan.conflicts = workspace.conflictStore.unshared()
         plan.summaries = plan.writes.map { w in
-            ChangeSummary(kind: .between(w.previous, w.new),
-                          path: w.new?.path ?? w.previous?.path ?? "", refId: w.refId, changesetId: w.new?.changesetId,
-                          fromPath: w.previous?.path != w.new?.path && w.new != nil ? w.previous?.path : nil)
+            ChangeSummary(
+                kind: .between(w.previous, w.new),
+                path: w.new?.path ?? w.previous?.path ?? "", refId: w.refId, changesetId: w.new?.changesetId,
+                fromPath: w.previous?.path != w.new?.path && w.new != nil ? w.previous?.path : nil)
         }
         return plan
     }
@@ -352,7 +386,8 @@ final class SyncSession {
     /// published versions its content carries beyond it; never itself.
     static func parents(previous: DocVersion?, carried: [String], new: DocVersion?) -> [String] {
         var out: [String] = []
-        for id in [previous?.changesetId].compactMap({ $0 }) + carried where id != new?.changesetId && !out.contains(id) { out.append(id) }
+        for id in [previous?.changesetId].compactMap({ $0 }) + carried where id != new?.changesetId && !out.contains(id)
+        { out.append(id) }
         return out
     }
 
@@ -372,10 +407,14 @@ final class SyncSession {
             if !options.force, deletes > 1, Double(deletes) > share * Double(total) {
                 // Reported, not thrown: what the pull before it did is still the run's news.
                 let deletions = plan.writes.compactMap { w in
-                    w.new == nil ? w.previous.map { ChangeSummary(kind: .delete, path: $0.path, refId: w.refId, changesetId: $0.changesetId) } : nil
+                    w.new == nil
+                        ? w.previous.map {
+                            ChangeSummary(kind: .delete, path: $0.path, refId: w.refId, changesetId: $0.changesetId)
+                        } : nil
                 }
-                report.refusedPush = RefusedPush(count: deletes, total: total, maxDeleteShare: share,
-                                                deletions: deletions.sorted { $0.path < $1.path })
+                report.refusedPush = RefusedPush(
+                    count: deletes, total: total, maxDeleteShare: share,
+                    deletions: deletions.sorted { $0.path < $1.path })
                 return
             }
             if options.dryRun {
@@ -399,10 +438,13 @@ final class SyncSession {
                     remote.writeProgress = nil
                     progress?(.finished(.push))
                 }
-                let cursor = try remote.commit(plan.writes, conflicts: plan.conflicts, expecting: state.cursor, replica: workspace.replicaInfo)
+                let cursor = try remote.commit(
+                    plan.writes, conflicts: plan.conflicts, expecting: state.cursor, replica: workspace.replicaInfo)
                 try CrashPoint.hit("push.after-remote-commit")
                 var entries = [JournalEntry(.cursor(cursor))]
-                if !plan.finished.isEmpty { entries.insert(JournalEntry(.done(refId: nil, seqs: plan.finished, reason: .pushed)), at: 0) }
+                if !plan.finished.isEmpty {
+                    entries.insert(JournalEntry(.done(refId: nil, seqs: plan.finished, reason: .pushed)), at: 0)
+                }
                 try workspace.append(entries)
                 try workspace.checkpoint()
                 try workspace.conflictStore.markShared(plan.conflicts.map(\.record))
@@ -412,7 +454,9 @@ final class SyncSession {
                 // Why `contended`: this is "busy, try again later" (exit 75 for cron), not an
                 // error; it used to exit 1 when many replicas pushed at once.
                 guard attempts < 5 else {
-                    throw Workspace.Failure.contended("the remote kept changing during 5 push attempts (other replicas are pushing); local changes stay recorded, try again shortly")
+                    throw Workspace.Failure.contended(
+                        "the remote kept changing during 5 push attempts (other replicas are pushing); local changes stay recorded, try again shortly"
+                    )
                 }
                 try pull()
             } catch RemoteError.locked(let url, let holder) {

@@ -38,7 +38,9 @@ extension Workspace {
     /// (an array element that moved counts as set by the move). Changes nothing.
     public func blame(_ doc: String, pointer: String?, relativeTo cwd: String) throws -> BlameReport {
         let (refId, path) = try resolveDocument(doc, relativeTo: cwd)
-        guard let path, let bytes = try SafeTreeIO(root: layout.root).readIfPresent(path) else { throw Failure.notTracked(doc) }
+        guard let path, let bytes = try SafeTreeIO(root: layout.root).readIfPresent(path) else {
+            throw Failure.notTracked(doc)
+        }
         let current: JSONValue
         do { current = try JSONValueParser.parseDocument(bytes) } catch {
             throw Failure.gaveUp("\(path):\(error.line):\(error.column): \(error.reason); blame needs a valid document")
@@ -59,7 +61,9 @@ extension Workspace {
         do {
             let remote = try makeRemote()
             for v in try remote.history(of: refId, path: path) where !v.deleted && versions[v.changesetId] == nil {
-                add(v.changesetId, ChangesetID(v.changesetId)?.replica ?? v.author, v.time, try? remote.content(of: v, refId: refId))
+                add(
+                    v.changesetId, ChangesetID(v.changesetId)?.replica ?? v.author, v.time,
+                    try? remote.content(of: v, refId: refId))
             }
         } catch {
             remoteError = (error as? LocalizedError)?.errorDescription ?? "\(error)"
@@ -67,18 +71,22 @@ extension Workspace {
         let ordered = versions.values.sorted { changesetOrder($0.changesetId, $1.changesetId) }
         let now = current.removing(.both)
         let nowId = (try? JSONScanner.scanDocument(bytes))?.member(named: "changesetId")?.stringValue
-        let unrecorded = BlameVersion(changesetId: nowId.flatMap { versions[$0] != nil ? nil : $0 } ?? "(not recorded)",
-                                      replica: config.replicaId, time: FileSystem.currentTimeNanos / 1_000_000, value: now)
+        let unrecorded = BlameVersion(
+            changesetId: nowId.flatMap { versions[$0] != nil ? nil : $0 } ?? "(not recorded)",
+            replica: config.replicaId, time: FileSystem.currentTimeNanos / 1_000_000, value: now)
         let history = ordered.last.map { $0.value == now } ?? false ? ordered : ordered + [unrecorded]
         var fields: [FieldBlame] = []
         for (place, value) in Self.leaves(now) where pointer.map({ place == $0 || place.hasPrefix($0 + "/") }) ?? true {
             // The last version whose value here differs from the version before it.
             var setter = history.first!
-            for (before, after) in zip(history, history.dropFirst()) where JSONPointer.value(at: place, in: before.value) != JSONPointer.value(at: place, in: after.value) {
+            for (before, after) in zip(history, history.dropFirst())
+            where JSONPointer.value(at: place, in: before.value) != JSONPointer.value(at: place, in: after.value) {
                 setter = after
             }
-            fields.append(FieldBlame(pointer: place, value: JSONValueWriter.compactString(value),
-                                     changesetId: setter.changesetId, replica: setter.replica, time: setter.time))
+            fields.append(
+                FieldBlame(
+                    pointer: place, value: JSONValueWriter.compactString(value),
+                    changesetId: setter.changesetId, replica: setter.replica, time: setter.time))
         }
         return BlameReport(path: path, refId: refId, versions: ordered.count, fields: fields, remoteError: remoteError)
     }

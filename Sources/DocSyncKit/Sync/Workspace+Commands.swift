@@ -8,8 +8,10 @@ extension Workspace {
     /// A folder that already holds files keeps them: a file without ids at a path where
     /// the remote has a document joins it (the same content is that document, different
     /// content is merged), and the others are recorded, to be sent by the next push.
-    public static func clone(url: String, into directory: String, kind: RemoteKind? = nil, branch: String? = nil,
-                             replicaName: String? = nil, progress: ProgressHandler? = nil) throws -> (Workspace, SyncReport) {
+    public static func clone(
+        url: String, into directory: String, kind: RemoteKind? = nil, branch: String? = nil,
+        replicaName: String? = nil, progress: ProgressHandler? = nil
+    ) throws -> (Workspace, SyncReport) {
         let root = FileSystem.absolute(directory)
         let existed = FileSystem.exists(root)
         // Checked here, not only by `initialize`: a failed clone removes the `.docsync/`
@@ -19,17 +21,24 @@ extension Workspace {
         try address.checkSeparate(fromTree: root)
         // A missing folder must not become a new remote here, and is not "try again
         // later" either: clone is run by hand, and the path is most likely mistyped.
-        if RemoteIdentity.exists(kind: address.kind, url: address.url) == false { throw Failure.noRemoteAt(address.url) }
+        if RemoteIdentity.exists(kind: address.kind, url: address.url) == false {
+            throw Failure.noRemoteAt(address.url)
+        }
         try FileSystem.createDirectories(root)
         do {
-            let (workspace, _) = try initialize(at: root, remoteURL: address.url, kind: address.kind, branch: branch, replicaName: replicaName)
+            let (workspace, _) = try initialize(
+                at: root, remoteURL: address.url, kind: address.kind, branch: branch, replicaName: replicaName)
             workspace.progress = progress
             let report = try workspace.run(.pull)
             if let unreachable = report.remoteUnreachable { throw Failure.unreachable(unreachable) }
             return (workspace, report)
         } catch {
             // Leave nothing half-made behind.
-            if existed { try? FileManager.default.removeItem(atPath: root + "/.docsync") } else { try? FileManager.default.removeItem(atPath: root) }
+            if existed {
+                try? FileManager.default.removeItem(atPath: root + "/.docsync")
+            } else {
+                try? FileManager.default.removeItem(atPath: root)
+            }
             throw error
         }
     }
@@ -42,10 +51,11 @@ extension Workspace {
         let synced = lastSync ?? state.lastSync
         // An attempt is news only until a run gets through.
         let attempt = DeferredAttempt.load(layout).flatMap { $0.time > (synced ?? 0) ? $0 : nil }
-        return StatusReport(root: layout.root, replicaId: config.replicaId, remote: config["remote.url"], lastSync: synced,
-                            pending: state.pending.map(ChangeSummary.init), unrecorded: local.actions.map(ChangeSummary.init),
-                            conflicts: conflictStore.list().filter(\.isOpen), waiting: waitingVersions, problems: scratch.problems,
-                            warnings: warnings + scratch.warnings, lastAttempt: attempt)
+        return StatusReport(
+            root: layout.root, replicaId: config.replicaId, remote: config["remote.url"], lastSync: synced,
+            pending: state.pending.map(ChangeSummary.init), unrecorded: local.actions.map(ChangeSummary.init),
+            conflicts: conflictStore.list().filter(\.isOpen), waiting: waitingVersions, problems: scratch.problems,
+            warnings: warnings + scratch.warnings, lastAttempt: attempt)
     }
 
     // MARK: log
@@ -73,7 +83,9 @@ extension Workspace {
         var report = SyncReport()
         report.dryRun = dryRun
         if dryRun {
-            report.recorded = targets.map { ChangeSummary(kind: .delete, path: $0, refId: byPath[$0]!.refId, changesetId: byPath[$0]!.changesetId) }
+            report.recorded = targets.map {
+                ChangeSummary(kind: .delete, path: $0, refId: byPath[$0]!.refId, changesetId: byPath[$0]!.changesetId)
+            }
             return report
         }
         // Record first, so any unrecorded edit to these files is journaled (and its
@@ -94,17 +106,22 @@ extension Workspace {
     /// changesetIds. The next sync then adds what is only on one side, takes identical
     /// versions as synced, and keeps both versions where they differ. Nothing is deleted.
     public static func resetBase(at directory: String) throws -> (Workspace, SyncReport) {
-        guard let layout = TreeLayout.find(from: directory) else { throw Failure.notATree(FileSystem.absolute(directory)) }
+        guard let layout = TreeLayout.find(from: directory) else {
+            throw Failure.notATree(FileSystem.absolute(directory))
+        }
         let config = try Config.load(from: layout.config)
         let lock: TreeLock
-        do { lock = try TreeLock(path: layout.lock, waitSeconds: config.number("lock.waitSeconds")) } catch let busy as TreeLock.Busy {
+        do { lock = try TreeLock(path: layout.lock, waitSeconds: config.number("lock.waitSeconds")) } catch let busy
+            as TreeLock.Busy
+        {
             throw Failure.busy(busy.holder)
         }
         // Read the journal first: if it is damaged too, stop before changing anything.
         let journal = Journal(path: layout.journal)
         let entries = try journal.read(from: 0, repair: true)
         if FileSystem.exists(layout.state) {
-            try FileSystem.rename(layout.state, layout.state + ".damaged-\(FileSystem.currentTimeNanos / 1_000_000_000)")
+            try FileSystem.rename(
+                layout.state, layout.state + ".damaged-\(FileSystem.currentTimeNanos / 1_000_000_000)")
         }
         try FileSystem.removeFile(layout.index)
         var fresh = SyncState()
@@ -140,17 +157,22 @@ extension Workspace {
         } catch {
             problems.append("journal: \(error.localizedDescription)")
         }
-        for version in state.base.values.sorted(by: { $0.path < $1.path }) where (try? objects.get(version.hash)) == nil {
-            problems.append("state: base version of \(version.path) (\(version.changesetId)) is missing from .docsync/objects")
+        for version in state.base.values.sorted(by: { $0.path < $1.path }) where (try? objects.get(version.hash)) == nil
+        {
+            problems.append(
+                "state: base version of \(version.path) (\(version.changesetId)) is missing from .docsync/objects")
         }
         for action in state.pending {
             if let v = action.resultingVersion, !objects.contains(v.hash) {
-                problems.append("journal: pending \(action.kind.rawValue) of \(v.path) refers to missing object \(v.hash)")
+                problems.append(
+                    "journal: pending \(action.kind.rawValue) of \(v.path) refers to missing object \(v.hash)")
             }
         }
         var paths: [String: String] = [:]
         for v in state.tracked.values {
-            if let other = paths[v.path] { problems.append("state: \(v.path) is claimed by both \(other) and \(v.refId)") }
+            if let other = paths[v.path] {
+                problems.append("state: \(v.path) is claimed by both \(other) and \(v.refId)")
+            }
             paths[v.path] = v.refId
         }
         if includeRemote, config["remote.url"] != nil, let remote = try? makeRemote() {
@@ -167,8 +189,10 @@ extension Workspace {
     /// which starts from an empty base as `reset-base` does: the next sync merges the tree
     /// with whatever that remote holds and deletes nothing. Returns whether the base was reset.
     @discardableResult
-    public func setConfig(_ key: String, _ value: String?, relativeTo cwd: String? = nil, create: Bool = false,
-                          resetBase: Bool = false) throws -> Bool {
+    public func setConfig(
+        _ key: String, _ value: String?, relativeTo cwd: String? = nil, create: Bool = false,
+        resetBase: Bool = false
+    ) throws -> Bool {
         var updated = config
         if let value { try updated.set(key, value) } else { try updated.unset(key) }
         // The URL (and the kind it is read as) is checked when it is given, never first
@@ -176,10 +200,13 @@ extension Workspace {
         // A new URL picks its kind again (set remote.kind after it to force one).
         if ["remote.url", "remote.kind"].contains(key), let url = updated["remote.url"] {
             let kind = key == "remote.url" ? nil : updated["remote.kind"].flatMap(RemoteKind.init(rawValue:))
-            let address = try RemoteAddress.parse(url, kind: kind, relativeTo: cwd ?? FileManager.default.currentDirectoryPath)
+            let address = try RemoteAddress.parse(
+                url, kind: kind, relativeTo: cwd ?? FileManager.default.currentDirectoryPath)
             try address.checkSeparate(fromTree: layout.root)
             try updated.set("remote.url", address.url)
-            if config["remote.kind"] != nil || key == "remote.kind" { try updated.set("remote.kind", address.kind.rawValue) }
+            if config["remote.kind"] != nil || key == "remote.kind" {
+                try updated.set("remote.kind", address.kind.rawValue)
+            }
         }
         // A schema that cannot be read or compiled would hold every record it names.
         if key.hasPrefix("schema."), let value {
@@ -198,8 +225,11 @@ extension Workspace {
                 missing = (kind, url)
             }
             if let cursor = state.cursor {
-                let verdict = missing != nil ? .different("there is no remote there yet")
-                    : RemoteIdentity.compare(cursor: cursor, kind: kind, url: url, branch: updated["remote.branch"] ?? "main")
+                let verdict =
+                    missing != nil
+                    ? .different("there is no remote there yet")
+                    : RemoteIdentity.compare(
+                        cursor: cursor, kind: kind, url: url, branch: updated["remote.branch"] ?? "main")
                 if case let .different(reason) = verdict {
                     guard resetBase else { throw Failure.differentRemote(url: url, reason: reason) }
                     resets = true
@@ -246,10 +276,14 @@ extension Workspace {
         if absolute.hasPrefix(layout.root + "/") {
             let relative = String(absolute.dropFirst(layout.root.count + 1))
             if let v = tracked.values.first(where: { $0.path == relative }) { return (v.refId, v.path) }
-            if let bytes = try? FileSystem.readFile(absolute), let ref = (try? JSONScanner.scanDocument(bytes))?.member(named: "refId")?.stringValue {
+            if let bytes = try? FileSystem.readFile(absolute),
+                let ref = (try? JSONScanner.scanDocument(bytes))?.member(named: "refId")?.stringValue
+            {
                 return (ref, relative)
             }
-            if let entry = try log().last(where: { $0.entry.path == relative && $0.entry.refId != nil }) { return (entry.entry.refId!, relative) }
+            if let entry = try log().last(where: { $0.entry.path == relative && $0.entry.refId != nil }) {
+                return (entry.entry.refId!, relative)
+            }
         }
         if let v = tracked[doc] { return (v.refId, v.path) }
         if let entry = try log().last(where: { $0.entry.refId == doc }) { return (doc, entry.entry.path) }

@@ -14,7 +14,10 @@ public struct DocumentDiff: Codable, Sendable {
     /// Why there is no field-level diff: `new`, `deleted`, or a side is not a valid document.
     public var note: String?
 
-    public init(path: String, refId: String?, against: String, againstChangesetId: String?, changes: [JSONDiff.Change], note: String? = nil) {
+    public init(
+        path: String, refId: String?, against: String, againstChangesetId: String?, changes: [JSONDiff.Change],
+        note: String? = nil
+    ) {
         self.path = path
         self.refId = refId
         self.against = against
@@ -70,7 +73,8 @@ extension Workspace {
             }
         }
         if case .changeset = target, docs.isEmpty {
-            throw Failure.gaveUp("a changesetId names one document's version: give the document (docsync diff DOC --against ID)")
+            throw Failure.gaveUp(
+                "a changesetId names one document's version: give the document (docsync diff DOC --against ID)")
         }
 
         var out: [DocumentDiff] = []
@@ -81,7 +85,10 @@ extension Workspace {
             var against = "base", oldId: String?
             switch target {
             case .base:
-                if let refId, let base = state.base[refId] { old = try objects.get(base.hash); oldId = base.changesetId }
+                if let refId, let base = state.base[refId] {
+                    old = try objects.get(base.hash)
+                    oldId = base.changesetId
+                }
             case .remote:
                 against = "remote"
                 if let refId, let entry = remoteChanged[refId] {
@@ -98,7 +105,8 @@ extension Workspace {
                 oldId = found.changesetId
                 against = found.changesetId
             }
-            var result = DocumentDiff(path: path, refId: refId, against: against, againstChangesetId: oldId, changes: [])
+            var result = DocumentDiff(
+                path: path, refId: refId, against: against, againstChangesetId: oldId, changes: [])
             // refId and changesetId are docsync's, not the user's edits: not shown.
             switch (old, current) {
             case (nil, nil): continue
@@ -106,15 +114,29 @@ extension Workspace {
                 result.note = "new"
                 do {
                     let value = try JSONValueParser.parseDocument(now)
-                    result.changes = [JSONDiff.Change(pointer: "", kind: .added, old: nil, new: JSONValueWriter.compactString(value.removing(.both)))]
+                    result.changes = [
+                        JSONDiff.Change(
+                            pointer: "", kind: .added, old: nil,
+                            new: JSONValueWriter.compactString(value.removing(.both)))
+                    ]
                 } catch {
                     result.note = "new, not a valid document: \(error.line):\(error.column): \(error.reason)"
                 }
             case (let was?, nil):
                 result.note = "deleted"
-                result.changes = (try? JSONValueParser.parse(was)).map { [JSONDiff.Change(pointer: "", kind: .removed, old: JSONValueWriter.compactString($0.removing(.both)), new: nil)] } ?? []
+                result.changes =
+                    (try? JSONValueParser.parse(was)).map {
+                        [
+                            JSONDiff.Change(
+                                pointer: "", kind: .removed, old: JSONValueWriter.compactString($0.removing(.both)),
+                                new: nil)
+                        ]
+                    } ?? []
             case (let was?, let now?):
-                guard let a = try? JSONValueParser.parse(was) else { result.note = "the version compared with is not valid JSON"; break }
+                guard let a = try? JSONValueParser.parse(was) else {
+                    result.note = "the version compared with is not valid JSON"
+                    break
+                }
                 do {
                     let b = try JSONValueParser.parseDocument(now)
                     result.changes = JSONDiff.changes(from: a.removing(.both), to: b.removing(.both))

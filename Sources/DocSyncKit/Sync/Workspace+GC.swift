@@ -44,7 +44,8 @@ extension Workspace {
         // Local, so with --local-only too. Only a cache: if it fails, gc still did the rest.
         if config["remote.url"] != nil, let git = try? makeRemote() as? GitRemote {
             do { report.gitCache = try git.repackCache(keeping: state.cursor, dryRun: dryRun) } catch {
-                report.warnings.append("\(layout.metadata)/git: not repacked (\(error)); it is only a cache, the next gc tries again")
+                report.warnings.append(
+                    "\(layout.metadata)/git: not repacked (\(error)); it is only a cache, the next gc tries again")
             }
         }
         return report

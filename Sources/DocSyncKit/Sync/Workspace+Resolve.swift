@@ -37,7 +37,9 @@ extension Workspace {
     ///   which later edits that undoes.
     /// The result is journaled and pushed like any edit; the settlement travels through
     /// the remote and closes the conflict on every replica.
-    public func resolve(_ doc: String, relativeTo cwd: String, take: String?, whole: Bool = false, dryRun: Bool) throws -> SyncReport {
+    public func resolve(_ doc: String, relativeTo cwd: String, take: String?, whole: Bool = false, dryRun: Bool) throws
+        -> SyncReport
+    {
         var report = SyncReport()
         report.dryRun = dryRun
         if !dryRun { _ = try recordLocalChanges(write: true, report: &report) }
@@ -50,7 +52,9 @@ extension Workspace {
         var chosen: ConflictStore.Record? = nil
         switch take {
         case nil:
-            if whole { throw Failure.gaveUp("--whole needs --take local|remote|ID: which stored version to bring back") }
+            if whole {
+                throw Failure.gaveUp("--whole needs --take local|remote|ID: which stored version to bring back")
+            }
         case "local", "remote":
             chosen = open.last { sideHere(of: $0).rawValue == take }
         case let replica? where replicaId(named: replica, among: open) != nil:
@@ -59,10 +63,13 @@ extension Workspace {
         case let id?:
             let matches = open.filter { $0.changesetId.hasPrefix(id) }
             guard let match = matches.last else {
-                throw Failure.gaveUp("no stored version '\(id)' in the open conflicts of \(doc); see `docsync conflicts`")
+                throw Failure.gaveUp(
+                    "no stored version '\(id)' in the open conflicts of \(doc); see `docsync conflicts`")
             }
             if Set(matches.map(\.changesetId)).count > 1 {
-                throw Failure.gaveUp("'\(id)' matches several stored versions of \(doc): \(matches.map(\.changesetId).joined(separator: ", "))")
+                throw Failure.gaveUp(
+                    "'\(id)' matches several stored versions of \(doc): \(matches.map(\.changesetId).joined(separator: ", "))"
+                )
             }
             chosen = match
         }
@@ -70,10 +77,13 @@ extension Workspace {
         let write = try chosen.map { try plannedWrite(for: $0, documentPath: path, whole: whole) } ?? nil
         switch write {
         case let .fields(_, replaced):
-            report.notices.append("\(path): took the \(describeSide(chosen!)) values of \(replaced.joined(separator: ", ")); every other field stays as it is now")
+            report.notices.append(
+                "\(path): took the \(describeSide(chosen!)) values of \(replaced.joined(separator: ", ")); every other field stays as it is now"
+            )
         case let .whole(_, undone):
-            report.notices.append("\(path): brought back the whole stored version \(chosen!.changesetId)"
-                                  + (undone.isEmpty ? "" : "; this undoes later edits of \(undone.joined(separator: ", "))"))
+            report.notices.append(
+                "\(path): brought back the whole stored version \(chosen!.changesetId)"
+                    + (undone.isEmpty ? "" : "; this undoes later edits of \(undone.joined(separator: ", "))"))
         case .delete:
             report.notices.append("\(path): the deletion wins; the document is deleted")
         case let .move(target):
@@ -81,7 +91,8 @@ extension Workspace {
         case nil:
             report.notices.append("\(path): kept as it is now")
         }
-        report.recorded.append(ChangeSummary(kind: .resolve, path: path, refId: refId, changesetId: chosen?.changesetId))
+        report.recorded.append(
+            ChangeSummary(kind: .resolve, path: path, refId: refId, changesetId: chosen?.changesetId))
         if dryRun { return report }
 
         // Journal first, then the file, then the conflict store: the file operation, the
@@ -93,9 +104,15 @@ extension Workspace {
         let tracked = state.tracked[refId]
         let fileBytes = try io.readIfPresent(path)
         var entries: [JournalEntry] = []
-        func operation(_ result: DocVersion?, _ action: JournalEntry.LocalAction, _ version: DocVersion, fromPath: String? = nil) {
-            entries.append(JournalEntry(.apply(.init(refId: refId, changesetId: result?.changesetId ?? version.changesetId, result: result,
-                                                     fromPath: path, fromHash: fileBytes.map(ContentHash.of)))))
+        func operation(
+            _ result: DocVersion?, _ action: JournalEntry.LocalAction, _ version: DocVersion, fromPath: String? = nil
+        ) {
+            entries.append(
+                JournalEntry(
+                    .apply(
+                        .init(
+                            refId: refId, changesetId: result?.changesetId ?? version.changesetId, result: result,
+                            fromPath: path, fromHash: fileBytes.map(ContentHash.of)))))
             entries.append(JournalEntry(.local(action, version: version, fromPath: fromPath)))
         }
         switch write {
@@ -107,7 +124,8 @@ extension Workspace {
                 members["changesetId"] = .string(changesetId)
                 stamped = .object(members)
             }
-            let bytes = ContentPolicy.keepingLineEndsAndBOM(of: current, JSONValueWriter.write(stamped, indent: JSONValueWriter.detectIndent(of: current)))
+            let bytes = ContentPolicy.keepingLineEndsAndBOM(
+                of: current, JSONValueWriter.write(stamped, indent: JSONValueWriter.detectIndent(of: current)))
             let version = DocVersion(refId: refId, changesetId: changesetId, hash: try objects.put(bytes), path: path)
             operation(version, .update, version)
         case let .whole(bytes, _):
@@ -133,14 +151,17 @@ extension Workspace {
             try objects.flush()
             try clock.persist()
         }
-        entries.append(JournalEntry(.resolve(refId: refId, changesetId: chosen?.changesetId, path: currentPath, take: take ?? "as is")))
+        entries.append(
+            JournalEntry(
+                .resolve(refId: refId, changesetId: chosen?.changesetId, path: currentPath, take: take ?? "as is")))
         try append(entries)
         try CrashPoint.hit("resolve.after-journal")
         for entry in entries {
             // A file edited while resolving is left as the user saved it: the next run
             // records that edit over the resolved version (kept in the journal).
             if case let .apply(op) = entry.event, !redo(op, interrupted: false) {
-                report.warnings.append("\(path) changed while resolving; your edit is kept and will be recorded over the resolved version")
+                report.warnings.append(
+                    "\(path) changed while resolving; your edit is kept and will be recorded over the resolved version")
             }
         }
         report.recorded += entries.filter(\.isLocalAction).map(ChangeSummary.init)
@@ -154,7 +175,9 @@ extension Workspace {
 
     private func describeSide(_ record: ConflictStore.Record) -> String {
         let view = pointOfView(of: record)
-        let owner = view.storedIsLocal ? "local" : view.storedBy.map { "\(replicaNames(fromRemote: false)[$0] ?? $0)'s" } ?? "remote"
+        let owner =
+            view.storedIsLocal
+            ? "local" : view.storedBy.map { "\(replicaNames(fromRemote: false)[$0] ?? $0)'s" } ?? "remote"
         return "\(owner) version \(record.changesetId)'s"
     }
 
@@ -168,7 +191,9 @@ extension Workspace {
     }
 
     /// The document after taking `record`'s side, from the file as it is now.
-    private func plannedWrite(for record: ConflictStore.Record, documentPath: String, whole: Bool) throws -> ResolveWrite? {
+    private func plannedWrite(for record: ConflictStore.Record, documentPath: String, whole: Bool) throws
+        -> ResolveWrite?
+    {
         if record.deleted == true { return .delete }
         if record.renameLost == true { return record.path == documentPath ? nil : .move(to: record.path) }
         let stored = try conflictStore.bytes(of: record)
@@ -182,20 +207,27 @@ extension Workspace {
         }
         let current: JSONValue
         do { current = try JSONValueParser.parseDocument(currentBytes) } catch {
-            throw Failure.gaveUp("\(documentPath):\(error.line):\(error.column): \(error.reason); fix it first (or take the whole stored version with --whole)")
+            throw Failure.gaveUp(
+                "\(documentPath):\(error.line):\(error.column): \(error.reason); fix it first (or take the whole stored version with --whole)"
+            )
         }
         if whole {
             let fields = Set(record.fields ?? [])
             return .whole(stored, undone: FieldPaths.differing(current, storedValue).filter { !fields.contains($0) })
         }
         guard let fields = record.fields, !fields.isEmpty else {
-            throw Failure.gaveUp("this conflict record names no fields (an older docsync recorded it); take the whole stored version with --whole")
+            throw Failure.gaveUp(
+                "this conflict record names no fields (an older docsync recorded it); take the whole stored version with --whole"
+            )
         }
         var result = current
         // A field inside a merged array is settled at the array (see FieldPaths.settledField).
         var settled: [String] = []
-        for field in fields.map({ FieldPaths.settledField($0, in: [current, storedValue]) }) where !settled.contains(field) { settled.append(field) }
-        for field in settled { result = FieldPaths.setting(FieldPaths.value(at: field, in: storedValue), at: field, in: result) }
+        for field in fields.map({ FieldPaths.settledField($0, in: [current, storedValue]) })
+        where !settled.contains(field) { settled.append(field) }
+        for field in settled {
+            result = FieldPaths.setting(FieldPaths.value(at: field, in: storedValue), at: field, in: result)
+        }
         if result == current { return nil }
         return .fields(result, replaced: fields)
     }

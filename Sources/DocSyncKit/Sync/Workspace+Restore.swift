@@ -12,191 +12,191 @@ import Foundation
 ///   on the remote yet, else the newest this replica kept, else the remote's).
 /// Unrecorded edits are recorded first, so they stay in the journal.
 extension Workspace {
-  /// A version found to restore.
-  struct Found {
-    var bytes: [UInt8]
-    var path: String?
-    var changesetId: String
-    var source: String
-  }
+    /// A version found to restore.
+    struct Found {
+        var bytes: [UInt8]
+        var path: String?
+        var changesetId: String
+        var source: String
+    }
 
-  /// Documents deleted here whose deletion has not reached the remote: the base has
-  /// them, the recorded tree does not. Exactly what a push would delete.
-  func unpushedDeletions(after actions: [JournalEntry]) -> [DocVersion] {
-    var tracked = state.tracked
-    for action in actions { SyncState.applyLocal(action, to: &tracked) }
-    return state.base.values.filter { tracked[$0.refId] == nil }.sorted { $0.path < $1.path }
-  }
+    /// Documents deleted here whose deletion has not reached the remote: the base has
+    /// them, the recorded tree does not. Exactly what a push would delete.
+    func unpushedDeletions(after actions: [JournalEntry]) -> [DocVersion] {
+        var tracked = state.tracked
+        for action in actions { SyncState.applyLocal(action, to: &tracked) }
+        return state.base.values.filter { tracked[$0.refId] == nil }.sorted { $0.path < $1.path }
+    }
 
-  public func restore(_ doc: String, relativeTo cwd: String, at: String?, dryRun: Bool) throws
-    -> SyncReport
-  {
-    try restore([doc], relativeTo: cwd, at: at, deleted: false, dryRun: dryRun)
-  }
+    public func restore(_ doc: String, relativeTo cwd: String, at: String?, dryRun: Bool) throws
+        -> SyncReport
+    {
+        try restore([doc], relativeTo: cwd, at: at, deleted: false, dryRun: dryRun)
+    }
 
-  /// - Parameters:
-  ///   - docs: paths (relative to `cwd`) or refIds.
-  ///   - deleted: also every document deleted here and not yet on the remote.
-  public func restore(
-    _ docs: [String], relativeTo cwd: String, at: String?, deleted: Bool, dryRun: Bool
-  ) throws -> SyncReport {
-    var report = SyncReport()
-    report.dryRun = dryRun
-    let local = try recordLocalChanges(write: !dryRun, report: &report)
-    var targets: [(name: String, refId: String, path: String?)] = []
-    for doc in docs {
-      let (refId, path) = try resolveDocument(doc, relativeTo: cwd)
-      targets.append((doc, refId, path))
-    }
-    if deleted {
-      for v in unpushedDeletions(after: dryRun ? local.actions : []) {
-        targets.append((v.path, v.refId, v.path))
-      }
-    }
-    var seen = Set<String>()
-    targets = targets.filter { seen.insert($0.refId).inserted }
-    if targets.isEmpty {
-      throw Failure.gaveUp("nothing to restore: no document was deleted here since the last sync")
-    }
-    var tracked = state.tracked
-    if dryRun { for action in local.actions { SyncState.applyLocal(action, to: &tracked) } }
-    var restored: [RestoredVersion] = []
-    var written: [(refId: String, target: String, bytes: [UInt8])] = []
-    for t in targets {
-      let found = try version(
-        of: t.refId, named: t.name, path: t.path, at: at, exists: tracked[t.refId] != nil)
-      guard let target = t.path ?? found.path else {
-        throw Failure.gaveUp("\(t.name): no path to restore it to")
-      }
-      // Never over another document that took the path meanwhile.
-      if let other = tracked.values.first(where: { $0.path == target && $0.refId != t.refId }) {
-        throw Failure.gaveUp(
-          "\(target) now holds another document (\(other.refId)); move it away, then restore \(t.name)"
-        )
-      }
-      let scanned: ScannedDocument
-      do { scanned = try JSONScanner.scanDocument(found.bytes) } catch {
-        throw Failure.gaveUp("that version of \(t.name) is not valid JSON (\(error.description))")
-      }
-      report.recorded.append(
-        ChangeSummary(kind: .restore, path: target, refId: t.refId, changesetId: found.changesetId))
-      restored.append(
-        RestoredVersion(
-          refId: t.refId, path: target, version: found.changesetId, source: found.source,
-          changesetId: nil))
-      // A fresh changesetId: restoring is a new edit, later than everything before it.
-      written.append(
-        (
-          t.refId, target,
-          IdentityStamper.stamp(
-            found.bytes, scanned: scanned, refId: t.refId, changesetId: clock.next().description)
-        ))
-    }
-    if dryRun {
-      report.restored = restored
-      return report
-    }
-    for w in written {
-      // Stored first: the recorder keeps an id only where it knows the id names this content.
-      try objects.put(w.bytes)
-      try SafeTreeIO(root: layout.root).write(w.target, w.bytes)
-    }
-    try clock.persist()
-    var recorded = SyncReport()
-    _ = try recordLocalChanges(write: true, report: &recorded)
-    report.recorded += recorded.recorded
-    let now = state.tracked
-    report.restored = restored.map { r in
-      var r = r
-      r.changesetId = now[r.refId]?.changesetId
-      return r
-    }
-    report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
-    return report
-  }
-
-  /// The version of `refId` to bring back (see the type's comment).
-  func version(
-    of refId: String, named name: String, path: String?, at: String?, exists: Bool
-  ) throws -> Found {
-    // Journal entries with content this replica stored, newest last.
-    let kept = try log().map(\.entry).filter {
-      $0.refId == refId && $0.hash != nil && $0.changesetId != nil
-    }
-    func fromJournal(_ e: JournalEntry) -> Found? {
-      guard let hash = e.hash, let id = e.changesetId, let bytes = try? objects.get(hash) else {
-        return nil
-      }
-      return Found(bytes: bytes, path: e.path, changesetId: id, source: "journal")
-    }
-    func fromRemote(_ v: RemoteVersionInfo, _ remote: Remote) throws -> Found {
-      Found(
-        bytes: try remote.content(of: v, refId: refId), path: v.path, changesetId: v.changesetId,
-        source: "remote")
-    }
-    guard let at else {
-      if let base = state.base[refId], let bytes = try? objects.get(base.hash) {
-        return Found(
-          bytes: bytes, path: base.path, changesetId: base.changesetId, source: "journal")
-      }
-      if !exists {
-        if let found = kept.reversed().lazy.compactMap(fromJournal).first { return found }
-        let remote = try makeRemote()
-        if let v = try remote.history(of: refId, path: path).first(where: { !$0.deleted }) {
-          return try fromRemote(v, remote)
+    /// - Parameters:
+    ///   - docs: paths (relative to `cwd`) or refIds.
+    ///   - deleted: also every document deleted here and not yet on the remote.
+    public func restore(
+        _ docs: [String], relativeTo cwd: String, at: String?, deleted: Bool, dryRun: Bool
+    ) throws -> SyncReport {
+        var report = SyncReport()
+        report.dryRun = dryRun
+        let local = try recordLocalChanges(write: !dryRun, report: &report)
+        var targets: [(name: String, refId: String, path: String?)] = []
+        for doc in docs {
+            let (refId, path) = try resolveDocument(doc, relativeTo: cwd)
+            targets.append((doc, refId, path))
         }
-      }
-      throw Failure.gaveUp(
-        "\(name) has no synced version to restore; give one with --at (see `docsync log \(name)`)")
+        if deleted {
+            for v in unpushedDeletions(after: dryRun ? local.actions : []) {
+                targets.append((v.path, v.refId, v.path))
+            }
+        }
+        var seen = Set<String>()
+        targets = targets.filter { seen.insert($0.refId).inserted }
+        if targets.isEmpty {
+            throw Failure.gaveUp("nothing to restore: no document was deleted here since the last sync")
+        }
+        var tracked = state.tracked
+        if dryRun { for action in local.actions { SyncState.applyLocal(action, to: &tracked) } }
+        var restored: [RestoredVersion] = []
+        var written: [(refId: String, target: String, bytes: [UInt8])] = []
+        for t in targets {
+            let found = try version(
+                of: t.refId, named: t.name, path: t.path, at: at, exists: tracked[t.refId] != nil)
+            guard let target = t.path ?? found.path else {
+                throw Failure.gaveUp("\(t.name): no path to restore it to")
+            }
+            // Never over another document that took the path meanwhile.
+            if let other = tracked.values.first(where: { $0.path == target && $0.refId != t.refId }) {
+                throw Failure.gaveUp(
+                    "\(target) now holds another document (\(other.refId)); move it away, then restore \(t.name)"
+                )
+            }
+            let scanned: ScannedDocument
+            do { scanned = try JSONScanner.scanDocument(found.bytes) } catch {
+                throw Failure.gaveUp("that version of \(t.name) is not valid JSON (\(error.description))")
+            }
+            report.recorded.append(
+                ChangeSummary(kind: .restore, path: target, refId: t.refId, changesetId: found.changesetId))
+            restored.append(
+                RestoredVersion(
+                    refId: t.refId, path: target, version: found.changesetId, source: found.source,
+                    changesetId: nil))
+            // A fresh changesetId: restoring is a new edit, later than everything before it.
+            written.append(
+                (
+                    t.refId, target,
+                    IdentityStamper.stamp(
+                        found.bytes, scanned: scanned, refId: t.refId, changesetId: clock.next().description)
+                ))
+        }
+        if dryRun {
+            report.restored = restored
+            return report
+        }
+        for w in written {
+            // Stored first: the recorder keeps an id only where it knows the id names this content.
+            try objects.put(w.bytes)
+            try SafeTreeIO(root: layout.root).write(w.target, w.bytes)
+        }
+        try clock.persist()
+        var recorded = SyncReport()
+        _ = try recordLocalChanges(write: true, report: &recorded)
+        report.recorded += recorded.recorded
+        let now = state.tracked
+        report.restored = restored.map { r in
+            var r = r
+            r.changesetId = now[r.refId]?.changesetId
+            return r
+        }
+        report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
+        return report
     }
-    // Every version the prefix names, by changesetId and content: one version may be in
-    // both places, and one changesetId may name several contents (edits made with plain
-    // git keep the id they came from), which is ambiguous too.
-    var candidates: [String: (found: () throws -> Found, described: String)] = [:]
-    for e in kept where e.changesetId!.hasPrefix(at) {
-      candidates[e.changesetId! + " " + e.hash!] = (
-        {
-          try fromJournal(e).orThrow(
-            Failure.gaveUp("version \(e.changesetId!) of \(name) is no longer kept here"))
-        },
-        "\(e.changesetId!)  \(Timestamp.rfc3339(e.time))  \(e.path ?? "")  (this replica's journal)"
-      )
+
+    /// The version of `refId` to bring back (see the type's comment).
+    func version(
+        of refId: String, named name: String, path: String?, at: String?, exists: Bool
+    ) throws -> Found {
+        // Journal entries with content this replica stored, newest last.
+        let kept = try log().map(\.entry).filter {
+            $0.refId == refId && $0.hash != nil && $0.changesetId != nil
+        }
+        func fromJournal(_ e: JournalEntry) -> Found? {
+            guard let hash = e.hash, let id = e.changesetId, let bytes = try? objects.get(hash) else {
+                return nil
+            }
+            return Found(bytes: bytes, path: e.path, changesetId: id, source: "journal")
+        }
+        func fromRemote(_ v: RemoteVersionInfo, _ remote: Remote) throws -> Found {
+            Found(
+                bytes: try remote.content(of: v, refId: refId), path: v.path, changesetId: v.changesetId,
+                source: "remote")
+        }
+        guard let at else {
+            if let base = state.base[refId], let bytes = try? objects.get(base.hash) {
+                return Found(
+                    bytes: bytes, path: base.path, changesetId: base.changesetId, source: "journal")
+            }
+            if !exists {
+                if let found = kept.reversed().lazy.compactMap(fromJournal).first { return found }
+                let remote = try makeRemote()
+                if let v = try remote.history(of: refId, path: path).first(where: { !$0.deleted }) {
+                    return try fromRemote(v, remote)
+                }
+            }
+            throw Failure.gaveUp(
+                "\(name) has no synced version to restore; give one with --at (see `docsync log \(name)`)")
+        }
+        // Every version the prefix names, by changesetId and content: one version may be in
+        // both places, and one changesetId may name several contents (edits made with plain
+        // git keep the id they came from), which is ambiguous too.
+        var candidates: [String: (found: () throws -> Found, described: String)] = [:]
+        for e in kept where e.changesetId!.hasPrefix(at) {
+            candidates[e.changesetId! + " " + e.hash!] = (
+                {
+                    try fromJournal(e).orThrow(
+                        Failure.gaveUp("version \(e.changesetId!) of \(name) is no longer kept here"))
+                },
+                "\(e.changesetId!)  \(Timestamp.rfc3339(e.time))  \(e.path ?? "")  (this replica's journal)"
+            )
+        }
+        do {
+            let remote = try makeRemote()
+            for v in try remote.history(of: refId, path: path)
+            where !v.deleted && (v.changesetId.hasPrefix(at) || v.id.hasPrefix(at)) {
+                let key = v.changesetId + " " + (v.hash ?? v.id)
+                if candidates[key] != nil { continue }
+                let id = v.id.count == 40 ? " commit " + v.id.prefix(12) : ""
+                candidates[key] = (
+                    { try fromRemote(v, remote) },
+                    "\(v.changesetId)  \(Timestamp.rfc3339(v.time))  \(v.path ?? "")  (the remote\(id))"
+                )
+            }
+        } catch {
+            // The journal alone can still answer; without a match there, the remote's error says why.
+            if candidates.isEmpty { throw error }
+        }
+        if candidates.count > 1 {
+            let list = candidates.keys.sorted().map { "  " + candidates[$0]!.described }.joined(
+                separator: "\n")
+            throw Failure.gaveUp(
+                "--at \(at) is ambiguous for \(name): it matches \(candidates.count) versions; give more of the id, or a commit id:\n\(list)"
+            )
+        }
+        guard let only = candidates.values.first else {
+            throw Failure.gaveUp(
+                "no version '\(at)' of \(name) in this replica's journal or the remote's history; see `docsync log \(name)`"
+            )
+        }
+        return try only.found()
     }
-    do {
-      let remote = try makeRemote()
-      for v in try remote.history(of: refId, path: path)
-      where !v.deleted && (v.changesetId.hasPrefix(at) || v.id.hasPrefix(at)) {
-        let key = v.changesetId + " " + (v.hash ?? v.id)
-        if candidates[key] != nil { continue }
-        let id = v.id.count == 40 ? " commit " + v.id.prefix(12) : ""
-        candidates[key] = (
-          { try fromRemote(v, remote) },
-          "\(v.changesetId)  \(Timestamp.rfc3339(v.time))  \(v.path ?? "")  (the remote\(id))"
-        )
-      }
-    } catch {
-      // The journal alone can still answer; without a match there, the remote's error says why.
-      if candidates.isEmpty { throw error }
-    }
-    if candidates.count > 1 {
-      let list = candidates.keys.sorted().map { "  " + candidates[$0]!.described }.joined(
-        separator: "\n")
-      throw Failure.gaveUp(
-        "--at \(at) is ambiguous for \(name): it matches \(candidates.count) versions; give more of the id, or a commit id:\n\(list)"
-      )
-    }
-    guard let only = candidates.values.first else {
-      throw Failure.gaveUp(
-        "no version '\(at)' of \(name) in this replica's journal or the remote's history; see `docsync log \(name)`"
-      )
-    }
-    return try only.found()
-  }
 }
 
 extension Optional {
-  func orThrow(_ error: Error) throws -> Wrapped {
-    guard let value = self else { throw error }
-    return value
-  }
+    func orThrow(_ error: Error) throws -> Wrapped {
+        guard let value = self else { throw error }
+        return value
+    }
 }

@@ -30,12 +30,15 @@ extension Workspace {
         var firstContact: RemoteChanges? = nil
         var firstContactFailure: RemoteError? = nil
         if state.cursor == nil {
-            do { firstContact = try remote.changes(since: nil).checked(url: remote.displayURL) } catch let error as RemoteError {
+            do { firstContact = try remote.changes(since: nil).checked(url: remote.displayURL) } catch let error
+                as RemoteError
+            {
                 firstContactFailure = error
             }
         }
-        var local = try recordLocalChanges(write: !options.dryRun, report: &report, checkpointing: false,
-                                           joining: firstContact.map(Self.documentRefIdsByPath) ?? [:])
+        var local = try recordLocalChanges(
+            write: !options.dryRun, report: &report, checkpointing: false,
+            joining: firstContact.map(Self.documentRefIdsByPath) ?? [:])
         if options.dryRun {
             // Nothing is journaled in a dry run; plan as if it had been (read-only: the
             // state is never saved).
@@ -51,7 +54,9 @@ extension Workspace {
         do {
             if let firstContactFailure { throw firstContactFailure }
             // A held version waits for a pull to meet the fixed file, even on `push`.
-            if direction != .push || options.dryRun || !state.held.isEmpty { try session.pull(prefetched: firstContact) }
+            if direction != .push || options.dryRun || !state.held.isEmpty {
+                try session.pull(prefetched: firstContact)
+            }
             if direction != .pull { try session.push() }
             if !options.dryRun && session.report.refusedPush == nil { setLastSync() }
         } catch let error as RemoteError {

@@ -69,22 +69,30 @@ public final class Workspace {
 
         public var errorDescription: String? {
             switch self {
-            case let .notATree(dir): return "not a docsync tree (or any parent up to /): \(dir). Run `docsync init` or `docsync clone URL DIR`"
+            case let .notATree(dir):
+                return
+                    "not a docsync tree (or any parent up to /): \(dir). Run `docsync init` or `docsync clone URL DIR`"
             case let .alreadyATree(dir): return "\(dir) is already a docsync tree"
             case let .insideTree(dir, outer):
-                return "\(dir) is inside the docsync tree \(outer); a tree inside another tree would be synced twice. Pick a folder outside it"
+                return
+                    "\(dir) is inside the docsync tree \(outer); a tree inside another tree would be synced twice. Pick a folder outside it"
             case let .offlineTooLong(url, since, days, reason):
-                return "remote \(url) has not been reached since \(Timestamp.rfc3339(since)) (more than \(Timestamp.days(days)), sync.maxOfflineDays): \(reason). "
+                return
+                    "remote \(url) has not been reached since \(Timestamp.rfc3339(since)) (more than \(Timestamp.days(days)), sync.maxOfflineDays): \(reason). "
                     + "Check the URL and the network (`docsync config remote.url`), or raise the limit with `docsync config sync.maxOfflineDays N`. Local changes stay recorded"
             case .noRemote: return "no remote configured; set one with `docsync config remote.url PATH`"
             case let .noRemoteAt(url):
                 return "no docsync remote at \(url) (check the path; to make a new remote there, pass --create)"
             case let .differentRemote(url, reason):
-                return "\(url) is a different remote than the one this tree last synced with (\(reason)). To switch to it, pass "
+                return
+                    "\(url) is a different remote than the one this tree last synced with (\(reason)). To switch to it, pass "
                     + "--reset-base: the next sync then merges this tree with it and deletes nothing on either side"
             case let .remoteParentMissing(url, parent):
-                return "remote \(url): the folder \(parent) does not exist (a typo, or a share that is not mounted?); create it first if it is meant"
-            case let .busy(holder): return "another docsync run is working on this tree (\(holder.isEmpty ? "lock held" : holder)); try again later"
+                return
+                    "remote \(url): the folder \(parent) does not exist (a typo, or a share that is not mounted?); create it first if it is meant"
+            case let .busy(holder):
+                return
+                    "another docsync run is working on this tree (\(holder.isEmpty ? "lock held" : holder)); try again later"
             case let .notTracked(path): return "\(path): not a tracked document"
             case let .gaveUp(reason): return reason
             case let .unreachable(message): return message
@@ -93,7 +101,8 @@ public final class Workspace {
         }
     }
 
-    init(layout: TreeLayout, config: Config, state: SyncState, index: StatCache? = nil, readOnly: Bool, lock: TreeLock?) {
+    init(layout: TreeLayout, config: Config, state: SyncState, index: StatCache? = nil, readOnly: Bool, lock: TreeLock?)
+    {
         self.layout = layout
         self.config = config
         self.state = state
@@ -124,8 +133,10 @@ public final class Workspace {
     @discardableResult
     /// - Parameter remoteFormat: the layout a new folder remote gets (default: the drive
     ///   layout, see `FolderRemoteFormat.forNewRemotes`).
-    public static func initialize(at directory: String, remoteURL: String?, kind: RemoteKind? = nil, branch: String? = nil,
-                                  replicaName: String? = nil, remoteFormat: FolderRemoteFormat? = nil) throws -> (Workspace, createdRemote: Bool) {
+    public static func initialize(
+        at directory: String, remoteURL: String?, kind: RemoteKind? = nil, branch: String? = nil,
+        replicaName: String? = nil, remoteFormat: FolderRemoteFormat? = nil
+    ) throws -> (Workspace, createdRemote: Bool) {
         let root = FileSystem.absolute(directory)
         let layout = TreeLayout(root: root)
         // A `.docsync/` that lost its config still holds the journal and state: never
@@ -156,7 +167,8 @@ public final class Workspace {
                 if let branch { try config.set("remote.branch", branch) }
             } else {
                 if FolderRemoteFormat.of(address.url) == nil && !DirectoryRemote.isRemote(address.url) {
-                    try FolderRemoteFormat.create(at: address.url, format: remoteFormat ?? FolderRemoteFormat.forNewRemotes)
+                    try FolderRemoteFormat.create(
+                        at: address.url, format: remoteFormat ?? FolderRemoteFormat.forNewRemotes)
                     createdRemote = true
                 }
                 try config.set("remote.url", address.url)
@@ -176,11 +188,15 @@ public final class Workspace {
     /// Opens the tree containing `directory`, takes its lock (unless read-only) and
     /// finishes whatever an interrupted run left in the journal.
     public static func open(at directory: String, readOnly: Bool) throws -> Workspace {
-        guard let layout = TreeLayout.find(from: directory) else { throw Failure.notATree(FileSystem.absolute(directory)) }
+        guard let layout = TreeLayout.find(from: directory) else {
+            throw Failure.notATree(FileSystem.absolute(directory))
+        }
         let config = try Config.load(from: layout.config)
         var lock: TreeLock? = nil
         if !readOnly {
-            do { lock = try TreeLock(path: layout.lock, waitSeconds: config.number("lock.waitSeconds")) } catch let busy as TreeLock.Busy {
+            do { lock = try TreeLock(path: layout.lock, waitSeconds: config.number("lock.waitSeconds")) } catch let busy
+                as TreeLock.Busy
+            {
                 throw Failure.busy(busy.holder)
             }
         }
@@ -188,7 +204,8 @@ public final class Workspace {
         // read-only run then keeps its refreshed index to itself.
         let indexFile = try? FileSystem.status(layout.index)
         let (state, index) = try loadStateAndIndex(layout)
-        let workspace = Workspace(layout: layout, config: config, state: state, index: index, readOnly: readOnly, lock: lock)
+        let workspace = Workspace(
+            layout: layout, config: config, state: state, index: index, readOnly: readOnly, lock: lock)
         workspace.indexFileAtOpen = indexFile
         try workspace.recover()
         if lock != nil { workspace.removeLeftoverGitLocks() }
@@ -232,7 +249,7 @@ public final class Workspace {
             let previous = workspace
             workspace = newValue
             lock.unlock()
-            _ = previous   // released here, outside the lock
+            _ = previous  // released here, outside the lock
         }
     }
 
@@ -256,12 +273,15 @@ public final class Workspace {
         var baseBefore: [String: DocVersion?] = [:]
         var notRedone: [String] = []
         for entry in unfolded {
-            if case .seen(let refId, _, _) = entry.event, baseBefore[refId] == nil { baseBefore[refId] = .some(state.base[refId]) }
+            if case .seen(let refId, _, _) = entry.event, baseBefore[refId] == nil {
+                baseBefore[refId] = .some(state.base[refId])
+            }
             state.fold(entry)
             if case .apply(let op) = entry.event, !readOnly, !redo(op) { notRedone.append(op.refId) }
             // A resolve journaled but killed before it closed its records: close them now.
             if case let .resolve(refId, _, _, take) = entry.event, !readOnly,
-               conflictStore.list().contains(where: { $0.refId == refId && $0.isOpen }) {
+                conflictStore.list().contains(where: { $0.refId == refId && $0.isOpen })
+            {
                 _ = try? conflictStore.markResolved(refId, take: take, by: config.replicaId)
                 warnings.append("finished an interrupted resolve of \(entry.path ?? refId)")
             }
@@ -291,15 +311,23 @@ public final class Workspace {
         // edit of a document the run had created was lost). A move may still have its
         // old file to remove.
         if let target, let current = try? io.readIfPresent(target.path),
-           ContentHash.of(current) == target.hash || Self.carriesIds(current, of: target) {
+            ContentHash.of(current) == target.hash || Self.carriesIds(current, of: target)
+        {
             if let fromPath = entry.fromPath, fromPath != target.path, let old = try? io.readIfPresent(fromPath),
-               ContentHash.of(old) == entry.fromHash {
+                ContentHash.of(old) == entry.fromHash
+            {
                 try? io.remove(fromPath)
             }
             return true
         }
-        if let fromPath = entry.fromPath, let current = try? io.readIfPresent(fromPath), ContentHash.of(current) != entry.fromHash {
-            if interrupted { warnings.append("\(fromPath): changed after an interrupted run; left as it is (it will be recorded as a local edit)") }
+        if let fromPath = entry.fromPath, let current = try? io.readIfPresent(fromPath),
+            ContentHash.of(current) != entry.fromHash
+        {
+            if interrupted {
+                warnings.append(
+                    "\(fromPath): changed after an interrupted run; left as it is (it will be recorded as a local edit)"
+                )
+            }
             return false
         }
         do {
@@ -309,10 +337,15 @@ public final class Workspace {
             } else if let fromPath = entry.fromPath {
                 try io.remove(fromPath)
             }
-            if interrupted { warnings.append("finished an interrupted run's change of \(target?.path ?? entry.fromPath ?? entry.refId)") }
+            if interrupted {
+                warnings.append(
+                    "finished an interrupted run's change of \(target?.path ?? entry.fromPath ?? entry.refId)")
+            }
             return true
         } catch {
-            warnings.append("could not \(interrupted ? "finish an interrupted run's" : "make the") change of \(entry.fromPath ?? entry.refId): \(error.localizedDescription)")
+            warnings.append(
+                "could not \(interrupted ? "finish an interrupted run's" : "make the") change of \(entry.fromPath ?? entry.refId): \(error.localizedDescription)"
+            )
             return false
         }
     }
@@ -367,7 +400,9 @@ public final class Workspace {
             index = refreshed
             indexFileAtOpen = try? FileSystem.status(layout.index)
         } catch {
-            warnings.append("\(layout.index): could not save the refreshed index (\(error.localizedDescription)); the next run reads those files again")
+            warnings.append(
+                "\(layout.index): could not save the refreshed index (\(error.localizedDescription)); the next run reads those files again"
+            )
         }
     }
 
@@ -382,36 +417,48 @@ public final class Workspace {
     // MARK: Pieces shared by the commands
 
     var replicaInfo: ReplicaInfo {
-        ReplicaInfo(replicaId: config.replicaId, name: config["core.replicaName"] ?? config.replicaId, version: ReplicaInfo.softwareVersion)
+        ReplicaInfo(
+            replicaId: config.replicaId, name: config["core.replicaName"] ?? config.replicaId,
+            version: ReplicaInfo.softwareVersion)
     }
 
     public func makeRemote() throws -> Remote {
         guard let url = config["remote.url"] else { throw Failure.noRemote }
         switch config["remote.kind"] ?? RemoteKind.detect(url).rawValue {
         case RemoteKind.git.rawValue:
-            let settings = GitTransportSettings(sshKey: config["remote.sshKey"], knownHosts: config["remote.knownHosts"], caFile: config["remote.caFile"])
+            let settings = GitTransportSettings(
+                sshKey: config["remote.sshKey"], knownHosts: config["remote.knownHosts"],
+                caFile: config["remote.caFile"])
             if let path = RemoteIdentity.localGitPath(url),
-               let sign = DriveFolderSigns.reason(for: path, exists: FileSystem.exists, list: { (try? FileSystem.listDirectory($0)) ?? [] }) {
-                let warning = "\(url): this git repository seems to be in a folder a sync service copies between machines (\(sign)); "
+                let sign = DriveFolderSigns.reason(
+                    for: path, exists: FileSystem.exists, list: { (try? FileSystem.listDirectory($0)) ?? [] })
+            {
+                let warning =
+                    "\(url): this git repository seems to be in a folder a sync service copies between machines (\(sign)); "
                     + "git's refs and packs break there and pushes can be lost. Use a folder remote there (docsync init --remote FOLDER), or a git server"
                 if !warnings.contains(warning) { warnings.append(warning) }
             }
-            return try GitRemote(url: url, branch: config["remote.branch"] ?? "main", cachePath: layout.metadata + "/git", settings: settings)
+            return try GitRemote(
+                url: url, branch: config["remote.branch"] ?? "main", cachePath: layout.metadata + "/git",
+                settings: settings)
         default:
             let (stale, wait) = (config.number("remote.lockStaleSeconds"), config.number("remote.lockWaitSeconds"))
             // A format-1 remote moves to the drive layout on the first run that may write
             // (see DriveFolderRemote.upgrade); a read-only run reads it as it is.
             var (layout, held) = FolderRemoteFormat.read(url)
             if !readOnly, layout == .shared, !held {
-                let upgrade = try DriveFolderRemote.upgrade(url, replica: replicaInfo, lockStaleSeconds: stale, lockWaitSeconds: wait)
+                let upgrade = try DriveFolderRemote.upgrade(
+                    url, replica: replicaInfo, lockStaleSeconds: stale, lockWaitSeconds: wait)
                 if let from = upgrade.from {
-                    warnings.append("\(url): upgraded the folder remote to the drive layout (docsync-remote 2) from format 1 at \(from); "
-                        + "docsync releases before it cannot sync with it any more")
+                    warnings.append(
+                        "\(url): upgraded the folder remote to the drive layout (docsync-remote 2) from format 1 at \(from); "
+                            + "docsync releases before it cannot sync with it any more")
                 }
                 layout = .drive
             }
-            return FolderRemoteFormat.open(url, layout: layout, lockStaleSeconds: stale, lockWaitSeconds: wait, replica: config.replicaId,
-                                           merge: ContentPolicy.versionMerge(config: config))
+            return FolderRemoteFormat.open(
+                url, layout: layout, lockStaleSeconds: stale, lockWaitSeconds: wait, replica: config.replicaId,
+                merge: ContentPolicy.versionMerge(config: config))
         }
     }
 
@@ -423,10 +470,13 @@ public final class Workspace {
     ///   `keepRefreshedIndex`).
     /// - Parameter joining: on first contact with a remote, its documents' refIds by path
     ///   (see `ChangeRecorder.joining`).
-    func recordLocalChanges(write: Bool, report: inout SyncReport, checkpointing: Bool = true,
-                            refreshingIndex: Bool = false, joining: [String: String] = [:]) throws -> ChangeRecorder.Result {
-        let recorder = ChangeRecorder(layout: layout, tracked: state.tracked, index: index, clock: clock, objects: objects,
-                                      schemas: recordSchemas)
+    func recordLocalChanges(
+        write: Bool, report: inout SyncReport, checkpointing: Bool = true,
+        refreshingIndex: Bool = false, joining: [String: String] = [:]
+    ) throws -> ChangeRecorder.Result {
+        let recorder = ChangeRecorder(
+            layout: layout, tracked: state.tracked, index: index, clock: clock, objects: objects,
+            schemas: recordSchemas)
         recorder.progress = progress
         recorder.joining = joining
         if !joining.isEmpty { recorder.rejoining = state.unsyncedMintedDocuments }
@@ -452,7 +502,8 @@ public final class Workspace {
     }
 
     func setLastSync() {
-        try? FileSystem.writeAtomically(layout.metadata + "/last-sync", Array("\(FileSystem.currentTimeNanos / 1_000_000)\n".utf8), durable: false)
+        try? FileSystem.writeAtomically(
+            layout.metadata + "/last-sync", Array("\(FileSystem.currentTimeNanos / 1_000_000)\n".utf8), durable: false)
     }
 
     /// `.docsync/reached`: when the tree was made (written once). The
@@ -460,11 +511,14 @@ public final class Workspace {
     var reachedFile: String { layout.metadata + "/reached" }
 
     func noteRemoteReached() {
-        try? FileSystem.writeAtomically(reachedFile, Array("\(FileSystem.currentTimeNanos / 1_000_000)\n".utf8), durable: false)
+        try? FileSystem.writeAtomically(
+            reachedFile, Array("\(FileSystem.currentTimeNanos / 1_000_000)\n".utf8), durable: false)
     }
 
     var remoteReachedAt: Int64? {
-        let made = (try? FileSystem.readFile(reachedFile)).flatMap { Int64(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) }
+        let made = (try? FileSystem.readFile(reachedFile)).flatMap {
+            Int64(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
         return [made, lastSync, state.lastSync].compactMap { $0 }.max()
     }
 
@@ -483,6 +537,8 @@ public final class Workspace {
     }
 
     var lastSync: Int64? {
-        (try? FileSystem.readFile(layout.metadata + "/last-sync")).flatMap { Int64(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) }
+        (try? FileSystem.readFile(layout.metadata + "/last-sync")).flatMap {
+            Int64(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
     }
 }

@@ -20,11 +20,22 @@ public struct IgnoreRules: Sendable {
             while line.hasSuffix(" ") && !line.hasSuffix("\\ ") { line.removeLast() }
             if line.isEmpty || line.hasPrefix("#") { continue }
             var rule = Rule(pattern: [], negated: false, directoryOnly: false, anchored: false)
-            if line.hasPrefix("!") { rule.negated = true; line.removeFirst() }
-            else if line.hasPrefix("\\!") || line.hasPrefix("\\#") { line.removeFirst() }
-            if line.hasSuffix("/") { rule.directoryOnly = true; line.removeLast() }
-            if line.hasPrefix("/") { rule.anchored = true; line.removeFirst() }
-            else if line.contains("/") && !line.hasPrefix("**/") { rule.anchored = true }
+            if line.hasPrefix("!") {
+                rule.negated = true
+                line.removeFirst()
+            } else if line.hasPrefix("\\!") || line.hasPrefix("\\#") {
+                line.removeFirst()
+            }
+            if line.hasSuffix("/") {
+                rule.directoryOnly = true
+                line.removeLast()
+            }
+            if line.hasPrefix("/") {
+                rule.anchored = true
+                line.removeFirst()
+            } else if line.contains("/") && !line.hasPrefix("**/") {
+                rule.anchored = true
+            }
             if line.isEmpty { continue }
             rule.pattern = Array(line.utf8)
             rules.append(rule)
@@ -48,7 +59,10 @@ public struct IgnoreRules: Sendable {
         let name = full.lastIndex(of: UInt8(ascii: "/")).map { Array(full[($0 + 1)...]) } ?? full
         for rule in rules {
             if rule.directoryOnly && !isDirectory { continue }
-            let matched = rule.anchored ? Glob.match(rule.pattern, full) : Glob.match(rule.pattern, name) || Glob.match(Array("**/".utf8) + rule.pattern, full)
+            let matched =
+                rule.anchored
+                ? Glob.match(rule.pattern, full)
+                : Glob.match(rule.pattern, name) || Glob.match(Array("**/".utf8) + rule.pattern, full)
             if matched { ignored = !rule.negated }
         }
         return ignored
@@ -86,12 +100,18 @@ enum Glob {
                 }
             case UInt8(ascii: "?"):
                 guard let x = t.first, x != UInt8(ascii: "/") else { return false }
-                p = p.dropFirst(); t = t.dropFirst()
+                p = p.dropFirst()
+                t = t.dropFirst()
             case UInt8(ascii: "["):
-                guard let x = t.first, let close = p.dropFirst(2).firstIndex(of: UInt8(ascii: "]")) else { return false }
+                guard let x = t.first, let close = p.dropFirst(2).firstIndex(of: UInt8(ascii: "]")) else {
+                    return false
+                }
                 var set = p[(p.startIndex + 1)..<close]
                 var negate = false
-                if let f = set.first, f == UInt8(ascii: "!") || f == UInt8(ascii: "^") { negate = true; set = set.dropFirst() }
+                if let f = set.first, f == UInt8(ascii: "!") || f == UInt8(ascii: "^") {
+                    negate = true
+                    set = set.dropFirst()
+                }
                 var found = false
                 var i = set.startIndex
                 while i < set.endIndex {
@@ -104,13 +124,16 @@ enum Glob {
                     }
                 }
                 guard found != negate else { return false }
-                p = p[(close + 1)...]; t = t.dropFirst()
+                p = p[(close + 1)...]
+                t = t.dropFirst()
             case UInt8(ascii: "\\") where p.count > 1:
                 guard t.first == p[p.startIndex + 1] else { return false }
-                p = p.dropFirst(2); t = t.dropFirst()
+                p = p.dropFirst(2)
+                t = t.dropFirst()
             default:
                 guard t.first == c else { return false }
-                p = p.dropFirst(); t = t.dropFirst()
+                p = p.dropFirst()
+                t = t.dropFirst()
             }
         }
         return t.isEmpty

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads every inotify event queued on a non-blocking descriptor (never blocks), for

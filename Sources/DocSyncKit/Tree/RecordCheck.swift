@@ -77,7 +77,8 @@ public enum RecordCheck {
         while next < groups.count {
             let group = groups[next]
             next += 1
-            let (part, nestedTrees) = try check(group.paths, in: group.layout, directory: directory, schema: request.schema)
+            let (part, nestedTrees) = try check(
+                group.paths, in: group.layout, directory: directory, schema: request.schema)
             report.checked += part.checked
             report.withSchema += part.withSchema
             report.invalid += part.invalid
@@ -97,7 +98,9 @@ public enum RecordCheck {
 
     /// `paths` (none: the whole tree, or `directory` outside one), all in the tree of
     /// `layout` (nil: in no tree), shown relative to `directory`.
-    static func check(_ paths: [String], in layout: TreeLayout?, directory: String, schema: String?) throws -> (Report, nestedTrees: [String]) {
+    static func check(_ paths: [String], in layout: TreeLayout?, directory: String, schema: String?) throws -> (
+        Report, nestedTrees: [String]
+    ) {
         let root = layout?.root ?? directory
         let config = try layout.map { try Config.load(from: $0.config) } ?? Config()
         let forced = schema.map { FileSystem.absolute($0, relativeTo: directory) }
@@ -106,8 +109,9 @@ public enum RecordCheck {
             throw Failure(message: "--schema \(schema ?? forced): \(problem)")
         }
         var report = Report(tree: layout?.root)
-        let (targets, missing, nested) = targets(paths, directory: directory, root: root,
-                                         ignore: layout.map { IgnoreRules.load(from: $0.ignoreFile) } ?? IgnoreRules(text: ""))
+        let (targets, missing, nested) = targets(
+            paths, directory: directory, root: root,
+            ignore: layout.map { IgnoreRules.load(from: $0.ignoreFile) } ?? IgnoreRules(text: ""))
         report.problems += missing
         report.invalid += missing.count
 
@@ -147,21 +151,31 @@ public enum RecordCheck {
     static func check(_ target: Target, schemas: RecordSchemas) -> RecordSchemas.Verdict {
         let bytes: [UInt8]
         do { bytes = try FileSystem.readFile(target.absolute) } catch {
-            return .init(schema: nil, problems: [DocumentProblem(path: target.display, reason: "cannot read: \(error.localizedDescription)")])
+            return .init(
+                schema: nil,
+                problems: [DocumentProblem(path: target.display, reason: "cannot read: \(error.localizedDescription)")])
         }
         // With a schema to check, one parse gives both the syntax check and the value.
-        if schemas.mightApply(to: bytes), let value = try? JSONValueParser.parse(bytes), case .object(let members) = value {
+        if schemas.mightApply(to: bytes), let value = try? JSONValueParser.parse(bytes),
+            case .object(let members) = value
+        {
             var verdict = schemas.verdict(path: target.treePath, value: value)
             for i in verdict.problems.indices { verdict.problems[i].path = target.display }
-            if let refId = members["refId"], case .string = refId {} else if members["refId"] != nil {
-                verdict.problems.insert(DocumentProblem(path: target.display, reason: "\"refId\" must be a string"), at: 0)
+            if let refId = members["refId"], case .string = refId {
+            } else if members["refId"] != nil {
+                verdict.problems.insert(
+                    DocumentProblem(path: target.display, reason: "\"refId\" must be a string"), at: 0)
             }
             return verdict
         }
         // Otherwise the scanner: the same syntax errors, in the same words, as a sync.
         let scanned: ScannedDocument
         do { scanned = try JSONScanner.scanDocument(bytes) } catch {
-            return .init(schema: nil, problems: [DocumentProblem(path: target.display, line: error.line, column: error.column, reason: error.reason)])
+            return .init(
+                schema: nil,
+                problems: [
+                    DocumentProblem(path: target.display, line: error.line, column: error.column, reason: error.reason)
+                ])
         }
         var problems: [DocumentProblem] = []
         if let member = scanned.member(named: "refId"), member.kind != .string {
@@ -178,14 +192,19 @@ public enum RecordCheck {
     /// The records named by `paths` (files as given, folders walked for `*.json` with the
     /// tree's ignore rules), a problem for each path that is not there, and the other
     /// trees found in the folders walked (absolute roots).
-    static func targets(_ paths: [String], directory: String, root: String, ignore: IgnoreRules) -> ([Target], [DocumentProblem], [String]) {
+    static func targets(_ paths: [String], directory: String, root: String, ignore: IgnoreRules) -> (
+        [Target], [DocumentProblem], [String]
+    ) {
         var targets: [Target] = []
         var missing: [DocumentProblem] = []
         var nested: [String] = []
         var seen = Set<String>()
         func add(_ absolute: String) {
             guard seen.insert(absolute).inserted else { return }
-            targets.append(Target(absolute: absolute, treePath: relative(absolute, from: root), display: relative(absolute, from: directory)))
+            targets.append(
+                Target(
+                    absolute: absolute, treePath: relative(absolute, from: root),
+                    display: relative(absolute, from: directory)))
         }
         func walk(_ folder: String) {
             // Inside the tree, from its root: ignore rules are written relative to it.

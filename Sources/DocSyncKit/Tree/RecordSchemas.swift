@@ -46,7 +46,9 @@ public final class RecordSchemas: @unchecked Sendable {
 
     /// The schema file for a record at `path` (tree-relative), and why a `$schema`
     /// member was not followed. `member` is the record's top-level `"$schema"` string.
-    public func assignment(for path: String, member: String?) -> (schema: String?, absolute: String?, note: String?, problem: String?) {
+    public func assignment(for path: String, member: String?) -> (
+        schema: String?, absolute: String?, note: String?, problem: String?
+    ) {
         let recordAbsolute = Self.normalized(root + "/" + path)
         // A schema file is not checked against itself (it is in the tree too, or staged).
         if let forced { return forced == recordAbsolute ? (nil, nil, nil, nil) : (forced, forced, nil, nil) }
@@ -54,21 +56,29 @@ public final class RecordSchemas: @unchecked Sendable {
         if let member {
             if member.contains("://") || member.hasPrefix("urn:") {
                 // A file that names a JSON Schema meta-schema is a schema, not a record.
-                let metaSchema = member.hasPrefix("https://json-schema.org/") || member.hasPrefix("http://json-schema.org/")
-                note = metaSchema ? nil :  "its \"$schema\" is a URL, which docsync does not fetch (map the record with schema.<glob> instead)"
+                let metaSchema =
+                    member.hasPrefix("https://json-schema.org/") || member.hasPrefix("http://json-schema.org/")
+                note =
+                    metaSchema
+                    ? nil
+                    : "its \"$schema\" is a URL, which docsync does not fetch (map the record with schema.<glob> instead)"
             } else {
                 let folder = (path as NSString).deletingLastPathComponent
                 let joined = member.hasPrefix("/") ? member : (folder.isEmpty ? member : folder + "/" + member)
                 let absolute = member.hasPrefix("/") ? Self.normalized(member) : Self.normalized(root + "/" + joined)
                 if insideTree, !(absolute + "/").hasPrefix(Self.normalized(root) + "/") {
-                    return (member, nil, nil, "its \"$schema\" \(member) is outside the tree (another replica could not check it)")
+                    return (
+                        member, nil, nil,
+                        "its \"$schema\" \(member) is outside the tree (another replica could not check it)"
+                    )
                 }
                 return (member, absolute, nil, nil)
             }
         }
         let bytes = Array(path.utf8)
         guard let rule = rules.last(where: { Glob.match($0.glob, bytes) }) else { return (nil, nil, note, nil) }
-        let absolute = rule.schema.hasPrefix("/") ? Self.normalized(rule.schema) : Self.normalized(root + "/" + rule.schema)
+        let absolute =
+            rule.schema.hasPrefix("/") ? Self.normalized(rule.schema) : Self.normalized(root + "/" + rule.schema)
         // A schema file that a glob also matches is not checked against itself.
         if absolute == recordAbsolute { return (nil, nil, note, nil) }
         return (rule.schema, absolute, note, nil)
@@ -89,7 +99,9 @@ public final class RecordSchemas: @unchecked Sendable {
         case .failure(let failure):
             verdict.problems = [DocumentProblem(path: path, reason: "schema \(schema): \(failure.message)")]
         case .success(let compiled):
-            verdict.problems = compiled.validate(value).map { DocumentProblem(path: path, pointer: $0.instancePath, reason: $0.reason) }
+            verdict.problems = compiled.validate(value).map {
+                DocumentProblem(path: path, pointer: $0.instancePath, reason: $0.reason)
+            }
         }
         return verdict
     }
@@ -100,7 +112,9 @@ public final class RecordSchemas: @unchecked Sendable {
         do {
             return verdict(path: path, value: try JSONValueParser.parse(bytes))
         } catch {
-            return Verdict(schema: nil, problems: [DocumentProblem(path: path, line: error.line, column: error.column, reason: error.reason)])
+            return Verdict(
+                schema: nil,
+                problems: [DocumentProblem(path: path, line: error.line, column: error.column, reason: error.reason)])
         }
     }
 
@@ -147,7 +161,10 @@ public final class RecordSchemas: @unchecked Sendable {
         func load(_ file: String) -> Result<JSONValue, CompileProblem> {
             let bytes: [UInt8]
             do { bytes = try FileSystem.readFile(file) } catch {
-                return .failure(CompileProblem(message: FileSystem.exists(file) ? "cannot read \(file): \(error.localizedDescription)" : "no such file \(file)"))
+                return .failure(
+                    CompileProblem(
+                        message: FileSystem.exists(file)
+                            ? "cannot read \(file): \(error.localizedDescription)" : "no such file \(file)"))
             }
             do { return .success(try JSONValueParser.parse(bytes)) } catch {
                 return .failure(CompileProblem(message: "\(file):\(error.line):\(error.column): \(error.reason)"))
@@ -163,12 +180,15 @@ public final class RecordSchemas: @unchecked Sendable {
             do {
                 return .success(try Schema(document, remotes: remotes, baseURI: fileURI(absolute)))
             } catch .unresolvedReference(let reference) {
-                let resource = reference.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? reference
+                let resource =
+                    reference.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(
+                        String.init) ?? reference
                 guard remotes[resource] == nil, remotes.count < 100, let file = path(ofFileURI: resource) else {
                     return .failure(CompileProblem(message: "cannot resolve $ref \(reference)"))
                 }
                 switch load(file) {
-                case .failure(let problem): return .failure(CompileProblem(message: "$ref \(reference): \(problem.message)"))
+                case .failure(let problem):
+                    return .failure(CompileProblem(message: "$ref \(reference): \(problem.message)"))
                 case .success(let value): remotes[resource] = value
                 }
             } catch {
@@ -182,8 +202,9 @@ public final class RecordSchemas: @unchecked Sendable {
         var text = "file://"
         for byte in absolute.utf8 {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "/"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 text.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 text += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
@@ -201,7 +222,10 @@ public final class RecordSchemas: @unchecked Sendable {
         var parts: [Substring] = []
         for part in path.split(separator: "/") {
             if part == "." { continue }
-            if part == ".." { _ = parts.popLast(); continue }
+            if part == ".." {
+                _ = parts.popLast()
+                continue
+            }
             parts.append(part)
         }
         return "/" + parts.joined(separator: "/")

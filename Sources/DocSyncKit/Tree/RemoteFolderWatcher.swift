@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Watches a folder remote on this machine (a local disk, a drive folder, or a mount
 /// that reports changes) for pushes, for `docsync watch`, without polling:
@@ -25,7 +26,9 @@ public final class RemoteFolderWatcher {
     /// Nil when the remote is not a folder that can be watched here (a git remote, a
     /// folder that is not there yet, or inotify refusing).
     public init?(config: Config) {
-        guard let url = config["remote.url"], (config["remote.kind"] ?? RemoteKind.detect(url).rawValue) == RemoteKind.dir.rawValue else { return nil }
+        guard let url = config["remote.url"],
+            (config["remote.kind"] ?? RemoteKind.detect(url).rawValue) == RemoteKind.dir.rawValue
+        else { return nil }
         let root = DirectoryRemote(url: url).root
         folder = root + "/.docsync"
         drive = FolderRemoteFormat.of(url) == .drive ? DriveLayout(root: root) : nil
@@ -54,19 +57,26 @@ public final class RemoteFolderWatcher {
     private func watchCommitFolders() -> Bool {
         guard let drive else { return false }
         var arrived = false
-        for name in (try? FileSystem.listDirectory(drive.replicas)) ?? [] where DriveLayout.isPlainName(name) && !watched.contains(name) && name != ownReplica {
+        for name in (try? FileSystem.listDirectory(drive.replicas)) ?? []
+        where DriveLayout.isPlainName(name) && !watched.contains(name) && name != ownReplica {
             let commits = drive.commits(name)
             // Only ever read: the folder is replica `name`'s. Until it has a commits
             // folder, its own folder is watched for one to appear.
             guard FileSystem.isDirectory(commits) else {
-                if let wd = Optional(inotify_add_watch(fd, drive.replicaFolder(name), UInt32(IN_CREATE) | UInt32(IN_MOVED_TO) | UInt32(IN_ONLYDIR))), wd >= 0 {
+                if let wd = Optional(
+                    inotify_add_watch(
+                        fd, drive.replicaFolder(name), UInt32(IN_CREATE) | UInt32(IN_MOVED_TO) | UInt32(IN_ONLYDIR))),
+                    wd >= 0
+                {
                     joinWatches.insert(wd)
                 }
                 continue
             }
             if inotify_add_watch(fd, commits, UInt32(IN_MOVED_TO) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_ONLYDIR)) >= 0 {
                 watched.insert(name)
-                arrived = arrived || ((try? FileSystem.listDirectory(commits)) ?? []).contains { DriveLayout.commitName($0) != nil }
+                arrived =
+                    arrived
+                    || ((try? FileSystem.listDirectory(commits)) ?? []).contains { DriveLayout.commitName($0) != nil }
             }
         }
         return arrived

@@ -17,7 +17,8 @@ public struct StatCache {
         public var racy: Bool
 
         public func matches(_ stat: FileStat) -> Bool {
-            !racy && inode == stat.inode && size == stat.size && mtimeNanos == stat.mtimeNanos && ctimeNanos == stat.ctimeNanos
+            !racy && inode == stat.inode && size == stat.size && mtimeNanos == stat.mtimeNanos
+                && ctimeNanos == stat.ctimeNanos
         }
     }
 
@@ -29,10 +30,13 @@ public struct StatCache {
 
     public subscript(path: String) -> Entry? { entries[path] }
 
-    public mutating func record(path: String, stat: FileStat, hash: String, refId: String, changesetId: String, readAtNanos: Int64) {
-        let entry = Entry(inode: stat.inode, size: stat.size, mtimeNanos: stat.mtimeNanos, ctimeNanos: stat.ctimeNanos,
-                          hash: hash, refId: refId, changesetId: changesetId,
-                          racy: stat.mtimeNanos + Self.racyWindowNanos > readAtNanos)
+    public mutating func record(
+        path: String, stat: FileStat, hash: String, refId: String, changesetId: String, readAtNanos: Int64
+    ) {
+        let entry = Entry(
+            inode: stat.inode, size: stat.size, mtimeNanos: stat.mtimeNanos, ctimeNanos: stat.ctimeNanos,
+            hash: hash, refId: refId, changesetId: changesetId,
+            racy: stat.mtimeNanos + Self.racyWindowNanos > readAtNanos)
         if entries[path] != entry {
             entries[path] = entry
             isDirty = true
@@ -72,12 +76,14 @@ public struct StatCache {
                 sound = sawHeader
                 return
             }
-            guard f.count == 9, let ino = f.uint64(1), let size = f.int64(2), let m = f.int64(3), let c = f.int64(4) else {
+            guard f.count == 9, let ino = f.uint64(1), let size = f.int64(2), let m = f.int64(3), let c = f.int64(4)
+            else {
                 sound = false
                 return
             }
-            cache.entries[f.text(0)] = Entry(inode: ino, size: size, mtimeNanos: m, ctimeNanos: c, hash: f.raw(5),
-                                             refId: f.text(6), changesetId: f.text(7), racy: f.equals(8, "r"))
+            cache.entries[f.text(0)] = Entry(
+                inode: ino, size: size, mtimeNanos: m, ctimeNanos: c, hash: f.raw(5),
+                refId: f.text(6), changesetId: f.text(7), racy: f.equals(8, "r"))
         }
         return sealed && sound && sawHeader ? cache : StatCache()
     }
@@ -89,15 +95,24 @@ public struct StatCache {
             // In no particular order: readers build a dictionary, and sorting 100,000 entries
             // on every save cost a tenth of a small push.
             for (p, e) in entries {
-                out.text(p); out.tab()
-                out.number(e.inode); out.tab()
-                out.number(e.size); out.tab()
-                out.number(e.mtimeNanos); out.tab()
-                out.number(e.ctimeNanos); out.tab()
-                out.raw(e.hash); out.tab()
-                out.text(e.refId); out.tab()
-                out.text(e.changesetId); out.tab()
-                out.raw(e.racy ? "r" : "-"); out.newline()
+                out.text(p)
+                out.tab()
+                out.number(e.inode)
+                out.tab()
+                out.number(e.size)
+                out.tab()
+                out.number(e.mtimeNanos)
+                out.tab()
+                out.number(e.ctimeNanos)
+                out.tab()
+                out.raw(e.hash)
+                out.tab()
+                out.text(e.refId)
+                out.tab()
+                out.text(e.changesetId)
+                out.tab()
+                out.raw(e.racy ? "r" : "-")
+                out.newline()
             }
         }
         isDirty = false
@@ -118,8 +133,8 @@ extension StatCache {
             // Racy entries count too: a same-size edit within the timestamp granularity of
             // docsync's own write is caught by the next sync's scan (which re-reads racy files).
             guard let entry = index[path] else { return false }
-            return entry.inode == now.inode && entry.size == now.size && entry.mtimeNanos == now.mtimeNanos && entry.ctimeNanos == now.ctimeNanos
+            return entry.inode == now.inode && entry.size == now.size && entry.mtimeNanos == now.mtimeNanos
+                && entry.ctimeNanos == now.ctimeNanos
         }
     }
 }
-

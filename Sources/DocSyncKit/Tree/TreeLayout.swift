@@ -1,3 +1,5 @@
+import Foundation
+
 /// Where everything lives inside a working tree's `.docsync/` folder.
 public struct TreeLayout: Sendable {
     public let root: String
@@ -36,5 +38,3 @@ public struct TreeLayout: Sendable {
         }
     }
 }
-
-import Foundation

@@ -1,14 +1,15 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Dispatch
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Lists the `*.json` files of a working tree with their stat data, using readdir and
 /// lstat directly: this runs on every sync over up to 100,000 files.
 public struct TreeWalker: Sendable {
     public struct Entry: Sendable {
-        public var path: String        // relative to the tree root
+        public var path: String  // relative to the tree root
         public var stat: FileStat
     }
 
@@ -106,7 +107,10 @@ public struct TreeWalker: Sendable {
     private func list(_ relative: String, removing: Bool, into result: inout Listing, subfolders: inout [String]) {
         let absolute = relative.isEmpty ? root : root + "/" + relative
         guard let dir = opendir(absolute) else {
-            result.skipped.append(Skipped(path: relative.isEmpty ? "." : relative, reason: "cannot open folder: \(String(cString: strerror(errno)))"))
+            result.skipped.append(
+                Skipped(
+                    path: relative.isEmpty ? "." : relative,
+                    reason: "cannot open folder: \(String(cString: strerror(errno)))"))
             return
         }
         defer { closedir(dir) }
@@ -137,7 +141,12 @@ public struct TreeWalker: Sendable {
                 // remote: syncing it as part of this tree would copy it into itself.
                 var inner = stat()
                 if fstatat(fd, name + "/" + DocumentPath.metadataFolder, &inner, AT_SYMLINK_NOFOLLOW) == 0 {
-                    result.skipped.append(Skipped(path: path, reason: "holds a .docsync/ folder (another docsync tree or a folder remote); not synced as part of this tree"))
+                    result.skipped.append(
+                        Skipped(
+                            path: path,
+                            reason:
+                                "holds a .docsync/ folder (another docsync tree or a folder remote); not synced as part of this tree"
+                        ))
                     continue
                 }
                 subfolders.append(path)

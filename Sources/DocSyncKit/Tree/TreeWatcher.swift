@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Watches a working tree's folders with inotify, for `docsync watch`: one watch per folder
 /// the sync would walk (not `.docsync/`, not ignored folders, not a nested tree), added
@@ -17,7 +18,8 @@ public final class TreeWatcher {
         public var errorDescription: String? {
             switch self {
             case let .watchLimit(limit, folders):
-                return "cannot watch every folder of the tree: the inotify watch limit (fs.inotify.max_user_watches = \(limit), shared by all of this user's programs) "
+                return
+                    "cannot watch every folder of the tree: the inotify watch limit (fs.inotify.max_user_watches = \(limit), shared by all of this user's programs) "
                     + "was reached after \(folders) folders. Raise it, e.g. `sudo sysctl fs.inotify.max_user_watches=524288` "
                     + "(and put `fs.inotify.max_user_watches=524288` in /etc/sysctl.d/90-docsync.conf to keep it), or sync from cron instead"
             case let .cannotWatch(reason):
@@ -44,11 +46,13 @@ public final class TreeWatcher {
     public let root: String
     public let fd: Int32
     private var ignore: IgnoreRules
-    private var paths: [Int32: String] = [:]     // watch descriptor → folder, relative ("" = root)
+    private var paths: [Int32: String] = [:]  // watch descriptor → folder, relative ("" = root)
     private var descriptors: [String: Int32] = [:]
 
-    static let mask: UInt32 = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MODIFY) | UInt32(IN_CREATE) | UInt32(IN_DELETE)
-        | UInt32(IN_MOVED_FROM) | UInt32(IN_MOVED_TO) | UInt32(IN_DELETE_SELF) | UInt32(IN_ONLYDIR) | UInt32(IN_DONT_FOLLOW)
+    static let mask: UInt32 =
+        UInt32(IN_CLOSE_WRITE) | UInt32(IN_MODIFY) | UInt32(IN_CREATE) | UInt32(IN_DELETE)
+        | UInt32(IN_MOVED_FROM) | UInt32(IN_MOVED_TO) | UInt32(IN_DELETE_SELF) | UInt32(IN_ONLYDIR)
+        | UInt32(IN_DONT_FOLLOW)
         | UInt32(IN_EXCL_UNLINK)
 
     /// Starts watching every folder of the tree at `root`.
@@ -77,7 +81,7 @@ public final class TreeWatcher {
             if wd < 0 {
                 let code = errno
                 if code == ENOSPC { throw Failure.watchLimit(limit: Self.watchLimit, folders: paths.count) }
-                continue   // gone already, or unreadable: the sync reports what it cannot read
+                continue  // gone already, or unreadable: the sync reports what it cannot read
             }
             if let old = paths[wd], old != folder { descriptors.removeValue(forKey: old) }
             paths[wd] = folder
@@ -92,7 +96,9 @@ public final class TreeWatcher {
                 let path = folder.isEmpty ? name : folder + "/" + name
                 guard isWatchable(name: name, path: path, parent: folder) else { continue }
                 var st = stat()
-                guard fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { continue }
+                guard fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0, (st.st_mode & S_IFMT) == S_IFDIR else {
+                    continue
+                }
                 var inner = stat()
                 if fstatat(dfd, name + "/" + DocumentPath.metadataFolder, &inner, AT_SYMLINK_NOFOLLOW) == 0 { continue }
                 pending.append(path)
@@ -140,11 +146,17 @@ public final class TreeWatcher {
             }
             if mask & UInt32(IN_IGNORED) != 0 {
                 // The folder was removed (or its watch dropped): forget it.
-                if let folder = paths.removeValue(forKey: wd), descriptors[folder] == wd { descriptors.removeValue(forKey: folder) }
+                if let folder = paths.removeValue(forKey: wd), descriptors[folder] == wd {
+                    descriptors.removeValue(forKey: folder)
+                }
                 return
             }
             guard let folder = paths[wd] else { return }
-            if mask & UInt32(IN_DELETE_SELF) != 0 { changes.relevant = true; changes.structural = true; return }
+            if mask & UInt32(IN_DELETE_SELF) != 0 {
+                changes.relevant = true
+                changes.structural = true
+                return
+            }
             let path = folder.isEmpty ? name : folder + "/" + name
             let isDirectory = mask & UInt32(IN_ISDIR) != 0
             if folder.isEmpty && name == ".docsyncignore" {
@@ -169,7 +181,8 @@ public final class TreeWatcher {
             }
             // Only documents matter: editors' and sed's temporary files, docsync's own
             // `.docsync-tmp-…` files and ignored documents do not.
-            guard name.hasSuffix(".json"), !name.hasPrefix(".docsync-tmp-"), !ignore.isIgnored(path, isDirectory: false) else { return }
+            guard name.hasSuffix(".json"), !name.hasPrefix(".docsync-tmp-"), !ignore.isIgnored(path, isDirectory: false)
+            else { return }
             changes.relevant = true
             changes.documents.insert(path)
         }
@@ -181,7 +194,9 @@ public final class TreeWatcher {
     /// limit when that is lower).
     static var watchLimit: String {
         let read = { (path: String) -> String? in
-            (try? FileSystem.readFile(path)).map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
+            (try? FileSystem.readFile(path)).map {
+                String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            }
         }
         let global = read("/proc/sys/fs/inotify/max_user_watches")
         let namespace = read("/proc/sys/user/max_inotify_watches")

@@ -6,7 +6,8 @@ extension DocSync {
     struct Blame: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show, for each field of a record, the version, replica and time that last set it.",
-            discussion: "Reads every version of the record: the remote's history (commits on a git remote, the kept versions of a folder remote) and this replica's journal. A field is named by its JSON pointer and found by position: an array element that moved counts as set by the version that moved it. A field changed in the file and not yet recorded shows (not recorded). Changes nothing."
+            discussion:
+                "Reads every version of the record: the remote's history (commits on a git remote, the kept versions of a folder remote) and this replica's journal. A field is named by its JSON pointer and found by position: an array element that moved counts as set by the version that moved it. A field changed in the file and not yet recorded shows (not recorded). Changes nothing."
         )
         @OptionGroup var global: GlobalOptions
 
@@ -18,17 +19,22 @@ extension DocSync {
             let workspace = try Workspace.open(at: global.workingDirectory, readOnly: true)
             defer { workspace.close() }
             let report = try workspace.blame(document, pointer: pointer, relativeTo: global.workingDirectory)
-            if let error = report.remoteError { Output.warning("the remote's history was not read (\(error)); from this replica's journal only") }
+            if let error = report.remoteError {
+                Output.warning("the remote's history was not read (\(error)); from this replica's journal only")
+            }
             if global.json { return try Output.json(BlameJSON(report), command: "blame") }
             // Names from the remote's own list of replicas (both kinds), else what this tree knows.
             var names = workspace.replicaNames()
-            for known in (try? workspace.makeRemote().knownReplicas()) ?? [] where !known.name.isEmpty && names[known.replicaId] == nil {
+            for known in (try? workspace.makeRemote().knownReplicas()) ?? []
+            where !known.name.isEmpty && names[known.replicaId] == nil {
                 names[known.replicaId] = known.name
             }
             let width = report.fields.map(\.pointer.count).max() ?? 0
             for field in report.fields {
                 let who = names[field.replica] ?? field.replica
-                StandardOutput.write("\(field.pointer.padding(width))  \(field.changesetId)  \(Output.time(field.time))  \(who)  \(field.value)\n")
+                StandardOutput.write(
+                    "\(field.pointer.padding(width))  \(field.changesetId)  \(Output.time(field.time))  \(who)  \(field.value)\n"
+                )
             }
         }
     }
@@ -49,7 +55,11 @@ extension DocSync {
             refId = report.refId
             versions = report.versions
             remoteError = report.remoteError
-            fields = report.fields.map { Field(pointer: $0.pointer, value: $0.value, changesetId: $0.changesetId, replica: $0.replica, time: Output.time($0.time)) }
+            fields = report.fields.map {
+                Field(
+                    pointer: $0.pointer, value: $0.value, changesetId: $0.changesetId, replica: $0.replica,
+                    time: Output.time($0.time))
+            }
         }
     }
 }

@@ -21,17 +21,24 @@ extension DocSync {
         )
         @OptionGroup var global: GlobalOptions
 
-        @Option(name: .long, help: ArgumentHelp("Check every record against this schema file, whatever names another.", valueName: "FILE"))
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "Check every record against this schema file, whatever names another.", valueName: "FILE"))
         var schema: String?
 
-        @Argument(help: ArgumentHelp("Records or folders to check (default: the whole tree, or the current folder outside one).", valueName: "PATH"))
+        @Argument(
+            help: ArgumentHelp(
+                "Records or folders to check (default: the whole tree, or the current folder outside one).",
+                valueName: "PATH"))
         var paths: [String] = []
 
         func run() throws {
             Output.configure(global)
             let report: RecordCheck.Report
             do {
-                report = try RecordCheck.run(RecordCheck.Request(directory: global.workingDirectory, paths: paths, schema: schema))
+                report = try RecordCheck.run(
+                    RecordCheck.Request(directory: global.workingDirectory, paths: paths, schema: schema))
             } catch let failure as RecordCheck.Failure {
                 throw CommandFailure(message: failure.message, code: .failure)
             }
@@ -40,14 +47,18 @@ extension DocSync {
             } else {
                 for problem in report.problems { Output.problem(problem.description) }
                 for note in report.notes { Output.warning(note) }
-                let schemas = report.withSchema == report.checked ? "all with a schema" : "\(report.withSchema) with a schema"
-                let summary = "checked \(report.checked) record\(report.checked == 1 ? "" : "s") (\(schemas)): "
+                let schemas =
+                    report.withSchema == report.checked ? "all with a schema" : "\(report.withSchema) with a schema"
+                let summary =
+                    "checked \(report.checked) record\(report.checked == 1 ? "" : "s") (\(schemas)): "
                     + (report.invalid == 0 ? "all valid" : "\(report.invalid) invalid")
                 if report.invalid == 0 { Output.line(summary) }
                 if report.checked == 0 && report.problems.isEmpty { Output.warning("no records found") }
             }
             if report.invalid > 0 {
-                throw CommandFailure(message: "\(report.invalid) record\(report.invalid == 1 ? " is" : "s are") not valid", code: .failure)
+                throw CommandFailure(
+                    message: "\(report.invalid) record\(report.invalid == 1 ? " is" : "s are") not valid",
+                    code: .failure)
             }
         }
     }

@@ -22,13 +22,19 @@ extension DocSync {
         )
         @OptionGroup var global: GlobalOptions
 
-        @Option(name: .long, help: ArgumentHelp("base (default), remote, or a version of DOC.", valueName: "BASE|REMOTE|ID"))
+        @Option(
+            name: .long, help: ArgumentHelp("base (default), remote, or a version of DOC.", valueName: "BASE|REMOTE|ID")
+        )
         var against: String?
 
         @Flag(name: .long, help: "Compare the two files given as DOC (any JSON files).")
         var files = false
 
-        @Flag(name: .long, help: "Be git's external diff: DOC is git's seven arguments (path old-file old-hex old-mode new-file new-hex new-mode).")
+        @Flag(
+            name: .long,
+            help:
+                "Be git's external diff: DOC is git's seven arguments (path old-file old-hex old-mode new-file new-hex new-mode)."
+        )
         var git = false
 
         @Argument(help: "Records (paths or refIds); with --files two files; with --git git's arguments.")
@@ -42,7 +48,8 @@ extension DocSync {
             } else {
                 let workspace = try Workspace.open(at: global.workingDirectory, readOnly: true)
                 defer { workspace.close() }
-                diffs = try workspace.diff(documents, relativeTo: global.workingDirectory, against: Workspace.DiffTarget(against))
+                diffs = try workspace.diff(
+                    documents, relativeTo: global.workingDirectory, against: Workspace.DiffTarget(against))
             }
             if global.json { return try Output.json(DiffJSON(documents: diffs), command: "diff") }
             for d in diffs {
@@ -50,7 +57,9 @@ extension DocSync {
                 if files || git {
                     header = "\(d.against) → \(d.path)"
                 } else {
-                    let what = d.against == "base" ? "the last synced version" : d.against == "remote" ? "the remote" : "version"
+                    let what =
+                        d.against == "base"
+                        ? "the last synced version" : d.against == "remote" ? "the remote" : "version"
                     header = "\(d.path) (against \(what)\(d.againstChangesetId.map { " \($0)" } ?? ""))"
                 }
                 StandardOutput.write(header + (d.note.map { ": \($0)" } ?? "") + "\n")
@@ -61,7 +70,10 @@ extension DocSync {
         private func compareFiles() throws -> DocumentDiff {
             let (name, oldFile, newFile): (String, String, String)
             if git {
-                guard documents.count == 7 else { throw ValidationError("--git takes git's seven arguments (path old-file old-hex old-mode new-file new-hex new-mode).") }
+                guard documents.count == 7 else {
+                    throw ValidationError(
+                        "--git takes git's seven arguments (path old-file old-hex old-mode new-file new-hex new-mode).")
+                }
                 (name, oldFile, newFile) = (documents[0], documents[1], documents[4])
             } else {
                 guard documents.count == 2 else { throw ValidationError("--files takes two files.") }
@@ -70,21 +82,33 @@ extension DocSync {
             func load(_ file: String) throws -> JSONValue? {
                 if file == "/dev/null" { return nil }
                 let bytes: [UInt8]
-                do { bytes = try FileSystem.readFile(FileSystem.absolute(file, relativeTo: global.workingDirectory)) } catch {
+                do {
+                    bytes = try FileSystem.readFile(FileSystem.absolute(file, relativeTo: global.workingDirectory))
+                } catch {
                     throw CommandFailure(message: "cannot read \(file): \(describe(error))", code: .failure)
                 }
                 do { return try JSONValueParser.parse(bytes) } catch {
-                    throw CommandFailure(message: "\(file):\(error.line):\(error.column): \(error.reason)", code: .failure)
+                    throw CommandFailure(
+                        message: "\(file):\(error.line):\(error.column): \(error.reason)", code: .failure)
                 }
             }
             let (a, b) = (try load(oldFile), try load(newFile))
             // git's temporary files have no useful names: a/ and b/ as git shows them.
-            var result = DocumentDiff(path: git ? "b/" + name : newFile, refId: nil, against: git ? "a/" + name : oldFile,
-                                      againstChangesetId: nil, changes: [])
+            var result = DocumentDiff(
+                path: git ? "b/" + name : newFile, refId: nil, against: git ? "a/" + name : oldFile,
+                againstChangesetId: nil, changes: [])
             switch (a, b) {
             case let (x?, y?): result.changes = JSONDiff.changes(from: x, to: y)
-            case (nil, let y?): result.note = "new"; result.changes = [JSONDiff.Change(pointer: "", kind: .added, old: nil, new: JSONValueWriter.compactString(y))]
-            case (let x?, nil): result.note = "deleted"; result.changes = [JSONDiff.Change(pointer: "", kind: .removed, old: JSONValueWriter.compactString(x), new: nil)]
+            case (nil, let y?):
+                result.note = "new"
+                result.changes = [
+                    JSONDiff.Change(pointer: "", kind: .added, old: nil, new: JSONValueWriter.compactString(y))
+                ]
+            case (let x?, nil):
+                result.note = "deleted"
+                result.changes = [
+                    JSONDiff.Change(pointer: "", kind: .removed, old: JSONValueWriter.compactString(x), new: nil)
+                ]
             case (nil, nil): break
             }
             return result

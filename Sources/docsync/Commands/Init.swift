@@ -8,7 +8,8 @@ struct RemoteOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The remote kind, dir or git; picked from the URL when omitted.", valueName: "KIND"))
     var kind: RemoteKind?
 
-    @Option(help: ArgumentHelp("For git remotes: the branch holding the documents (default main).", valueName: "BRANCH"))
+    @Option(
+        help: ArgumentHelp("For git remotes: the branch holding the documents (default main).", valueName: "BRANCH"))
     var branch: String?
 
     /// Checks the URL (exit 2 when it can never work) and decides its kind. Relative
@@ -22,12 +23,16 @@ extension DocSync {
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make a folder a docsync working tree.",
-            discussion: "Creates .docsync/ in DIR (default: the current folder). With --remote, a missing or empty folder is made a new remote; an existing remote is joined, and the first sync merges both sides: a file without ids at a path where the remote has a document joins that document (the same content is simply that document; different content is merged field by field, fields that differ being a recorded conflict, exit 3). Files stamped while the remote is unreachable (exit 75) still join at the first sync that reaches it."
+            discussion:
+                "Creates .docsync/ in DIR (default: the current folder). With --remote, a missing or empty folder is made a new remote; an existing remote is joined, and the first sync merges both sides: a file without ids at a path where the remote has a document joins that document (the same content is simply that document; different content is merged field by field, fields that differ being a recorded conflict, exit 3). Files stamped while the remote is unreachable (exit 75) still join at the first sync that reaches it."
         )
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: ArgumentHelp("The remote: a folder, or a git URL (bare repository path, file://, git://, ssh://, user@host:path, https://).", valueName: "URL"))
+        @Option(
+            help: ArgumentHelp(
+                "The remote: a folder, or a git URL (bare repository path, file://, git://, ssh://, user@host:path, https://).",
+                valueName: "URL"))
         var remote: String?
 
         @OptionGroup var remoteOptions: RemoteOptions
@@ -35,7 +40,10 @@ extension DocSync {
         @Option(help: ArgumentHelp("A readable name for this replica (default: the host name).", valueName: "NAME"))
         var name: String?
 
-        @Option(help: ArgumentHelp("For a new folder remote: its layout, 2 (the default: any folder, cloud drives and Syncthing included) or 1 (a shared file system only, for docsync releases before 2 to sync with; docsync then never upgrades it).", valueName: "N"))
+        @Option(
+            help: ArgumentHelp(
+                "For a new folder remote: its layout, 2 (the default: any folder, cloud drives and Syncthing included) or 1 (a shared file system only, for docsync releases before 2 to sync with; docsync then never upgrades it).",
+                valueName: "N"))
         var remoteFormat: Int?
 
         @Argument(help: "The folder to make a working tree (created if missing).")
@@ -54,16 +62,23 @@ extension DocSync {
             let address = try remote.map { try remoteOptions.address($0, from: global.workingDirectory) }
             try address?.checkSeparate(fromTree: FileSystem.absolute(path))
             try FileSystem.createDirectories(FileSystem.absolute(path))
-            let (workspace, createdRemote) = try Workspace.initialize(at: path, remoteURL: address?.url, kind: address?.kind,
-                                                                      branch: remoteOptions.branch, replicaName: name,
-                                                                      remoteFormat: remoteFormat.flatMap(FolderRemoteFormat.init(rawValue:)))
+            let (workspace, createdRemote) = try Workspace.initialize(
+                at: path, remoteURL: address?.url, kind: address?.kind,
+                branch: remoteOptions.branch, replicaName: name,
+                remoteFormat: remoteFormat.flatMap(FolderRemoteFormat.init(rawValue:)))
             defer { workspace.close() }
             let tree = TreeJSON(workspace, remote: RemoteJSON(workspace.config, created: createdRemote))
-            if global.json { try Output.json(tree, command: "init"); return }
+            if global.json {
+                try Output.json(tree, command: "init")
+                return
+            }
             Output.line("Initialized docsync tree in \(tree.root) (replica \(tree.replicaName), id \(tree.replicaId))")
             if let remote = tree.remote {
-                Output.line(createdRemote ? "Created a new remote at \(remote.url) (\(remote.description))"
-                                          : "Joined the existing remote at \(remote.url) (\(remote.description)); run `docsync sync` to merge it with this tree")
+                Output.line(
+                    createdRemote
+                        ? "Created a new remote at \(remote.url) (\(remote.description))"
+                        : "Joined the existing remote at \(remote.url) (\(remote.description)); run `docsync sync` to merge it with this tree"
+                )
             }
         }
     }
@@ -71,7 +86,8 @@ extension DocSync {
     struct Clone: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make a new working tree from a remote.",
-            discussion: "Every document on the remote is pulled into DIR (created if missing). Files DIR already holds are kept: a file without ids at a path where the remote has a document joins that document (the same content is simply that document; different content is merged field by field, fields that differ being a recorded conflict, exit 3); the others are recorded and sent by the next push or sync. A folder that is already a docsync tree is refused."
+            discussion:
+                "Every document on the remote is pulled into DIR (created if missing). Files DIR already holds are kept: a file without ids at a path where the remote has a document joins that document (the same content is simply that document; different content is merged field by field, fields that differ being a recorded conflict, exit 3); the others are recorded and sent by the next push or sync. A folder that is already a docsync tree is refused."
         )
 
         @OptionGroup var global: GlobalOptions
@@ -79,7 +95,10 @@ extension DocSync {
         @Option(help: ArgumentHelp("A readable name for this replica (default: the host name).", valueName: "NAME"))
         var name: String?
 
-        @Argument(help: "The remote: a folder, or a git URL (bare repository path, file://, git://, ssh://, user@host:path, https://).")
+        @Argument(
+            help:
+                "The remote: a folder, or a git URL (bare repository path, file://, git://, ssh://, user@host:path, https://)."
+        )
         var url: String
 
         @OptionGroup var remoteOptions: RemoteOptions
@@ -93,16 +112,18 @@ extension DocSync {
             let address = try remoteOptions.address(url, from: base)
             let view = ProgressView(global: global)
             defer { view.clear() }
-            let (workspace, report) = try Workspace.clone(url: address.url, into: directory.hasPrefix("/") ? directory : FileSystem.join(base, directory),
-                                                          kind: address.kind, branch: remoteOptions.branch, replicaName: name,
-                                                          progress: view.handler)
+            let (workspace, report) = try Workspace.clone(
+                url: address.url, into: directory.hasPrefix("/") ? directory : FileSystem.join(base, directory),
+                kind: address.kind, branch: remoteOptions.branch, replicaName: name,
+                progress: view.handler)
             defer { workspace.close() }
             view.clear()
             let tree = TreeJSON(workspace, remote: RemoteJSON(workspace.config, created: nil))
             let remote = tree.remote.map { " from \($0.url) (\($0.description))" } ?? ""
-            try SyncPrinter(global: global, streamed: view.streamed).finish(report, verb: "Cloned", command: "clone",
-                                                   extraLine: "into \(tree.root)\(remote) as replica \(tree.replicaName)",
-                                                   extra: WithFields(base: tree, extra: ["documents": report.pulled.count]))
+            try SyncPrinter(global: global, streamed: view.streamed).finish(
+                report, verb: "Cloned", command: "clone",
+                extraLine: "into \(tree.root)\(remote) as replica \(tree.replicaName)",
+                extra: WithFields(base: tree, extra: ["documents": report.pulled.count]))
         }
     }
 
@@ -110,7 +131,8 @@ extension DocSync {
         static let configuration = CommandConfiguration(
             commandName: "reset-base",
             abstract: "Recover from a lost or damaged sync state.",
-            discussion: "Moves .docsync/state aside and starts from an empty base: every document in the tree is recorded as it is. The next sync adds what exists on one side only, takes identical versions as synced and keeps both versions where they differ (one in the conflict store). Nothing is deleted on either side."
+            discussion:
+                "Moves .docsync/state aside and starts from an empty base: every document in the tree is recorded as it is. The next sync adds what exists on one side only, takes identical versions as synced and keeps both versions where they differ (one in the conflict store). Nothing is deleted on either side."
         )
 
         @OptionGroup var global: GlobalOptions
@@ -119,7 +141,9 @@ extension DocSync {
             Output.configure(global)
             let (workspace, report) = try Workspace.resetBase(at: global.workingDirectory)
             defer { workspace.close() }
-            try SyncPrinter(global: global).finish(report, verb: "Reset the base", command: "reset-base", extraLine: "(run `docsync sync` to reconcile with the remote)")
+            try SyncPrinter(global: global).finish(
+                report, verb: "Reset the base", command: "reset-base",
+                extraLine: "(run `docsync sync` to reconcile with the remote)")
         }
     }
 }

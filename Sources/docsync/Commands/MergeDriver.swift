@@ -38,25 +38,34 @@ extension DocSync {
             }
             let outcome: MergeDriver.Outcome
             do {
-                outcome = try MergeDriver.merge(base: try read(base), ours: try read(ours), theirs: try read(theirs), path: path, config: config,
-                                                replica: layout == nil ? nil : config.replicaId,
-                                                nowMillis: UInt64(FileSystem.currentTimeNanos / 1_000_000))
+                outcome = try MergeDriver.merge(
+                    base: try read(base), ours: try read(ours), theirs: try read(theirs), path: path, config: config,
+                    replica: layout == nil ? nil : config.replicaId,
+                    nowMillis: UInt64(FileSystem.currentTimeNanos / 1_000_000))
             } catch let failure as MergeDriver.Failure {
                 throw CommandFailure(message: failure.message, code: .failure)
             }
             try FileSystem.writeAtomically(FileSystem.absolute(ours, relativeTo: directory), outcome.result)
             let name = path ?? ours
             if global.json {
-                try Output.json(DriverJSON(path: name, merged: !outcome.unmerged, winner: outcome.winner, why: outcome.why,
-                                           collisions: outcome.collisions.map { .init(pointer: $0.pointer, ours: $0.ours, theirs: $0.theirs, kept: $0.kept) }),
-                                command: "merge-driver")
+                try Output.json(
+                    DriverJSON(
+                        path: name, merged: !outcome.unmerged, winner: outcome.winner, why: outcome.why,
+                        collisions: outcome.collisions.map {
+                            .init(pointer: $0.pointer, ours: $0.ours, theirs: $0.theirs, kept: $0.kept)
+                        }),
+                    command: "merge-driver")
             }
             for c in outcome.collisions {
-                Output.writeStderr("\(name): \(c.pointer.isEmpty ? "(root)" : c.pointer): ours \(c.ours ?? "(removed)"), theirs \(c.theirs ?? "(removed)"); kept \(c.kept)\n")
+                Output.writeStderr(
+                    "\(name): \(c.pointer.isEmpty ? "(root)" : c.pointer): ours \(c.ours ?? "(removed)"), theirs \(c.theirs ?? "(removed)"); kept \(c.kept)\n"
+                )
             }
             if outcome.unmerged {
-                let what = outcome.collisions.isEmpty ? "not merged (\(outcome.why)); kept \(outcome.winner)" :
-                    "\(outcome.collisions.count) field(s) collided; kept \(outcome.winner)'s values (\(outcome.why))"
+                let what =
+                    outcome.collisions.isEmpty
+                    ? "not merged (\(outcome.why)); kept \(outcome.winner)"
+                    : "\(outcome.collisions.count) field(s) collided; kept \(outcome.winner)'s values (\(outcome.why))"
                 throw CommandFailure(message: "\(name): \(what)", code: .failure)
             }
         }
@@ -80,7 +89,8 @@ extension DocSync {
         static let configuration = CommandConfiguration(
             commandName: "git-setup",
             abstract: "Make plain git merge JSON records with docsync merge-driver in this repository.",
-            discussion: "Sets merge.docsync.driver in the repository's .git/config (\"\(GitSetup.driver)\") and adds `*.json merge=docsync` to its .gitattributes (commit that file so clones get it; each clone runs git-setup once for the config). Needs docsync on PATH when git merges."
+            discussion:
+                "Sets merge.docsync.driver in the repository's .git/config (\"\(GitSetup.driver)\") and adds `*.json merge=docsync` to its .gitattributes (commit that file so clones get it; each clone runs git-setup once for the config). Needs docsync on PATH when git merges."
         )
         @OptionGroup var global: GlobalOptions
 
@@ -92,7 +102,10 @@ extension DocSync {
             }
             if global.json { return try Output.json(report, command: "git-setup") }
             Output.line("git config merge.docsync.driver \"\(report.driver)\" (in \(report.repository)/.git/config)")
-            Output.line(report.attributesAdded ? "added `*.json merge=docsync` to \(report.attributesFile); commit it" : "\(report.attributesFile) already has `*.json merge=docsync`")
+            Output.line(
+                report.attributesAdded
+                    ? "added `*.json merge=docsync` to \(report.attributesFile); commit it"
+                    : "\(report.attributesFile) already has `*.json merge=docsync`")
         }
     }
 }

@@ -25,7 +25,11 @@ struct PullFlags: RemoteFlags {
     var dryRun = false
 
     // Accepted so that scripts can give pull, push and sync the same flags.
-    @Flag(name: .long, help: "No effect on pull: a pull deletes nothing on the remote, so the max-delete guard (push.maxDeleteShare) never stops it.")
+    @Flag(
+        name: .long,
+        help:
+            "No effect on pull: a pull deletes nothing on the remote, so the max-delete guard (push.maxDeleteShare) never stops it."
+    )
     var force = false
 
     var options: SyncOptions { SyncOptions(dryRun: dryRun, force: force) }
@@ -72,7 +76,9 @@ extension DocSync {
     struct Push: RemoteCommand {
         static let configuration = CommandConfiguration(
             abstract: "Record local changes and send them to the remote.",
-            discussion: "If the remote changed since the last sync, its changes are pulled and reconciled first: a push never overwrites a version it has not seen.\n\n" + remoteExitStatusHelp
+            discussion:
+                "If the remote changed since the last sync, its changes are pulled and reconciled first: a push never overwrites a version it has not seen.\n\n"
+                + remoteExitStatusHelp
         )
         static let direction = Workspace.Direction.push
         static let verb = "Pushed"
@@ -83,7 +89,9 @@ extension DocSync {
     struct Pull: RemoteCommand {
         static let configuration = CommandConfiguration(
             abstract: "Record local changes and bring in the remote's changes.",
-            discussion: "Local edits are journaled first, so a conflicting remote version never overwrites them: the losing version is kept under .docsync/conflicts/.\n\n" + remoteExitStatusHelp
+            discussion:
+                "Local edits are journaled first, so a conflicting remote version never overwrites them: the losing version is kept under .docsync/conflicts/.\n\n"
+                + remoteExitStatusHelp
         )
         static let direction = Workspace.Direction.pull
         static let verb = "Pulled"
@@ -106,14 +114,22 @@ extension DocSync {
     struct Restore: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Bring back earlier versions of documents as new local changes.",
-            discussion: "The version is found by changesetId (or, on a git remote, commit id), or a prefix of either, in this replica's journal or the remote's history (see `docsync log DOC`); a prefix that matches several versions is refused and the candidates listed. Without --at, a document in the tree gets its last synced version back (undoing local edits), a deleted one its last live version. --deleted brings back every document deleted here that the remote still has: what a push refused by push.maxDeleteShare would have deleted. Whatever is on disk is recorded first, so nothing is lost; each restored version gets a new changesetId (printed) and is pushed by the next push or sync."
+            discussion:
+                "The version is found by changesetId (or, on a git remote, commit id), or a prefix of either, in this replica's journal or the remote's history (see `docsync log DOC`); a prefix that matches several versions is refused and the candidates listed. Without --at, a document in the tree gets its last synced version back (undoing local edits), a deleted one its last live version. --deleted brings back every document deleted here that the remote still has: what a push refused by push.maxDeleteShare would have deleted. Whatever is on disk is recorded first, so nothing is lost; each restored version gets a new changesetId (printed) and is pushed by the next push or sync."
         )
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: ArgumentHelp("The version: a changesetId, a commit id, or a prefix (one document only; a prefix matching several versions is refused).", valueName: "ID"))
+        @Option(
+            help: ArgumentHelp(
+                "The version: a changesetId, a commit id, or a prefix (one document only; a prefix matching several versions is refused).",
+                valueName: "ID"))
         var at: String?
 
-        @Flag(name: .long, help: "Also restore every document deleted here whose deletion is not on the remote yet (what a push would delete).")
+        @Flag(
+            name: .long,
+            help:
+                "Also restore every document deleted here whose deletion is not on the remote yet (what a push would delete)."
+        )
         var deleted = false
 
         @Flag(name: .long, help: "Show what would be restored; change nothing.")
@@ -124,14 +140,17 @@ extension DocSync {
 
         func validate() throws {
             if documents.isEmpty && !deleted { throw ValidationError("Give a document to restore, or --deleted.") }
-            if at != nil && (documents.count != 1 || deleted) { throw ValidationError("--at names a version of one document: give exactly one.") }
+            if at != nil && (documents.count != 1 || deleted) {
+                throw ValidationError("--at names a version of one document: give exactly one.")
+            }
         }
 
         func run() throws {
             Output.configure(global)
             let workspace = try Workspace.open(at: global.workingDirectory, readOnly: dryRun)
             defer { workspace.close() }
-            let report = try workspace.restore(documents, relativeTo: global.workingDirectory, at: at, deleted: deleted, dryRun: dryRun)
+            let report = try workspace.restore(
+                documents, relativeTo: global.workingDirectory, at: at, deleted: deleted, dryRun: dryRun)
             try SyncPrinter(global: global).finish(report, verb: "Restored", command: "restore")
         }
     }
@@ -140,7 +159,8 @@ extension DocSync {
         static let configuration = CommandConfiguration(
             commandName: "rm",
             abstract: "Delete documents and record the deletions.",
-            discussion: "The deletions travel as tombstones on the next push. Deleting a file with plain rm is recorded the same way on the next run."
+            discussion:
+                "The deletions travel as tombstones on the next push. Deleting a file with plain rm is recorded the same way on the next run."
         )
         @OptionGroup var global: GlobalOptions
 
@@ -170,7 +190,8 @@ struct SyncPrinter {
 
     /// `pull    create  a.json  (from b.json)`.
     static func changeLine(verb: String, _ c: ChangeSummary, tag: String = "") -> String {
-        "\(tag)\(verb.padding(6))  \(c.kind.rawValue.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")
+        "\(tag)\(verb.padding(6))  \(c.kind.rawValue.padding(6))  \(c.path)"
+            + (c.fromPath.map { "  (from \($0))" } ?? "")
     }
 
     func finish(_ report: SyncReport, verb: String, command: String, extraLine: String? = nil) throws {
@@ -178,47 +199,74 @@ struct SyncPrinter {
     }
 
     /// `extra`: fields the command adds to the report's `--json` object.
-    func finish<Extra: Encodable>(_ report: SyncReport, verb: String, command: String, extraLine: String? = nil, extra: Extra) throws {
+    func finish<Extra: Encodable>(
+        _ report: SyncReport, verb: String, command: String, extraLine: String? = nil, extra: Extra
+    ) throws {
         for problem in report.problems { Output.problem(problem.message) }
         for warning in report.warnings { Output.warning(warning) }
         if global.json {
             try Output.json(WithFields(base: SyncReportJSON(report: report), extra: extra), command: command)
         } else {
             let tag = report.dryRun ? "would " : ""
-            for c in report.recorded { Output.detail("\(tag)record  \(c.kind.rawValue.padding(6))  \(c.path)" + (c.fromPath.map { "  (from \($0))" } ?? "")) }
-            for c in report.pulled where !streamed.contains(ProgressView.key("pull", c)) { Output.line(Self.changeLine(verb: "pull", c, tag: tag)) }
-            for c in report.pushed where !streamed.contains(ProgressView.key("push", c)) { Output.line(Self.changeLine(verb: "push", c, tag: tag)) }
+            for c in report.recorded {
+                Output.detail(
+                    "\(tag)record  \(c.kind.rawValue.padding(6))  \(c.path)"
+                        + (c.fromPath.map { "  (from \($0))" } ?? ""))
+            }
+            for c in report.pulled where !streamed.contains(ProgressView.key("pull", c)) {
+                Output.line(Self.changeLine(verb: "pull", c, tag: tag))
+            }
+            for c in report.pushed where !streamed.contains(ProgressView.key("push", c)) {
+                Output.line(Self.changeLine(verb: "push", c, tag: tag))
+            }
             for c in report.conflicts {
                 let fields = c.fields.map { $0.isEmpty ? "" : " (fields \($0.joined(separator: ", ")))" } ?? ""
                 if let by = c.recordedBy {
                     let what = c.stored.hasSuffix("deletion") ? "your deletion" : "your version \(c.storedChangesetId)"
-                    Output.line("conflict        \(c.path)\(fields): \(what) lost to \(c.keptChangesetId) at replica \(ReplicaLabel.text(by, names: replicaNames)) (kept in \(c.file ?? "the conflict store"))")
+                    Output.line(
+                        "conflict        \(c.path)\(fields): \(what) lost to \(c.keptChangesetId) at replica \(ReplicaLabel.text(by, names: replicaNames)) (kept in \(c.file ?? "the conflict store"))"
+                    )
                     continue
                 }
-                Output.line("\(tag)conflict  \(report.dryRun ? "" : "      ")\(c.path)\(fields): kept \(c.kept) \(c.keptChangesetId), \(c.stored) version \(c.storedChangesetId) stored" + (c.file.map { " in \($0)" } ?? ""))
+                Output.line(
+                    "\(tag)conflict  \(report.dryRun ? "" : "      ")\(c.path)\(fields): kept \(c.kept) \(c.keptChangesetId), \(c.stored) version \(c.storedChangesetId) stored"
+                        + (c.file.map { " in \($0)" } ?? ""))
             }
             for r in report.restored ?? [] {
-                Output.line("\(tag)restore \(r.path): version \(r.version) (from the \(r.source == "remote" ? "remote" : "journal"))"
-                            + (r.changesetId.map { ", now \($0)" } ?? ""))
+                Output.line(
+                    "\(tag)restore \(r.path): version \(r.version) (from the \(r.source == "remote" ? "remote" : "journal"))"
+                        + (r.changesetId.map { ", now \($0)" } ?? ""))
             }
             for n in report.notices { Output.line("note            \(n)") }
-            for w in report.waiting { Output.line("waiting         \(w) (merged with the file once it is valid again)") }
-            var parts = ["\(report.recorded.count) recorded", "\(report.pulled.count) pulled", "\(report.pushed.count) pushed"]
-            if !report.conflicts.isEmpty { parts.append("\(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s")") }
+            for w in report.waiting {
+                Output.line("waiting         \(w) (merged with the file once it is valid again)")
+            }
+            var parts = [
+                "\(report.recorded.count) recorded", "\(report.pulled.count) pulled", "\(report.pushed.count) pushed"
+            ]
+            if !report.conflicts.isEmpty {
+                parts.append("\(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s")")
+            }
             let skipped = max(report.invalidFiles.count, report.problems.count - report.invalidFiles.count)
             if !report.problems.isEmpty { parts.append("\(skipped) file\(skipped == 1 ? "" : "s") skipped") }
             if report.pendingAfter > 0 { parts.append("\(report.pendingAfter) pending") }
             if let refused = report.refusedPush {
-                Output.line("refused push: it would delete \(refused.count) of the remote's \(refused.total) documents (push.maxDeleteShare \(refused.maxDeleteShare)); nothing was sent:")
+                Output.line(
+                    "refused push: it would delete \(refused.count) of the remote's \(refused.total) documents (push.maxDeleteShare \(refused.maxDeleteShare)); nothing was sent:"
+                )
                 for d in refused.deletions.prefix(20) { Output.line("  would delete  \(d.path)") }
                 if refused.deletions.count > 20 { Output.line("  … and \(refused.deletions.count - 20) more") }
                 Output.line("To bring them all back:  \(refused.restoreCommand)")
                 Output.line("To delete them after all: docsync \(command) --force")
             }
             if report.remoteUnreachable != nil {
-                Output.line("Remote unreachable: \(report.recorded.count) change(s) recorded, \(report.pendingAfter) document(s) pending; they will be sent on the next run")
+                Output.line(
+                    "Remote unreachable: \(report.recorded.count) change(s) recorded, \(report.pendingAfter) document(s) pending; they will be sent on the next run"
+                )
             } else {
-                Output.line((report.dryRun ? "Dry run: " : "") + "\(verb): " + parts.joined(separator: ", ") + (extraLine.map { " " + $0 } ?? ""))
+                Output.line(
+                    (report.dryRun ? "Dry run: " : "") + "\(verb): " + parts.joined(separator: ", ")
+                        + (extraLine.map { " " + $0 } ?? ""))
             }
         }
         if !report.conflicts.isEmpty && global.quiet {
@@ -226,9 +274,11 @@ struct SyncPrinter {
             Output.writeStderr("docsync: \(report.conflicts.count) conflict(s) recorded; see `docsync status`\n")
         }
         if let refused = report.refusedPush {
-            throw CommandFailure(message: "this push would delete \(refused.count) of the remote's \(refused.total) documents (more than \(Int(refused.maxDeleteShare * 100))%, push.maxDeleteShare); nothing was sent. "
-                                     + "Check the tree; `\(refused.restoreCommand)` brings them back, `docsync \(command) --force` deletes them",
-                                 code: .failure, errorCode: "too-many-deletes")
+            throw CommandFailure(
+                message:
+                    "this push would delete \(refused.count) of the remote's \(refused.total) documents (more than \(Int(refused.maxDeleteShare * 100))%, push.maxDeleteShare); nothing was sent. "
+                    + "Check the tree; `\(refused.restoreCommand)` brings them back, `docsync \(command) --force` deletes them",
+                code: .failure, errorCode: "too-many-deletes")
         }
         if let unreachable = report.remoteUnreachable {
             // Main keeps the reason for `status`; under --quiet it prints nothing.
@@ -237,8 +287,11 @@ struct SyncPrinter {
         if !report.problems.isEmpty {
             // Problems that are not about one file (a refused write) count one each.
             let n = report.invalidFiles.count + report.problems.filter { $0.invalidFile == nil }.count
-            throw CommandFailure(message: n == 1 ? "1 file is not a valid document and was left untouched; everything else was processed"
-                                                 : "\(n) files are not valid documents and were left untouched; everything else was processed", code: .failure)
+            throw CommandFailure(
+                message: n == 1
+                    ? "1 file is not a valid document and was left untouched; everything else was processed"
+                    : "\(n) files are not valid documents and were left untouched; everything else was processed",
+                code: .failure)
         }
         if !report.conflicts.isEmpty && !report.dryRun { throw ExitStatus.conflicts }
     }

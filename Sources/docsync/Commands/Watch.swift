@@ -3,7 +3,7 @@ import DocSyncKit
 import Foundation
 
 #if canImport(Glibc)
-  import Glibc
+    import Glibc
 #endif
 
 /// The write end of the self-pipe SIGINT and SIGTERM are reported through (a signal
@@ -11,379 +11,398 @@ import Foundation
 nonisolated(unsafe) private var watchSignalPipe: Int32 = -1
 
 extension DocSync {
-  struct Watch: ParsableCommand {
-    static let configuration = CommandConfiguration(
-      abstract: "Sync whenever the tree changes, and pull the remote's changes regularly.",
-      discussion: """
-        Watches every folder of the tree with inotify and runs a sync (exactly what `docsync sync` does, \
-        under the same tree lock) once edits have settled for watch.debounceMs (500 ms): a burst of \
-        saves is one sync. When nothing changes here it syncs every watch.pullSeconds (60 s) to bring \
-        in the remote's changes; a folder remote on this machine is watched too, so another \
-        replica's push is pulled a moment after it lands (trigger remote). A sync's own writes \
-        (ids stamped, pulled files) do not trigger another sync; an edit made during a sync does. The tree lock is held only during a sync, so `docsync sync`, `status` \
-        or `edit` from another process work while it idles. A remote that is unreachable or busy \
-        (what makes `sync` exit 75) is retried quietly, 5 s later doubling up to 5 minutes; edits \
-        keep being recorded meanwhile. Prints one line per sync that changed something or whose \
-        outcome differs from the previous one (time, trigger, counts, and the exit code `sync` \
-        would give with its meaning); with --json one JSON object per line. SIGINT or SIGTERM stop \
-        it after the sync under way finishes (exit 0). Reaching the inotify watch limit \
-        (fs.inotify.max_user_watches) exits 1 and says how to raise it.
-        """
-    )
-    @OptionGroup var global: GlobalOptions
+    struct Watch: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Sync whenever the tree changes, and pull the remote's changes regularly.",
+            discussion: """
+                Watches every folder of the tree with inotify and runs a sync (exactly what `docsync sync` does, \
+                under the same tree lock) once edits have settled for watch.debounceMs (500 ms): a burst of \
+                saves is one sync. When nothing changes here it syncs every watch.pullSeconds (60 s) to bring \
+                in the remote's changes; a folder remote on this machine is watched too, so another \
+                replica's push is pulled a moment after it lands (trigger remote). A sync's own writes \
+                (ids stamped, pulled files) do not trigger another sync; an edit made during a sync does. The tree lock is held only during a sync, so `docsync sync`, `status` \
+                or `edit` from another process work while it idles. A remote that is unreachable or busy \
+                (what makes `sync` exit 75) is retried quietly, 5 s later doubling up to 5 minutes; edits \
+                keep being recorded meanwhile. Prints one line per sync that changed something or whose \
+                outcome differs from the previous one (time, trigger, counts, and the exit code `sync` \
+                would give with its meaning); with --json one JSON object per line. SIGINT or SIGTERM stop \
+                it after the sync under way finishes (exit 0). Reaching the inotify watch limit \
+                (fs.inotify.max_user_watches) exits 1 and says how to raise it.
+                """
+        )
+        @OptionGroup var global: GlobalOptions
 
-    func run() throws {
-      Output.configure(global)
-      guard let layout = TreeLayout.find(from: global.workingDirectory) else {
-        throw Workspace.Failure.notATree(global.workingDirectory)
-      }
-      let config = try Config.load(from: layout.config)
-      guard config["remote.url"] != nil else { throw Workspace.Failure.noRemote }
-      var loop = WatchLoop(
-        root: layout.root, debounce: config.number("watch.debounceMs") / 1000,
-        pullInterval: config.number("watch.pullSeconds"), global: global)
-      // A folder remote on this machine is watched too: another replica's push is pulled
-      // a moment after it lands, not at the next pull.
-      loop.remoteWatcher = RemoteFolderWatcher(config: config)
-      try loop.run()
+        func run() throws {
+            Output.configure(global)
+            guard let layout = TreeLayout.find(from: global.workingDirectory) else {
+                throw Workspace.Failure.notATree(global.workingDirectory)
+            }
+            let config = try Config.load(from: layout.config)
+            guard config["remote.url"] != nil else { throw Workspace.Failure.noRemote }
+            var loop = WatchLoop(
+                root: layout.root, debounce: config.number("watch.debounceMs") / 1000,
+                pullInterval: config.number("watch.pullSeconds"), global: global)
+            // A folder remote on this machine is watched too: another replica's push is pulled
+            // a moment after it lands, not at the next pull.
+            loop.remoteWatcher = RemoteFolderWatcher(config: config)
+            try loop.run()
+        }
     }
-  }
 }
 
 /// The loop of `docsync watch`: block in poll() on the inotify descriptor and the signal
 /// pipe until an edit settles, the pull interval passes, or a retry is due.
 struct WatchLoop {
-  let root: String
-  let debounce: Double
-  let pullInterval: Double
-  let global: GlobalOptions
+    let root: String
+    let debounce: Double
+    let pullInterval: Double
+    let global: GlobalOptions
 
-  static let firstRetry = 5.0
-  static let lastRetry = 300.0
+    static let firstRetry = 5.0
+    static let lastRetry = 300.0
 
-  /// Why a sync ran.
-  enum Trigger: String { case start, edit, pull, retry, overflow, remote }
+    /// Why a sync ran.
+    enum Trigger: String { case start, edit, pull, retry, overflow, remote }
 
-  /// Set when the remote is a folder on this machine.
-  var remoteWatcher: RemoteFolderWatcher?
-  /// The index the last sync left (nil when it failed): its own writes are checked against it.
-  var lastIndex: StatCache? = nil
+    /// Set when the remote is a folder on this machine.
+    var remoteWatcher: RemoteFolderWatcher?
+    /// The index the last sync left (nil when it failed): its own writes are checked against it.
+    var lastIndex: StatCache? = nil
 
-  /// The outcome of the last line printed, so that an unchanged one is not repeated.
-  private var lastLogged: String?
+    /// The outcome of the last line printed, so that an unchanged one is not repeated.
+    private var lastLogged: String?
 
-  init(root: String, debounce: Double, pullInterval: Double, global: GlobalOptions) {
-    self.root = root
-    self.debounce = debounce
-    self.pullInterval = pullInterval
-    self.global = global
-  }
-
-  static func now() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-  }
-
-  mutating func run() throws {
-    var pipeFds: [Int32] = [-1, -1]
-    guard pipe(&pipeFds) == 0 else {
-      throw CommandFailure(message: "cannot create a pipe: \(String(cString: strerror(errno)))", code: .failure)
+    init(root: String, debounce: Double, pullInterval: Double, global: GlobalOptions) {
+        self.root = root
+        self.debounce = debounce
+        self.pullInterval = pullInterval
+        self.global = global
     }
-    for fd in pipeFds {
-      _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-      _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-    }
-    watchSignalPipe = pipeFds[1]
-    for signal in [SIGINT, SIGTERM] {
-      var action = sigaction()
-      action.__sigaction_handler.sa_handler = { number in
-        var byte = UInt8(truncatingIfNeeded: number)
-        _ = write(watchSignalPipe, &byte, 1)
-      }
-      // SA_RESTART: a sync under way is not disturbed; the loop sees the pipe after it.
-      action.sa_flags = SA_RESTART
-      sigaction(signal, &action, nil)
-    }
-    // A parent may start us with them blocked (the mask is inherited through exec).
-    var unblock = sigset_t()
-    sigemptyset(&unblock)
-    sigaddset(&unblock, SIGINT)
-    sigaddset(&unblock, SIGTERM)
-    sigprocmask(SIG_UNBLOCK, &unblock, nil)
 
-    let watcher: TreeWatcher
-    do { watcher = try TreeWatcher(root: root) } catch let failure as TreeWatcher.Failure {
-      throw CommandFailure(message: failure.localizedDescription, code: .failure, errorCode: "watch-limit")
+    static func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
     }
-    emitStart(folders: watcher.folderCount)
 
-    var dirtyAt: Double? = nil          // last relevant event not synced yet
-    var remoteDirty = false             // another replica pushed (a watched folder remote)
-    var overflowed = false
-    var timer = Self.now()              // the first sync right away: edits made while not watching
-    var timerTrigger = Trigger.start    // pull, or retry while the remote is away
-    var backoff = Self.firstRetry
-    var stopSignal: Int32? = nil
+    mutating func run() throws {
+        var pipeFds: [Int32] = [-1, -1]
+        guard pipe(&pipeFds) == 0 else {
+            throw CommandFailure(message: "cannot create a pipe: \(String(cString: strerror(errno)))", code: .failure)
+        }
+        for fd in pipeFds {
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        }
+        watchSignalPipe = pipeFds[1]
+        for signal in [SIGINT, SIGTERM] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(watchSignalPipe, &byte, 1)
+            }
+            // SA_RESTART: a sync under way is not disturbed; the loop sees the pipe after it.
+            action.sa_flags = SA_RESTART
+            sigaction(signal, &action, nil)
+        }
+        // A parent may start us with them blocked (the mask is inherited through exec).
+        var unblock = sigset_t()
+        sigemptyset(&unblock)
+        sigaddset(&unblock, SIGINT)
+        sigaddset(&unblock, SIGTERM)
+        sigprocmask(SIG_UNBLOCK, &unblock, nil)
 
-    while stopSignal == nil {
-      let now = Self.now()
-      // Edits settle debounce seconds after the last one; an edit is synced then even
-      // while retrying, so it is recorded in the journal at once.
-      let due = dirtyAt.map { min(timer, $0 + debounce) } ?? timer
-      if now >= due {
-        let trigger = dirtyAt != nil && timer > now ? (overflowed ? Trigger.overflow : remoteDirty ? .remote : .edit) : timerTrigger
-        dirtyAt = nil
-        overflowed = false
-        remoteDirty = false
-        let (code, retryIn) = syncOnce(trigger: trigger, backoff: backoff)
-        // The sync's own writes (ids stamped, pulled versions) came back as events: they
-        // are not edits when every file is as the sync left it. An edit made meanwhile is.
+        let watcher: TreeWatcher
+        do { watcher = try TreeWatcher(root: root) } catch let failure as TreeWatcher.Failure {
+            throw CommandFailure(message: failure.localizedDescription, code: .failure, errorCode: "watch-limit")
+        }
+        emitStart(folders: watcher.folderCount)
+
+        var dirtyAt: Double? = nil  // last relevant event not synced yet
+        var remoteDirty = false  // another replica pushed (a watched folder remote)
+        var overflowed = false
+        var timer = Self.now()  // the first sync right away: edits made while not watching
+        var timerTrigger = Trigger.start  // pull, or retry while the remote is away
+        var backoff = Self.firstRetry
+        var stopSignal: Int32? = nil
+
+        while stopSignal == nil {
+            let now = Self.now()
+            // Edits settle debounce seconds after the last one; an edit is synced then even
+            // while retrying, so it is recorded in the journal at once.
+            let due = dirtyAt.map { min(timer, $0 + debounce) } ?? timer
+            if now >= due {
+                let trigger =
+                    dirtyAt != nil && timer > now
+                    ? (overflowed ? Trigger.overflow : remoteDirty ? .remote : .edit) : timerTrigger
+                dirtyAt = nil
+                overflowed = false
+                remoteDirty = false
+                let (code, retryIn) = syncOnce(trigger: trigger, backoff: backoff)
+                // The sync's own writes (ids stamped, pulled versions) came back as events: they
+                // are not edits when every file is as the sync left it. An edit made meanwhile is.
+                do {
+                    let own = try watcher.drain()
+                    if own.relevant
+                        && (own.structural
+                            || !StatCache.unchangedSinceLastScan(root: root, paths: own.documents, known: lastIndex))
+                    {
+                        dirtyAt = Self.now()
+                        if own.overflowed { overflowed = true }
+                    }
+                } catch let failure as TreeWatcher.Failure {
+                    throw CommandFailure(
+                        message: failure.localizedDescription, code: .failure, errorCode: "watch-limit")
+                }
+                // This sync's own push replaced the remote's commit point: not news. (A push by
+                // another replica during this sync waits for the next pull.)
+                _ = remoteWatcher?.drain()
+                if code == ExitStatus.tempFail.rawValue || retryIn != nil {
+                    // An edit synced while retrying keeps the retry where it was.
+                    if timerTrigger == .retry && trigger != .retry && timer > Self.now() { continue }
+                    timer = Self.now() + backoff
+                    backoff = min(backoff * 2, Self.lastRetry)
+                    timerTrigger = .retry
+                } else {
+                    backoff = Self.firstRetry
+                    timer = Self.now() + pullInterval
+                    timerTrigger = .pull
+                }
+                continue
+            }
+            // Blocks until an event, a signal or the next due time: no CPU while idle.
+            let timeout = Int32(min(((due - now) * 1000).rounded(.up) + 1, Double(Int32.max)))
+            var fds = [
+                pollfd(fd: watcher.fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: pipeFds[0], events: Int16(POLLIN), revents: 0),
+                pollfd(fd: remoteWatcher?.fd ?? -1, events: Int16(POLLIN), revents: 0)
+            ]
+            let ready = poll(&fds, 3, timeout)
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw CommandFailure(message: "poll: \(String(cString: strerror(errno)))", code: .failure)
+            }
+            if fds[1].revents != 0 {
+                var byte: UInt8 = 0
+                if read(pipeFds[0], &byte, 1) == 1 { stopSignal = Int32(byte) }
+            }
+            if fds[0].revents != 0 {
+                let changes: TreeWatcher.Changes
+                do { changes = try watcher.drain() } catch let failure as TreeWatcher.Failure {
+                    throw CommandFailure(
+                        message: failure.localizedDescription, code: .failure, errorCode: "watch-limit")
+                }
+                if changes.relevant { dirtyAt = Self.now() }
+                if changes.overflowed { overflowed = true }
+            }
+            if fds[2].revents != 0, remoteWatcher?.drain() == true {
+                // Another replica pushed: pull once its push has settled, like an edit here.
+                dirtyAt = Self.now()
+                remoteDirty = true
+            }
+        }
+        emitStop(signal: stopSignal ?? SIGTERM)
+    }
+
+    // MARK: One sync
+
+    /// Runs one sync like `docsync sync`; prints its line. Returns the exit code `sync`
+    /// would give, and for a failure that is retried, the seconds until the retry.
+    mutating func syncOnce(trigger: Trigger, backoff: Double) -> (Int32, Double?) {
+        lastIndex = nil
+        let time = Int64(Date().timeIntervalSince1970 * 1000)
+        var report: SyncReport? = nil
+        var code: Int32 = 0
+        var message: String? = nil
+        var retryIn: Double? = nil
         do {
-          let own = try watcher.drain()
-          if own.relevant && (own.structural || !StatCache.unchangedSinceLastScan(root: root, paths: own.documents, known: lastIndex)) {
-            dirtyAt = Self.now()
-            if own.overflowed { overflowed = true }
-          }
-        } catch let failure as TreeWatcher.Failure {
-          throw CommandFailure(message: failure.localizedDescription, code: .failure, errorCode: "watch-limit")
+            let workspace = try Workspace.open(at: root, readOnly: false)
+            defer { workspace.close() }
+            let result = try workspace.run(.both)
+            report = result
+            lastIndex = workspace.statCache
+            if let unreachable = result.remoteUnreachable {
+                code = ExitStatus.tempFail.rawValue
+                message = unreachable
+            } else if let refused = result.refusedPush {
+                code = 1
+                message =
+                    "refused push: it would delete \(refused.count) of the remote's \(refused.total) documents (push.maxDeleteShare); run `docsync sync --force` or `\(refused.restoreCommand)`"
+            } else if !result.problems.isEmpty {
+                code = 1
+                message =
+                    "\(result.problems.count) file(s) not valid documents, left untouched; everything else was synced"
+            } else if !result.conflicts.isEmpty {
+                code = ExitStatus.conflicts.rawValue
+            }
+        } catch {
+            code = exitCode(for: error).rawValue
+            message = describe(error)
+            // A failure before the sync got anywhere (damaged state, a remote gone for longer
+            // than sync.maxOfflineDays) is retried too: it may be fixed by hand meanwhile.
+            retryIn = backoff
         }
-        // This sync's own push replaced the remote's commit point: not news. (A push by
-        // another replica during this sync waits for the next pull.)
-        _ = remoteWatcher?.drain()
-        if code == ExitStatus.tempFail.rawValue || retryIn != nil {
-          // An edit synced while retrying keeps the retry where it was.
-          if timerTrigger == .retry && trigger != .retry && timer > Self.now() { continue }
-          timer = Self.now() + backoff
-          backoff = min(backoff * 2, Self.lastRetry)
-          timerTrigger = .retry
+        if code == ExitStatus.tempFail.rawValue {
+            retryIn = backoff
+            DeferredAttempt.record(treeContaining: root, command: "watch", reason: message ?? "try again later")
+        }
+        for warning in report?.warnings ?? [] { Output.warning(warning) }
+        let meaning: String
+        switch code {
+        case 0: meaning = "ok"
+        case 3: meaning = "conflicts recorded, see `docsync conflicts`"
+        case 75: meaning = "try again later"
+        default: meaning = "error"
+        }
+        let changed =
+            report.map { !$0.recorded.isEmpty || !$0.pulled.isEmpty || !$0.pushed.isEmpty || !$0.conflicts.isEmpty }
+            ?? false
+        // Said once per outcome: a remote that stays away, or a file that stays invalid, is
+        // not repeated at every retry or pull.
+        // A remote that stays away is one outcome, whatever each attempt's message says.
+        let outcome =
+            code == ExitStatus.tempFail.rawValue
+            ? "75" : "\(code) \(message ?? "") \(report?.problems.map(\.message) ?? [])"
+        let shouldLog: Bool
+        if code == ExitStatus.tempFail.rawValue && lastLogged == outcome {
+            shouldLog = global.verbose  // still away: quiet, even when edits were recorded meanwhile
         } else {
-          backoff = Self.firstRetry
-          timer = Self.now() + pullInterval
-          timerTrigger = .pull
+            shouldLog = changed || outcome != lastLogged || trigger == .start || trigger == .overflow || global.verbose
         }
-        continue
-      }
-      // Blocks until an event, a signal or the next due time: no CPU while idle.
-      let timeout = Int32(min(((due - now) * 1000).rounded(.up) + 1, Double(Int32.max)))
-      var fds = [
-        pollfd(fd: watcher.fd, events: Int16(POLLIN), revents: 0),
-        pollfd(fd: pipeFds[0], events: Int16(POLLIN), revents: 0),
-        pollfd(fd: remoteWatcher?.fd ?? -1, events: Int16(POLLIN), revents: 0),
-      ]
-      let ready = poll(&fds, 3, timeout)
-      if ready < 0 {
-        if errno == EINTR { continue }
-        throw CommandFailure(message: "poll: \(String(cString: strerror(errno)))", code: .failure)
-      }
-      if fds[1].revents != 0 {
-        var byte: UInt8 = 0
-        if read(pipeFds[0], &byte, 1) == 1 { stopSignal = Int32(byte) }
-      }
-      if fds[0].revents != 0 {
-        let changes: TreeWatcher.Changes
-        do { changes = try watcher.drain() } catch let failure as TreeWatcher.Failure {
-          throw CommandFailure(message: failure.localizedDescription, code: .failure, errorCode: "watch-limit")
+        guard shouldLog else { return (code, retryIn) }
+        lastLogged = outcome
+        if code == 1 || code == 3 {
+            for problem in report?.problems ?? [] { Output.problem(problem.message) }
         }
-        if changes.relevant { dirtyAt = Self.now() }
-        if changes.overflowed { overflowed = true }
-      }
-      if fds[2].revents != 0, remoteWatcher?.drain() == true {
-        // Another replica pushed: pull once its push has settled, like an edit here.
-        dirtyAt = Self.now()
-        remoteDirty = true
-      }
+        if global.json {
+            emitJSON(
+                WatchSyncLine(
+                    time: Timestamp.rfc3339(time), trigger: trigger.rawValue, exitCode: code, meaning: meaning,
+                    recorded: report?.recorded.count ?? 0, pulled: report?.pulled.count ?? 0,
+                    pushed: report?.pushed.count ?? 0, conflicts: report?.conflicts.count ?? 0,
+                    problems: report?.problems.map(\.message) ?? [], pendingAfter: report?.pendingAfter ?? 0,
+                    message: message, retryInSeconds: retryIn.map { Int($0) }))
+            return (code, retryIn)
+        }
+        if let report, global.verbose {
+            for c in report.pulled { Output.line(SyncPrinter.changeLine(verb: "pull", c)) }
+            for c in report.pushed { Output.line(SyncPrinter.changeLine(verb: "push", c)) }
+        }
+        var parts: [String] = []
+        if let report {
+            parts = [
+                "\(report.recorded.count) recorded", "\(report.pulled.count) pulled", "\(report.pushed.count) pushed"
+            ]
+            if !report.conflicts.isEmpty {
+                parts.append("\(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s")")
+            }
+            if report.pendingAfter > 0 { parts.append("\(report.pendingAfter) pending") }
+        } else {
+            parts = ["not run"]
+        }
+        var line =
+            "\(Timestamp.rfc3339(time)) sync \(trigger.rawValue): \(parts.joined(separator: ", ")) -> exit \(code) \(meaning)"
+        if let message { line += ": \(message)" }
+        if let retryIn { line += "; retrying in \(Int(retryIn)) s, then quietly until it works" }
+        if code == 1 {
+            Output.error(line)
+        } else if code == 3 && global.quiet {
+            Output.writeStderr("docsync: \(line)\n")
+        } else {
+            Output.line(line)
+        }
+        StandardOutput.flush()
+        return (code, retryIn)
     }
-    emitStop(signal: stopSignal ?? SIGTERM)
-  }
 
-  // MARK: One sync
+    // MARK: Lines
 
-  /// Runs one sync like `docsync sync`; prints its line. Returns the exit code `sync`
-  /// would give, and for a failure that is retried, the seconds until the retry.
-  mutating func syncOnce(trigger: Trigger, backoff: Double) -> (Int32, Double?) {
-    lastIndex = nil
-    let time = Int64(Date().timeIntervalSince1970 * 1000)
-    var report: SyncReport? = nil
-    var code: Int32 = 0
-    var message: String? = nil
-    var retryIn: Double? = nil
-    do {
-      let workspace = try Workspace.open(at: root, readOnly: false)
-      defer { workspace.close() }
-      let result = try workspace.run(.both)
-      report = result
-      lastIndex = workspace.statCache
-      if let unreachable = result.remoteUnreachable {
-        code = ExitStatus.tempFail.rawValue
-        message = unreachable
-      } else if let refused = result.refusedPush {
-        code = 1
-        message = "refused push: it would delete \(refused.count) of the remote's \(refused.total) documents (push.maxDeleteShare); run `docsync sync --force` or `\(refused.restoreCommand)`"
-      } else if !result.problems.isEmpty {
-        code = 1
-        message = "\(result.problems.count) file(s) not valid documents, left untouched; everything else was synced"
-      } else if !result.conflicts.isEmpty {
-        code = ExitStatus.conflicts.rawValue
-      }
-    } catch {
-      code = exitCode(for: error).rawValue
-      message = describe(error)
-      // A failure before the sync got anywhere (damaged state, a remote gone for longer
-      // than sync.maxOfflineDays) is retried too: it may be fixed by hand meanwhile.
-      retryIn = backoff
+    func emitStart(folders: Int) {
+        let time = Timestamp.rfc3339(Int64(Date().timeIntervalSince1970 * 1000))
+        if global.json {
+            emitJSON(
+                WatchEventLine(
+                    event: "watching", time: time, root: root, folders: folders,
+                    debounceMs: Int(debounce * 1000), pullSeconds: pullInterval, signal: nil))
+        } else {
+            Output.line(
+                "\(time) watching \(root): \(folders) folder\(folders == 1 ? "" : "s"), sync \(Int(debounce * 1000)) ms after edits settle, pull every \(Self.seconds(pullInterval))"
+            )
+            StandardOutput.flush()
+        }
     }
-    if code == ExitStatus.tempFail.rawValue {
-      retryIn = backoff
-      DeferredAttempt.record(treeContaining: root, command: "watch", reason: message ?? "try again later")
-    }
-    for warning in report?.warnings ?? [] { Output.warning(warning) }
-    let meaning: String
-    switch code {
-    case 0: meaning = "ok"
-    case 3: meaning = "conflicts recorded, see `docsync conflicts`"
-    case 75: meaning = "try again later"
-    default: meaning = "error"
-    }
-    let changed = report.map { !$0.recorded.isEmpty || !$0.pulled.isEmpty || !$0.pushed.isEmpty || !$0.conflicts.isEmpty } ?? false
-    // Said once per outcome: a remote that stays away, or a file that stays invalid, is
-    // not repeated at every retry or pull.
-    // A remote that stays away is one outcome, whatever each attempt's message says.
-    let outcome = code == ExitStatus.tempFail.rawValue ? "75" : "\(code) \(message ?? "") \(report?.problems.map(\.message) ?? [])"
-    let shouldLog: Bool
-    if code == ExitStatus.tempFail.rawValue && lastLogged == outcome {
-      shouldLog = global.verbose   // still away: quiet, even when edits were recorded meanwhile
-    } else {
-      shouldLog = changed || outcome != lastLogged || trigger == .start || trigger == .overflow || global.verbose
-    }
-    guard shouldLog else { return (code, retryIn) }
-    lastLogged = outcome
-    if code == 1 || code == 3 {
-      for problem in report?.problems ?? [] { Output.problem(problem.message) }
-    }
-    if global.json {
-      emitJSON(
-        WatchSyncLine(
-          time: Timestamp.rfc3339(time), trigger: trigger.rawValue, exitCode: code, meaning: meaning,
-          recorded: report?.recorded.count ?? 0, pulled: report?.pulled.count ?? 0,
-          pushed: report?.pushed.count ?? 0, conflicts: report?.conflicts.count ?? 0,
-          problems: report?.problems.map(\.message) ?? [], pendingAfter: report?.pendingAfter ?? 0,
-          message: message, retryInSeconds: retryIn.map { Int($0) }))
-      return (code, retryIn)
-    }
-    if let report, global.verbose {
-      for c in report.pulled { Output.line(SyncPrinter.changeLine(verb: "pull", c)) }
-      for c in report.pushed { Output.line(SyncPrinter.changeLine(verb: "push", c)) }
-    }
-    var parts: [String] = []
-    if let report {
-      parts = ["\(report.recorded.count) recorded", "\(report.pulled.count) pulled", "\(report.pushed.count) pushed"]
-      if !report.conflicts.isEmpty { parts.append("\(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s")") }
-      if report.pendingAfter > 0 { parts.append("\(report.pendingAfter) pending") }
-    } else {
-      parts = ["not run"]
-    }
-    var line = "\(Timestamp.rfc3339(time)) sync \(trigger.rawValue): \(parts.joined(separator: ", ")) -> exit \(code) \(meaning)"
-    if let message { line += ": \(message)" }
-    if let retryIn { line += "; retrying in \(Int(retryIn)) s, then quietly until it works" }
-    if code == 1 {
-      Output.error(line)
-    } else if code == 3 && global.quiet {
-      Output.writeStderr("docsync: \(line)\n")
-    } else {
-      Output.line(line)
-    }
-    StandardOutput.flush()
-    return (code, retryIn)
-  }
 
-  // MARK: Lines
-
-  func emitStart(folders: Int) {
-    let time = Timestamp.rfc3339(Int64(Date().timeIntervalSince1970 * 1000))
-    if global.json {
-      emitJSON(
-        WatchEventLine(
-          event: "watching", time: time, root: root, folders: folders,
-          debounceMs: Int(debounce * 1000), pullSeconds: pullInterval, signal: nil))
-    } else {
-      Output.line(
-        "\(time) watching \(root): \(folders) folder\(folders == 1 ? "" : "s"), sync \(Int(debounce * 1000)) ms after edits settle, pull every \(Self.seconds(pullInterval))"
-      )
-      StandardOutput.flush()
+    func emitStop(signal: Int32) {
+        let time = Timestamp.rfc3339(Int64(Date().timeIntervalSince1970 * 1000))
+        let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
+        if global.json {
+            emitJSON(
+                WatchEventLine(
+                    event: "stopped", time: time, root: root, folders: nil, debounceMs: nil, pullSeconds: nil,
+                    signal: name))
+        } else {
+            Output.line("\(time) stopped (\(name)); the last sync had finished")
+            StandardOutput.flush()
+        }
     }
-  }
 
-  func emitStop(signal: Int32) {
-    let time = Timestamp.rfc3339(Int64(Date().timeIntervalSince1970 * 1000))
-    let name = signal == SIGINT ? "SIGINT" : "SIGTERM"
-    if global.json {
-      emitJSON(
-        WatchEventLine(
-          event: "stopped", time: time, root: root, folders: nil, debounceMs: nil, pullSeconds: nil, signal: name))
-    } else {
-      Output.line("\(time) stopped (\(name)); the last sync had finished")
-      StandardOutput.flush()
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
-  }
 
-  static func seconds(_ value: Double) -> String {
-    value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
-  }
-
-  /// One compact JSON object on one line, flushed.
-  func emitJSON<T: Encodable>(_ value: T) {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    guard let data = try? encoder.encode(JSONDocument(command: "watch", body: value)) else { return }
-    print(String(decoding: data, as: UTF8.self))
-    Output.printedJSON = true
-    StandardOutput.flush()
-  }
+    /// One compact JSON object on one line, flushed.
+    func emitJSON<T: Encodable>(_ value: T) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(JSONDocument(command: "watch", body: value)) else { return }
+        print(String(decoding: data, as: UTF8.self))
+        Output.printedJSON = true
+        StandardOutput.flush()
+    }
 }
 
 /// `--json`: a sync's line.
 struct WatchSyncLine: Encodable {
-  var event = "sync"
-  var time: String
-  var trigger: String
-  var exitCode: Int32
-  var meaning: String
-  var recorded: Int
-  var pulled: Int
-  var pushed: Int
-  var conflicts: Int
-  var problems: [String]
-  var pendingAfter: Int
-  var message: String?
-  var retryInSeconds: Int?
+    var event = "sync"
+    var time: String
+    var trigger: String
+    var exitCode: Int32
+    var meaning: String
+    var recorded: Int
+    var pulled: Int
+    var pushed: Int
+    var conflicts: Int
+    var problems: [String]
+    var pendingAfter: Int
+    var message: String?
+    var retryInSeconds: Int?
 
-  init(
-    time: String, trigger: String, exitCode: Int32, meaning: String, recorded: Int, pulled: Int, pushed: Int,
-    conflicts: Int, problems: [String], pendingAfter: Int, message: String?, retryInSeconds: Int?
-  ) {
-    self.time = time
-    self.trigger = trigger
-    self.exitCode = exitCode
-    self.meaning = meaning
-    self.recorded = recorded
-    self.pulled = pulled
-    self.pushed = pushed
-    self.conflicts = conflicts
-    self.problems = problems
-    self.pendingAfter = pendingAfter
-    self.message = message
-    self.retryInSeconds = retryInSeconds
-  }
+    init(
+        time: String, trigger: String, exitCode: Int32, meaning: String, recorded: Int, pulled: Int, pushed: Int,
+        conflicts: Int, problems: [String], pendingAfter: Int, message: String?, retryInSeconds: Int?
+    ) {
+        self.time = time
+        self.trigger = trigger
+        self.exitCode = exitCode
+        self.meaning = meaning
+        self.recorded = recorded
+        self.pulled = pulled
+        self.pushed = pushed
+        self.conflicts = conflicts
+        self.problems = problems
+        self.pendingAfter = pendingAfter
+        self.message = message
+        self.retryInSeconds = retryInSeconds
+    }
 }
 
 /// `--json`: the first line (`watching`) and the last (`stopped`).
 struct WatchEventLine: Encodable {
-  var event: String
-  var time: String
-  var root: String
-  var folders: Int?
-  var debounceMs: Int?
-  var pullSeconds: Double?
-  var signal: String?
+    var event: String
+    var time: String
+    var root: String
+    var folders: Int?
+    var debounceMs: Int?
+    var pullSeconds: Double?
+    var signal: String?
 }

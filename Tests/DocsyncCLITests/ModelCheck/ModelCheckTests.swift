@@ -34,42 +34,52 @@ struct ModelCheckTests {
 
     @Test("a fresh seed agrees with the model", arguments: MC.RemoteKind.allCases)
     func freshSeedRun(kind: MC.RemoteKind) throws {
-        guard Prerequisite.modelCheck(kind: kind.rawValue).runsHere, Prerequisite.modelCheckFreshSeed.runsHere else { return }
+        guard Prerequisite.modelCheck(kind: kind.rawValue).runsHere, Prerequisite.modelCheckFreshSeed.runsHere else {
+            return
+        }
         try Prerequisite.modelCheck(kind: kind.rawValue).require()
         try Prerequisite.modelCheckFreshSeed.require()
-        Self.check(seed: UInt64.random(in: 1 ... 999_999_999), kind: kind)
+        Self.check(seed: UInt64.random(in: 1...999_999_999), kind: kind)
     }
 
     static func check(seed: UInt64, kind remoteKind: MC.RemoteKind) {
         let kind = remoteKind.rawValue
-        print("MODELCHECK start kind=\(kind) seed=\(seed) ops=\(ops) (replay: DOCSYNC_MODEL_SEED=\(seed) DOCSYNC_MODEL_OPS=\(ops) DOCSYNC_MODEL_KIND=\(kind))")
+        print(
+            "MODELCHECK start kind=\(kind) seed=\(seed) ops=\(ops) (replay: DOCSYNC_MODEL_SEED=\(seed) DOCSYNC_MODEL_OPS=\(ops) DOCSYNC_MODEL_KIND=\(kind))"
+        )
         fflush(nil)
         let run = MC.Run(seed: seed, length: ops, kind: remoteKind)
         run.run()
         let f = run.figures
         let kills = f.kills.values.reduce(0, +)
         let randomLanded = f.randomKillsLanded.values.reduce(0, +), randomTried = f.randomKillsTried.values.reduce(0, +)
-        let randomList = f.randomKillsTried.keys.sorted().map { "\($0)=\(f.randomKillsLanded[$0] ?? 0)/\(f.randomKillsTried[$0]!)" }.joined(separator: ",")
+        let randomList = f.randomKillsTried.keys.sorted().map {
+            "\($0)=\(f.randomKillsLanded[$0] ?? 0)/\(f.randomKillsTried[$0]!)"
+        }.joined(separator: ",")
         let opList = f.ops.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
         let killList = f.kills.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
-        let known = f.knownDefectHits.sorted { $0.key < $1.key }.map { "\($0.key.rawValue)=\($0.value)" }.joined(separator: ",")
+        let known = f.knownDefectHits.sorted { $0.key < $1.key }.map { "\($0.key.rawValue)=\($0.value)" }.joined(
+            separator: ",")
         let exits = f.exit.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: ",")
-        print("""
-        MODELCHECK kind=\(kind) seed=\(seed) ops=\(ops) steps=\(f.steps) seconds=\(String(format: "%.1f", f.seconds)) \
-        conflicts=\(f.conflictsFound) deleteVsEdit=\(f.deleteVsEdit) kills=\(kills) crashAttempts=\(f.crashAttempts) \
-        concurrentSteps=\(f.concurrentSteps) reordered=\(f.reordered) busy75=\(f.busy75) \
-        randomKills=\(randomLanded) randomKillsTried=\(randomTried) randomKillsBy=\(randomList.isEmpty ? "none" : randomList) \
-        conflictCopyChecks=\(f.conflictCopiesChecked) pointOfViewChecks=\(f.pointOfViewChecks) \
-        firstContacts=\(f.firstContacts) firstContactMerges=\(f.firstContactMerges) urlChanges=\(f.urlChanges) \
-        viewResolves=\(f.viewResolves) plainGitEdits=\(f.plainGitEdits) \
-        syncExits=\(exits) opsDone=\(opList) killsAt=\(killList) knownDefectHits=\(known.isEmpty ? "none" : known) \
-        stopped=\(f.stoppedBy.map { "\"\($0)\"" } ?? "no")
-        """)
+        print(
+            """
+            MODELCHECK kind=\(kind) seed=\(seed) ops=\(ops) steps=\(f.steps) seconds=\(String(format: "%.1f", f.seconds)) \
+            conflicts=\(f.conflictsFound) deleteVsEdit=\(f.deleteVsEdit) kills=\(kills) crashAttempts=\(f.crashAttempts) \
+            concurrentSteps=\(f.concurrentSteps) reordered=\(f.reordered) busy75=\(f.busy75) \
+            randomKills=\(randomLanded) randomKillsTried=\(randomTried) randomKillsBy=\(randomList.isEmpty ? "none" : randomList) \
+            conflictCopyChecks=\(f.conflictCopiesChecked) pointOfViewChecks=\(f.pointOfViewChecks) \
+            firstContacts=\(f.firstContacts) firstContactMerges=\(f.firstContactMerges) urlChanges=\(f.urlChanges) \
+            viewResolves=\(f.viewResolves) plainGitEdits=\(f.plainGitEdits) \
+            syncExits=\(exits) opsDone=\(opList) killsAt=\(killList) knownDefectHits=\(known.isEmpty ? "none" : known) \
+            stopped=\(f.stoppedBy.map { "\"\($0)\"" } ?? "no")
+            """)
         fflush(nil)
         // The kills must really happen, and concurrent steps too (unless the run stopped early).
         if f.stoppedBy == nil {
-            #expect(kills > 0, "no SIGKILL landed at a crash point in \(f.crashAttempts) attempts (\(kind), seed \(seed))")
-            #expect(randomLanded > 0, "no random-time SIGKILL landed in \(randomTried) attempts (\(kind), seed \(seed))")
+            #expect(
+                kills > 0, "no SIGKILL landed at a crash point in \(f.crashAttempts) attempts (\(kind), seed \(seed))")
+            #expect(
+                randomLanded > 0, "no random-time SIGKILL landed in \(randomTried) attempts (\(kind), seed \(seed))")
             #expect(f.concurrentSteps > 0, "no concurrent step ran (\(kind), seed \(seed))")
         }
     }

@@ -24,9 +24,12 @@ extension MC.Run {
         stepMismatches = []
         if !found.isEmpty, let tried = alternativesTried {
             // Owed to whatever the other mismatches are owed to.
-            found.append(Mismatch(rules: found.allSatisfy(\.known) ? found.reduce(into: Set<Rule>()) { $0.formUnion($1.rules) } : [],
-                                  changesDocuments: false,
-                                  text: "no serial order of this step's runs matches; the model tried: " + tried.joined(separator: " | ")))
+            found.append(
+                Mismatch(
+                    rules: found.allSatisfy(\.known) ? found.reduce(into: Set<Rule>()) { $0.formUnion($1.rules) } : [],
+                    changesDocuments: false,
+                    text: "no serial order of this step's runs matches; the model tried: "
+                        + tried.joined(separator: " | ")))
         }
         alternativesTried = nil
         stepCache = nil
@@ -40,8 +43,12 @@ extension MC.Run {
         let synced = Set(lastRuns.filter(\.synced).map(\.r))
         for run in lastRuns where !run.expected.contains(run.result.exit) {
             let rules = run.rules.union(model.docRules.values.reduce(into: Set<Rule>()) { $0.formUnion($1) })
-            found.append(Mismatch(rules: rules, changesDocuments: false,
-                                  text: "r\(run.r) exited \(run.result.exit); the model expects \(run.expected.sorted())\n\(run.result)"))
+            found.append(
+                Mismatch(
+                    rules: rules, changesDocuments: false,
+                    text:
+                        "r\(run.r) exited \(run.result.exit); the model expects \(run.expected.sorted())\n\(run.result)"
+                ))
         }
         for r in synced.sorted() { found += learn(r) }
         if !synced.isEmpty { found += checkRemote() }
@@ -49,10 +56,10 @@ extension MC.Run {
         let ran = Set(lastRuns.map(\.r))
         for r in ran.sorted() { found += checkConflicts(r) }
         // A joined replica (first contact) is checked in the step it joins.
-        for r in Set(0 ..< 3).union(ran).sorted() { found += checkFiles(r) }
+        for r in Set(0..<3).union(ran).sorted() { found += checkFiles(r) }
         if full || step % 25 == 0 {
             if synced.isEmpty { found += checkRemote() }
-            for r in 0 ..< 3 where !ran.contains(r) && !needsRecovery.contains(r) { found += checkConflicts(r) }
+            for r in 0..<3 where !ran.contains(r) && !needsRecovery.contains(r) { found += checkConflicts(r) }
         }
         return found
     }
@@ -72,21 +79,27 @@ extension MC.Run {
         }
         for m in found {
             for rule in m.rules.intersection(MC.knownEngineDefects) { figures.knownDefectHits[rule, default: 0] += 1 }
-            let key = m.rules.intersection(MC.knownEngineDefects).sorted().map(\.rawValue).joined(separator: ",") + m.text.prefix(60)
+            let key =
+                m.rules.intersection(MC.knownEngineDefects).sorted().map(\.rawValue).joined(separator: ",")
+                + m.text.prefix(60)
             if printedKnown.insert(key).inserted {
-                print("""
-                ⚠️  KNOWN ENGINE DEFECT (\(m.rules.intersection(MC.knownEngineDefects).sorted().map(\.rawValue).joined(separator: ", "))) \
-                \(kind) seed \(seed) step \(step): \(m.text)
-                """)
+                print(
+                    """
+                    ⚠️  KNOWN ENGINE DEFECT (\(m.rules.intersection(MC.knownEngineDefects).sorted().map(\.rawValue).joined(separator: ", "))) \
+                    \(kind) seed \(seed) step \(step): \(m.text)
+                    """)
             }
         }
         if found.contains(where: \.changesDocuments) {
-            figures.stoppedBy = "known engine defect at step \(step) (" +
-                Set(found.flatMap { $0.rules.intersection(MC.knownEngineDefects) }).sorted().map(\.rawValue).joined(separator: ", ") + ")"
-            print("""
-            ⚠️  KNOWN ENGINE DEFECT: the replicas left the model at step \(step) (\(kind), seed \(seed)); this run stops here.
-            \(failureReport(found, step: step))
-            """)
+            figures.stoppedBy =
+                "known engine defect at step \(step) ("
+                + Set(found.flatMap { $0.rules.intersection(MC.knownEngineDefects) }).sorted().map(\.rawValue).joined(
+                    separator: ", ") + ")"
+            print(
+                """
+                ⚠️  KNOWN ENGINE DEFECT: the replicas left the model at step \(step) (\(kind), seed \(seed)); this run stops here.
+                \(failureReport(found, step: step))
+                """)
             return false
         }
         return true
@@ -99,23 +112,28 @@ extension MC.Run {
         try? FileManager.default.removeItem(atPath: kept)
         try? FileManager.default.copyItem(atPath: box.root, toPath: kept)
         return """
-        MODEL MISMATCH (\(kind) remote, seed \(seed), step \(step) of \(length))
-        \(found.map { "- " + $0.description }.joined(separator: "\n"))
-        model now:
-        \(modelSummary())
-        last steps (full log: \(logPath); trees kept in \(kept)):
-        \(log.suffix(40).joined(separator: "\n"))
-        replay: DOCSYNC_MODEL_SEED=\(seed) DOCSYNC_MODEL_OPS=\(length) DOCSYNC_MODEL_KIND=\(kind) swift test --skip-build --filter ModelCheck
-        """
+            MODEL MISMATCH (\(kind) remote, seed \(seed), step \(step) of \(length))
+            \(found.map { "- " + $0.description }.joined(separator: "\n"))
+            model now:
+            \(modelSummary())
+            last steps (full log: \(logPath); trees kept in \(kept)):
+            \(log.suffix(40).joined(separator: "\n"))
+            replay: DOCSYNC_MODEL_SEED=\(seed) DOCSYNC_MODEL_OPS=\(length) DOCSYNC_MODEL_KIND=\(kind) swift test --skip-build --filter ModelCheck
+            """
     }
 
     func modelSummary() -> String {
         var lines: [String] = []
         let docs = Set(model.remote.keys).union(model.local.flatMap(\.keys)).union(model.base.flatMap(\.keys)).sorted()
         for d in docs {
-            var parts = ["  doc\(d) \(refIds[d]?.prefix(8) ?? "(no refId yet)"): remote \(model.remote[d]?.description ?? "-")"]
-            for r in 0 ..< 3 {
-                let l = model.local[r][d].map { $0.invalidBytes != nil ? "INVALID (was \($0.placed))" : $0.placed.description } ?? "-"
+            var parts = [
+                "  doc\(d) \(refIds[d]?.prefix(8) ?? "(no refId yet)"): remote \(model.remote[d]?.description ?? "-")"
+            ]
+            for r in 0..<3 {
+                let l =
+                    model.local[r][d].map {
+                        $0.invalidBytes != nil ? "INVALID (was \($0.placed))" : $0.placed.description
+                    } ?? "-"
                 parts.append("r\(r) \(l) base \(model.base[r][d]?.version.description ?? "-")")
             }
             lines.append(parts.joined(separator: " | "))
@@ -130,7 +148,7 @@ extension MC.Run {
     private func forgetSettledRules() {
         for doc in Array(model.docRules.keys) {
             let r = model.remote[doc]
-            let quiet = (0 ..< 3).allSatisfy { i in
+            let quiet = (0..<3).allSatisfy { i in
                 model.local[i][doc]?.invalidBytes == nil && model.local[i][doc]?.placed == r && model.base[i][doc] == r
             }
             let open = model.records.contains { $0.doc == doc && $0.settledKnownBy.count < 3 }
@@ -166,43 +184,71 @@ extension MC.Run {
             guard let (d, e) = expected[path] else {
                 let obj = bytes.flatMap(JSONHelp.object)
                 let owner = doc(forRefId: obj?["refId"] as? String)
-                found.append(Mismatch(rules: rules(owner), changesDocuments: true,
-                                      text: "\(name) has \(path)\(owner.map { " (doc\($0))" } ?? "") \(obj.map { MC.show(Self.fields($0)) } ?? ""); the model has no document there"))
+                found.append(
+                    Mismatch(
+                        rules: rules(owner), changesDocuments: true,
+                        text:
+                            "\(name) has \(path)\(owner.map { " (doc\($0))" } ?? "") \(obj.map { MC.show(Self.fields($0)) } ?? ""); the model has no document there"
+                    ))
                 continue
             }
             guard let bytes, disk.contains(path) else {
-                found.append(Mismatch(rules: rules(d), changesDocuments: true, text: "\(name) is missing \(path): the model has doc\(d) \(e.placed) there"))
+                found.append(
+                    Mismatch(
+                        rules: rules(d), changesDocuments: true,
+                        text: "\(name) is missing \(path): the model has doc\(d) \(e.placed) there"))
                 continue
             }
             if let bad = e.invalidBytes {
                 if bytes != bad {
-                    found.append(Mismatch(rules: rules(d).union([.invalidMerge]), changesDocuments: true,
-                                          text: "\(name) \(path): the user's invalid bytes were changed to \(String(decoding: bytes, as: UTF8.self).debugDescription)"))
+                    found.append(
+                        Mismatch(
+                            rules: rules(d).union([.invalidMerge]), changesDocuments: true,
+                            text:
+                                "\(name) \(path): the user's invalid bytes were changed to \(String(decoding: bytes, as: UTF8.self).debugDescription)"
+                        ))
                 }
                 continue
             }
             guard let object = JSONHelp.object(bytes) else {
-                found.append(Mismatch(rules: rules(d), changesDocuments: true, text: "\(name) \(path) is not a valid document: \(String(decoding: bytes, as: UTF8.self).debugDescription)"))
+                found.append(
+                    Mismatch(
+                        rules: rules(d), changesDocuments: true,
+                        text:
+                            "\(name) \(path) is not a valid document: \(String(decoding: bytes, as: UTF8.self).debugDescription)"
+                    ))
                 continue
             }
             let fields = Self.fields(object)
             if fields != e.placed.version.fields {
-                found.append(Mismatch(rules: rules(d), changesDocuments: true,
-                                      text: "\(name) \(path) (doc\(d)) holds \(MC.show(fields)); the model expects \(e.placed.version) (base \(model.base[r][d]?.version.description ?? "-"), remote \(model.remote[d]?.description ?? "-"))"))
+                found.append(
+                    Mismatch(
+                        rules: rules(d), changesDocuments: true,
+                        text:
+                            "\(name) \(path) (doc\(d)) holds \(MC.show(fields)); the model expects \(e.placed.version) (base \(model.base[r][d]?.version.description ?? "-"), remote \(model.remote[d]?.description ?? "-"))"
+                    ))
             }
             let extra = Set(object.keys).subtracting(["refId", "changesetId"] + MC.fieldNames)
             if !extra.isEmpty {
-                found.append(Mismatch(rules: rules(d), changesDocuments: true, text: "\(name) \(path) has unexpected keys \(extra.sorted())"))
+                found.append(
+                    Mismatch(
+                        rules: rules(d), changesDocuments: true,
+                        text: "\(name) \(path) has unexpected keys \(extra.sorted())"))
             }
             let refId = object["refId"] as? String
             if let known = refIds[d], refId != known {
-                found.append(Mismatch(rules: rules(d).union([.identity]), changesDocuments: true,
-                                      text: "\(name) \(path) (doc\(d)) has refId \(refId ?? "none"), the document's refId is \(known)"))
+                found.append(
+                    Mismatch(
+                        rules: rules(d).union([.identity]), changesDocuments: true,
+                        text: "\(name) \(path) (doc\(d)) has refId \(refId ?? "none"), the document's refId is \(known)"
+                    ))
             }
             if let refId, model.base[r][d] != nil, model.local[r][d]?.placed == model.base[r][d] {
                 if let other = syncedRefIds[refId] {
-                    found.append(Mismatch(rules: rules(d).union([.identity]), changesDocuments: true,
-                                          text: "\(name): \(path) and \(other) share refId \(refId)"))
+                    found.append(
+                        Mismatch(
+                            rules: rules(d).union([.identity]), changesDocuments: true,
+                            text: "\(name): \(path) and \(other) share refId \(refId)"))
                 }
                 syncedRefIds[refId] = path
             }
@@ -217,41 +263,65 @@ extension MC.Run {
         for (d, e) in model.local[r] where e.invalidBytes == nil && model.base[r][d] == e.placed {
             guard let object = replicas[r].json(e.placed.path) else { continue }
             guard let refId = object["refId"] as? String else {
-                found.append(Mismatch(rules: rules(d), changesDocuments: true, text: "r\(r) \(e.placed.path) has no refId after a sync"))
+                found.append(
+                    Mismatch(
+                        rules: rules(d), changesDocuments: true,
+                        text: "r\(r) \(e.placed.path) has no refId after a sync"))
                 continue
             }
             if refIds[d] == nil {
                 if let other = doc(forRefId: refId) {
-                    found.append(Mismatch(rules: rules(d).union(rules(other)).union([.identity]), changesDocuments: true,
-                                          text: "r\(r) \(e.placed.path): doc\(d) got refId \(refId), which is doc\(other)'s (a copy must get its own)"))
+                    found.append(
+                        Mismatch(
+                            rules: rules(d).union(rules(other)).union([.identity]), changesDocuments: true,
+                            text:
+                                "r\(r) \(e.placed.path): doc\(d) got refId \(refId), which is doc\(other)'s (a copy must get its own)"
+                        ))
                     continue
                 }
                 refIds[d] = refId
             }
             guard let cs = object["changesetId"] as? String else {
-                found.append(Mismatch(rules: rules(d), changesDocuments: true, text: "r\(r) \(e.placed.path) has no changesetId after a sync"))
+                found.append(
+                    Mismatch(
+                        rules: rules(d), changesDocuments: true,
+                        text: "r\(r) \(e.placed.path) has no changesetId after a sync"))
                 continue
             }
-            found += learnChangeset(cs, fields: Self.fields(object), version: e.placed.version, doc: d, where: "r\(r) \(e.placed.path)")
+            found += learnChangeset(
+                cs, fields: Self.fields(object), version: e.placed.version, doc: d, where: "r\(r) \(e.placed.path)")
         }
         return found
     }
 
-    func learnChangeset(_ cs: String, fields: MC.Fields, version: MC.Version?, doc: Int?, where place: String) -> [Mismatch] {
+    func learnChangeset(_ cs: String, fields: MC.Fields, version: MC.Version?, doc: Int?, where place: String)
+        -> [Mismatch]
+    {
         var found: [Mismatch] = []
         if cs.range(of: "^[0-9a-f]{12}-[0-9a-f]{4}-[0-9a-z]{4,32}$", options: .regularExpression) == nil {
-            found.append(Mismatch(rules: [.identity], changesDocuments: false, text: "\(place): changesetId \(cs) is not <12 hex>-<4 hex>-<replica>"))
+            found.append(
+                Mismatch(
+                    rules: [.identity], changesDocuments: false,
+                    text: "\(place): changesetId \(cs) is not <12 hex>-<4 hex>-<replica>"))
         }
         if let known = csContent[cs], known != fields {
-            found.append(Mismatch(rules: rules(doc).union([.identity]), changesDocuments: false,
-                                  text: "\(place): changesetId \(cs) names \(MC.show(fields)) here but \(MC.show(known)) elsewhere (one changesetId, one content)"))
+            found.append(
+                Mismatch(
+                    rules: rules(doc).union([.identity]), changesDocuments: false,
+                    text:
+                        "\(place): changesetId \(cs) names \(MC.show(fields)) here but \(MC.show(known)) elsewhere (one changesetId, one content)"
+                ))
         }
         csContent[cs] = fields
         if let v = version, v.fields == fields, versionCs[v.id] == nil {
             versionCs[v.id] = cs
             if let m = v.mtimeMs, !echoDocs.contains(doc ?? -1), let wall = Int64(cs.prefix(12), radix: 16), wall != m {
-                found.append(Mismatch(rules: rules(doc).union([.saveTime]), changesDocuments: false,
-                                      text: "\(place): the version saved with mtime \(m) (\(String(m, radix: 16))) got changesetId \(cs): its time part should be the save's"))
+                found.append(
+                    Mismatch(
+                        rules: rules(doc).union([.saveTime]), changesDocuments: false,
+                        text:
+                            "\(place): the version saved with mtime \(m) (\(String(m, radix: 16))) got changesetId \(cs): its time part should be the save's"
+                    ))
             }
         }
         return found
@@ -269,10 +339,13 @@ extension MC.Run {
     private func readRemoteFiles() -> [String: [UInt8]] {
         if !git {
             var files: [String: [UInt8]] = [:]
-            for p in Files.list(remoteURL, skipMetadata: true) where !Files.isTransient(p) { files[p] = Files.bytes(remoteURL + "/" + p) }
+            for p in Files.list(remoteURL, skipMetadata: true) where !Files.isTransient(p) {
+                files[p] = Files.bytes(remoteURL + "/" + p)
+            }
             return files
         }
-        let list = CLI.runTool("/usr/bin/git", ["--git-dir", gitRepository, "ls-tree", "-r", "main"], in: "/", env: Reliability.gitEnv)
+        let list = CLI.runTool(
+            "/usr/bin/git", ["--git-dir", gitRepository, "ls-tree", "-r", "main"], in: "/", env: Reliability.gitEnv)
         guard list.exit == 0 else { return [:] }
         var files: [String: [UInt8]] = [:]
         for line in list.stdout.split(separator: "\n") {
@@ -281,7 +354,9 @@ extension MC.Run {
             let path = String(parts[1]), sha = String(parts[0].split(separator: " ").last ?? "")
             if path.hasPrefix(".docsync/") { continue }
             if gitBlobs[sha] == nil {
-                let blob = CLI.runTool("/usr/bin/git", ["--git-dir", gitRepository, "cat-file", "blob", sha], in: "/", env: Reliability.gitEnv)
+                let blob = CLI.runTool(
+                    "/usr/bin/git", ["--git-dir", gitRepository, "cat-file", "blob", sha], in: "/",
+                    env: Reliability.gitEnv)
                 gitBlobs[sha] = Array(blob.stdout.utf8)
             }
             files[path] = gitBlobs[sha]
@@ -298,22 +373,36 @@ extension MC.Run {
             let obj = files[path].flatMap(JSONHelp.object)
             guard let (d, p) = expected[path] else {
                 let owner = doc(forRefId: obj?["refId"] as? String)
-                found.append(Mismatch(rules: rules(owner), changesDocuments: true,
-                                      text: "the remote has \(path)\(owner.map { " (doc\($0))" } ?? "") \(obj.map { MC.show(Self.fields($0)) } ?? ""); the model has nothing there"))
+                found.append(
+                    Mismatch(
+                        rules: rules(owner), changesDocuments: true,
+                        text:
+                            "the remote has \(path)\(owner.map { " (doc\($0))" } ?? "") \(obj.map { MC.show(Self.fields($0)) } ?? ""); the model has nothing there"
+                    ))
                 continue
             }
             guard let obj else {
-                found.append(Mismatch(rules: rules(d), changesDocuments: true, text: "the remote is missing \(path) (doc\(d) \(p.version)), or it is not a document"))
+                found.append(
+                    Mismatch(
+                        rules: rules(d), changesDocuments: true,
+                        text: "the remote is missing \(path) (doc\(d) \(p.version)), or it is not a document"))
                 continue
             }
             let fields = Self.fields(obj)
             if fields != p.version.fields {
-                found.append(Mismatch(rules: rules(d), changesDocuments: true,
-                                      text: "the remote's \(path) (doc\(d)) holds \(MC.show(fields)); the model expects \(p.version)"))
+                found.append(
+                    Mismatch(
+                        rules: rules(d), changesDocuments: true,
+                        text: "the remote's \(path) (doc\(d)) holds \(MC.show(fields)); the model expects \(p.version)")
+                )
             }
             if let known = refIds[d], (obj["refId"] as? String) != known {
-                found.append(Mismatch(rules: rules(d).union([.identity]), changesDocuments: true,
-                                      text: "the remote's \(path) has refId \(obj["refId"] as? String ?? "none"), doc\(d)'s is \(known)"))
+                found.append(
+                    Mismatch(
+                        rules: rules(d).union([.identity]), changesDocuments: true,
+                        text:
+                            "the remote's \(path) has refId \(obj["refId"] as? String ?? "none"), doc\(d)'s is \(known)"
+                    ))
             }
             if let cs = obj["changesetId"] as? String {
                 found += learnChangeset(cs, fields: fields, version: p.version, doc: d, where: "remote \(path)")
@@ -348,7 +437,9 @@ extension MC.Run {
 
     private func readEngineConflicts(_ r: Int) -> (records: [EngineRecord]?, error: String) {
         let result = replicas[r].run(["conflicts", "--json"])
-        guard result.exit == 0, let list = (JSONHelp.parse(result.stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] else {
+        guard result.exit == 0,
+            let list = (JSONHelp.parse(result.stdout) as? [String: Any])?["conflicts"] as? [[String: Any]]
+        else {
             return (nil, "\(result)")
         }
         var records: [EngineRecord] = []
@@ -357,10 +448,15 @@ extension MC.Run {
             let fields = (item["fields"] as? [String] ?? []).sorted()
             let file = item["file"] as? String
             let copy = file.flatMap { replicas[r].json($0) }.map(Self.fields)
-            let raw = (try? JSONSerialization.data(withJSONObject: item, options: [.sortedKeys])).map { String(decoding: $0, as: UTF8.self) } ?? "\(item)"
-            records.append(EngineRecord(refId: refId, fields: fields, deleted: item["deleted"] as? Bool ?? fields.isEmpty,
-                                        file: file, copy: copy, storedSide: item["storedSide"] as? String,
-                                        keptBy: item["keptBy"] as? String, raw: raw))
+            let raw =
+                (try? JSONSerialization.data(withJSONObject: item, options: [.sortedKeys])).map {
+                    String(decoding: $0, as: UTF8.self)
+                } ?? "\(item)"
+            records.append(
+                EngineRecord(
+                    refId: refId, fields: fields, deleted: item["deleted"] as? Bool ?? fields.isEmpty,
+                    file: file, copy: copy, storedSide: item["storedSide"] as? String,
+                    keptBy: item["keptBy"] as? String, raw: raw))
         }
         return (records, "")
     }
@@ -372,20 +468,28 @@ extension MC.Run {
     func checkConflicts(_ r: Int) -> [Mismatch] {
         let (listed, error) = engineConflicts(r)
         guard var engine = listed else {
-            return [Mismatch(rules: [], changesDocuments: false, text: "r\(r): docsync conflicts --json failed: \(error)")]
+            return [
+                Mismatch(rules: [], changesDocuments: false, text: "r\(r): docsync conflicts --json failed: \(error)")
+            ]
         }
         var found: [Mismatch] = []
         for rec in model.openRecords(r) {
             let refId = refIds[rec.doc]
             let expectedCopy = rec.loser?.fields ?? rec.deletedVersion?.fields
             let candidates = engine.indices.filter { i in
-                (refId == nil || engine[i].refId == refId) && engine[i].fields == rec.fields && engine[i].deleted == (rec.loser == nil)
+                (refId == nil || engine[i].refId == refId) && engine[i].fields == rec.fields
+                    && engine[i].deleted == (rec.loser == nil)
             }
             if let i = candidates.first(where: { expectedCopy == nil || engine[$0].copy == expectedCopy }) {
-                if engine[i].copy != nil { figures.conflictCopiesChecked += 1 }
-                else if rec.loser != nil {
-                    found.append(Mismatch(rules: rules(rec.doc).union([.fieldMerge]), changesDocuments: false,
-                                          text: "r\(r) lists \(rec) but its stored copy \(engine[i].file ?? "(no file named)") cannot be read: \(engine[i].raw)"))
+                if engine[i].copy != nil {
+                    figures.conflictCopiesChecked += 1
+                } else if rec.loser != nil {
+                    found.append(
+                        Mismatch(
+                            rules: rules(rec.doc).union([.fieldMerge]), changesDocuments: false,
+                            text:
+                                "r\(r) lists \(rec) but its stored copy \(engine[i].file ?? "(no file named)") cannot be read: \(engine[i].raw)"
+                        ))
                 }
                 found += checkPointOfView(r, rec, engine[i])
                 engine.remove(at: i)
@@ -400,21 +504,34 @@ extension MC.Run {
                     // The known defect: the finder's base stored under the deleted version's name.
                     rules = [.deletionCopyIsFinderBase]
                 }
-                found.append(Mismatch(rules: rules, changesDocuments: false,
-                                      text: "r\(r) lists \(rec), but its stored copy \(engine[i].file ?? "(no file named)") holds \(held); the model expects \(expectedCopy.map(MC.show) ?? "?"): \(engine[i].raw)"))
+                found.append(
+                    Mismatch(
+                        rules: rules, changesDocuments: false,
+                        text:
+                            "r\(r) lists \(rec), but its stored copy \(engine[i].file ?? "(no file named)") holds \(held); the model expects \(expectedCopy.map(MC.show) ?? "?"): \(engine[i].raw)"
+                    ))
                 engine.remove(at: i)
                 continue
             }
-            found.append(Mismatch(rules: rules, changesDocuments: false, text: "r\(r)'s docsync conflicts does not list \(rec)"))
+            found.append(
+                Mismatch(rules: rules, changesDocuments: false, text: "r\(r)'s docsync conflicts does not list \(rec)"))
         }
         for e in engine {
             let d = doc(forRefId: e.refId)
             var rules = rules(d)
-            let settledHere = model.records.contains { $0.doc == d && $0.knownBy.contains(r) && $0.settledKnownBy.contains(r) }
-            let settledElsewhere = model.records.contains { $0.doc == d && $0.settledKnownBy.count > ($0.settledKnownBy.contains(r) ? 1 : 0) }
+            let settledHere = model.records.contains {
+                $0.doc == d && $0.knownBy.contains(r) && $0.settledKnownBy.contains(r)
+            }
+            let settledElsewhere = model.records.contains {
+                $0.doc == d && $0.settledKnownBy.count > ($0.settledKnownBy.contains(r) ? 1 : 0)
+            }
             if settledElsewhere || settledHere { rules.insert(.conflictsTravel) }
-            found.append(Mismatch(rules: rules, changesDocuments: false,
-                                  text: "r\(r)'s docsync conflicts lists an open conflict the model does not have\(d.map { " (doc\($0))" } ?? ""): \(e.raw)"))
+            found.append(
+                Mismatch(
+                    rules: rules, changesDocuments: false,
+                    text:
+                        "r\(r)'s docsync conflicts lists an open conflict the model does not have\(d.map { " (doc\($0))" } ?? ""): \(e.raw)"
+                ))
         }
         return found
     }
@@ -427,8 +544,12 @@ extension MC.Run {
         if let by = MC.Model.storedBy(rec) {
             let expected = by == r ? "local" : "remote"
             if listed.storedSide != expected {
-                found.append(Mismatch(rules: rules(rec.doc).union([.pointOfView]), changesDocuments: false,
-                                      text: "r\(r) lists \(rec) with storedSide \(listed.storedSide ?? "none"); the stored \(rec.loser == nil ? "deletion" : "version") was made by \(by == MC.Model.plainGit ? "plain git" : names[by]), so the model expects \(expected): \(listed.raw)"))
+                found.append(
+                    Mismatch(
+                        rules: rules(rec.doc).union([.pointOfView]), changesDocuments: false,
+                        text:
+                            "r\(r) lists \(rec) with storedSide \(listed.storedSide ?? "none"); the stored \(rec.loser == nil ? "deletion" : "version") was made by \(by == MC.Model.plainGit ? "plain git" : names[by]), so the model expects \(expected): \(listed.raw)"
+                    ))
             }
             figures.pointOfViewChecks += 1
         }
@@ -437,8 +558,12 @@ extension MC.Run {
             // Versions committed with plain git get ids of the replica `git0`.
             let expected = rec.keptBy == MC.Model.plainGit ? "git0" : replicaIds[rec.keptBy]
             if listed.keptBy != expected {
-                found.append(Mismatch(rules: rules(rec.doc).union([.pointOfView]), changesDocuments: false,
-                                      text: "r\(r) lists \(rec) with keptBy \(listed.keptBy ?? "none"); the kept version was made by \(rec.keptBy == MC.Model.plainGit ? "plain git" : names[rec.keptBy]) (\(expected)): \(listed.raw)"))
+                found.append(
+                    Mismatch(
+                        rules: rules(rec.doc).union([.pointOfView]), changesDocuments: false,
+                        text:
+                            "r\(r) lists \(rec) with keptBy \(listed.keptBy ?? "none"); the kept version was made by \(rec.keptBy == MC.Model.plainGit ? "plain git" : names[rec.keptBy]) (\(expected)): \(listed.raw)"
+                    ))
             }
         }
         return found
@@ -448,7 +573,11 @@ extension MC.Run {
         let result = stepCache?.status[r] ?? replicas[r].run(["status", "--json"])
         stepCache?.status[r] = result
         guard let status = JSONHelp.parse(result.stdout) as? [String: Any] else {
-            return [Mismatch(rules: [], changesDocuments: false, text: "r\(r): docsync status --json printed no report: \(result)")]
+            return [
+                Mismatch(
+                    rules: [], changesDocuments: false,
+                    text: "r\(r): docsync status --json printed no report: \(result)")
+            ]
         }
         var found: [Mismatch] = []
         // The rules behind the documents an entry names.
@@ -457,14 +586,20 @@ extension MC.Run {
         }
         let pending = status["pending"] as? [[String: Any]] ?? []
         if !pending.isEmpty {
-            found.append(Mismatch(rules: entryRules(pending), changesDocuments: false,
-                                  text: "r\(r): status lists \(pending.count) pending changes right after a sync: \(pending)"))
+            found.append(
+                Mismatch(
+                    rules: entryRules(pending), changesDocuments: false,
+                    text: "r\(r): status lists \(pending.count) pending changes right after a sync: \(pending)"))
         }
         let invalidPaths = Set(model.local[r].values.filter { $0.invalidBytes != nil }.map(\.placed.path))
-        let unrecorded = (status["unrecorded"] as? [[String: Any]] ?? []).filter { !invalidPaths.contains($0["path"] as? String ?? "") }
+        let unrecorded = (status["unrecorded"] as? [[String: Any]] ?? []).filter {
+            !invalidPaths.contains($0["path"] as? String ?? "")
+        }
         if !unrecorded.isEmpty {
-            found.append(Mismatch(rules: entryRules(unrecorded), changesDocuments: false,
-                                  text: "r\(r): status lists unrecorded changes right after a sync: \(unrecorded)"))
+            found.append(
+                Mismatch(
+                    rules: entryRules(unrecorded), changesDocuments: false,
+                    text: "r\(r): status lists unrecorded changes right after a sync: \(unrecorded)"))
         }
         let open = (status["conflicts"] as? [[String: Any]] ?? []).filter { $0["resolved"] == nil }
         let expected = model.openRecords(r)
@@ -475,8 +610,10 @@ extension MC.Run {
                 if rec.finder != r || rec.settledKnownBy.count > 0 { rules.insert(.conflictsTravel) }
                 if rec.fields.isEmpty { rules.insert(.deleteVsEdit) }
             }
-            found.append(Mismatch(rules: rules, changesDocuments: false,
-                                  text: "r\(r): status counts \(open.count) open conflicts, the model \(expected.count)"))
+            found.append(
+                Mismatch(
+                    rules: rules, changesDocuments: false,
+                    text: "r\(r): status counts \(open.count) open conflicts, the model \(expected.count)"))
         }
         return found
     }

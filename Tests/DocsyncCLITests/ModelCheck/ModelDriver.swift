@@ -5,8 +5,9 @@
 
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension MC {
@@ -17,7 +18,9 @@ extension MC {
     /// overrides the list (comma separated rule names, or `none`).
     static let knownEngineDefects: Set<Rule> = {
         if let env = ProcessInfo.processInfo.environment["DOCSYNC_MODEL_KNOWN_DEFECTS"] {
-            return Set(env.split(separator: ",").compactMap { Rule(rawValue: String($0).trimmingCharacters(in: .whitespaces)) })
+            return Set(
+                env.split(separator: ",").compactMap { Rule(rawValue: String($0).trimmingCharacters(in: .whitespaces)) }
+            )
         }
         // `deletionCopyIsFinderBase` was fixed in b7f2728, recurred where gc had purged the
         // tombstone (a compacted feed or a purge commit named the finder's base as the
@@ -40,15 +43,19 @@ extension MC {
         /// True if the replicas' documents differ from the model (the run cannot go on).
         var changesDocuments: Bool
         var text: String
-        var description: String { text + (rules.isEmpty ? "" : "  [rules: \(rules.sorted().map(\.rawValue).joined(separator: ", "))]") }
+        var description: String {
+            text + (rules.isEmpty ? "" : "  [rules: \(rules.sorted().map(\.rawValue).joined(separator: ", "))]")
+        }
         var known: Bool { !rules.isDisjoint(with: MC.knownEngineDefects) }
     }
 
     /// The random-kill suite's seeded generator (SplitMix64), with the picks the driver uses.
     typealias SplitMix = RandomKillTests.Rng
 
-    static let crashPoints = ["record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files",
-                              "push.after-remote-commit", "remote.after-documents", "remote.after-feed"]
+    static let crashPoints = [
+        "record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files",
+        "push.after-remote-commit", "remote.after-documents", "remote.after-feed"
+    ]
 
     struct Figures {
         var ops: [String: Int] = [:]
@@ -208,26 +215,35 @@ extension MC {
                 return finish(started)
             }
             let made = CLI.run(["init", "--remote", remoteURL, "--name", names[0], names[0]], in: box.root)
-            guard made.exit == 0 else { Issue.record("init failed: \(made)"); return }
+            guard made.exit == 0 else {
+                Issue.record("init failed: \(made)")
+                return
+            }
             for name in names.dropFirst() {
                 let c = CLI.run(["clone", "--name", name, remoteURL, name], in: box.root)
-                guard c.exit == 0 else { Issue.record("clone failed: \(c)"); return }
+                guard c.exit == 0 else {
+                    Issue.record("clone failed: \(c)")
+                    return
+                }
             }
             replicas = names.map { box.replica($0) }
-            for r in 0 ..< 3 { replicaIds.append(replicaId(r)) }
+            for r in 0..<3 { replicaIds.append(replicaId(r)) }
             // The max-delete guard is not part of the model: random `rm`s among a few
             // documents would trip it. Its own tests are in DeletionTests.
             for replica in replicas {
                 let c = replica.run("config", "push.maxDeleteShare", "1")
-                guard c.exit == 0 else { Issue.record("config failed: \(c)"); return }
+                guard c.exit == 0 else {
+                    Issue.record("config failed: \(c)")
+                    return
+                }
             }
             lastRunEndMs = nowMs()
             runStartMs = lastRunEndMs
             // A few documents everywhere to start from.
-            for _ in 0 ..< 3 { create(0) }
+            for _ in 0..<3 { create(0) }
             var step = 0
             if !syncAndCheck(0, step: &step) { return finish(started) }
-            for r in 1 ..< 3 {
+            for r in 1..<3 {
                 if !syncAndCheck(r, step: &step) { return finish(started) }
             }
             while step < length {
@@ -241,7 +257,9 @@ extension MC {
             while figures.stoppedBy == nil && figures.kills.isEmpty && tries < 8 {
                 tries += 1
                 let r = needsRecovery.sorted().first ?? rng.int(3)
-                let ops: [() -> String?] = [{ self.needsRecovery.contains(r) ? nil : self.edit(r, style: .inPlace) }, { self.crashSync(r) }]
+                let ops: [() -> String?] = [
+                    { self.needsRecovery.contains(r) ? nil : self.edit(r, style: .inPlace) }, { self.crashSync(r) }
+                ]
                 for op in ops {
                     guard let d = op() else { continue }
                     step += 1
@@ -252,12 +270,17 @@ extension MC {
             // And at least one concurrent step and one random-time SIGKILL that landed (a
             // short delay lands more often).
             tries = 0
-            while figures.stoppedBy == nil && (figures.randomKillsLanded.isEmpty || figures.concurrentSteps == 0) && tries < 10 {
+            while figures.stoppedBy == nil && (figures.randomKillsLanded.isEmpty || figures.concurrentSteps == 0)
+                && tries < 10
+            {
                 tries += 1
                 let r = needsRecovery.sorted().first ?? rng.int(3)
                 let ops: [() -> String?] = [
                     { self.needsRecovery.contains(r) ? self.sync(r) : self.edit(r, style: .inPlace) },
-                    { self.figures.concurrentSteps == 0 ? self.concurrentSync() : self.killSync(r, maxDelay: 40 * tries) },
+                    {
+                        self.figures.concurrentSteps == 0
+                            ? self.concurrentSync() : self.killSync(r, maxDelay: 40 * tries)
+                    }
                 ]
                 for op in ops {
                     guard let d = op() else { continue }
@@ -268,8 +291,8 @@ extension MC {
             }
             if figures.stoppedBy == nil {
                 // Quiescence: everyone syncs twice, then everything must agree.
-                for round in 0 ..< 2 {
-                    for r in 0 ..< 3 {
+                for round in 0..<2 {
+                    for r in 0..<3 {
                         step += 1
                         fixAllInvalid(r, round: round)
                         let d = sync(r)
@@ -302,7 +325,10 @@ extension MC {
             return t
         }
 
-        func value() -> String { defer { nextValue += 1 }; return "e\(nextValue)" }
+        func value() -> String {
+            defer { nextValue += 1 }
+            return "e\(nextValue)"
+        }
 
         func freshPath() -> String {
             defer { nextPath += 1 }
@@ -323,12 +349,14 @@ extension MC {
 
         func write(_ r: Int, _ path: String, _ bytes: [UInt8], style: WriteStyle, mtime: Int64) {
             let full = replicas[r].path(path)
-            try? FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try? FileManager.default.createDirectory(
+                atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             switch style {
             case .inPlace where FileManager.default.fileExists(atPath: full):
                 rewriteInPlace(full, bytes)
             case .editorRename, .inPlace:
-                let temp = (full as NSString).deletingLastPathComponent + "/.\((full as NSString).lastPathComponent).swp"
+                let temp =
+                    (full as NSString).deletingLastPathComponent + "/.\((full as NSString).lastPathComponent).swp"
                 try! Data(bytes).write(to: URL(fileURLWithPath: temp))
                 precondition(rename(temp, full) == 0)
             }
@@ -344,7 +372,8 @@ extension MC {
         }
 
         static func text(_ fields: Fields) -> [UInt8] {
-            let body = MC.fieldNames.compactMap { k in fields[k].map { "  \"\(k)\": \"\($0)\"" } }.joined(separator: ",\n")
+            let body = MC.fieldNames.compactMap { k in fields[k].map { "  \"\(k)\": \"\($0)\"" } }.joined(
+                separator: ",\n")
             return Array("{\n\(body)\n}\n".utf8)
         }
 
@@ -371,11 +400,17 @@ extension MC {
                 ("create", alive < 4 ? 10 : (alive > 8 ? 1 : 4)), ("edit", 20), ("editorSave", 10), ("echoEdit", 3),
                 ("cp", 3), ("mv", 4), ("rm", 4), ("recreate", 3), ("invalid", 3), ("fix", 6),
                 ("sync", 18), ("crashSync", 7), ("resolve", 6), ("gc", 3), ("concurrent", 10), ("killSync", 4),
-                ("firstContact", joiners < 2 ? 2 : 0), ("urlChange", 2), ("plainGitEdit", git ? 3 : 0),
+                ("firstContact", joiners < 2 ? 2 : 0), ("urlChange", 2), ("plainGitEdit", git ? 3 : 0)
             ]
             var roll = rng.int(weights.map(\.1).reduce(0, +))
             var op = "sync"
-            for (name, w) in weights { if roll < w { op = name; break }; roll -= w }
+            for (name, w) in weights {
+                if roll < w {
+                    op = name
+                    break
+                }
+                roll -= w
+            }
             if let d = attempt(op, r) {
                 figures.ops[op, default: 0] += 1
                 return d
@@ -426,14 +461,18 @@ extension MC {
             let doc = rng.pick(docs)
             let entry = model.local[r][doc]!
             let field = rng.pick(MC.fieldNames)
-            return setField(r, doc, entry, field, value(), style: style, verb: style == .inPlace ? "edit" : "editor-save")
+            return setField(
+                r, doc, entry, field, value(), style: style, verb: style == .inPlace ? "edit" : "editor-save")
         }
 
-        private func setField(_ r: Int, _ doc: Int, _ entry: LocalDoc, _ field: String, _ new: String, style: WriteStyle, verb: String) -> String? {
+        private func setField(
+            _ r: Int, _ doc: Int, _ entry: LocalDoc, _ field: String, _ new: String, style: WriteStyle, verb: String
+        ) -> String? {
             let path = entry.placed.path
             guard let old = entry.placed.version.fields[field],
-                  let bytes = replicas[r].bytes(path),
-                  let edited = Run.replacing(bytes, old, new) else { return nil }
+                let bytes = replicas[r].bytes(path),
+                let edited = Run.replacing(bytes, old, new)
+            else { return nil }
             var fields = entry.placed.version.fields
             fields[field] = new
             let t = nextSaveMs()
@@ -444,11 +483,12 @@ extension MC {
 
         /// The same edit another replica has pending (identical edits are not a conflict).
         func echoEdit(_ r: Int) -> String? {
-            for other in (0 ..< 3).filter({ $0 != r }) {
+            for other in (0..<3).filter({ $0 != r }) {
                 for (doc, entry) in model.local[other] where entry.invalidBytes == nil {
                     guard let b = model.base[other][doc], let mine = model.local[r][doc], mine.invalidBytes == nil,
-                          let mineBase = model.base[r][doc], mineBase.version.fields == b.version.fields,
-                          mine.placed.version.fields == b.version.fields else { continue }
+                        let mineBase = model.base[r][doc], mineBase.version.fields == b.version.fields,
+                        mine.placed.version.fields == b.version.fields
+                    else { continue }
                     for f in MC.fieldNames where entry.placed.version.fields[f] != b.version.fields[f] {
                         guard let v = entry.placed.version.fields[f] else { continue }
                         echoDocs.insert(doc)
@@ -483,7 +523,7 @@ extension MC {
         /// Nobody else has a pending rename or delete of `doc`, and `r` has seen its remote path.
         private func quietElsewhere(_ r: Int, _ doc: Int) -> Bool {
             guard let remote = model.remote[doc], model.base[r][doc]?.path == remote.path else { return false }
-            for o in 0 ..< 3 where o != r {
+            for o in 0..<3 where o != r {
                 guard let b = model.base[o][doc] else { continue }
                 guard let l = model.local[o][doc] else { return false }
                 if l.placed.path != b.path { return false }
@@ -498,7 +538,8 @@ extension MC {
             var entry = model.local[r][doc]!
             let from = entry.placed.path, to = freshPath()
             let full = replicas[r].path(to)
-            try? FileManager.default.createDirectory(atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try? FileManager.default.createDirectory(
+                atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             precondition(rename(replicas[r].path(from), full) == 0)
             entry.placed.path = to
             model.local[r][doc] = entry
@@ -544,15 +585,19 @@ extension MC {
             // sync cannot be told, once broken, from a deletion plus an unknown file (nobody
             // can read its refId).
             let docs = validDocs(r).filter { d in
-                !recordedUnsynced[r].contains(d) && model.base[r][d] != nil && model.base[r][d]?.path == model.local[r][d]?.placed.path
+                !recordedUnsynced[r].contains(d) && model.base[r][d] != nil
+                    && model.base[r][d]?.path == model.local[r][d]?.placed.path
             }
             guard !docs.isEmpty else { return nil }
             let doc = rng.pick(docs)
             var entry = model.local[r][doc]!
             let field = rng.pick(MC.fieldNames)
-            guard let old = entry.placed.version.fields[field], let bytes = replicas[r].bytes(entry.placed.path) else { return nil }
+            guard let old = entry.placed.version.fields[field], let bytes = replicas[r].bytes(entry.placed.path) else {
+                return nil
+            }
             let new = value()
-            guard let intended = Run.replacing(bytes, old, new), let close = intended.lastIndex(of: UInt8(ascii: "}")) else { return nil }
+            guard let intended = Run.replacing(bytes, old, new), let close = intended.lastIndex(of: UInt8(ascii: "}"))
+            else { return nil }
             var bad = intended
             bad.remove(at: close)
             let t = nextSaveMs()
@@ -587,7 +632,8 @@ extension MC {
             write(r, entry.placed.path, bytes, style: .inPlace, mtime: t)
             model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: t)
             broken[r][doc] = nil
-            return "r\(r) fix doc\(doc) \(entry.placed.path) \(revert ? "(back to what it was)" : "(the meant edit) \(MC.show(fields))")"
+            return
+                "r\(r) fix doc\(doc) \(entry.placed.path) \(revert ? "(back to what it was)" : "(the meant edit) \(MC.show(fields))")"
         }
 
         private func fixAllInvalid(_ r: Int, round: Int) {
@@ -614,7 +660,9 @@ extension MC {
         /// A sync's expectation: the model's exit code; a recovering sync (after a kill) may
         /// also exit 0 where the model says 3 (the killed run may already have told), and
         /// `extra` adds the exits of a killed run it completes.
-        func expectation(_ r: Int, _ result: RunResult, _ outcome: Model.SyncOutcome, recovering: Bool, extra: Set<Int32> = []) -> LastRun {
+        func expectation(
+            _ r: Int, _ result: RunResult, _ outcome: Model.SyncOutcome, recovering: Bool, extra: Set<Int32> = []
+        ) -> LastRun {
             var expected: Set<Int32> = [outcome.exit]
             expected.formUnion(extra)
             if recovering && expected.contains(3) { expected.insert(0) }
@@ -628,7 +676,9 @@ extension MC {
         }
 
         /// The driver's bookkeeping once the model ran `outcome` for a sync of `r`.
-        func noteSync(_ r: Int, _ result: RunResult, _ outcome: Model.SyncOutcome, recovering: Bool, extra: Set<Int32> = []) {
+        func noteSync(
+            _ r: Int, _ result: RunResult, _ outcome: Model.SyncOutcome, recovering: Bool, extra: Set<Int32> = []
+        ) {
             needsRecovery.remove(r)
             pendingCopies[r] = []
             pendingCopyOf[r] = [:]
@@ -649,9 +699,12 @@ extension MC {
         func crashSync(_ r: Int) -> String? {
             // Aim at a step this sync will reach: a kill that never lands tests nothing.
             var points = git ? MC.crashPoints.filter { $0 != "remote.after-documents" } : MC.crashPoints
-            let localNews = model.local[r].contains { $0.value.invalidBytes == nil && $0.value.placed != model.base[r][$0.key] }
+            let localNews =
+                model.local[r].contains { $0.value.invalidBytes == nil && $0.value.placed != model.base[r][$0.key] }
                 || model.base[r].keys.contains { model.local[r][$0] == nil }
-            let remoteNews = Set(model.remote.keys).union(model.base[r].keys).contains { model.remote[$0] != model.base[r][$0] }
+            let remoteNews = Set(model.remote.keys).union(model.base[r].keys).contains {
+                model.remote[$0] != model.base[r][$0]
+            }
             if localNews != remoteNews {
                 let narrowed = points.filter { $0.hasPrefix("pull.") == remoteNews }
                 if !narrowed.isEmpty { points = narrowed }
@@ -660,7 +713,9 @@ extension MC {
             figures.crashAttempts += 1
             let result = docsync(r, ["sync"], env: ["DOCSYNC_CRASH_AT": point])
             guard result.exit == 137 else {
-                return applySync(r, result, recovering: needsRecovery.contains(r), prefix: "r\(r) sync (DOCSYNC_CRASH_AT=\(point), not reached)")
+                return applySync(
+                    r, result, recovering: needsRecovery.contains(r),
+                    prefix: "r\(r) sync (DOCSYNC_CRASH_AT=\(point), not reached)")
             }
             figures.kills[point, default: 0] += 1
             if point.hasPrefix("record.") {
@@ -680,7 +735,9 @@ extension MC {
         func launch(_ runs: [(r: Int, args: [String])], victim: Int? = nil, delayMs: Int = 0) -> [RunResult] {
             var processes: [(Process, String, [String])] = []
             for run in runs {
-                let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("docsync-model-\(UUID().uuidString)").path
+                let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "docsync-model-\(UUID().uuidString)"
+                ).path
                 _ = FileManager.default.createFile(atPath: scratch + ".out", contents: nil)
                 _ = FileManager.default.createFile(atPath: scratch + ".err", contents: nil)
                 let p = Process()
@@ -743,13 +800,19 @@ extension MC {
             if stepCache == nil { stepCache = StepCache() }
             for (i, alt) in alternatives.enumerated() {
                 model = alt.model
-                lastRuns = alt.syncs.map { expectation($0.r, $0.result, $0.outcome, recovering: $0.recovering, extra: $0.extra) } + alt.others
+                lastRuns =
+                    alt.syncs.map {
+                        expectation($0.r, $0.result, $0.outcome, recovering: $0.recovering, extra: $0.extra)
+                    } + alt.others
                 // Known engine defects do not decide the order (they are reported as such).
                 let unexplained = collectMismatches(step: 1, full: false).filter { !$0.known }
                 let count = unexplained.count
                 (model, lastRuns, lastSeen, csContent, versionCs, refIds) = saved
                 if count == 0 { matching += 1 }
-                if count < bestCount { best = i; bestCount = count }
+                if count < bestCount {
+                    best = i
+                    bestCount = count
+                }
                 // What this order would have got wrong (printed if no order matches).
                 whyNot.append(unexplained.prefix(2).map { String($0.text.prefix(300)) }.joined(separator: " / "))
             }
@@ -791,7 +854,10 @@ extension MC {
             var killed: [Int] = []
             if let v = victim {
                 figures.randomKillsTried[what, default: 0] += 1
-                if byReplica[v]!.exit == 137 { killed = [v]; figures.randomKillsLanded[what, default: 0] += 1 }
+                if byReplica[v]!.exit == 137 {
+                    killed = [v]
+                    figures.randomKillsLanded[what, default: 0] += 1
+                }
             }
             let busy = parts.filter { byReplica[$0]!.exit == 75 }
             figures.busy75 += busy.count
@@ -799,31 +865,43 @@ extension MC {
             for k in killed { recoveries[k] = docsync(k, ["sync"]) }
             let ran = parts.filter { !busy.contains($0) }
             var alternatives: [Alternative] = []
-            for mask in 0 ..< (1 << ran.count) {
+            for mask in 0..<(1 << ran.count) {
                 let subset = ran.enumerated().filter { mask & (1 << $0.offset) != 0 }.map(\.element)
                 guard ran.allSatisfy({ subset.contains($0) || killed.contains($0) }) else { continue }
                 // A killed run did nothing, all of it, or (killed between them) its pull and not
                 // its push.
                 for order in Run.permutations(subset) {
-                  for pulledOnly in subset.contains(where: killed.contains) ? [false, true] : [false] {
-                    var m = model
-                    var syncs: [(r: Int, result: RunResult, outcome: Model.SyncOutcome, recovering: Bool, extra: Set<Int32>)] = []
-                    var killedExit: [Int: Int32] = [:]
-                    for r in order {
-                        let outcome = m.sync(r, pushing: !(pulledOnly && killed.contains(r)))
-                        if killed.contains(r) { killedExit[r] = outcome.exit } else {
-                            syncs.append((r, byReplica[r]!, outcome, needsRecovery.contains(r), []))
+                    for pulledOnly in subset.contains(where: killed.contains) ? [false, true] : [false] {
+                        var m = model
+                        var syncs:
+                            [(
+                                r: Int, result: RunResult, outcome: Model.SyncOutcome, recovering: Bool,
+                                extra: Set<Int32>
+                            )] = []
+                        var killedExit: [Int: Int32] = [:]
+                        for r in order {
+                            let outcome = m.sync(r, pushing: !(pulledOnly && killed.contains(r)))
+                            if killed.contains(r) {
+                                killedExit[r] = outcome.exit
+                            } else {
+                                syncs.append((r, byReplica[r]!, outcome, needsRecovery.contains(r), []))
+                            }
                         }
+                        for k in killed {
+                            let outcome = m.sync(k)
+                            syncs.append((k, recoveries[k]!, outcome, true, killedExit[k].map { [$0] } ?? []))
+                        }
+                        let label =
+                            order.map {
+                                killed.contains($0)
+                                    ? "r\($0)(killed, \(pulledOnly ? "after its pull" : "completed"))" : "r\($0)"
+                            }
+                            .joined(separator: ",") + killed.map { ",r\($0) recovery" }.joined()
+                        let others = busy.map {
+                            LastRun(r: $0, result: byReplica[$0]!, expected: [75], rules: [], synced: false)
+                        }
+                        alternatives.append(Alternative(label: label, model: m, syncs: syncs, others: others))
                     }
-                    for k in killed {
-                        let outcome = m.sync(k)
-                        syncs.append((k, recoveries[k]!, outcome, true, killedExit[k].map { [$0] } ?? []))
-                    }
-                    let label = order.map { killed.contains($0) ? "r\($0)(killed, \(pulledOnly ? "after its pull" : "completed"))" : "r\($0)" }
-                        .joined(separator: ",") + killed.map { ",r\($0) recovery" }.joined()
-                    let others = busy.map { LastRun(r: $0, result: byReplica[$0]!, expected: [75], rules: [], synced: false) }
-                    alternatives.append(Alternative(label: label, model: m, syncs: syncs, others: others))
-                  }
                 }
             }
             var (chosen, matching) = pick(alternatives)
@@ -833,31 +911,44 @@ extension MC {
                 // would (the loser re-merges its own merge, stamped with the current time, so
                 // the earlier save can win a field). Documents two of the runs had changed
                 // get its rule, so a mismatch there is reported as that defect.
-                let shared = Set(model.local.indices.filter(ran.contains).flatMap { r in
-                    Set(model.local[r].keys).union(model.base[r].keys).filter { model.local[r][$0]?.placed != model.base[r][$0] }
-                }.reduce(into: [Int: Int]()) { $0[$1, default: 0] += 1 }.filter { $0.value > 1 }.keys)
+                let shared = Set(
+                    model.local.indices.filter(ran.contains).flatMap { r in
+                        Set(model.local[r].keys).union(model.base[r].keys).filter {
+                            model.local[r][$0]?.placed != model.base[r][$0]
+                        }
+                    }.reduce(into: [Int: Int]()) { $0[$1, default: 0] += 1 }.filter { $0.value > 1 }.keys)
                 if !shared.isEmpty {
-                    for i in alternatives.indices { for d in shared { alternatives[i].model.taint(d, .retryMergeUsesMergeTime) } }
+                    for i in alternatives.indices {
+                        for d in shared { alternatives[i].model.taint(d, .retryMergeUsesMergeTime) }
+                    }
                     (chosen, matching) = pick(alternatives)
                 }
             }
             adopt(alternatives[chosen])
             if parts.count > 1 {
                 figures.concurrentSteps += 1
-                if !alternatives[chosen].label.hasPrefix(ran.map { "r\($0)" }.joined(separator: ",")) { figures.reordered += 1 }
+                if !alternatives[chosen].label.hasPrefix(ran.map { "r\($0)" }.joined(separator: ",")) {
+                    figures.reordered += 1
+                }
             }
             let exits = parts.map { "r\($0) \(byReplica[$0]!.exit)" }.joined(separator: ", ")
-            let kill = victim.map { " (SIGKILL r\($0) after \(delayMs) ms: \(killed.isEmpty ? "finished first" : "landed, then sync → exit \(recoveries[$0]!.exit)"))" } ?? ""
-            let head = parts.count > 1 ? "together: sync " + parts.map { "r\($0)" }.joined(separator: " ") : "r\(parts[0]) sync"
-            return "\(head)\(kill) → \(exits); model order \(alternatives[chosen].label) (\(matching) of \(alternatives.count) orders match)"
+            let kill =
+                victim.map {
+                    " (SIGKILL r\($0) after \(delayMs) ms: \(killed.isEmpty ? "finished first" : "landed, then sync → exit \(recoveries[$0]!.exit)"))"
+                } ?? ""
+            let head =
+                parts.count > 1
+                ? "together: sync " + parts.map { "r\($0)" }.joined(separator: " ") : "r\(parts[0]) sync"
+            return
+                "\(head)\(kill) → \(exits); model order \(alternatives[chosen].label) (\(matching) of \(alternatives.count) orders match)"
         }
 
         func concurrentSync() -> String? {
-            let free = (0 ..< 3).filter { !needsRecovery.contains($0) }
+            let free = (0..<3).filter { !needsRecovery.contains($0) }
             guard free.count >= 2 else { return nil }
             var pool = free, parts: [Int] = []
             let n = free.count == 3 && rng.chance(0.5) ? 3 : 2
-            for _ in 0 ..< n { parts.append(pool.remove(at: rng.int(pool.count))) }
+            for _ in 0..<n { parts.append(pool.remove(at: rng.int(pool.count))) }
             let victim = rng.chance(0.35) ? rng.pick(parts) : nil
             return syncTogether(parts, victim: victim, delayMs: randomDelay())
         }
@@ -913,7 +1004,12 @@ extension MC {
                 case 0:
                     args += ["--take", "local"]
                     takesStored = by == r
-                    how = "--take local (" + (by == r ? "its own stored version" : rec.keptBy == r ? "it made the kept version" : "it made neither version: nothing changes") + ")"
+                    how =
+                        "--take local ("
+                        + (by == r
+                            ? "its own stored version"
+                            : rec.keptBy == r ? "it made the kept version" : "it made neither version: nothing changes")
+                        + ")"
                 case 1:
                     args += ["--take", "remote"]
                     takesStored = by != r
@@ -925,7 +1021,12 @@ extension MC {
                     how = "--take \(names[who]) (" + (takesStored ? "its stored version" : "its kept version") + ")"
                 }
                 if takesStored {
-                    if rec.loser != nil { takeLoser = rec } else { takeDeletion = true; how += ", deletes the document" }
+                    if rec.loser != nil {
+                        takeLoser = rec
+                    } else {
+                        takeDeletion = true
+                        how += ", deletes the document"
+                    }
                 }
             }
             let result: RunResult
@@ -944,30 +1045,39 @@ extension MC {
                     with.resolve(r, doc: rec.doc, takeLoser: takeLoser, takeDeletion: takeDeletion)
                     let o2 = with.sync(r)
                     var alternatives = [
-                        Alternative(label: "resolve did nothing, sync", model: without, syncs: [(r, recovery, o1, true, [])]),
-                        Alternative(label: "resolve done, sync", model: with, syncs: [(r, recovery, o2, true, [])]),
+                        Alternative(
+                            label: "resolve did nothing, sync", model: without, syncs: [(r, recovery, o1, true, [])]),
+                        Alternative(label: "resolve done, sync", model: with, syncs: [(r, recovery, o2, true, [])])
                     ]
                     if takeLoser != nil || takeDeletion {
                         // The known defect: the file written, the resolve not journaled.
                         var half = model
                         half.resolve(r, doc: rec.doc, takeLoser: takeLoser, takeDeletion: takeDeletion, settle: false)
                         let o3 = half.sync(r)
-                        alternatives.append(Alternative(label: "resolve wrote the file only, sync", model: half, syncs: [(r, recovery, o3, true, [])]))
+                        alternatives.append(
+                            Alternative(
+                                label: "resolve wrote the file only, sync", model: half,
+                                syncs: [(r, recovery, o3, true, [])]))
                     }
                     let (chosen, _) = choose(alternatives)
                     if chosen == 2 {
-                        stepMismatches.append(Mismatch(rules: [.killedResolveHalfDone], changesDocuments: false,
-                                                       text: "r\(r): the killed resolve of doc\(rec.doc) took the values but left \(rec) open"))
+                        stepMismatches.append(
+                            Mismatch(
+                                rules: [.killedResolveHalfDone], changesDocuments: false,
+                                text: "r\(r): the killed resolve of doc\(rec.doc) took the values but left \(rec) open")
+                        )
                     }
                     if takeLoser != nil { clockMs = max(clockMs, lastRunEndMs) }
-                    return "r\(r) resolve \(entry.placed.path) \(how) for \(rec) SIGKILLed after \(delay) ms, then sync → exit \(recovery.exit); model: \(["the resolve did nothing", "the resolve was done", "the resolve wrote the file only"][chosen])"
+                    return
+                        "r\(r) resolve \(entry.placed.path) \(how) for \(rec) SIGKILLed after \(delay) ms, then sync → exit \(recovery.exit); model: \(["the resolve did nothing", "the resolve was done", "the resolve wrote the file only"][chosen])"
                 }
                 result = killed
                 how += " (SIGKILL after \(delay) ms: finished first)"
             } else {
                 result = docsync(r, args)
             }
-            for d in Set(model.local[r].keys).union(model.base[r].keys) where model.local[r][d]?.placed != model.base[r][d] {
+            for d in Set(model.local[r].keys).union(model.base[r].keys)
+            where model.local[r][d]?.placed != model.base[r][d] {
                 recordedUnsynced[r].insert(d)
             }
             model.resolve(r, doc: rec.doc, takeLoser: takeLoser, takeDeletion: takeDeletion)
@@ -976,7 +1086,8 @@ extension MC {
             // resolve records the tree first: an invalid file there makes it exit 1 (rule 7).
             var rules: Set<Rule> = rec.finder == r ? viewRules : viewRules.union([.conflictsTravel])
             if rec.fields.isEmpty { rules.insert(.deleteVsEdit) }
-            lastRuns.append(LastRun(r: r, result: result, expected: [model.hasInvalid(r) ? 1 : 0], rules: rules, synced: false))
+            lastRuns.append(
+                LastRun(r: r, result: result, expected: [model.hasInvalid(r) ? 1 : 0], rules: rules, synced: false))
             if takeLoser != nil {
                 // The resolve wrote the file: the model's clock moves past it.
                 clockMs = max(clockMs, lastRunEndMs)
@@ -993,7 +1104,8 @@ extension MC {
                 if killed.exit == 137 {
                     figures.randomKillsLanded["gc", default: 0] += 1
                     let recovery = docsync(r, ["sync"])
-                    return applySync(r, recovery, recovering: true, prefix: "r\(r) gc SIGKILLed after \(delay) ms, then sync")
+                    return applySync(
+                        r, recovery, recovering: true, prefix: "r\(r) gc SIGKILLed after \(delay) ms, then sync")
                 }
                 lastRuns.append(LastRun(r: r, result: killed, expected: [0], rules: [], synced: false))
                 return "r\(r) gc (SIGKILL after \(delay) ms: finished first) → exit \(killed.exit)"

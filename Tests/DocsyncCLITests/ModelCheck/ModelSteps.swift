@@ -7,8 +7,9 @@
 // checked in ModelCompare.checkConflicts.)
 
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 extension MC.Run {
@@ -47,7 +48,7 @@ extension MC.Run {
         var pool = onRemote
         let count = 1 + rng.int(min(3, pool.count))
         var older = 0
-        for _ in 0 ..< count {
+        for _ in 0..<count {
             let doc = pool.remove(at: rng.int(pool.count))
             let placed = model.remote[doc]!
             var fields = placed.version.fields
@@ -79,7 +80,9 @@ extension MC.Run {
             model.taint(doc, .firstContact)
             if old && fields.count < placed.version.fields.count { model.taint(doc, .firstContactReorderedCopy) }
             if !same { figures.firstContactMerges += 1 }
-            said.append("doc\(doc) \(placed.path) \(same ? "same content" : "\(MC.show(fields)) saved \(old ? "earlier" : "later")")")
+            said.append(
+                "doc\(doc) \(placed.path) \(same ? "same content" : "\(MC.show(fields)) saved \(old ? "earlier" : "later")")"
+            )
         }
         // And one of its own.
         let doc = nextDoc
@@ -105,8 +108,10 @@ extension MC.Run {
         } else {
             let made = CLI.run(["init", "--remote", remoteURL, "--name", name, name], in: box.root)
             if made.exit != 0 {
-                stepMismatches.append(Mismatch(rules: [.firstContact], changesDocuments: false,
-                                               text: "\(name): init --remote into a folder holding plain files exited \(made.exit)\n\(made)"))
+                stepMismatches.append(
+                    Mismatch(
+                        rules: [.firstContact], changesDocuments: false,
+                        text: "\(name): init --remote into a folder holding plain files exited \(made.exit)\n\(made)"))
             }
             result = docsync(j, ["sync"])
         }
@@ -115,14 +120,18 @@ extension MC.Run {
         let outcome = model.sync(j)
         var syncOutcome = outcome
         if let cloned {
-            lastRuns.append(LastRun(r: j, result: cloned, expected: [outcome.exit], rules: outcome.exitRules.union([.firstContact]), synced: false))
+            lastRuns.append(
+                LastRun(
+                    r: j, result: cloned, expected: [outcome.exit], rules: outcome.exitRules.union([.firstContact]),
+                    synced: false))
             if syncOutcome.exit == 3 { syncOutcome.exit = 0 }
         }
         noteSync(j, result, syncOutcome, recovering: false)
         lastRuns[lastRuns.count - 1].rules.insert(.firstContact)
         let notes = outcome.notes.isEmpty ? "" : "; model: " + outcome.notes.joined(separator: "; ")
         let how = cloned.map { "clone into the folder → exit \($0.exit), sync" } ?? "init --remote, sync"
-        return "\(name) joins with \(said.joined(separator: ", ")): \(how) → exit \(result.exit) (model \(outcome.exit)\(cloned == nil ? "" : " for the clone"))\(notes)"
+        return
+            "\(name) joins with \(said.joined(separator: ", ")): \(how) → exit \(result.exit) (model \(outcome.exit)\(cloned == nil ? "" : " for the clone"))\(notes)"
     }
 
     // MARK: remote.url
@@ -144,13 +153,19 @@ extension MC.Run {
         let after = docsync(r, ["config", "remote.url"])
         lastRuns.append(LastRun(r: r, result: refused, expected: [1], rules: [], synced: false))
         if after.stdout != before.stdout || after.exit != 0 {
-            stepMismatches.append(Mismatch(rules: [], changesDocuments: false,
-                                           text: "r\(r): a refused config remote.url changed it: \(before.stdout.debugDescription) → \(after.stdout.debugDescription)"))
+            stepMismatches.append(
+                Mismatch(
+                    rules: [], changesDocuments: false,
+                    text:
+                        "r\(r): a refused config remote.url changed it: \(before.stdout.debugDescription) → \(after.stdout.debugDescription)"
+                ))
         }
         let left = Files.list(nowhere, skipMetadata: false)
         if emptyDir ? !left.isEmpty : FileManager.default.fileExists(atPath: nowhere) {
-            stepMismatches.append(Mismatch(rules: [], changesDocuments: false,
-                                           text: "r\(r): a refused config remote.url created \(nowhere) \(left)"))
+            stepMismatches.append(
+                Mismatch(
+                    rules: [], changesDocuments: false,
+                    text: "r\(r): a refused config remote.url created \(nowhere) \(left)"))
         }
         let alias = box.path("alias-of-remote")
         if !FileManager.default.fileExists(atPath: alias) {
@@ -167,7 +182,8 @@ extension MC.Run {
         figures.urlChanges += 1
         let set = docsync(r, ["config", "remote.url", target])
         lastRuns.append(LastRun(r: r, result: set, expected: [0], rules: [], synced: false))
-        return "r\(r) config remote.url \(emptyDir ? "an empty folder" : "a missing path") → exit \(refused.exit) (refused: 1); "
+        return
+            "r\(r) config remote.url \(emptyDir ? "an empty folder" : "a missing path") → exit \(refused.exit) (refused: 1); "
             + "config remote.url \(target == alias ? "the symlink to the remote" : "back to the remote's own URL") → exit \(set.exit)"
     }
 
@@ -179,7 +195,7 @@ extension MC.Run {
     /// content): `learnChangeset` checks every changesetId seen on replicas and the remote.
     func plainGitEdit() -> String? {
         guard git else { return nil }
-        let free = (0 ..< 3).filter { !needsRecovery.contains($0) }
+        let free = (0..<3).filter { !needsRecovery.contains($0) }
         guard !free.isEmpty else { return nil }
         let r = rng.pick(free)
         let docs = model.remote.keys.sorted().filter { model.local[r][$0]?.invalidBytes == nil }
@@ -191,10 +207,17 @@ extension MC.Run {
         let new = value()
         let work = box.path("plain-git")
         try? FileManager.default.removeItem(atPath: work)
-        let gitTool = { (args: [String], dir: String) in CLI.runTool("/usr/bin/git", args, in: dir, env: Reliability.gitEnv) }
+        let gitTool = { (args: [String], dir: String) in
+            CLI.runTool("/usr/bin/git", args, in: dir, env: Reliability.gitEnv)
+        }
         let cloned = gitTool(["clone", "-q", "-b", "main", remotePath, work], box.root)
-        guard cloned.exit == 0, let bytes = Files.bytes(work + "/" + placed.path), let edited = MC.Run.replacing(bytes, old, new) else {
-            stepMismatches.append(Mismatch(rules: [], changesDocuments: false, text: "plain git clone of the remote failed or has no \(placed.path): \(cloned)"))
+        guard cloned.exit == 0, let bytes = Files.bytes(work + "/" + placed.path),
+            let edited = MC.Run.replacing(bytes, old, new)
+        else {
+            stepMismatches.append(
+                Mismatch(
+                    rules: [], changesDocuments: false,
+                    text: "plain git clone of the remote failed or has no \(placed.path): \(cloned)"))
             return "plain git edit of doc\(doc) failed"
         }
         let keptCs = (JSONHelp.object(bytes)?["changesetId"] as? String) ?? "?"
@@ -204,11 +227,17 @@ extension MC.Run {
         let second = (clockMs / 1000 + 1) * 1000
         while nowMs() < second { usleep(2000) }
         try! Data(edited).write(to: URL(fileURLWithPath: work + "/" + placed.path))
-        let committed = gitTool(["-c", "user.name=Plain Git", "-c", "user.email=plain@example.invalid", "commit", "-q", "-am", "edit \(placed.path) by hand"], work)
+        let committed = gitTool(
+            [
+                "-c", "user.name=Plain Git", "-c", "user.email=plain@example.invalid", "commit", "-q", "-am",
+                "edit \(placed.path) by hand"
+            ], work)
         let pushed = gitTool(["push", "-q", "origin", "HEAD:main"], work)
         try? FileManager.default.removeItem(atPath: work)
         guard committed.exit == 0, pushed.exit == 0 else {
-            stepMismatches.append(Mismatch(rules: [], changesDocuments: false, text: "plain git commit/push failed: \(committed) \(pushed)"))
+            stepMismatches.append(
+                Mismatch(
+                    rules: [], changesDocuments: false, text: "plain git commit/push failed: \(committed) \(pushed)"))
             return "plain git edit of doc\(doc) failed"
         }
         clockMs = max(clockMs, nowMs())
@@ -223,6 +252,7 @@ extension MC.Run {
         let result = docsync(r, ["sync"])
         let said = applySync(r, result, recovering: false, prefix: "r\(r) sync")
         lastRuns[lastRuns.count - 1].rules.insert(.plainGitIdentity)
-        return "plain git: \(placed.path) (doc\(doc)) \(field)=\(new) (was \(old)), changesetId \(keptCs) kept, commit, push; then \(said)"
+        return
+            "plain git: \(placed.path) (doc\(doc)) \(field)=\(new) (was \(old)), changesetId \(keptCs) kept, commit, push; then \(said)"
     }
 }

@@ -206,7 +206,8 @@ extension MC {
 
         var description: String {
             let what = fields.isEmpty ? "deletion lost" : "fields " + fields.joined(separator: ",")
-            return "conflict#\(id) doc\(doc) \(what), lost \(loser.map(\.description) ?? "deletion") (\(loserWasLocal ? "local" : "remote") side of r\(finder)), kept \(winner)"
+            return
+                "conflict#\(id) doc\(doc) \(what), lost \(loser.map(\.description) ?? "deletion") (\(loserWasLocal ? "local" : "remote") side of r\(finder)), kept \(winner)"
         }
     }
 
@@ -242,7 +243,10 @@ extension MC {
             pendingSettles = Array(repeating: [], count: replicas)
         }
 
-        mutating func nextTick() -> Int { tick += 1; return tick }
+        mutating func nextTick() -> Int {
+            tick += 1
+            return tick
+        }
 
         /// A replica that joins later (first contact); returns its index.
         mutating func addReplica() -> Int {
@@ -282,8 +286,11 @@ extension MC {
         mutating func save(_ r: Int, doc: Int, path: String, fields: Fields, mtime: Int64?) {
             let tick = nextTick()
             let version: Version
-            if let b = base[r][doc], b.version.fields == fields { version = b.version }
-            else { version = newVersion(fields, tick: tick, mtime: mtime, author: r) }
+            if let b = base[r][doc], b.version.fields == fields {
+                version = b.version
+            } else {
+                version = newVersion(fields, tick: tick, mtime: mtime, author: r)
+            }
             local[r][doc] = LocalDoc(placed: Placed(version: version, path: path))
         }
 
@@ -321,7 +328,10 @@ extension MC {
                 if !localChanged && !remoteChanged { continue }
                 if localChanged && !remoteChanged {
                     if !pushing { continue }
-                    if l == nil { remoteDeleter[doc] = r; remoteDeleted[doc] = b?.version }
+                    if l == nil {
+                        remoteDeleter[doc] = r
+                        remoteDeleted[doc] = b?.version
+                    }
                     remote[doc] = l
                     base[r][doc] = l
                     continue
@@ -336,21 +346,27 @@ extension MC {
                 case (nil, nil):
                     base[r][doc] = nil
                 case (nil, let rv?):
-                    if let deleted = b?.version, records.contains(where: { $0.doc == doc && $0.loser?.id == deleted.id }) {
+                    if let deleted = b?.version,
+                        records.contains(where: { $0.doc == doc && $0.loser?.id == deleted.id })
+                    {
                         taint(doc, .conflictStoreKeyCollision)
                     }
                     setLocal(r, doc, rv)
                     base[r][doc] = rv
-                    out.newRecords.append(record(doc, fields: [], loser: nil, winner: rv.version, loserWasLocal: true, finder: r,
-                                                 deleter: r, deleted: b?.version, finderBase: b?.version))
+                    out.newRecords.append(
+                        record(
+                            doc, fields: [], loser: nil, winner: rv.version, loserWasLocal: true, finder: r,
+                            deleter: r, deleted: b?.version, finderBase: b?.version))
                     out.notes.append("doc\(doc): deleted here, changed on the remote: kept the remote version")
                     taint(doc, .deleteVsEdit)
                     out.exitRules.insert(.deleteVsEdit)
                 case (let lv?, nil):
                     if pushing { remote[doc] = lv }
                     base[r][doc] = pushing ? lv : nil
-                    out.newRecords.append(record(doc, fields: [], loser: nil, winner: lv.version, loserWasLocal: false, finder: r,
-                                                 deleter: remoteDeleter[doc], deleted: remoteDeleted[doc], finderBase: b?.version))
+                    out.newRecords.append(
+                        record(
+                            doc, fields: [], loser: nil, winner: lv.version, loserWasLocal: false, finder: r,
+                            deleter: remoteDeleter[doc], deleted: remoteDeleted[doc], finderBase: b?.version))
                     out.notes.append("doc\(doc): deleted on the remote, changed here: kept the local version")
                     taint(doc, .deleteVsEdit)
                     out.exitRules.insert(.deleteVsEdit)
@@ -368,9 +384,13 @@ extension MC {
                 if let i = records.firstIndex(where: { $0.id == id }) { records[i].settlePublished = true }
             }
             pendingSettles[r] = []
-            if hasInvalid(r) { out.exit = 1; out.exitRules.insert(.invalidMerge) }
-            else if !out.newRecords.isEmpty { out.exit = 3; out.exitRules.insert(.exitCodes) }
-            else if learned > 0 {
+            if hasInvalid(r) {
+                out.exit = 1
+                out.exitRules.insert(.invalidMerge)
+            } else if !out.newRecords.isEmpty {
+                out.exit = 3
+                out.exitRules.insert(.exitCodes)
+            } else if learned > 0 {
                 out.exit = 3
                 out.exitRules.formUnion([.exitCodes, .conflictsTravel])
                 if learnedDeletionOnly { out.exitRules.insert(.deleterNotToldByExit) }
@@ -390,8 +410,10 @@ extension MC {
             learnedDeletionOnly = true
             for i in records.indices {
                 if records[i].settlePublished { records[i].settledKnownBy.insert(r) }
-                if records[i].published && records[i].knownBy.insert(r).inserted && !records[i].settledKnownBy.contains(r),
-                   records[i].loser.map({ $0.author == r }) ?? (records[i].deleter == r) {
+                if records[i].published && records[i].knownBy.insert(r).inserted
+                    && !records[i].settledKnownBy.contains(r),
+                    records[i].loser.map({ $0.author == r }) ?? (records[i].deleter == r)
+                {
                     learned += 1
                     if records[i].loser != nil { learnedDeletionOnly = false }
                 }
@@ -399,17 +421,23 @@ extension MC {
             return learned
         }
 
-        private mutating func record(_ doc: Int, fields: [String], loser: Version?, winner: Version, loserWasLocal: Bool, finder: Int,
-                                     deleter: Int? = nil, deleted: Version? = nil, finderBase: Version? = nil) -> Int {
+        private mutating func record(
+            _ doc: Int, fields: [String], loser: Version?, winner: Version, loserWasLocal: Bool, finder: Int,
+            deleter: Int? = nil, deleted: Version? = nil, finderBase: Version? = nil
+        ) -> Int {
             defer { nextRecord += 1 }
-            records.append(ConflictRecord(id: nextRecord, doc: doc, fields: fields, loser: loser, winner: winner,
-                                          loserWasLocal: loserWasLocal, finder: finder, deleter: deleter, deletedVersion: deleted,
-                                          finderBase: finderBase, knownBy: [finder]))
+            records.append(
+                ConflictRecord(
+                    id: nextRecord, doc: doc, fields: fields, loser: loser, winner: winner,
+                    loserWasLocal: loserWasLocal, finder: finder, deleter: deleter, deletedVersion: deleted,
+                    finderBase: finderBase, knownBy: [finder]))
             return nextRecord
         }
 
-        private mutating func merge(_ r: Int, doc: Int, base b: Placed?, local l: Placed, remote rm: Placed, tick: Int,
-                                    outcome: inout SyncOutcome) -> Placed {
+        private mutating func merge(
+            _ r: Int, doc: Int, base b: Placed?, local l: Placed, remote rm: Placed, tick: Int,
+            outcome: inout SyncOutcome
+        ) -> Placed {
             let bf = b?.version.fields ?? [:], lf = l.version.fields, rf = rm.version.fields
             let localLater = l.version.tick > rm.version.tick
             var content: Version
@@ -422,30 +450,50 @@ extension MC {
                 for key in Set(bf.keys).union(lf.keys).union(rf.keys).sorted() {
                     let lv = lf[key], rv = rf[key], bv = bf[key]
                     let value: String?
-                    if lv == rv { value = lv }
-                    else if lv == bv { value = rv }
-                    else if rv == bv { value = lv }
-                    else { colliding.append(key); value = localLater ? lv : rv }
+                    if lv == rv {
+                        value = lv
+                    } else if lv == bv {
+                        value = rv
+                    } else if rv == bv {
+                        value = lv
+                    } else {
+                        colliding.append(key)
+                        value = localLater ? lv : rv
+                    }
                     merged[key] = value
                 }
-                if merged == lf { content = l.version }
-                else if merged == rf { content = rm.version }
-                else { content = newVersion(merged, tick: tick, mtime: nil, author: r) }
+                if merged == lf {
+                    content = l.version
+                } else if merged == rf {
+                    content = rm.version
+                } else {
+                    content = newVersion(merged, tick: tick, mtime: nil, author: r)
+                }
                 if !colliding.isEmpty {
                     taint(doc, .saveTime)
                     let loser = localLater ? rm.version : l.version
-                    outcome.newRecords.append(record(doc, fields: colliding, loser: loser, winner: localLater ? l.version : rm.version,
-                                                     loserWasLocal: !localLater, finder: r))
+                    outcome.newRecords.append(
+                        record(
+                            doc, fields: colliding, loser: loser, winner: localLater ? l.version : rm.version,
+                            loserWasLocal: !localLater, finder: r))
                     records[records.count - 1].kept = content
-                    outcome.notes.append("doc\(doc): both changed \(colliding.joined(separator: ",")): \(localLater ? "local" : "remote") saved later")
+                    outcome.notes.append(
+                        "doc\(doc): both changed \(colliding.joined(separator: ",")): \(localLater ? "local" : "remote") saved later"
+                    )
                 }
             }
             let bp = b?.path
             let path: String
-            if l.path == rm.path { path = l.path }
-            else if l.path == bp { path = rm.path }
-            else if rm.path == bp { path = l.path }
-            else { path = localLater ? l.path : rm.path; taint(doc, .saveTime) }
+            if l.path == rm.path {
+                path = l.path
+            } else if l.path == bp {
+                path = rm.path
+            } else if rm.path == bp {
+                path = l.path
+            } else {
+                path = localLater ? l.path : rm.path
+                taint(doc, .saveTime)
+            }
             return Placed(version: content, path: path)
         }
 
@@ -456,7 +504,9 @@ extension MC {
 
         /// `docsync resolve` of `doc` on `r`: settles the open records `r` knows; `take`
         /// (finder only) replaces the colliding fields with that side's values.
-        mutating func resolve(_ r: Int, doc: Int, takeLoser: ConflictRecord?, takeDeletion: Bool = false, settle: Bool = true) {
+        mutating func resolve(
+            _ r: Int, doc: Int, takeLoser: ConflictRecord?, takeDeletion: Bool = false, settle: Bool = true
+        ) {
             let open = settle ? openRecords(r).filter { $0.doc == doc } : []
             for rec in open {
                 let i = records.firstIndex { $0.id == rec.id }!
@@ -464,13 +514,19 @@ extension MC {
                 pendingSettles[r].insert(rec.id)
             }
             taint(doc, .conflictsTravel)
-            if takeDeletion { local[r][doc] = nil; return }
+            if takeDeletion {
+                local[r][doc] = nil
+                return
+            }
             guard let rec = takeLoser, let loser = rec.loser, var current = local[r][doc] else { return }
             var fields = current.placed.version.fields
             for f in rec.fields { fields[f] = loser.fields[f] }
             let t = nextTick()
-            if let bv = base[r][doc]?.version, bv.fields == fields { current.placed.version = bv }
-            else { current.placed.version = newVersion(fields, tick: t, mtime: nil, author: r) }
+            if let bv = base[r][doc]?.version, bv.fields == fields {
+                current.placed.version = bv
+            } else {
+                current.placed.version = newVersion(fields, tick: t, mtime: nil, author: r)
+            }
             local[r][doc] = current
         }
     }

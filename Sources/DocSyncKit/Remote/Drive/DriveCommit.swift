@@ -60,9 +60,9 @@ struct DriveCommit: Sendable, Equatable {
     static func decode(_ bytes: [UInt8]) -> DriveCommit? {
         let parsed = ChecksummedLines.parse(bytes[...])
         guard parsed.validLength == bytes.count, let first = parsed.lines.first,
-              let header = try? JSONDecoder().decode(Header.self, from: Data(first.payload.utf8)),
-              parsed.lines.count == header.entries + 1, parts(of: header.commit)?.replica == header.replica,
-              parts(of: header.commit)?.seq == header.seq, header.height >= 1
+            let header = try? JSONDecoder().decode(Header.self, from: Data(first.payload.utf8)),
+            parsed.lines.count == header.entries + 1, parts(of: header.commit)?.replica == header.replica,
+            parts(of: header.commit)?.seq == header.seq, header.height >= 1
         else { return nil }
         let decoder = JSONDecoder()
         var entries: [RemoteEntry] = []

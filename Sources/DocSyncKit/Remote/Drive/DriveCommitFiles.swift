@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The commit files of a drive-layout remote, read on demand and kept for the run: whole
 /// commits for what a pull applies, headers alone (the first line) for walks through
@@ -29,7 +30,9 @@ final class DriveCommitFiles: DriveCommitSource {
         if let commit = commits[id] { return commit.header }
         if let header = headers[id] { return header }
         guard let (replica, seq) = DriveCommit.parts(of: id), DriveLayout.isPlainName(replica) else { return nil }
-        if let prefix = Self.readPrefix(layout.commitFile(replica, seq: seq)), let header = DriveCommit.decodeHeader(prefix[...]), header.commit == id {
+        if let prefix = Self.readPrefix(layout.commitFile(replica, seq: seq)),
+            let header = DriveCommit.decodeHeader(prefix[...]), header.commit == id
+        {
             headers[id] = header
             return header
         }
@@ -40,9 +43,11 @@ final class DriveCommitFiles: DriveCommitSource {
         if let commit = commits[id] { return commit }
         guard let (replica, seq) = DriveCommit.parts(of: id), DriveLayout.isPlainName(replica) else { return nil }
         if let commit = load(layout.commitFile(replica, seq: seq)), commit.id == id { return commit }
-        let names = copies[replica] ?? ((try? FileSystem.listDirectory(layout.commits(replica))) ?? []).filter {
-            DriveLayout.commitName($0).map { !$0.canonical && $0.seq == seq } ?? false
-        }
+        let names =
+            copies[replica]
+            ?? ((try? FileSystem.listDirectory(layout.commits(replica))) ?? []).filter {
+                DriveLayout.commitName($0).map { !$0.canonical && $0.seq == seq } ?? false
+            }
         for name in names where DriveLayout.commitName(name)?.seq == seq {
             if let commit = load(layout.commits(replica) + "/" + name), commit.id == id { return commit }
         }

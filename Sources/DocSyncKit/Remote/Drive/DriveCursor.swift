@@ -38,7 +38,9 @@ struct DriveCursor: Equatable, Sendable {
         var seen: [String: Int] = [:]
         for item in p[3].split(separator: ",") {
             let kv = item.split(separator: "=")
-            guard kv.count == 2, let seq = Int(kv[1]), seq >= 0, DriveLayout.isPlainName(String(kv[0])) else { return nil }
+            guard kv.count == 2, let seq = Int(kv[1]), seq >= 0, DriveLayout.isPlainName(String(kv[0])) else {
+                return nil
+            }
             seen[String(kv[0])] = seq
         }
         self.seen = seen

@@ -34,7 +34,9 @@ extension DriveFolderRemote {
         for commit in chain.reversed() {
             for entry in commit.entries { madeIn[entry.refId] = commit.header }
         }
-        let seenTips: [(String, String?)] = records.map { ($0.replicaId, DriveCursor($0.seen).flatMap { $0.remoteId == format.remoteId ? $0.tip : nil }) }
+        let seenTips: [(String, String?)] = records.map {
+            ($0.replicaId, DriveCursor($0.seen).flatMap { $0.remoteId == format.remoteId ? $0.tip : nil })
+        }
         var purged = Set<String>()
         for entry in state where entry.deleted && entry.purgedDeletion != true && entry.conflict == nil {
             let made = madeIn[entry.refId]
@@ -53,18 +55,25 @@ extension DriveFolderRemote {
         var entries: [RemoteEntry] = []
         for entry in state where !purged.contains(entry.refId) {
             // A purged deletion's entry goes once its document has come back.
-            if entry.purgedDeletion == true, live.contains(String(entry.refId.dropFirst(RemoteEntry.purgedPrefix.count))) { continue }
+            if entry.purgedDeletion == true,
+                live.contains(String(entry.refId.dropFirst(RemoteEntry.purgedPrefix.count)))
+            {
+                continue
+            }
             entries.append(entry)
         }
         for entry in state where purged.contains(entry.refId) {
-            var line = RemoteEntry(refId: RemoteEntry.purgedKey(entry.refId), changesetId: entry.changesetId, hash: entry.hash, path: nil,
-                                   deleted: true, replica: entry.replica, time: entry.time)
+            var line = RemoteEntry(
+                refId: RemoteEntry.purgedKey(entry.refId), changesetId: entry.changesetId, hash: entry.hash, path: nil,
+                deleted: true, replica: entry.replica, time: entry.time)
             line.purgedDeletion = true
             entries.append(line)
         }
         let seq = try nextSeq(replica.replicaId, after: now.seen[replica.replicaId] ?? 0)
-        var header = DriveCommit.Header(commit: DriveCommit.makeId(replica: replica.replicaId, seq: seq), replica: replica.replicaId, seq: seq,
-                                        parent: tip.commit, height: tip.height + 1, time: FileSystem.currentTimeNanos / 1_000_000, entries: entries.count)
+        var header = DriveCommit.Header(
+            commit: DriveCommit.makeId(replica: replica.replicaId, seq: seq), replica: replica.replicaId, seq: seq,
+            parent: tip.commit, height: tip.height + 1, time: FileSystem.currentTimeNanos / 1_000_000,
+            entries: entries.count)
         header.checkpoint = true
         try writeCommit(DriveCommit(header: header, entries: entries))
         try CrashPoint.hit("gc.after-remote-commit")

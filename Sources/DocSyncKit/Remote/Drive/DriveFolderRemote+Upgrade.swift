@@ -20,13 +20,16 @@ extension DriveFolderRemote {
     /// tombstones are only leftovers, removed at the end. Trees that synced with the old
     /// layout continue: a cursor exactly at the upgraded position goes on from the base,
     /// an older one reads the state as a snapshot (as after a format-1 compaction).
-    public static func upgrade(_ url: String, replica: ReplicaInfo, lockStaleSeconds: Double = 600, lockWaitSeconds: Double = 10) throws -> Upgrade {
+    public static func upgrade(
+        _ url: String, replica: ReplicaInfo, lockStaleSeconds: Double = 600, lockWaitSeconds: Double = 10
+    ) throws -> Upgrade {
         let old = DirectoryRemote(url: url, lockStaleSeconds: lockStaleSeconds, lockWaitSeconds: lockWaitSeconds)
         let drive = DriveFolderRemote(url: url, lockWaitSeconds: lockWaitSeconds)
         if (try? drive.format()) != nil { return Upgrade() }
         let id = try old.identity()
         guard DriveLayout.isPlainName(replica.replicaId) else {
-            throw RemoteError.rejected(url: url, reason: "replica id \(replica.replicaId.debugDescription) cannot name a folder")
+            throw RemoteError.rejected(
+                url: url, reason: "replica id \(replica.replicaId.debugDescription) cannot name a folder")
         }
         let lock = RemoteLock(folder: old.meta, replica: replica.replicaId)
         if let holder = try lock.acquire(waitSeconds: lockWaitSeconds, staleSeconds: lockStaleSeconds) {
@@ -45,15 +48,17 @@ extension DriveFolderRemote {
         }
         try drive.objects.seal()
         let seq = try drive.nextSeq(replica.replicaId, after: 0)
-        var header = DriveCommit.Header(commit: DriveCommit.makeId(replica: replica.replicaId, seq: seq), replica: replica.replicaId, seq: seq,
-                                        parent: nil, height: 1, time: FileSystem.currentTimeNanos / 1_000_000, entries: entries.count)
+        var header = DriveCommit.Header(
+            commit: DriveCommit.makeId(replica: replica.replicaId, seq: seq), replica: replica.replicaId, seq: seq,
+            parent: nil, height: 1, time: FileSystem.currentTimeNanos / 1_000_000, entries: entries.count)
         header.checkpoint = true
         header.upgradedFrom = report.from
         try drive.writeCommit(DriveCommit(header: header, entries: entries))
         try CrashPoint.hit("upgrade.after-commit")
         guard lock.stillHeld, try old.position() == position else { throw RemoteError.moved }
-        try FileSystem.writeAtomically(drive.layout.format,
-                                       Array("\(formatHeader)\nid \(id)\nbase \(header.commit)\nupgraded-from \(report.from!)\n".utf8))
+        try FileSystem.writeAtomically(
+            drive.layout.format,
+            Array("\(formatHeader)\nid \(id)\nbase \(header.commit)\nupgraded-from \(report.from!)\n".utf8))
         try CrashPoint.hit("upgrade.after-format")
         drive.removeFormat1Leftovers()
         return report
@@ -63,8 +68,11 @@ extension DriveFolderRemote {
     /// feeds, `intent`, `tombstones/`): after an upgrade, or by the next push if the
     /// upgrade died after its commit point. Nobody writes these files any more.
     func removeFormat1Leftovers() {
-        guard FileSystem.exists(layout.meta + "/generation") || FileSystem.exists(layout.meta + "/tombstones") else { return }
-        for name in (try? FileSystem.listDirectory(layout.meta)) ?? [] where name == "generation" || name == "feed" || name.hasPrefix("feed-") || name == "intent" {
+        guard FileSystem.exists(layout.meta + "/generation") || FileSystem.exists(layout.meta + "/tombstones") else {
+            return
+        }
+        for name in (try? FileSystem.listDirectory(layout.meta)) ?? []
+        where name == "generation" || name == "feed" || name.hasPrefix("feed-") || name == "intent" {
             try? FileSystem.removeFile(layout.meta + "/" + name)
         }
         if let names = try? FileSystem.listDirectory(layout.meta + "/tombstones") {
@@ -87,7 +95,9 @@ public enum FolderRemoteFormat: Int, Sendable {
     /// The layout of the remote at `url` (nil: none, or unreadable), and whether a
     /// format-1 remote is held there (`hold-format 1`): `format` read once.
     public static func read(_ url: String) -> (layout: FolderRemoteFormat?, held: Bool) {
-        let path = FileSystem.absolute(url.hasPrefix("file://") ? String(url.dropFirst("file://".count)) : url) + "/.docsync/format"
+        let path =
+            FileSystem.absolute(url.hasPrefix("file://") ? String(url.dropFirst("file://".count)) : url)
+            + "/.docsync/format"
         guard let bytes = try? FileSystem.readFile(path) else { return (nil, false) }
         let text = String(decoding: bytes, as: UTF8.self)
         let first = text.split(separator: "\n").first
@@ -122,7 +132,8 @@ public enum FolderRemoteFormat: Int, Sendable {
         let path = remote.meta + "/format"
         let text = String(decoding: try FileSystem.readFile(path), as: UTF8.self)
         guard !isHeld(text) else { return }
-        try FileSystem.writeAtomically(path, Array((text.hasSuffix("\n") ? text : text + "\n").utf8) + Array("hold-format 1\n".utf8))
+        try FileSystem.writeAtomically(
+            path, Array((text.hasSuffix("\n") ? text : text + "\n").utf8) + Array("hold-format 1\n".utf8))
     }
 
     static func isHeld(_ formatText: String) -> Bool {
@@ -132,8 +143,10 @@ public enum FolderRemoteFormat: Int, Sendable {
     /// The remote object for the folder at `url`, in the layout it is in (format 1 when
     /// it cannot be told yet: its reads then say what is missing).
     /// - Parameter layout: the layout if the caller has read it already (nil: read it).
-    public static func open(_ url: String, layout: FolderRemoteFormat? = nil, lockStaleSeconds: Double = 600, lockWaitSeconds: Double = 10,
-                            replica: String? = nil, merge: VersionMerge? = nil) -> Remote {
+    public static func open(
+        _ url: String, layout: FolderRemoteFormat? = nil, lockStaleSeconds: Double = 600, lockWaitSeconds: Double = 10,
+        replica: String? = nil, merge: VersionMerge? = nil
+    ) -> Remote {
         if (layout ?? of(url)) == .drive {
             let remote = DriveFolderRemote(url: url, lockWaitSeconds: lockWaitSeconds)
             remote.localReplica = replica

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// A folder remote in the drive layout (`docsync-remote 2`), safe on folders a sync
 /// service copies between machines (Dropbox, Google Drive, OneDrive, Nextcloud,
@@ -45,7 +46,9 @@ public final class DriveFolderRemote: Remote {
         let remote = DriveFolderRemote(url: url)
         if FileSystem.exists(remote.layout.format) { return }
         if FileSystem.exists(remote.root), !(try FileSystem.listDirectory(remote.root)).isEmpty {
-            throw RemoteError.damaged(url: url, reason: "folder exists and is not empty, and is not a docsync remote; pick an empty or new folder")
+            throw RemoteError.damaged(
+                url: url,
+                reason: "folder exists and is not empty, and is not a docsync remote; pick an empty or new folder")
         }
         try FileSystem.createDirectories(remote.layout.replicas)
         try FileSystem.createDirectories(remote.layout.objects)
@@ -69,11 +72,14 @@ public final class DriveFolderRemote: Remote {
             throw RemoteError.unreachable(url: displayURL, reason: "folder \(root) does not exist (not mounted?)")
         }
         guard let bytes = try? FileSystem.readFile(layout.format) else {
-            throw RemoteError.unreachable(url: displayURL, reason: "\(layout.format) is missing: not a docsync remote, or the share is not mounted")
+            throw RemoteError.unreachable(
+                url: displayURL,
+                reason: "\(layout.format) is missing: not a docsync remote, or the share is not mounted")
         }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
         guard lines.first == Self.formatHeader, lines.count >= 2, lines[1].hasPrefix("id ") else {
-            throw RemoteError.damaged(url: displayURL, reason: "\(layout.format) is not a docsync remote format this version understands")
+            throw RemoteError.damaged(
+                url: displayURL, reason: "\(layout.format) is not a docsync remote format this version understands")
         }
         var format = Format(remoteId: String(lines[1].dropFirst(3)))
         for line in lines.dropFirst(2) {
@@ -95,8 +101,12 @@ public final class DriveFolderRemote: Remote {
         if let old = DirectoryRemote.Cursor(text) {
             guard old.remoteId == format.remoteId else { throw differentRemote(format.remoteId, old.remoteId) }
             if let base = format.base, let parts = DriveCommit.parts(of: base),
-               format.upgradedFrom == "\(old.position.generation):\(old.position.length)" {
-                return (DriveCursor(remoteId: format.remoteId, tip: base, height: 1, seen: [parts.replica: parts.seq]), false)
+                format.upgradedFrom == "\(old.position.generation):\(old.position.length)"
+            {
+                return (
+                    DriveCursor(remoteId: format.remoteId, tip: base, height: 1, seen: [parts.replica: parts.seq]),
+                    false
+                )
             }
             return (nil, true)
         }
@@ -104,7 +114,11 @@ public final class DriveFolderRemote: Remote {
     }
 
     private func differentRemote(_ id: String, _ expected: String) -> RemoteError {
-        .damaged(url: displayURL, reason: "this is a different remote than the one this tree last synced with (remote id \(id), expected \(expected))")
+        .damaged(
+            url: displayURL,
+            reason:
+                "this is a different remote than the one this tree last synced with (remote id \(id), expected \(expected))"
+        )
     }
 
     // MARK: Reading
@@ -128,8 +142,12 @@ public final class DriveFolderRemote: Remote {
         // this tree read is gone, the folder went back in time (a backup restored, or a
         // sync service that restored an older copy). Say so; guessing could lose data.
         for (replica, seq) in known where seq > 0 && !FileSystem.exists(layout.commitFile(replica, seq: seq)) {
-            throw RemoteError.damaged(url: displayURL, reason: "\(layout.commitFile(replica, seq: seq)) is gone, and this tree had read it: the folder went back "
-                + "in time (restored from an older copy?). Nothing was changed; restore the folder, or run `docsync reset-base` to sync this tree with it as it is")
+            throw RemoteError.damaged(
+                url: displayURL,
+                reason:
+                    "\(layout.commitFile(replica, seq: seq)) is gone, and this tree had read it: the folder went back "
+                    + "in time (restored from an older copy?). Nothing was changed; restore the folder, or run `docsync reset-base` to sync this tree with it as it is"
+            )
         }
         var canonical: [String: [Int: String]] = [:]
         var unreadable: [String] = []
@@ -144,7 +162,9 @@ public final class DriveFolderRemote: Remote {
                 if !isCanonical {
                     // A service's copy of a commit this replica's own file holds, byte for
                     // byte: tidied.
-                    if let copy = try? FileSystem.readFile(path), copy == (try? FileSystem.readFile(layout.commitFile(replica, seq: seq))) {
+                    if let copy = try? FileSystem.readFile(path),
+                        copy == (try? FileSystem.readFile(layout.commitFile(replica, seq: seq)))
+                    {
                         duplicates.append(path)
                         continue
                     }
@@ -201,10 +221,13 @@ public final class DriveFolderRemote: Remote {
             guard let header = files.commits[id]?.header else { continue }
             if isDeadRoot(id) { continue }
             let objectsNote = missingObjects[id].map { ", \($0) version(s) not here yet" } ?? ""
-            waiting.append("\(displayURL): push \(header.seq) of replica \(header.replica) has not fully arrived yet\(objectsNote); it is read on a later sync")
+            waiting.append(
+                "\(displayURL): push \(header.seq) of replica \(header.replica) has not fully arrived yet\(objectsNote); it is read on a later sync"
+            )
         }
         for file in unreadable {
-            waiting.append("\(displayURL): .docsync/\(file) is incomplete (still being copied?); it is read on a later sync")
+            waiting.append(
+                "\(displayURL): .docsync/\(file) is incomplete (still being copied?); it is read on a later sync")
         }
         if let tip = cursor?.tip, let header = files.header(tip) { candidates.append(header) }
         var seen: [String: Int] = [:]
@@ -234,15 +257,21 @@ public final class DriveFolderRemote: Remote {
         return changes
     }
 
-    private func changes(from: DriveCursor?, snapshot: Bool, scan: Scan, next: DriveCursor, files: DriveCommitFiles, format: Format) throws -> RemoteChanges {
+    private func changes(
+        from: DriveCursor?, snapshot: Bool, scan: Scan, next: DriveCursor, files: DriveCommitFiles, format: Format
+    ) throws -> RemoteChanges {
         guard let tip = scan.tip, tip.commit != from?.tip else {
             return RemoteChanges(entries: [], cursor: next.text)
         }
         var refused: [String] = []
-        let damaged = RemoteError.damaged(url: displayURL, reason: "a commit file on the way to \(tip.commit) could not be read")
+        let damaged = RemoteError.damaged(
+            url: displayURL, reason: "a commit file on the way to \(tip.commit) could not be read")
         if let from, let fromTip = from.tip {
-            if let (entries, isSnapshot) = DriveHistory.changes(from: (fromTip, from.height), to: tip.commit, in: files) {
-                return RemoteChanges(folding: checked(entries, refused: &refused), cursor: next.text, snapshot: isSnapshot, warnings: refused, objects: objects)
+            if let (entries, isSnapshot) = DriveHistory.changes(from: (fromTip, from.height), to: tip.commit, in: files)
+            {
+                return RemoteChanges(
+                    folding: checked(entries, refused: &refused), cursor: next.text, snapshot: isSnapshot,
+                    warnings: refused, objects: objects)
             }
             // This tree's last push lost a fork (another replica pushed at the same time
             // without seeing it): go back to the last commit both share; the engine sends
@@ -250,13 +279,18 @@ public final class DriveFolderRemote: Remote {
             let common = DriveHistory.commonAncestor(fromTip, tip.commit, in: files)
             let commonHeight = common.flatMap { files.header($0)?.height } ?? 0
             guard let commonState = DriveHistory.state(at: common, in: files),
-                  let (entries, isSnapshot) = common.map({ DriveHistory.changes(from: ($0, commonHeight), to: tip.commit, in: files) })
+                let (entries, isSnapshot) = common.map({
+                    DriveHistory.changes(from: ($0, commonHeight), to: tip.commit, in: files)
+                })
                     ?? DriveHistory.state(at: tip.commit, in: files).map({ ($0, false) })
             else { throw damaged }
             let fromCommon = common.map { ($0, commonHeight) }
             guard let ours = DriveHistory.entries(from: fromCommon, to: fromTip, in: files),
-                  let theirs = DriveHistory.entries(from: fromCommon, to: tip.commit, in: files) else { throw damaged }
-            var changes = RemoteChanges(folding: checked(entries, refused: &refused), cursor: next.text, snapshot: isSnapshot, warnings: refused, objects: objects)
+                let theirs = DriveHistory.entries(from: fromCommon, to: tip.commit, in: files)
+            else { throw damaged }
+            var changes = RemoteChanges(
+                folding: checked(entries, refused: &refused), cursor: next.text, snapshot: isSnapshot,
+                warnings: refused, objects: objects)
             var versions: [String: DocVersion] = [:]
             let authored = authoredEntries(files: files)
             let theirState = DriveHistory.latest(commonState + theirs)
@@ -276,13 +310,17 @@ public final class DriveFolderRemote: Remote {
                     contents[hash] = bytes
                 }
             }
-            for entry in checked(Array(base.values), refused: &refused) where entry.conflict == nil && entry.purgedDeletion != true {
+            for entry in checked(Array(base.values), refused: &refused)
+            where entry.conflict == nil && entry.purgedDeletion != true {
                 if let version = entry.version { versions[entry.refId] = version }
             }
             if let me = localReplica {
-                let losing = (DriveHistory.chain(from: fromTip, downToHeight: commonHeight, in: files) ?? []).reversed().compactMap { files.commit($0.commit) }
-                for (refId, version) in replayBases(commonState: commonState, losing: losing, theirState: theirState, me: me,
-                                                    authoredEntries: authored) where exact[refId] == nil {
+                let losing = (DriveHistory.chain(from: fromTip, downToHeight: commonHeight, in: files) ?? []).reversed()
+                    .compactMap { files.commit($0.commit) }
+                for (refId, version) in replayBases(
+                    commonState: commonState, losing: losing, theirState: theirState, me: me,
+                    authoredEntries: authored) where exact[refId] == nil
+                {
                     versions[refId] = version.version
                     contents[version.version.hash] = version.bytes
                 }
@@ -290,31 +328,37 @@ public final class DriveFolderRemote: Remote {
             let store = objects
             var rewound = RewoundHistory(lost: fromTip, commonPosition: common, common: versions, contents: contents)
             rewound.load = { try? store.get($0) }
-            rewound.explanation = "took a push another replica made at the same time as this tree's last one (both made on "
+            rewound.explanation =
+                "took a push another replica made at the same time as this tree's last one (both made on "
                 + "\(common.map { "commit \($0)" } ?? "the empty remote")); this tree's push is merged again on top of it"
             changes.rewound = rewound
             return changes
         }
         guard let state = DriveHistory.state(at: tip.commit, in: files) else { throw damaged }
-        return RemoteChanges(folding: checked(state, refused: &refused), cursor: next.text, snapshot: snapshot, warnings: refused, objects: objects)
+        return RemoteChanges(
+            folding: checked(state, refused: &refused), cursor: next.text, snapshot: snapshot, warnings: refused,
+            objects: objects)
     }
 
     /// For each document the two chains hold in different versions, both of which name
     /// their parents: its merge base (`ForkMergeBase`), exact where the rules below (for
     /// entries written before docsync named parents) guess.
-    private func exactBases(mine: [RemoteEntry], theirs: [RemoteEntry], format: Format) -> [String: ForkMergeBase.Base] {
+    private func exactBases(mine: [RemoteEntry], theirs: [RemoteEntry], format: Format) -> [String: ForkMergeBase.Base]
+    {
         let theirs = Dictionary(theirs.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
         let differing = mine.filter { entry in
             guard entry.conflict == nil, entry.purgedDeletion != true, !entry.deleted, entry.parents != nil,
-                  let other = theirs[entry.refId], !other.deleted, other.parents != nil else { return false }
+                let other = theirs[entry.refId], !other.deleted, other.parents != nil
+            else { return false }
             return other.changesetId != entry.changesetId
         }
         guard !differing.isEmpty else { return [:] }
         let all = DriveCommitFiles(layout: layout)
         guard (try? scan(from: nil, format: format, files: all)) != nil else { return [:] }
         let store = objects
-        let bases = ForkMergeBase(ancestry: VersionAncestry(commits: Array(all.commits.values)),
-                                  bytes: { entry in entry.hash.flatMap { try? store.get($0) } }, merge: versionMerge)
+        let bases = ForkMergeBase(
+            ancestry: VersionAncestry(commits: Array(all.commits.values)),
+            bytes: { entry in entry.hash.flatMap { try? store.get($0) } }, merge: versionMerge)
         var out: [String: ForkMergeBase.Base] = [:]
         for entry in differing {
             out[entry.refId] = bases.base(of: entry.refId, entry.changesetId, theirs[entry.refId]!.changesetId)
@@ -326,7 +370,9 @@ public final class DriveFolderRemote: Remote {
     /// the latest version both of their versions descend from (VersionAncestry), read
     /// from every commit file: without it the two were merged with no base at all, and
     /// every field that differed collided.
-    private func betterBases(_ base: inout [String: RemoteEntry], ours: [RemoteEntry], theirState: [RemoteEntry], format: Format) {
+    private func betterBases(
+        _ base: inout [String: RemoteEntry], ours: [RemoteEntry], theirState: [RemoteEntry], format: Format
+    ) {
         let mine = DriveHistory.latest(ours.filter { $0.conflict == nil && $0.purgedDeletion != true })
         let theirs = Dictionary(theirState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
         let needing = mine.filter { entry in
@@ -338,7 +384,9 @@ public final class DriveFolderRemote: Remote {
         guard (try? scan(from: nil, format: format, files: all)) != nil else { return }
         let ancestry = VersionAncestry(commits: Array(all.commits.values))
         for entry in needing {
-            if let common = ancestry.commonAncestor(of: entry.refId, entry.changesetId, theirs[entry.refId]!.changesetId) {
+            if let common = ancestry.commonAncestor(
+                of: entry.refId, entry.changesetId, theirs[entry.refId]!.changesetId)
+            {
                 base[entry.refId] = common
             }
         }
@@ -349,8 +397,11 @@ public final class DriveFolderRemote: Remote {
     private func authoredEntries(files: DriveCommitFiles) -> [RemoteEntry] {
         guard let me = localReplica, DriveLayout.isPlainName(me) else { return [] }
         var out: [RemoteEntry] = []
-        for name in ((try? FileSystem.listDirectory(layout.commits(me))) ?? []).sorted() where DriveLayout.commitName(name) != nil {
-            if let commit = files.load(layout.commits(me) + "/" + name), commit.header.replica == me { out += commit.entries }
+        for name in ((try? FileSystem.listDirectory(layout.commits(me))) ?? []).sorted()
+        where DriveLayout.commitName(name) != nil {
+            if let commit = files.load(layout.commits(me) + "/" + name), commit.header.replica == me {
+                out += commit.entries
+            }
         }
         return out
     }
@@ -358,13 +409,19 @@ public final class DriveFolderRemote: Remote {
     /// For each document this replica's losing chain changed and the winning chain still
     /// holds, the base that replays only this replica's own edits (see ForkRebase), with
     /// its bytes. Documents where none can be made keep the base found before.
-    private func replayBases(commonState: [RemoteEntry], losing: [DriveCommit], theirState: [RemoteEntry], me: String,
-                             authoredEntries: [RemoteEntry]) -> [String: (version: DocVersion, bytes: [UInt8])] {
+    private func replayBases(
+        commonState: [RemoteEntry], losing: [DriveCommit], theirState: [RemoteEntry], me: String,
+        authoredEntries: [RemoteEntry]
+    ) -> [String: (version: DocVersion, bytes: [UInt8])] {
         let theirs = Dictionary(theirState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
         var authored: [String: [RemoteEntry]] = [:]
-        for entry in authoredEntries where entry.conflict == nil && entry.purgedDeletion != true { authored[entry.refId, default: []].append(entry) }
+        for entry in authoredEntries where entry.conflict == nil && entry.purgedDeletion != true {
+            authored[entry.refId, default: []].append(entry)
+        }
         var current: [String: RemoteEntry] = [:]
-        for entry in commonState where entry.conflict == nil && entry.purgedDeletion != true { current[entry.refId] = entry }
+        for entry in commonState where entry.conflict == nil && entry.purgedDeletion != true {
+            current[entry.refId] = entry
+        }
         // Per document, its versions on the losing chain, oldest first, each with the
         // version on the chain below it.
         var chains: [String: [(entry: RemoteEntry, madeOn: RemoteEntry?)]] = [:]
@@ -381,26 +438,39 @@ public final class DriveFolderRemote: Remote {
         let atFork = Dictionary(commonState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
         var out: [String: (version: DocVersion, bytes: [UInt8])] = [:]
         for (refId, chain) in chains {
-            guard let winning = theirs[refId], !winning.deleted, let last = chain.last?.entry, !last.deleted, let lastPath = last.path else { continue }
+            guard let winning = theirs[refId], !winning.deleted, let last = chain.last?.entry, !last.deleted,
+                let lastPath = last.path
+            else { continue }
             if !chain.contains(where: { $0.entry.replica == me }) {
                 // Nothing of this replica's own to replay: where the winning chain changed
                 // the document, its version is taken as it is (the others replay theirs).
-                if winning.changesetId != atFork[refId]?.changesetId, let version = last.version, let content = bytes(last) {
+                if winning.changesetId != atFork[refId]?.changesetId, let version = last.version,
+                    let content = bytes(last)
+                {
                     out[refId] = (version, content)
                 }
                 continue
             }
             var versions: [(replica: String, bytes: [UInt8], madeOn: [UInt8]?)] = []
             for (entry, madeOn) in chain {
-                guard let content = bytes(entry) else { versions = []; break }
+                guard let content = bytes(entry) else {
+                    versions = []
+                    break
+                }
                 versions.append((entry.replica, content, bytes(madeOn)))
             }
             let held = (chain.map(\.entry) + (authored[refId] ?? [])).compactMap(bytes)
-            guard versions.count == chain.count, let base = ForkRebase.base(chain: versions, me: me, winning: bytes(winning), held: held) else { continue }
+            guard versions.count == chain.count,
+                let base = ForkRebase.base(chain: versions, me: me, winning: bytes(winning), held: held)
+            else { continue }
             // The base names the version the replica's first own change was made on (it
             // never leaves this tree: it is only what the merge is measured from).
             let from = chain.first { $0.entry.replica == me }?.madeOn ?? last
-            out[refId] = (DocVersion(refId: refId, changesetId: from.changesetId, hash: ContentHash.of(base), path: from.path ?? lastPath), base)
+            out[refId] = (
+                DocVersion(
+                    refId: refId, changesetId: from.changesetId, hash: ContentHash.of(base), path: from.path ?? lastPath
+                ), base
+            )
         }
         return out
     }
@@ -424,20 +494,28 @@ public final class DriveFolderRemote: Remote {
         guard let hash = entry.hash, entry.path != nil else {
             throw RemoteError.damaged(url: displayURL, reason: "entry for \(entry.refId) has no content")
         }
-        guard FileSystem.isDirectory(root) else { throw RemoteError.unreachable(url: displayURL, reason: "folder disappeared") }
+        guard FileSystem.isDirectory(root) else {
+            throw RemoteError.unreachable(url: displayURL, reason: "folder disappeared")
+        }
         guard let bytes = try? objects.get(hash) else {
-            throw RemoteError.damaged(url: displayURL, reason: "version \(entry.changesetId) of \(entry.path ?? entry.refId) is missing from the remote's objects")
+            throw RemoteError.damaged(
+                url: displayURL,
+                reason:
+                    "version \(entry.changesetId) of \(entry.path ?? entry.refId) is missing from the remote's objects")
         }
         return bytes
     }
 
     // MARK: Writing
 
-    public func commit(_ writes: [RemoteWrite], conflicts: [SharedConflict], expecting cursorText: String?, replica: ReplicaInfo) throws -> String {
+    public func commit(
+        _ writes: [RemoteWrite], conflicts: [SharedConflict], expecting cursorText: String?, replica: ReplicaInfo
+    ) throws -> String {
         let format = try format()
         let (expected, _) = try parseCursor(cursorText, format: format)
         guard DriveLayout.isPlainName(replica.replicaId) else {
-            throw RemoteError.rejected(url: displayURL, reason: "replica id \(replica.replicaId.debugDescription) cannot name a folder")
+            throw RemoteError.rejected(
+                url: displayURL, reason: "replica id \(replica.replicaId.debugDescription) cannot name a folder")
         }
         let lock = try DriveLocalLock.acquire(layout.localLock, waitSeconds: lockWaitSeconds, url: displayURL)
         defer { lock.release() }
@@ -451,7 +529,9 @@ public final class DriveFolderRemote: Remote {
         let seq = try nextSeq(replica.replicaId, after: expected?.seen[replica.replicaId] ?? 0)
         let time = FileSystem.currentTimeNanos / 1_000_000
         for write in writes {
-            if let new = write.new, !objects.contains(new.hash), let content = try write.content() { try objects.put(content, hash: new.hash) }
+            if let new = write.new, !objects.contains(new.hash), let content = try write.content() {
+                try objects.put(content, hash: new.hash)
+            }
         }
         for shared in conflicts {
             if let bytes = shared.bytes { try objects.put(bytes) }
@@ -459,26 +539,33 @@ public final class DriveFolderRemote: Remote {
         try objects.seal()
         // The commit's lines are encoded as they are made, not kept as entries first: a
         // first push of 100,000 documents held both (a sixth of its peak memory).
-        let header = DriveCommit.Header(commit: DriveCommit.makeId(replica: replica.replicaId, seq: seq), replica: replica.replicaId, seq: seq,
-                                        parent: expected?.tip, height: (expected?.height ?? 0) + 1, time: time, entries: writes.count + conflicts.count)
+        let header = DriveCommit.Header(
+            commit: DriveCommit.makeId(replica: replica.replicaId, seq: seq), replica: replica.replicaId, seq: seq,
+            parent: expected?.tip, height: (expected?.height ?? 0) + 1, time: time,
+            entries: writes.count + conflicts.count)
         var lines: [UInt8] = []
         for write in writes {
             if let new = write.new {
-                var entry = RemoteEntry(refId: write.refId, changesetId: new.changesetId, hash: new.hash, path: new.path,
-                                        deleted: false, replica: replica.replicaId, time: time)
+                var entry = RemoteEntry(
+                    refId: write.refId, changesetId: new.changesetId, hash: new.hash, path: new.path,
+                    deleted: false, replica: replica.replicaId, time: time)
                 entry.movedAt = write.movedAt
                 entry.parents = write.parents
                 lines += ChecksummedLines.encode(try DirectoryRemote.feedJSON(entry)).utf8
             } else {
-                var deletion = RemoteEntry(refId: write.refId, changesetId: write.deletedChangesetId ?? write.previous?.changesetId ?? "",
-                                           hash: write.previous?.hash, path: write.previous?.path, deleted: true, replica: replica.replicaId, time: time)
+                var deletion = RemoteEntry(
+                    refId: write.refId, changesetId: write.deletedChangesetId ?? write.previous?.changesetId ?? "",
+                    hash: write.previous?.hash, path: write.previous?.path, deleted: true, replica: replica.replicaId,
+                    time: time)
                 deletion.parents = write.parents
                 lines += ChecksummedLines.encode(try DirectoryRemote.feedJSON(deletion)).utf8
             }
         }
         for shared in conflicts {
-            let entry = RemoteEntry(refId: RemoteEntry.conflictKey(shared.record), changesetId: shared.record.changesetId, hash: shared.bytes.map(ContentHash.of),
-                                    path: nil, deleted: false, replica: replica.replicaId, time: time, conflict: shared.record)
+            let entry = RemoteEntry(
+                refId: RemoteEntry.conflictKey(shared.record), changesetId: shared.record.changesetId,
+                hash: shared.bytes.map(ContentHash.of),
+                path: nil, deleted: false, replica: replica.replicaId, time: time, conflict: shared.record)
             lines += ChecksummedLines.encode(try DirectoryRemote.feedJSON(entry)).utf8
         }
         // The view before the commit: a push killed after its commit leaves a view that
@@ -489,7 +576,8 @@ public final class DriveFolderRemote: Remote {
         try CrashPoint.hit("remote.after-documents")
         let committed = try writeCommit(header: header, lines: lines)
         try CrashPoint.hit("remote.after-feed")
-        var next = DriveCursor(remoteId: format.remoteId, tip: committed.commit, height: committed.height, seen: expected?.seen ?? [:])
+        var next = DriveCursor(
+            remoteId: format.remoteId, tip: committed.commit, height: committed.height, seen: expected?.seen ?? [:])
         if (next.seen[replica.replicaId] ?? 0) == seq - 1 { next.seen[replica.replicaId] = seq }
         try? writeInfo(replica, seen: next.text)
         return next.text
@@ -556,10 +644,15 @@ public final class DriveFolderRemote: Remote {
     private func tidyView(_ folder: String, io: SafeTreeIO) {
         guard let (absolute, names) = FolderRemoteFiles.documentFolder(folder, root: root) else { return }
         for name in names {
-            if name.hasPrefix(".docsync-tmp-") { unlink(absolute + "/" + name); continue }
+            if name.hasPrefix(".docsync-tmp-") {
+                unlink(absolute + "/" + name)
+                continue
+            }
             guard SyncServiceConflictName.original(of: name) != nil, name.hasSuffix(".json") else { continue }
             let relative = folder.isEmpty ? name : folder + "/" + name
-            if let bytes = try? io.readIfPresent(relative), objects.contains(ContentHash.of(bytes)) { try? io.remove(relative) }
+            if let bytes = try? io.readIfPresent(relative), objects.contains(ContentHash.of(bytes)) {
+                try? io.remove(relative)
+            }
         }
     }
 
@@ -587,7 +680,9 @@ public final class DriveFolderRemote: Remote {
         var newest: Info?
         var forgets: [String: Int64] = [:]
         for path in infoFiles(replica) {
-            guard let bytes = try? FileSystem.readFile(path), let info = try? JSONDecoder().decode(Info.self, from: Data(bytes)) else { continue }
+            guard let bytes = try? FileSystem.readFile(path),
+                let info = try? JSONDecoder().decode(Info.self, from: Data(bytes))
+            else { continue }
             for (id, time) in info.forgets ?? [:] { forgets[id] = max(forgets[id] ?? 0, time) }
             if newest.map({ info.time > $0.time }) ?? true { newest = info }
         }
@@ -599,7 +694,8 @@ public final class DriveFolderRemote: Remote {
     func infoFiles(_ replica: String) -> [String] {
         let folder = layout.replicaFolder(replica)
         let names = (try? FileSystem.listDirectory(folder)) ?? []
-        return names.filter { $0 == "info.json" || SyncServiceConflictName.original(of: $0) == "info.json" }.sorted().map { folder + "/" + $0 }
+        return names.filter { $0 == "info.json" || SyncServiceConflictName.original(of: $0) == "info.json" }.sorted()
+            .map { folder + "/" + $0 }
     }
 
     func writeInfo(_ replica: ReplicaInfo, seen cursor: String, forgetting: String? = nil) throws {
@@ -608,13 +704,22 @@ public final class DriveFolderRemote: Remote {
         let copies = infoFiles(replica.replicaId).filter { !$0.hasSuffix("/info.json") }
         // A replica someone forgot since its record was written is known again as soon as
         // it syncs (even with nothing new), as in format 1, where forgetting deletes the record.
-        let forgotten = old.map { old in infos(includingForgotten: true).contains { ($0.forgets?[replica.replicaId] ?? 0) >= old.time } } ?? false
-        if forgetting == nil, copies.isEmpty, !forgotten, let old, old.seen == cursor, old.name == replica.name, old.version == replica.version,
-           now - old.time < DirectoryRemote.replicaRecordRefreshMillis { return }
+        let forgotten =
+            old.map { old in
+                infos(includingForgotten: true).contains { ($0.forgets?[replica.replicaId] ?? 0) >= old.time }
+            } ?? false
+        if forgetting == nil, copies.isEmpty, !forgotten, let old, old.seen == cursor, old.name == replica.name,
+            old.version == replica.version,
+            now - old.time < DirectoryRemote.replicaRecordRefreshMillis
+        {
+            return
+        }
         // The copies a service made are read (their `forgets` kept) and then tidied: the
         // folder is this replica's own.
         defer { for copy in copies { try? FileSystem.removeFile(copy) } }
-        var info = Info(replicaId: replica.replicaId, name: replica.name, seen: cursor, time: now, version: replica.version, forgets: old?.forgets)
+        var info = Info(
+            replicaId: replica.replicaId, name: replica.name, seen: cursor, time: now, version: replica.version,
+            forgets: old?.forgets)
         if forgetting != replica.replicaId { info.forgets?[replica.replicaId] = nil }
         if let forgetting {
             info.forgets = (info.forgets ?? [:]).merging([forgetting: now]) { $1 }
@@ -622,7 +727,8 @@ public final class DriveFolderRemote: Remote {
             if forgetting == replica.replicaId { info.time = now - 1 }
         }
         try FileSystem.createDirectories(layout.replicaFolder(replica.replicaId))
-        try FileSystem.writeAtomically(layout.info(replica.replicaId), Array(try DirectoryRemote.json(info).utf8) + [10])
+        try FileSystem.writeAtomically(
+            layout.info(replica.replicaId), Array(try DirectoryRemote.json(info).utf8) + [10])
     }
 
     public func noteReplica(_ replica: ReplicaInfo, seen cursor: String) throws {
@@ -641,9 +747,12 @@ public final class DriveFolderRemote: Remote {
             if DriveLayout.isPlainName(name), let info = readInfo(name) {
                 records.append(info)
             } else if name.hasSuffix(".json"), let bytes = try? FileSystem.readFile(layout.replicas + "/" + name),
-                      let old = try? JSONDecoder().decode(DirectoryRemote.ReplicaRecord.self, from: Data(bytes)),
-                      !FileSystem.isDirectory(layout.replicaFolder(old.replicaId)) {
-                records.append(Info(replicaId: old.replicaId, name: old.name, seen: old.seen, time: old.time, version: old.version))
+                let old = try? JSONDecoder().decode(DirectoryRemote.ReplicaRecord.self, from: Data(bytes)),
+                !FileSystem.isDirectory(layout.replicaFolder(old.replicaId))
+            {
+                records.append(
+                    Info(replicaId: old.replicaId, name: old.name, seen: old.seen, time: old.time, version: old.version)
+                )
             }
         }
         if includingForgotten { return records }
@@ -654,7 +763,9 @@ public final class DriveFolderRemote: Remote {
 
     public func knownReplicas() throws -> [KnownReplica] {
         _ = try format()
-        return infos().map { KnownReplica(replicaId: $0.replicaId, name: $0.name, lastSync: $0.time, seen: $0.seen, version: $0.version) }
+        return infos().map {
+            KnownReplica(replicaId: $0.replicaId, name: $0.name, lastSync: $0.time, seen: $0.seen, version: $0.version)
+        }
     }
 
     public func forgetReplica(_ replicaId: String, replica: ReplicaInfo) throws {
@@ -683,9 +794,12 @@ public final class DriveFolderRemote: Remote {
         var versions: [RemoteVersionInfo] = []
         var seen = Set<String>()
         for commit in try chain(files: files, format: format) {
-            for e in commit.entries.reversed() where e.refId == refId && seen.insert(e.changesetId + (e.deleted ? "-" : "")).inserted {
-                versions.append(RemoteVersionInfo(id: commit.id, changesetId: e.changesetId, time: e.time, author: e.replica,
-                                                  path: e.path, hash: e.hash, deleted: e.deleted))
+            for e in commit.entries.reversed()
+            where e.refId == refId && seen.insert(e.changesetId + (e.deleted ? "-" : "")).inserted {
+                versions.append(
+                    RemoteVersionInfo(
+                        id: commit.id, changesetId: e.changesetId, time: e.time, author: e.replica,
+                        path: e.path, hash: e.hash, deleted: e.deleted))
             }
         }
         return versions
@@ -714,7 +828,9 @@ public final class DriveFolderRemote: Remote {
             for e in state where e.conflict == nil && e.purgedDeletion != true && !e.deleted {
                 if let problem = DirectoryRemote.problem(of: e) { problems.append("remote: \(problem)") }
                 if let path = e.path {
-                    if let other = paths[path] { problems.append("remote: \(path) is claimed by both \(other) and \(e.refId)") }
+                    if let other = paths[path] {
+                        problems.append("remote: \(path) is claimed by both \(other) and \(e.refId)")
+                    }
                     paths[path] = e.refId
                 }
                 do { _ = try read(e) } catch { problems.append("remote: " + error.localizedDescription) }

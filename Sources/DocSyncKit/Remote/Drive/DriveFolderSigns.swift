@@ -6,10 +6,12 @@ enum DriveFolderSigns {
     static let markers = [
         ".dropbox", ".dropbox.cache",  // Dropbox
         ".stfolder", ".stversions",  // Syncthing
-        ".nextcloudsync.log", ".owncloudsync.log", ".sync_journal.db",  // Nextcloud, ownCloud
+        ".nextcloudsync.log", ".owncloudsync.log", ".sync_journal.db"  // Nextcloud, ownCloud
     ]
     /// Folder names the services give their root.
-    static let rootNames = ["Dropbox", "Google Drive", "My Drive", "OneDrive", "iCloud Drive", "Mobile Documents", "Nextcloud", "ownCloud"]
+    static let rootNames = [
+        "Dropbox", "Google Drive", "My Drive", "OneDrive", "iCloud Drive", "Mobile Documents", "Nextcloud", "ownCloud"
+    ]
 
     /// Why `path` (a folder) looks like it is in a drive folder, or nil. `exists` and
     /// `list` are the file system (a dictionary in tests); only the repository's own

@@ -30,7 +30,8 @@ enum DriveHistory {
 
     /// The commits from `top` down to (not including) the first one at or below
     /// `height`, newest first; nil if one is missing on the way.
-    static func chain(from top: String, downToHeight height: Int, in source: DriveCommitSource) -> [DriveCommit.Header]? {
+    static func chain(from top: String, downToHeight height: Int, in source: DriveCommitSource) -> [DriveCommit.Header]?
+    {
         var out: [DriveCommit.Header] = []
         var id: String? = top
         while let current = id {
@@ -90,7 +91,9 @@ enum DriveHistory {
     /// per key on the commits between them, oldest first; `snapshot` when one of those
     /// commits is a checkpoint (then the entries are the whole state at `to`). Nil if
     /// `to` does not descend from `from`, or a commit is missing.
-    static func changes(from: (id: String, height: Int)?, to: String, in source: DriveCommitSource) -> (entries: [RemoteEntry], snapshot: Bool)? {
+    static func changes(from: (id: String, height: Int)?, to: String, in source: DriveCommitSource) -> (
+        entries: [RemoteEntry], snapshot: Bool
+    )? {
         guard let from else { return state(at: to, in: source).map { ($0, false) } }
         guard let path = chain(from: to, downToHeight: from.height, in: source) else { return nil }
         let below = path.last?.parent ?? to

@@ -18,9 +18,10 @@ struct DriveLayout {
 
     /// A replica id usable as a folder name: letters, digits, `-` and `_`.
     static func isPlainName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.count <= 64 && name.utf8.allSatisfy { c in
-            (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 45 || c == 95
-        }
+        !name.isEmpty && name.utf8.count <= 64
+            && name.utf8.allSatisfy { c in
+                (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c == 45 || c == 95
+            }
     }
 
     /// The number a commit file's name starts with, and whether the name is exactly

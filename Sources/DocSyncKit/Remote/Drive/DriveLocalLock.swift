@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The drive layout's push lock: flock(2) on `.docsync/push.lock`, a file that is
 /// created empty and never written, so a sync service has nothing to copy or to

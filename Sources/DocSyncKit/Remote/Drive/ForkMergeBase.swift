@@ -1,8 +1,11 @@
 /// Merges two versions of a document the way the engine does (the configured policy,
 /// counters and array rules), for a remote that must build a merge base: the versions'
 /// changesetIds order them (the later wins a collision). Nil: not mergeable.
-public typealias VersionMerge = @Sendable (_ path: String, _ base: [UInt8]?, _ earlier: (changesetId: String, bytes: [UInt8]),
-                                           _ later: (changesetId: String, bytes: [UInt8])) -> [UInt8]?
+public typealias VersionMerge =
+    @Sendable (
+        _ path: String, _ base: [UInt8]?, _ earlier: (changesetId: String, bytes: [UInt8]),
+        _ later: (changesetId: String, bytes: [UInt8])
+    ) -> [UInt8]?
 
 /// The base two versions of a document that met after a fork are merged from: the
 /// latest version both descend from (`VersionAncestry`). When merges crossed (each side
@@ -34,15 +37,23 @@ struct ForkMergeBase {
 
     /// `versions` (oldest first) merged one by one, each pair from its own merge base.
     private func merged(_ refId: String, _ versions: [RemoteEntry], depth: Int) -> [UInt8]? {
-        guard let merge, depth < Self.depthLimit, let first = versions.first, var result = bytes(first) else { return nil }
+        guard let merge, depth < Self.depthLimit, let first = versions.first, var result = bytes(first) else {
+            return nil
+        }
         var below = ancestry.ancestors(of: refId, changesetId: first.changesetId)
         var latestId = first.changesetId
         for next in versions.dropFirst() {
             guard let nextBytes = bytes(next) else { return nil }
             let nextBelow = ancestry.ancestors(of: refId, changesetId: next.changesetId)
-            let common = VersionAncestry.latest(below.filter { nextBelow[$0.key] != nil }) { ancestry.ancestors(of: refId, changesetId: $0) }
-            let base: [UInt8]? = common.count > 1 ? merged(refId, common, depth: depth + 1) ?? common.last.flatMap(bytes) : common.first.flatMap(bytes)
-            guard let combined = merge(next.path ?? "", base, (latestId, result), (next.changesetId, nextBytes)) else { return nil }
+            let common = VersionAncestry.latest(below.filter { nextBelow[$0.key] != nil }) {
+                ancestry.ancestors(of: refId, changesetId: $0)
+            }
+            let base: [UInt8]? =
+                common.count > 1
+                ? merged(refId, common, depth: depth + 1) ?? common.last.flatMap(bytes) : common.first.flatMap(bytes)
+            guard let combined = merge(next.path ?? "", base, (latestId, result), (next.changesetId, nextBytes)) else {
+                return nil
+            }
             result = combined
             below.merge(nextBelow) { kept, _ in kept }
             latestId = max(latestId, next.changesetId)

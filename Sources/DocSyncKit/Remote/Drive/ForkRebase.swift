@@ -29,17 +29,22 @@ enum ForkRebase {
     ///     replica's later change), not changed: the base takes that value, so the
     ///     replica's later one is kept without a conflict. (Another replica setting the
     ///     field back to exactly such a value at the same time would lose to it.)
-    static func base(chain: [(replica: String, bytes: [UInt8], madeOn: [UInt8]?)], me: String,
-                     winning: [UInt8]?, held: [[UInt8]]) -> [UInt8]? {
+    static func base(
+        chain: [(replica: String, bytes: [UInt8], madeOn: [UInt8]?)], me: String,
+        winning: [UInt8]?, held: [[UInt8]]
+    ) -> [UInt8]? {
         guard var base = base(chain: chain, me: me).flatMap({ try? JSONValueParser.parse($0) }),
-              let winning = winning.flatMap({ try? JSONValueParser.parse($0) }), case .object = winning,
-              let last = chain.last.flatMap({ try? JSONValueParser.parse($0.bytes) }) else {
+            let winning = winning.flatMap({ try? JSONValueParser.parse($0) }), case .object = winning,
+            let last = chain.last.flatMap({ try? JSONValueParser.parse($0.bytes) })
+        else {
             return base(chain: chain, me: me)
         }
         let history = held.compactMap { try? JSONValueParser.parse($0) }
         for path in FieldPaths.differing(base, last) {
             let theirs = FieldPaths.value(at: path, in: winning)
-            guard theirs != FieldPaths.value(at: path, in: base), theirs != FieldPaths.value(at: path, in: last) else { continue }
+            guard theirs != FieldPaths.value(at: path, in: base), theirs != FieldPaths.value(at: path, in: last) else {
+                continue
+            }
             if history.contains(where: { FieldPaths.value(at: path, in: $0) == theirs }) {
                 base = FieldPaths.setting(theirs, at: path, in: base)
             }
@@ -49,7 +54,7 @@ enum ForkRebase {
 
     static func base(chain: [(replica: String, bytes: [UInt8], madeOn: [UInt8]?)], me: String) -> [UInt8]? {
         guard let last = chain.last, chain.contains(where: { $0.replica == me }),
-              var base = try? JSONValueParser.parse(last.bytes), case .object = base
+            var base = try? JSONValueParser.parse(last.bytes), case .object = base
         else { return nil }
         // Each field this replica changed, and its value before its first change (nil:
         // the field was absent).
@@ -57,7 +62,8 @@ enum ForkRebase {
         var order: [String] = []
         for version in chain where version.replica == me {
             guard let madeOn = version.madeOn, let before = try? JSONValueParser.parse(madeOn), case .object = before,
-                  let current = try? JSONValueParser.parse(version.bytes), case .object = current else { return nil }
+                let current = try? JSONValueParser.parse(version.bytes), case .object = current
+            else { return nil }
             for path in FieldPaths.differing(before, current) where own[path] == nil {
                 own[path] = .some(FieldPaths.value(at: path, in: before))
                 order.append(path)

@@ -24,14 +24,16 @@ enum SyncServiceConflictName {
         // Syncthing: `<stem>.sync-conflict-<date>-<time>-<device>`.
         if let range = stem.range(of: ".sync-conflict-") { return String(stem[..<range.lowerBound]) + ext }
         // Nextcloud's newer scheme.
-        if let range = stem.range(of: "_conflict-"), stem[range.upperBound...].allSatisfy({ $0.isNumber || $0 == "-" }) {
+        if let range = stem.range(of: "_conflict-"), stem[range.upperBound...].allSatisfy({ $0.isNumber || $0 == "-" })
+        {
             return String(stem[..<range.lowerBound]) + ext
         }
         // A parenthesised suffix: Dropbox, Nextcloud, Unison, Resilio, Google Drive.
         if stem.hasSuffix(")"), let open = stem.lastIndex(of: "(") {
             let inside = stem[stem.index(after: open)..<stem.index(before: stem.endIndex)].lowercased()
             let base = stem[..<open].hasSuffix(" ") ? stem[..<stem.index(before: open)] : stem[..<open]
-            let isCopy = inside.contains("conflicted copy") || inside.hasPrefix("conflict") || inside.contains("'s conflicted")
+            let isCopy =
+                inside.contains("conflicted copy") || inside.hasPrefix("conflict") || inside.contains("'s conflicted")
                 || (!inside.isEmpty && inside.allSatisfy(\.isNumber))
             if isCopy, !base.isEmpty { return String(base) + ext }
         }

@@ -29,19 +29,24 @@ struct VersionAncestry {
         for commit in commits {
             if commit.header.checkpoint == true {
                 // A checkpoint restates versions made before it: there, they are roots.
-                for var entry in commit.entries where entry.conflict == nil && entry.purgedDeletion != true && !entry.deleted {
+                for var entry in commit.entries
+                where entry.conflict == nil && entry.purgedDeletion != true && !entry.deleted {
                     entry.parents = []
-                    occurrences[entry.refId, default: [:]][entry.changesetId, default: []].append(Occurrence(entry: entry, commit: commit.header))
+                    occurrences[entry.refId, default: [:]][entry.changesetId, default: []].append(
+                        Occurrence(entry: entry, commit: commit.header))
                 }
                 continue
             }
             headers[commit.id] = commit.header
             var latest: [String: RemoteEntry] = [:]
-            for entry in commit.entries where entry.conflict == nil && entry.purgedDeletion != true { latest[entry.refId] = entry }
+            for entry in commit.entries where entry.conflict == nil && entry.purgedDeletion != true {
+                latest[entry.refId] = entry
+            }
             entries[commit.id] = latest
             byReplica[commit.header.replica, default: []].append(commit.header)
             for entry in latest.values where !entry.deleted {
-                occurrences[entry.refId, default: [:]][entry.changesetId, default: []].append(Occurrence(entry: entry, commit: commit.header))
+                occurrences[entry.refId, default: [:]][entry.changesetId, default: []].append(
+                    Occurrence(entry: entry, commit: commit.header))
             }
         }
         for key in byReplica.keys { byReplica[key]!.sort { ($0.seq, $0.commit) < ($1.seq, $1.commit) } }
@@ -98,7 +103,8 @@ struct VersionAncestry {
     }
 
     /// Of `versions`, those no other one of them descends from, oldest first.
-    static func latest(_ versions: [String: RemoteEntry], ancestors: (String) -> [String: RemoteEntry]) -> [RemoteEntry] {
+    static func latest(_ versions: [String: RemoteEntry], ancestors: (String) -> [String: RemoteEntry]) -> [RemoteEntry]
+    {
         var below = Set<String>()
         // From the latest down: a version below one already kept is not kept.
         for id in versions.keys.sorted(by: >) where !below.contains(id) {
