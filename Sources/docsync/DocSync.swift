@@ -62,10 +62,23 @@ struct GlobalOptions: ParsableArguments {
 }
 
 /// Exit codes with docsync's meanings (documented in the man page).
+/// Every exit code docsync gives, and what each means (README, "Exit codes").
 enum ExitStatus {
+    static let ok = ExitCode(0)
+    static let failure = ExitCode(1)
+    static let usage = ExitCode(2)
     static let conflicts = ExitCode(3)
     static let tempFail = ExitCode(75)
-    static let usage = ExitCode(2)
+
+    /// The meaning `watch` prints beside a sync's code.
+    static func meaning(_ code: ExitCode) -> String {
+        switch code {
+        case ok: return "ok"
+        case conflicts: return "conflicts recorded, see `docsync conflicts`"
+        case tempFail: return "try again later"
+        default: return "error"
+        }
+    }
 }
 
 @main

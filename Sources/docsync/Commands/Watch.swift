@@ -58,11 +58,7 @@ struct WatchLoop {
     let pullInterval: Double
     let global: GlobalOptions
 
-    static let firstRetry = 5.0
-    static let lastRetry = 300.0
-
-    /// Why a sync ran.
-    enum Trigger: String { case start, edit, pull, retry, overflow, remote }
+    typealias Trigger = WatchScheduler.Trigger
 
     /// Set when the remote is a folder on this machine.
     var remoteWatcher: RemoteFolderWatcher?
@@ -118,27 +114,16 @@ struct WatchLoop {
         }
         emitStart(folders: watcher.folderCount)
 
-        var dirtyAt: Double? = nil  // last relevant event not synced yet
-        var remoteDirty = false  // another replica pushed (a watched folder remote)
-        var overflowed = false
-        var timer = Self.now()  // the first sync right away: edits made while not watching
-        var timerTrigger = Trigger.start  // pull, or retry while the remote is away
-        var backoff = Self.firstRetry
+        var scheduler = WatchScheduler(debounce: debounce, pullInterval: pullInterval, now: Self.now())
         var stopSignal: Int32? = nil
 
         while stopSignal == nil {
-            let now = Self.now()
-            // Edits settle debounce seconds after the last one; an edit is synced then even
-            // while retrying, so it is recorded in the journal at once.
-            let due = dirtyAt.map { min(timer, $0 + debounce) } ?? timer
-            if now >= due {
-                let trigger =
-                    dirtyAt != nil && timer > now
-                    ? (overflowed ? Trigger.overflow : remoteDirty ? .remote : .edit) : timerTrigger
-                dirtyAt = nil
-                overflowed = false
-                remoteDirty = false
-                let (code, retryIn) = syncOnce(trigger: trigger, backoff: backoff)
+            let due: Double
+            switch scheduler.decide(now: Self.now()) {
+            case .wait(let until):
+                due = until
+            case .syncNow(let trigger):
+                let (code, retryIn) = syncOnce(trigger: trigger, backoff: scheduler.nextRetryDelay)
                 // The sync's own writes (ids stamped, pulled versions) came back as events: they
                 // are not edits when every file is as the sync left it. An edit made meanwhile is.
                 do {
@@ -147,8 +132,7 @@ struct WatchLoop {
                         && (own.structural
                             || !StatCache.unchangedSinceLastScan(root: root, paths: own.documents, known: lastIndex))
                     {
-                        dirtyAt = Self.now()
-                        if own.overflowed { overflowed = true }
+                        scheduler.treeChanged(relevant: true, overflowed: own.overflowed, at: Self.now())
                     }
                 } catch let failure as TreeWatcher.Failure {
                     throw CommandFailure(
@@ -157,27 +141,17 @@ struct WatchLoop {
                 // This sync's own push replaced the remote's commit point: not news. (A push by
                 // another replica during this sync waits for the next pull.)
                 _ = remoteWatcher?.drain()
-                if code == ExitStatus.tempFail.rawValue || retryIn != nil {
-                    // An edit synced while retrying keeps the retry where it was.
-                    if timerTrigger == .retry && trigger != .retry && timer > Self.now() { continue }
-                    timer = Self.now() + backoff
-                    backoff = min(backoff * 2, Self.lastRetry)
-                    timerTrigger = .retry
-                } else {
-                    backoff = Self.firstRetry
-                    timer = Self.now() + pullInterval
-                    timerTrigger = .pull
-                }
+                scheduler.finished(trigger, retry: code == ExitStatus.tempFail || retryIn != nil, at: Self.now())
                 continue
             }
             // Blocks until an event, a signal or the next due time: no CPU while idle.
-            let timeout = Int32(min(((due - now) * 1000).rounded(.up) + 1, Double(Int32.max)))
+            let timeout = Int32(min(((due - Self.now()) * 1000).rounded(.up) + 1, Double(Int32.max)))
             var fds = [
                 pollfd(fd: watcher.fd, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: pipeFds[0], events: Int16(POLLIN), revents: 0),
                 pollfd(fd: remoteWatcher?.fd ?? -1, events: Int16(POLLIN), revents: 0)
             ]
-            let ready = poll(&fds, 3, timeout)
+            let ready = poll(&fds, 3, max(timeout, 0))
             if ready < 0 {
                 if errno == EINTR { continue }
                 throw CommandFailure(message: "poll: \(String(cString: strerror(errno)))", code: .failure)
@@ -192,13 +166,11 @@ struct WatchLoop {
                     throw CommandFailure(
                         message: failure.localizedDescription, code: .failure, errorCode: "watch-limit")
                 }
-                if changes.relevant { dirtyAt = Self.now() }
-                if changes.overflowed { overflowed = true }
+                scheduler.treeChanged(relevant: changes.relevant, overflowed: changes.overflowed, at: Self.now())
             }
             if fds[2].revents != 0, remoteWatcher?.drain() == true {
                 // Another replica pushed: pull once its push has settled, like an edit here.
-                dirtyAt = Self.now()
-                remoteDirty = true
+                scheduler.remotePushed(at: Self.now())
             }
         }
         emitStop(signal: stopSignal ?? SIGTERM)
@@ -208,11 +180,11 @@ struct WatchLoop {
 
     /// Runs one sync like `docsync sync`; prints its line. Returns the exit code `sync`
     /// would give, and for a failure that is retried, the seconds until the retry.
-    mutating func syncOnce(trigger: Trigger, backoff: Double) -> (Int32, Double?) {
+    mutating func syncOnce(trigger: Trigger, backoff: Double) -> (ExitCode, Double?) {
         lastIndex = nil
         let time = Int64(Date().timeIntervalSince1970 * 1000)
         var report: SyncReport? = nil
-        var code: Int32 = 0
+        var code = ExitStatus.ok
         var message: String? = nil
         var retryIn: Double? = nil
         do {
@@ -222,38 +194,32 @@ struct WatchLoop {
             report = result
             lastIndex = workspace.statCache
             if let unreachable = result.remoteUnreachable {
-                code = ExitStatus.tempFail.rawValue
+                code = ExitStatus.tempFail
                 message = unreachable
             } else if let refused = result.refusedPush {
-                code = 1
+                code = ExitStatus.failure
                 message =
                     "refused push: it would delete \(refused.count) of the remote's \(refused.total) documents (push.maxDeleteShare); run `docsync sync --force` or `\(refused.restoreCommand)`"
             } else if !result.problems.isEmpty {
-                code = 1
+                code = ExitStatus.failure
                 message =
                     "\(result.problems.count) file(s) not valid documents, left untouched; everything else was synced"
             } else if !result.conflicts.isEmpty {
-                code = ExitStatus.conflicts.rawValue
+                code = ExitStatus.conflicts
             }
         } catch {
-            code = exitCode(for: error).rawValue
+            code = exitCode(for: error)
             message = describe(error)
             // A failure before the sync got anywhere (damaged state, a remote gone for longer
             // than sync.maxOfflineDays) is retried too: it may be fixed by hand meanwhile.
             retryIn = backoff
         }
-        if code == ExitStatus.tempFail.rawValue {
+        if code == ExitStatus.tempFail {
             retryIn = backoff
             DeferredAttempt.record(treeContaining: root, command: "watch", reason: message ?? "try again later")
         }
         for warning in report?.warnings ?? [] { Output.warning(warning) }
-        let meaning: String
-        switch code {
-        case 0: meaning = "ok"
-        case 3: meaning = "conflicts recorded, see `docsync conflicts`"
-        case 75: meaning = "try again later"
-        default: meaning = "error"
-        }
+        let meaning = ExitStatus.meaning(code)
         let changed =
             report.map { !$0.recorded.isEmpty || !$0.pulled.isEmpty || !$0.pushed.isEmpty || !$0.conflicts.isEmpty }
             ?? false
@@ -261,23 +227,23 @@ struct WatchLoop {
         // not repeated at every retry or pull.
         // A remote that stays away is one outcome, whatever each attempt's message says.
         let outcome =
-            code == ExitStatus.tempFail.rawValue
-            ? "75" : "\(code) \(message ?? "") \(report?.problems.map(\.message) ?? [])"
+            code == ExitStatus.tempFail
+            ? "75" : "\(code.rawValue) \(message ?? "") \(report?.problems.map(\.message) ?? [])"
         let shouldLog: Bool
-        if code == ExitStatus.tempFail.rawValue && lastLogged == outcome {
+        if code == ExitStatus.tempFail && lastLogged == outcome {
             shouldLog = global.verbose  // still away: quiet, even when edits were recorded meanwhile
         } else {
             shouldLog = changed || outcome != lastLogged || trigger == .start || trigger == .overflow || global.verbose
         }
         guard shouldLog else { return (code, retryIn) }
         lastLogged = outcome
-        if code == 1 || code == 3 {
+        if code == ExitStatus.failure || code == ExitStatus.conflicts {
             for problem in report?.problems ?? [] { Output.problem(problem.message) }
         }
         if global.json {
             emitJSON(
                 WatchSyncLine(
-                    time: Timestamp.rfc3339(time), trigger: trigger.rawValue, exitCode: code, meaning: meaning,
+                    time: Timestamp.rfc3339(time), trigger: trigger.rawValue, exitCode: code.rawValue, meaning: meaning,
                     recorded: report?.recorded.count ?? 0, pulled: report?.pulled.count ?? 0,
                     pushed: report?.pushed.count ?? 0, conflicts: report?.conflicts.count ?? 0,
                     problems: report?.problems.map(\.message) ?? [], pendingAfter: report?.pendingAfter ?? 0,
@@ -301,12 +267,12 @@ struct WatchLoop {
             parts = ["not run"]
         }
         var line =
-            "\(Timestamp.rfc3339(time)) sync \(trigger.rawValue): \(parts.joined(separator: ", ")) -> exit \(code) \(meaning)"
+            "\(Timestamp.rfc3339(time)) sync \(trigger.rawValue): \(parts.joined(separator: ", ")) -> exit \(code.rawValue) \(meaning)"
         if let message { line += ": \(message)" }
         if let retryIn { line += "; retrying in \(Int(retryIn)) s, then quietly until it works" }
-        if code == 1 {
+        if code == ExitStatus.failure {
             Output.error(line)
-        } else if code == 3 && global.quiet {
+        } else if code == ExitStatus.conflicts && global.quiet {
             Output.writeStderr("docsync: \(line)\n")
         } else {
             Output.line(line)
