@@ -206,6 +206,7 @@ import Testing
             for (i, replica) in replicas.enumerated() {
                 let result = replica.run("sync")
                 #expect(result.exit == 0, "seed \(seed) final round \(round), r\(i): \(result)")
+                if result.exit != 0 { keep() }
             }
             if !checkStep(Self.ops + round) { return }
         }

@@ -257,4 +257,49 @@ struct ModelFoundRegressionTests {
         #expect(a.json("x.json")?["w"] as? Int == 2, "and reaches A")
         #expect(a.json("x.json")?["v"] as? String == "by A")
     }
+
+    /// Found by the drive model check's long campaign: a pull that took the winning chain
+    /// of a fork was killed after its files, before its cursor; the next sync met another
+    /// push on that chain and measured its merge from the commit its cursor named, not
+    /// from the version the tree held, so the other replica's later value of its own
+    /// field collided with the earlier one the tree had merged (a conflict, exit 3).
+    @Test(
+        "drive: a fork's merge is measured from the version the tree holds, even after a pull killed before its cursor")
+    func forkMergeFromTheHeldVersionAfterAKilledPull() throws {
+        let box = Sandbox("killed-fork-pull")
+        let drive = DriveModelCheckTests.Copies(root: box.root)
+        let a = box.replica("A"), b = box.replica("B")
+        a.write("seed.json", "{\"fa\": 0, \"fb\": 0}\n")
+        #expect(CLI.run(["init", "--remote", drive.copy(0), "--name", "A", "A"], in: box.root).exit == 0)
+        #expect(a.run("sync").exit == 0)
+        try FileManager.default.createDirectory(atPath: drive.copy(1), withIntermediateDirectories: true)
+        drive.propagate(0, 1) { _ in true }
+        #expect(CLI.run(["clone", "--name", "B", drive.copy(1), "B"], in: box.root).exit == 0)
+        func set(_ r: Replica, _ field: String, _ value: Int) {
+            let text = r.read("seed.json")!
+            let pattern = try! NSRegularExpression(pattern: "\"\(field)\"\\s*:\\s*[0-9]+")
+            r.write(
+                "seed.json",
+                pattern.stringByReplacingMatches(
+                    in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "\"\(field)\": \(value)"))
+        }
+        set(a, "fa", 1)
+        #expect(a.run("sync").exit == 0)  // A's chain: height 2
+        set(b, "fb", 1)
+        #expect(b.run("sync").exit == 0)
+        set(b, "fb", 2)
+        #expect(b.run("sync").exit == 0)  // B's chain: height 3, it wins
+        drive.propagate(1, 0) { _ in true }
+        let killed = a.run(["sync"], env: ["DOCSYNC_CRASH_AT": "pull.after-files"])
+        #expect(killed.exit == 137, "A's pull of B's chain is killed before its cursor: \(killed)")
+        set(b, "fb", 3)
+        #expect(b.run("sync").exit == 0)
+        drive.propagate(1, 0) { _ in true }
+        let next = a.run("sync")
+        #expect(next.exit == 0, "no conflict: B changed only its own field \(next)")
+        #expect(a.json("seed.json")?["fa"] as? Int == 1 && a.json("seed.json")?["fb"] as? Int == 3)
+        drive.propagate(0, 1) { _ in true }
+        #expect(b.run("sync").exit == 0)
+        #expect(b.json("seed.json")?["fa"] as? Int == 1 && b.json("seed.json")?["fb"] as? Int == 3)
+    }
 }

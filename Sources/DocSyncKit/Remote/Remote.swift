@@ -98,6 +98,11 @@ public struct RewoundHistory: Sendable {
     /// Why the position was lost, as the user is told (nil: a push another one
     /// overwrote, or history rewritten).
     public var explanation: String? = nil
+    /// The merge base of the version of a document the tree holds (by changesetId) and
+    /// the remote's, with its bytes when it is not a version the remote has (nil: not
+    /// known; `common` stands). A remote whose versions name their parents answers it
+    /// exactly, whatever the tree's cursor says it held.
+    public var mergeBase: (@Sendable (_ refId: String, _ held: String) -> (DocVersion, [UInt8]?)?)? = nil
 }
 
 /// One document change to send: `new` nil means delete. `previous` is the version the

@@ -87,6 +87,15 @@ final class SyncSession {
     /// The remote lost the position this tree synced with: the base goes back to what
     /// the remote still shares, and what it lost is sent again (see RewoundHistory.entries).
     func rebase(onto rewound: RewoundHistory) throws {
+        var rewound = rewound
+        if let mergeBase = rewound.mergeBase {
+            // Measured from the versions the tree holds, not the ones its cursor names.
+            for (refId, held) in state.base where rewound.common[refId] != held {
+                guard let (version, bytes) = mergeBase(refId, held.changesetId) else { continue }
+                rewound.common[refId] = version
+                if let bytes { rewound.contents[version.hash] = bytes }
+            }
+        }
         let entries = RewoundHistory.entries(base: state.base, pending: state.pending, common: rewound.common)
         let lost = rewound.lost.split(separator: ":").last.map { String($0.prefix(12)) } ?? rewound.lost
         let why =

@@ -294,7 +294,9 @@ public final class DriveFolderRemote: Remote {
             var versions: [String: DocVersion] = [:]
             let authored = authoredEntries(files: files)
             let theirState = DriveHistory.latest(commonState + theirs)
-            let exact = exactBases(mine: DriveHistory.latest(commonState + ours), theirs: theirState, format: format)
+            let theirLatest = Dictionary(theirState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
+            let bases = forkMergeBases(format: format)
+            let exact = exactBases(mine: DriveHistory.latest(commonState + ours), theirs: theirLatest, bases: bases)
             var base = DriveHistory.mergeBase(common: commonState, ours: ours + authored, theirs: theirs)
             betterBases(&base, ours: ours, theirState: theirState, format: format)
             var contents: [String: [UInt8]] = [:]
@@ -328,6 +330,21 @@ public final class DriveFolderRemote: Remote {
             let store = objects
             var rewound = RewoundHistory(lost: fromTip, commonPosition: common, common: versions, contents: contents)
             rewound.load = { try? store.get($0) }
+            // The tree may hold a later version than its cursor says (a pull killed after
+            // its files, before its cursor): the engine asks with the version it holds.
+            rewound.mergeBase = { refId, held in
+                guard let other = theirLatest[refId], Self.namesParents(other) else { return nil }
+                if other.changesetId == held { return other.version.map { ($0, nil) } }
+                switch bases.base(of: refId, held, other.changesetId) {
+                case .version(let entry)?: return entry.version.map { ($0, nil) }
+                case .merged(let entry, let bytes)?:
+                    guard let path = entry.path else { return nil }
+                    let version = DocVersion(
+                        refId: refId, changesetId: entry.changesetId, hash: ContentHash.of(bytes), path: path)
+                    return (version, bytes)
+                case nil: return nil
+                }
+            }
             rewound.explanation =
                 "took a push another replica made at the same time as this tree's last one (both made on "
                 + "\(common.map { "commit \($0)" } ?? "the empty remote")); this tree's push is merged again on top of it"
@@ -340,30 +357,35 @@ public final class DriveFolderRemote: Remote {
             objects: objects)
     }
 
+    /// The merge bases of a fork, built on the first question (see ForkMergeBase).
+    private func forkMergeBases(format: Format) -> ForkMergeBases {
+        let store = objects
+        return ForkMergeBases(
+            readAncestry: { [self] in
+                let all = DriveCommitFiles(layout: layout)
+                guard (try? scan(from: nil, format: format, files: all)) != nil else { return nil }
+                return VersionAncestry(commits: Array(all.commits.values))
+            }, bytes: { entry in entry.hash.flatMap { try? store.get($0) } }, merge: versionMerge)
+    }
+
     /// For each document the two chains hold in different versions, both of which name
     /// their parents: its merge base (`ForkMergeBase`), exact where the rules below (for
     /// entries written before docsync named parents) guess.
-    private func exactBases(mine: [RemoteEntry], theirs: [RemoteEntry], format: Format) -> [String: ForkMergeBase.Base]
+    private func exactBases(mine: [RemoteEntry], theirs: [String: RemoteEntry], bases: ForkMergeBases)
+        -> [String: ForkMergeBase.Base]
     {
-        let theirs = Dictionary(theirs.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
-        let differing = mine.filter { entry in
-            guard entry.conflict == nil, entry.purgedDeletion != true, !entry.deleted, entry.parents != nil,
-                let other = theirs[entry.refId], !other.deleted, other.parents != nil
-            else { return false }
-            return other.changesetId != entry.changesetId
-        }
-        guard !differing.isEmpty else { return [:] }
-        let all = DriveCommitFiles(layout: layout)
-        guard (try? scan(from: nil, format: format, files: all)) != nil else { return [:] }
-        let store = objects
-        let bases = ForkMergeBase(
-            ancestry: VersionAncestry(commits: Array(all.commits.values)),
-            bytes: { entry in entry.hash.flatMap { try? store.get($0) } }, merge: versionMerge)
         var out: [String: ForkMergeBase.Base] = [:]
-        for entry in differing {
-            out[entry.refId] = bases.base(of: entry.refId, entry.changesetId, theirs[entry.refId]!.changesetId)
+        for entry in mine where Self.namesParents(entry) {
+            guard let other = theirs[entry.refId], Self.namesParents(other), other.changesetId != entry.changesetId
+            else { continue }
+            out[entry.refId] = bases.base(of: entry.refId, entry.changesetId, other.changesetId)
         }
         return out
+    }
+
+    /// A version (not a deletion or a record line) whose entry names its parents.
+    static func namesParents(_ entry: RemoteEntry) -> Bool {
+        entry.conflict == nil && entry.purgedDeletion != true && !entry.deleted && entry.parents != nil
     }
 
     /// For a document both chains changed where the chains hold no version in common,

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Merges two versions of a document the way the engine does (the configured policy,
 /// counters and array rules), for a remote that must build a merge base: the versions'
 /// changesetIds order them (the later wins a collision). Nil: not mergeable.
@@ -59,5 +61,33 @@ struct ForkMergeBase {
             latestId = max(latestId, next.changesetId)
         }
         return result
+    }
+}
+
+/// A fork's merge bases for the documents a run asks about, reading every commit file
+/// (to build the ancestry) only on the first question, and only once.
+final class ForkMergeBases: @unchecked Sendable {
+    private let readAncestry: () -> VersionAncestry?
+    private let bytes: @Sendable (RemoteEntry) -> [UInt8]?
+    private let merge: VersionMerge?
+    private let lock = NSLock()
+    private var built: VersionAncestry??
+
+    init(
+        readAncestry: @escaping () -> VersionAncestry?, bytes: @escaping @Sendable (RemoteEntry) -> [UInt8]?,
+        merge: VersionMerge?
+    ) {
+        self.readAncestry = readAncestry
+        self.bytes = bytes
+        self.merge = merge
+    }
+
+    /// The merge base of versions `a` and `b` of document `refId` (nil: not found).
+    func base(of refId: String, _ a: String, _ b: String) -> ForkMergeBase.Base? {
+        lock.lock()
+        defer { lock.unlock() }
+        if built == nil { built = .some(readAncestry()) }
+        guard let ancestry = built ?? nil else { return nil }
+        return ForkMergeBase(ancestry: ancestry, bytes: bytes, merge: merge).base(of: refId, a, b)
     }
 }
