@@ -35,7 +35,7 @@ extension Merger {
                     path: FieldMerge.path(path), base: JSONValueWriter.compactString(.array(base)),
                     local: JSONValueWriter.compactString(.array(local)),
                     remote: JSONValueWriter.compactString(.array(remote)),
-                    taken: collisions.rawValue))
+                    taken: collisions))
         }
         let sides = [base, local, remote]
         return sequence.elements.map { sides[$0.side][$0.index] }
@@ -139,7 +139,7 @@ extension Merger {
                         FieldMerge.FieldConflict(
                             path: FieldMerge.path(elementPath), base: b[id].map(JSONValueWriter.compactString),
                             local: side == .local ? JSONValueWriter.compactString(only) : nil,
-                            remote: side == .remote ? JSONValueWriter.compactString(only) : nil, taken: side.rawValue))
+                            remote: side == .remote ? JSONValueWriter.compactString(only) : nil, taken: side))
                 }
                 merged.append(only)
             case (nil, nil): break
@@ -160,7 +160,7 @@ extension Merger {
         for var conflict in inner.conflicts {
             if laterIsLocal {
                 (conflict.local, conflict.remote) = (conflict.remote, conflict.local)
-                conflict.taken = conflict.taken == "local" ? "remote" : "local"
+                conflict.taken = conflict.taken.other
             }
             conflicts.append(conflict)
         }

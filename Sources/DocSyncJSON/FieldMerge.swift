@@ -41,7 +41,12 @@
 import Collections
 
 public enum FieldMerge {
-    public enum Winner: String, Sendable, Codable { case local, remote }
+    public enum Winner: String, Sendable, Codable {
+        case local, remote
+
+        /// The other side.
+        public var other: Winner { self == .local ? .remote : .local }
+    }
 
     public struct FieldConflict: Sendable, Equatable, Codable {
         /// Dotted path of the field (see the file header for escaping); "" for the root.
@@ -50,10 +55,10 @@ public enum FieldMerge {
         public var base: String?
         public var local: String?
         public var remote: String?
-        /// "local" or "remote": whose value the merged document holds.
-        public var taken: String
+        /// Whose value the merged document holds.
+        public var taken: Winner
 
-        public init(path: String, base: String?, local: String?, remote: String?, taken: String) {
+        public init(path: String, base: String?, local: String?, remote: String?, taken: Winner) {
             self.path = path
             self.base = base
             self.local = local
@@ -333,7 +338,7 @@ struct Merger {
             FieldMerge.FieldConflict(
                 path: currentPath(key), base: base.map(JSONValueWriter.compactString),
                 local: local.map(JSONValueWriter.compactString), remote: remote.map(JSONValueWriter.compactString),
-                taken: winner.rawValue))
+                taken: winner))
         return (.value(winner == .local ? local : remote), false)
     }
 

@@ -546,6 +546,23 @@ final class DriveCopies {
         #expect(latest.changesetId == "4")
     }
 
+    /// A named parent whose commit has not arrived: the replica's earlier version of the
+    /// document that is here stands in for it, so the merge base is not older than it
+    /// must be (what the long campaign met: a spurious conflict, seed 21124297).
+    @Test func aParentNotHereYetIsReplacedByAnOlderOneThatIs() {
+        let c = Commits()
+        let root = c.add("r0", 1, on: nil, ["d": "1"], parents: ["d": []])
+        let two = c.add("r2", 1, on: root, ["d": "2"], parents: ["d": ["1"]])  // r2 sets its field
+        c.add("r0", 2, on: two, ["d": "3"], parents: ["d": ["2"]])  // r0 merged it
+        let own = c.add("r2", 2, on: two, ["d": "4"], parents: ["d": ["2"]])
+        let missing = c.add("r2", 3, on: own, ["d": "5"], parents: ["d": ["4"]])
+        c.add("r2", 4, on: missing, ["d": "6"], parents: ["d": ["5"]])
+        c.all[missing] = nil  // r2's third push has not arrived here
+        let ancestry = VersionAncestry(commits: Array(c.all.values))
+        #expect(ancestry.ancestors(of: "d", changesetId: "6").keys.contains("2"))
+        #expect(ancestry.commonAncestor(of: "d", "3", "6")?.changesetId == "2")
+    }
+
     /// A checkpoint restates versions made before it: there, they have no parents.
     @Test func aCheckpointsVersionsAreRoots() {
         let c = Commits()

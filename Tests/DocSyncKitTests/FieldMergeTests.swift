@@ -29,7 +29,8 @@ struct MergeCase: CustomTestStringConvertible, Sendable {
 private func conflict(_ path: String, _ base: String?, _ local: String?, _ remote: String?, _ taken: String)
     -> FieldMerge.FieldConflict
 {
-    FieldMerge.FieldConflict(path: path, base: base, local: local, remote: remote, taken: taken)
+    FieldMerge.FieldConflict(
+        path: path, base: base, local: local, remote: remote, taken: FieldMerge.Winner(rawValue: taken)!)
 }
 
 // MARK: - Table

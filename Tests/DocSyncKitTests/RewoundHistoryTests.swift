@@ -94,7 +94,7 @@ import Testing
         #expect(entries.last?.madeFrom == [Self.a2.changesetId])
         #expect(RewoundHistory.resent(entries) == 1)
         #expect(
-            SyncSession.parents(previous: Self.a1, carried: [Self.a2.changesetId, Self.a1.changesetId], new: Self.a2)
+            PushPlan.parents(previous: Self.a1, carried: [Self.a2.changesetId, Self.a1.changesetId], new: Self.a2)
                 == [Self.a1.changesetId],
             "a push names the base and what its content carries, once each, never itself")
     }

@@ -35,6 +35,16 @@ struct ModelFoundRegressionTests {
         return all
     }
 
+    /// Sets a number field of `seed.json` with a text edit, as a user would.
+    static func setField(_ r: Replica, _ field: String, _ value: Int) {
+        let text = r.read("seed.json")!
+        let pattern = try! NSRegularExpression(pattern: "\"\(field)\"\\s*:\\s*[0-9]+")
+        r.write(
+            "seed.json",
+            pattern.stringByReplacingMatches(
+                in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "\"\(field)\": \(value)"))
+    }
+
     static func conflicts(_ r: Replica) -> [[String: Any]] {
         (JSONHelp.parse(r.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []
     }
@@ -275,14 +285,7 @@ struct ModelFoundRegressionTests {
         try FileManager.default.createDirectory(atPath: drive.copy(1), withIntermediateDirectories: true)
         drive.propagate(0, 1) { _ in true }
         #expect(CLI.run(["clone", "--name", "B", drive.copy(1), "B"], in: box.root).exit == 0)
-        func set(_ r: Replica, _ field: String, _ value: Int) {
-            let text = r.read("seed.json")!
-            let pattern = try! NSRegularExpression(pattern: "\"\(field)\"\\s*:\\s*[0-9]+")
-            r.write(
-                "seed.json",
-                pattern.stringByReplacingMatches(
-                    in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "\"\(field)\": \(value)"))
-        }
+        let set = Self.setField
         set(a, "fa", 1)
         #expect(a.run("sync").exit == 0)  // A's chain: height 2
         set(b, "fb", 1)
@@ -301,5 +304,92 @@ struct ModelFoundRegressionTests {
         drive.propagate(0, 1) { _ in true }
         #expect(b.run("sync").exit == 0)
         #expect(b.json("seed.json")?["fa"] as? Int == 1 && b.json("seed.json")?["fb"] as? Int == 3)
+    }
+
+    /// Found by the drive model check's long campaign: after a lost fork, a replica's
+    /// pending content carried a version the winning chain did not hold (its own push
+    /// that lost, made from a third replica's value); the next pull, a plain one, merged
+    /// from the tree's base alone, so the third replica's later value of its own field
+    /// collided with the earlier one the content carried, and the earlier one won.
+    @Test("drive: a pull after a lost fork merges from everything the pending content carries")
+    func pullAfterALostForkMergesFromWhatTheContentCarries() throws {
+        let box = Sandbox("carried-merge")
+        let drive = DriveModelCheckTests.Copies(root: box.root)
+        let names = ["A", "B", "C"]
+        let (a, b, c) = (box.replica("A"), box.replica("B"), box.replica("C"))
+        a.write("seed.json", "{\"fa\": 0, \"fb\": 0, \"fc\": 0}\n")
+        #expect(CLI.run(["init", "--remote", drive.copy(0), "--name", "A", "A"], in: box.root).exit == 0)
+        #expect(a.run("sync").exit == 0)
+        for i in 1...2 {
+            try FileManager.default.createDirectory(atPath: drive.copy(i), withIntermediateDirectories: true)
+            drive.propagate(0, i) { _ in true }
+            #expect(CLI.run(["clone", "--name", names[i], drive.copy(i), names[i]], in: box.root).exit == 0)
+        }
+        let set = Self.setField
+        func sync(_ r: Replica, _ args: String = "sync") {
+            let result = r.run(args)
+            #expect(result.exit == 0, "\(result)")
+        }
+        set(c, "fc", 9)
+        sync(c)  // C1, on A's first push
+        drive.propagate(2, 1) { _ in true }
+        sync(b)  // B takes C1
+        set(b, "fb", 17)
+        sync(b)  // B1, made from C1: it carries fc = 9
+        for value in [6, 10, 14] {
+            set(a, "fa", value)
+            sync(a)  // A's chain grows past B's: B1 loses
+        }
+        drive.propagate(0, 2) { _ in true }
+        sync(c)  // C merges its lost C1 onto A's chain
+        set(c, "fc", 16)
+        sync(c)  // C's later value of its own field
+        drive.propagate(0, 1) { _ in true }
+        set(b, "fb", 25)
+        sync(b, "pull")  // B's push lost: merged onto A's chain, not pushed yet
+        drive.propagate(2, 1) { _ in true }
+        let next = b.run("sync")
+        #expect(next.exit == 0, "no conflict: each replica changed only its own field \(next)")
+        let held = b.json("seed.json")
+        #expect(held?["fa"] as? Int == 14 && held?["fb"] as? Int == 25 && held?["fc"] as? Int == 16, "\(held ?? [:])")
+        drive.propagate(1, 2) { _ in true }
+        sync(c)
+        #expect(c.json("seed.json")?["fc"] as? Int == 16 && c.json("seed.json")?["fb"] as? Int == 25)
+    }
+
+    /// Found by the drive model check's long campaign: a push landed on a chain that then
+    /// lost its fork; the pull that found it there (and took it as pushed) was killed
+    /// before its cursor; the next pull, from the cursor, never met that chain again, and
+    /// the documents of the lost push were never sent again: the other replicas never got
+    /// them, and this one thought them synced.
+    @Test(
+        "drive: documents of a push whose chain lost, taken as landed by a pull killed before its cursor, are sent again"
+    )
+    func landedPushOnALostChainIsSentAgain() throws {
+        let box = Sandbox("landed-lost")
+        let drive = DriveModelCheckTests.Copies(root: box.root)
+        let (a, b) = (box.replica("A"), box.replica("B"))
+        a.write("seed.json", "{\"fa\": 0}\n")
+        #expect(CLI.run(["init", "--remote", drive.copy(0), "--name", "A", "A"], in: box.root).exit == 0)
+        #expect(a.run("sync").exit == 0)
+        try FileManager.default.createDirectory(atPath: drive.copy(1), withIntermediateDirectories: true)
+        drive.propagate(0, 1) { _ in true }
+        #expect(CLI.run(["clone", "--name", "B", drive.copy(1), "B"], in: box.root).exit == 0)
+        b.write("x.json", "{\"by\": \"B\"}\n")
+        var r = b.run(["sync"], env: ["DOCSYNC_CRASH_AT": "push.after-remote-commit"])
+        #expect(r.exit == 137, "B's push lands, B is killed before it says so: \(r)")
+        r = b.run(["sync"], env: ["DOCSYNC_CRASH_AT": "pull.after-journal"])
+        #expect(r.exit == 137, "B's next pull finds its push and takes it as landed, killed before its cursor: \(r)")
+        for value in [1, 2] {
+            a.write("seed.json", "{\"fa\": \(value)}\n")
+            #expect(a.run("sync").exit == 0)  // A's chain outgrows B's push
+        }
+        drive.propagate(0, 1) { _ in true }
+        r = b.run("sync")
+        #expect(r.exit == 0, "\(r)")
+        drive.propagate(1, 0) { _ in true }
+        #expect(a.run("sync").exit == 0)
+        #expect(a.json("x.json")?["by"] as? String == "B", "A gets B's document: \(a.documents().keys.sorted())")
+        #expect(b.json("seed.json")?["fa"] as? Int == 2)
     }
 }

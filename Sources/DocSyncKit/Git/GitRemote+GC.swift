@@ -3,6 +3,10 @@ import Foundation
 extension GitRemote {
     /// `docsync gc`: the cache repository in one pack (see `repackReachable`), keeping
     /// the commit `cursor` names even if the branch no longer reaches it.
+    public func compactLocalCache(keeping cursor: String?, dryRun: Bool) throws -> GitCacheRepack? {
+        try repackCache(keeping: cursor, dryRun: dryRun)
+    }
+
     public func repackCache(keeping cursor: String?, dryRun: Bool) throws -> GitCacheRepack {
         let commit = (try? commitOf(cursor: cursor)) ?? nil
         return try repo.repackReachable(keeping: commit.map { [$0] } ?? [], dryRun: dryRun)

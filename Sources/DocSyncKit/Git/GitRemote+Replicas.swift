@@ -80,6 +80,8 @@ extension GitRemote {
 
     /// Each replica's name (its latest commit's author), from the history this tree last
     /// fetched: no network, for lines that name a replica (`status`, `conflicts`, `log`).
+    public func replicaNamesAtHand() -> [String: String] { cachedReplicaNames() }
+
     public func cachedReplicaNames() -> [String: String] {
         var names: [String: String] = [:]
         var current = try? repo.referenceTarget(trackingRef)

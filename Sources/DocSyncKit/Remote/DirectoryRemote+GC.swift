@@ -100,6 +100,12 @@ extension DirectoryRemote {
 
     /// The replica records in `replicas/` (unreadable ones are skipped: a replica whose
     /// record cannot be read is one gc knows nothing about).
+    public func replicaNamesAtHand() -> [String: String] {
+        var names: [String: String] = [:]
+        for record in replicaRecords() where !record.name.isEmpty { names[record.replicaId] = record.name }
+        return names
+    }
+
     func replicaRecords() -> [ReplicaRecord] {
         guard let names = try? FileSystem.listDirectory(meta + "/replicas") else { return [] }
         return names.filter { $0.hasSuffix(".json") }.sorted().compactMap { name in

@@ -102,7 +102,7 @@ public struct RewoundHistory: Sendable {
     /// the remote's, with its bytes when it is not a version the remote has (nil: not
     /// known; `common` stands). A remote whose versions name their parents answers it
     /// exactly, whatever the tree's cursor says it held.
-    public var mergeBase: (@Sendable (_ refId: String, _ held: String) -> (DocVersion, [UInt8]?)?)? = nil
+    public var mergeBase: (@Sendable (_ refId: String, _ held: [String]) -> (DocVersion, [UInt8]?)?)? = nil
 }
 
 /// One document change to send: `new` nil means delete. `previous` is the version the
@@ -249,9 +249,29 @@ public protocol Remote: AnyObject {
     /// `docsync replicas forget`: the remote stops counting `replicaId` (for gc) until it
     /// syncs again. `replica` is the one doing it.
     func forgetReplica(_ replicaId: String, replica: ReplicaInfo) throws
+    /// Readable names of the replicas the remote knows, by id, from what is at hand (a
+    /// folder's replica records, read without the lock; the authors of the git history
+    /// last fetched): no network, nothing written. Empty when nothing can be read.
+    func replicaNamesAtHand() -> [String: String]
+    /// `docsync gc`: compacts what this remote keeps on the local machine (a git remote's
+    /// cache repository), keeping what `cursor` names. Nil: nothing kept locally.
+    func compactLocalCache(keeping cursor: String?, dryRun: Bool) throws -> GitCacheRepack?
+    /// The merge base of content made from the versions `held` (a tree's base and those its
+    /// pending content carries) and the remote's version `theirs` of `refId`, with its bytes
+    /// when it is not a version the remote has. Nil: not known (the tree's base stands). A
+    /// remote whose versions name their parents (the drive layout) answers it.
+    func mergeBase(of refId: String, held: [String], theirs: String) -> (DocVersion, [UInt8]?)?
+    /// Whether the remote's history can leave a position behind without anyone rewriting
+    /// it (two pushes at the same time on a drive, one of which loses): a pull that did not
+    /// reach its cursor is then checked against the remote's whole state.
+    var historiesFork: Bool { get }
 }
 
 extension Remote {
+    public func compactLocalCache(keeping cursor: String?, dryRun: Bool) throws -> GitCacheRepack? { nil }
+    public func mergeBase(of refId: String, held: [String], theirs: String) -> (DocVersion, [UInt8]?)? { nil }
+    public var historiesFork: Bool { false }
+
     /// A commit of document writes only.
     public func commit(_ writes: [RemoteWrite], expecting cursor: String?, replica: ReplicaInfo) throws -> String {
         try commit(writes, conflicts: [], expecting: cursor, replica: replica)

@@ -7,6 +7,11 @@ import Foundation
 /// append and a checkpoint loses nothing.
 public struct SyncState: Sendable {
     public var base: [String: DocVersion] = [:]
+    /// Set when a pull moved the base and its cursor did not follow (it was killed, or a
+    /// file it meant to write had changed): the base may hold versions of a remote
+    /// position the cursor does not name, which a remote whose histories fork may have
+    /// left since (see `SyncSession.reconcileBaseAhead`). The next cursor clears it.
+    public var baseAheadOfCursor = false
     public var pending: [JournalEntry] = []
     /// Remote versions held aside while the local file is invalid (see `JournalEntry.Kind.held`).
     public var held: [String: JournalEntry] = [:]
@@ -57,8 +62,10 @@ public struct SyncState: Sendable {
         switch entry.event {
         case .local:
             pending.append(entry)
-        case let .done(_, seqs, reason):
+        case let .done(refId, seqs, reason):
             let finished = Set(seqs)
+            // A pull's own push found on the remote: the base moves with the pull's cursor.
+            if refId != nil && reason == .pushed { baseAheadOfCursor = true }
             if reason == .pushed {
                 for action in pending where finished.contains(action.seq) { Self.applyLocal(action, to: &base) }
             }
@@ -67,12 +74,14 @@ public struct SyncState: Sendable {
             // A file operation (redone on recovery) and a note: no state of their own.
             break
         case let .seen(refId, remote, _):
+            baseAheadOfCursor = true
             if let version = remote.version { base[refId] = version } else { base.removeValue(forKey: refId) }
             held.removeValue(forKey: refId)
         case let .held(refId, _, _):
             held[refId] = entry
         case let .cursor(position):
             cursor = position
+            baseAheadOfCursor = false
             lastSync = entry.time
         }
         journalSeq = max(journalSeq, entry.seq)
@@ -115,6 +124,8 @@ public struct SyncState: Sendable {
                 state.cursor = cursor.isEmpty ? nil : cursor
             } else if f.equals(0, "lastsync") && f.count == 2 {
                 state.lastSync = f.int64(1)
+            } else if f.equals(0, "ahead") && f.count == 1 {
+                state.baseAheadOfCursor = true
             } else if f.equals(0, "held") && f.count == 2 {
                 guard let entry = try? JournalEntry.decode(f.text(1)), let refId = entry.refId else {
                     throw Damaged(path: path, reason: "damaged (bad held entry)")
@@ -158,6 +169,10 @@ public struct SyncState: Sendable {
                 out.raw("lastsync")
                 out.tab()
                 out.number(lastSync)
+                out.newline()
+            }
+            if baseAheadOfCursor {
+                out.raw("ahead")
                 out.newline()
             }
             // In no particular order (readers key them by refId): sorting 100,000 versions on

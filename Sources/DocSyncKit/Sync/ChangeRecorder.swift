@@ -20,7 +20,7 @@ final class ChangeRecorder {
     }
 
     /// What one file holds, from the stat cache or from reading it.
-    private struct FileInfo {
+    struct FileInfo {
         var path: String
         var stat: FileStat
         var hash: String
@@ -52,7 +52,7 @@ final class ChangeRecorder {
     /// are superseded): stamped while the remote was out of reach, it would otherwise
     /// become a second document once it is reached.
     var rejoining: [String: [Int]] = [:]
-    private var unstoredContents: [String: [UInt8]] = [:]
+    var unstoredContents: [String: [UInt8]] = [:]
 
     init(
         layout: TreeLayout, tracked: [String: DocVersion], index: StatCache, clock: HybridLogicalClock,
@@ -311,107 +311,8 @@ final class ChangeRecorder {
         return result
     }
 
-    /// The remote document a file at `path` joins (see `joining`): only a file with no
-    /// refId of its own (`own` nil) or one docsync gave it (`rejoining`), and only a
-    /// document nothing in the tree already is.
-    private func joinedRefId(own: String?, path: String) -> String? {
-        guard let refId = joining[path], refId != own, tracked[refId] == nil, !carriedRefIds.contains(refId) else {
-            return nil
-        }
-        return refId
-    }
-
     /// Every refId a file of this scan carries (filled only when there is a remote to join).
-    private var carriedRefIds: Set<String> = []
+    var carriedRefIds: Set<String> = []
     /// The `rejoining` documents that did join, with their superseded actions.
-    private var rejoined: [String: [Int]] = [:]
-
-    /// When a file was moved: its change time (a rename sets it), never later than now.
-    static func movedAt(_ stat: FileStat) -> Int64 {
-        min(stat.ctimeNanos, FileSystem.currentTimeNanos) / 1_000_000
-    }
-
-    /// Where `path` is among `files` (sorted by path in byte order, as the walk leaves them).
-    private func fileIndex(of path: String, in files: [FileInfo]) -> Int? {
-        var low = 0, high = files.count
-        while low < high {
-            let mid = (low + high) / 2
-            if UTF8Order.precedes(files[mid].path, path) { low = mid + 1 } else { high = mid }
-        }
-        return low < files.count && files[low].path == path ? low : nil
-    }
-
-    /// Every way a file breaks its schema, or nil when it has none or satisfies it. Files
-    /// are parsed only when a schema can apply (a `schema.<glob>` key or a `$schema` member).
-    private func schemaProblems(_ path: String, _ bytes: [UInt8], _ scanned: ScannedDocument) -> [DocumentProblem]? {
-        guard let schemas, schemas.hasRules || scanned.member(named: "$schema") != nil else { return nil }
-        let problems = schemas.verdict(path: path, bytes: bytes).problems
-        return problems.isEmpty ? nil : problems
-    }
-
-    /// Stamps ids into one file and stores the stamped version. Returns nil (and leaves
-    /// the file alone) if the file changed under us; the next run picks it up.
-    private func record(
-        _ f: FileInfo, refId: String, newRefId: Bool, kind: JournalEntry.LocalAction, fromPath: String?, write: Bool,
-        problems: inout [DocumentProblem]
-    ) throws -> JournalEntry? {
-        // A file that carries a well-formed changesetId keeps it only where this tree
-        // knows that id names exactly these bytes (a deleted file put back as it was, a
-        // version docsync itself wrote): one changesetId names one content, everywhere.
-        // Anything else (a file written back edited, a copy from another replica edited
-        // since) is a new version with a new id.
-        let tracked = self.tracked[refId]
-        let carriesItsOwnVersion =
-            kind == .create || (tracked.map { changesetOrder($0.changesetId, f.changesetId ?? "") } ?? false)
-        if carriesItsOwnVersion, !newRefId, let existing = f.changesetId, ChangesetID(existing) != nil,
-            objects.contains(f.hash)
-        {
-            clock.observe(existing)
-            if write { try objects.put(try f.bytes ?? FileSystem.readFile(layout.absolute(f.path)), hash: f.hash) }
-            return JournalEntry(
-                .local(
-                    kind, version: DocVersion(refId: refId, changesetId: existing, hash: f.hash, path: f.path),
-                    fromPath: fromPath))
-        }
-        // "Later" means saved later: the id's time is the file's mtime, after the
-        // version it was edited from (the tracked one, or the id a re-created file carries).
-        // Without `write` too (on an unsaved clock): a dry run decides what the run would.
-        let savedAt = UInt64(max(f.stat.mtimeNanos, 0) / 1_000_000)
-        let changesetId = clock.next(savedAt: savedAt, after: newRefId ? nil : (tracked?.changesetId ?? f.changesetId))
-            .description
-        guard write else {
-            unstoredContents[f.hash] = try f.bytes ?? FileSystem.readFile(layout.absolute(f.path))
-            return JournalEntry(
-                .local(
-                    kind, version: DocVersion(refId: refId, changesetId: changesetId, hash: f.hash, path: f.path),
-                    fromPath: fromPath))
-        }
-        let absolute = layout.absolute(f.path)
-        let bytes = try f.bytes ?? FileSystem.readFile(absolute)
-        guard let scanned = try? JSONScanner.scanDocument(bytes) else { return nil }
-        let stamped = IdentityStamper.stamp(
-            bytes, scanned: scanned,
-            refId: newRefId || scanned.member(named: "refId")?.stringValue != refId ? refId : nil,
-            changesetId: changesetId)
-        // Compare-and-swap against the user's editor: only replace the file if it is
-        // still exactly what we read.
-        guard let now = try? FileSystem.linkStatus(absolute),
-            now == f.stat || (f.bytes == nil && (try? FileSystem.readFile(absolute)) == bytes)
-        else {
-            return nil
-        }
-        let hash = try objects.put(stamped)
-        // Not fsynced one by one: the caller flushes the filesystem before journaling.
-        try FileSystem.writeAtomically(absolute, stamped, mode: mode_t(f.stat.mode & 0o7777), durable: false)
-        try CrashPoint.hit("record.after-stamp")
-        if let after = try? FileSystem.linkStatus(absolute) {
-            index.record(
-                path: f.path, stat: after, hash: hash, refId: refId, changesetId: changesetId,
-                readAtNanos: FileSystem.currentTimeNanos)
-        }
-        return JournalEntry(
-            .local(
-                kind, version: DocVersion(refId: refId, changesetId: changesetId, hash: hash, path: f.path),
-                fromPath: fromPath))
-    }
+    var rejoined: [String: [Int]] = [:]
 }

@@ -64,7 +64,7 @@ struct ContentPolicy {
             merge.conflicts = merge.conflicts.map { c in
                 var c = c
                 (c.local, c.remote) = (c.remote, c.local)
-                c.taken = c.taken == "local" ? "remote" : "local"
+                c.taken = c.taken.other
                 return c
             }
         }
@@ -74,12 +74,14 @@ struct ContentPolicy {
         // removal the other side's edit beat. When both lost something, keep the local
         // version: the remote one stays in the remote's history, the local one may exist
         // nowhere else.
-        let lostSides = Set(merge.conflicts.map { $0.taken == "local" ? Reconciler.Side.remote : .local })
+        let lostSides = Set(merge.conflicts.map { $0.taken == .local ? Reconciler.Side.remote : .local })
         let loserSide: Reconciler.Side? = lostSides.contains(.local) ? .local : lostSides.first
         let loser = loserSide.map { ($0, $0 == .local ? local : remote) }
         let note: String
         if let loserSide {
-            let described = merge.conflicts.map { "\($0.path.isEmpty ? "(root)" : $0.path) (kept \($0.taken))" }
+            let described = merge.conflicts.map {
+                "\($0.path.isEmpty ? "(root)" : $0.path) (kept \($0.taken.rawValue))"
+            }
             note =
                 "changed on both sides: merged field by field; changed on both: \(described.joined(separator: ", ")) "
                 + "(collisions go to the later changesetId, an edit beats a removal); the \(loserSide.rawValue) version is in the conflict store"

@@ -82,7 +82,7 @@ public enum MergeDriver {
         let collisions = merged.conflicts.map {
             Collision(
                 pointer: pointer($0.path), ours: $0.local, theirs: $0.remote,
-                kept: $0.taken == "local" ? "ours" : "theirs")
+                kept: $0.taken == .local ? "ours" : "theirs")
         }
         var outcome = Outcome(
             result: ours, collisions: collisions, winner: winner, why: why, unmerged: !collisions.isEmpty)

@@ -44,6 +44,9 @@ struct PullPlanner {
     /// the runs had happened one after the other, not this run's first merge: stamped
     /// when it was made, that merge beat later saves of other replicas.
     var userVersions: [String: (base: DocVersion?, local: DocVersion?)] = [:]
+    /// Per document, the base a merge is measured from instead of the tree's, where its
+    /// pending content carries versions beyond that base (see `SyncSession.carriedMergeBases`).
+    var mergeBases: [String: DocVersion] = [:]
     /// Where a fetched remote version goes (hash, bytes); nil: into `plan.objects`. Why
     /// not always the plan: a clone of 100,000 documents held every one of them in it,
     /// a fifth of its peak memory.
@@ -51,7 +54,7 @@ struct PullPlanner {
 
     /// One remote change to reconcile; `held` when it is a version held aside earlier
     /// (its bytes are in the object store).
-    private struct Incoming {
+    struct Incoming {
         var entry: RemoteEntry
         var held: Bool
     }
@@ -136,6 +139,8 @@ struct PullPlanner {
                 // run that started now would.
                 (base, mergeLocal) = (user.base, user.local)
                 plan.remerged.insert(refId)
+            } else if let measured = mergeBases[refId] {
+                base = measured
             }
             guard
                 let decision = Reconciler.decide(
@@ -375,26 +380,5 @@ struct PullPlanner {
             }
         }
         return plan
-    }
-
-    /// What `replicaId` is told of an incoming record: its own version (or deletion) lost
-    /// there (nil when the record is settled, its own, or about another replica's loss).
-    static func lossHeard(_ record: ConflictStore.Record, by replicaId: String) -> ConflictSummary? {
-        guard record.isOpen, record.replica != replicaId, record.lostBy == replicaId else { return nil }
-        return ConflictSummary(
-            refId: record.refId, path: record.path, kept: "remote", keptChangesetId: record.winner,
-            stored: record.deleted == true ? "deletion" : "version", storedChangesetId: record.changesetId,
-            file: record.file, fields: record.fields, recordedBy: record.replica)
-    }
-
-    private func keepFetched(_ hash: String, _ bytes: [UInt8], in plan: inout PullPlan) throws {
-        if let storeFetched { try storeFetched(hash, bytes) } else { plan.objects[hash] = bytes }
-    }
-
-    private func keep(_ record: ConflictStore.Record, bytes: [UInt8]?, in plan: inout PullPlan) {
-        var record = record
-        record.shared = false
-        plan.conflicts.append(record)
-        if let bytes { plan.conflictBytes[PullPlan.key(record)] = bytes }
     }
 }

@@ -33,7 +33,11 @@ final class SyncSession {
     ///   run has already read them (first contact).
     func pull(prefetched: RemoteChanges? = nil) throws {
         var changes = try prefetched ?? remote.changes(since: state.cursor).checked(url: remote.displayURL)
-        if let rewound = changes.rewound { try rebase(onto: rewound) }
+        if let rewound = changes.rewound {
+            try rebase(onto: rewound)
+        } else if state.baseAheadOfCursor, remote.historiesFork, !changes.isSnapshot {
+            try reconcileBaseAhead(&changes)
+        }
         for note in changes.notArrived where !report.notices.contains(note) { report.notices.append(note) }
         changes = changes.addingPurgedDeletions(base: state.base)
         rememberUserVersions(changes)
@@ -86,17 +90,22 @@ final class SyncSession {
 
     /// The remote lost the position this tree synced with: the base goes back to what
     /// the remote still shares, and what it lost is sent again (see RewoundHistory.entries).
-    func rebase(onto rewound: RewoundHistory) throws {
+    /// - Parameter only: the documents concerned (nil: all of them).
+    func rebase(onto rewound: RewoundHistory, only: Set<String>? = nil) throws {
         var rewound = rewound
+        let base = only.map { documents in state.base.filter { documents.contains($0.key) } } ?? state.base
         if let mergeBase = rewound.mergeBase {
             // Measured from the versions the tree holds, not the ones its cursor names.
-            for (refId, held) in state.base where rewound.common[refId] != held {
-                guard let (version, bytes) = mergeBase(refId, held.changesetId) else { continue }
+            let carried = PushPlan.carried(state.pending)
+            for (refId, held) in base where rewound.common[refId] != held {
+                guard let (version, bytes) = mergeBase(refId, [held.changesetId] + (carried[refId] ?? [])) else {
+                    continue
+                }
                 rewound.common[refId] = version
                 if let bytes { rewound.contents[version.hash] = bytes }
             }
         }
-        let entries = RewoundHistory.entries(base: state.base, pending: state.pending, common: rewound.common)
+        let entries = RewoundHistory.entries(base: base, pending: state.pending, common: rewound.common)
         let lost = rewound.lost.split(separator: ":").last.map { String($0.prefix(12)) } ?? rewound.lost
         let why =
             rewound.explanation ?? "no longer holds the commit this tree last synced with (\(lost)): a push that "
@@ -120,6 +129,47 @@ final class SyncSession {
         try workspace.objects.flush()
         try workspace.append(entries)
         try workspace.checkpoint()
+    }
+
+    /// After a pull that did not reach its cursor (killed, or a file it meant to write had
+    /// changed), the base may hold versions of a remote position the remote has since left
+    /// behind (a fork it lost), which a pull from the cursor never meets again: among them
+    /// this tree's own push, found there and taken as landed. Each document whose base the
+    /// remote does not hold now, and that this pull does not bring, is merged again with
+    /// what the remote holds (from their merge base) or, gone from it, sent again, as after
+    /// a lost fork. One read of the remote's whole state, only after such a pull.
+    private func reconcileBaseAhead(_ changes: inout RemoteChanges) throws {
+        let now = try remote.changes(since: nil).checked(url: remote.displayURL)
+        var there: [String: RemoteEntry] = [:]
+        for entry in now.entries { there[entry.refId] = entry }
+        let incoming = Set(changes.entries.map(\.refId))
+        let carried = PushPlan.carried(state.pending)
+        var rewound = RewoundHistory(lost: state.cursor ?? "", commonPosition: nil, common: [:], contents: [:])
+        var affected = Set<String>()
+        for (refId, held) in state.base where !incoming.contains(refId) {
+            guard let current = there[refId] else {
+                affected.insert(refId)  // gone from the remote's history: sent again
+                continue
+            }
+            guard let version = current.version, version != held,
+                let (base, bytes) = remote.mergeBase(
+                    of: refId, held: [held.changesetId] + (carried[refId] ?? []), theirs: current.changesetId)
+            else { continue }
+            affected.insert(refId)
+            rewound.common[refId] = base
+            rewound.contents[base.hash] =
+                try bytes
+                ?? remote.read(
+                    RemoteEntry(
+                        refId: refId, changesetId: base.changesetId, hash: base.hash, path: base.path, deleted: false,
+                        replica: "", time: 0))
+            changes.entries.append(current)
+        }
+        guard !affected.isEmpty else { return }
+        rewound.explanation =
+            "no longer holds versions a pull of this tree that did not finish had taken (a push it lost since); "
+            + "they are merged again with what it holds now"
+        try rebase(onto: rewound, only: affected)
     }
 
     /// The bytes of the version `deletion` deleted: from the object store if this tree
@@ -162,7 +212,9 @@ final class SyncSession {
             return plan
         }
         let store = workspace.conflictStore
-        let (objects, layout, remote, unstored) = (workspace.objects, workspace.layout, remote, local.unstoredContents)
+        var contents = local.unstoredContents
+        let mergeBases = carriedMergeBases(changes, into: &contents)
+        let (objects, layout, remote, unstored) = (workspace.objects, workspace.layout, remote, contents)
         let progress = workspace.progress
         let total = changes.entries.count
         var read = 0
@@ -181,17 +233,42 @@ final class SyncSession {
             knownConflict: { store.record(refId: $0, storeName: $1) },
             storeFetched: options.dryRun ? nil : { hash, bytes in try objects.put(bytes, hash: hash) })
         planner.userVersions = userVersions
+        planner.mergeBases = mergeBases
         return try planner.plan(changes, time: FileSystem.currentTimeNanos / 1_000_000)
+    }
+
+    /// For documents whose pending content carries versions beyond the base (after a lost
+    /// fork, see `JournalEntry.madeFrom`) and that changed on the remote: the merge base of
+    /// all of them and the remote's version, where the remote can tell (its bytes go with
+    /// `contents` when it is a merge of several). Measured from the base alone, a value
+    /// the carried version had, and the remote has since changed, looked changed on both
+    /// sides, and the older one could win.
+    private func carriedMergeBases(_ changes: RemoteChanges, into contents: inout [String: [UInt8]]) -> [String:
+        DocVersion]
+    {
+        let carried = PushPlan.carried(state.pending)
+        guard !carried.isEmpty else { return [:] }
+        var bases: [String: DocVersion] = [:]
+        for entry in changes.entries where !entry.deleted {
+            guard let from = carried[entry.refId], let held = state.base[entry.refId],
+                held.changesetId != entry.changesetId,
+                let (version, bytes) = remote.mergeBase(
+                    of: entry.refId, held: [held.changesetId] + from, theirs: entry.changesetId)
+            else { continue }
+            if let bytes { contents[version.hash] = bytes }
+            bases[entry.refId] = version
+        }
+        return bases
     }
 
     /// The base and local version of every document a pull of the run reconciled while it
     /// had local actions pending, from before the run changed it: what the user had (see
     /// `PullPlanner.userVersions`). Kept for the whole run, so every retry of a push that
     /// lost a race merges from them again.
-    private var userVersions: [String: (base: DocVersion?, local: DocVersion?)] = [:]
+    var userVersions: [String: (base: DocVersion?, local: DocVersion?)] = [:]
     /// The conflict records this run's pulls made, by refId: a retry that decides a
     /// document again from the user's versions takes back the ones it no longer makes.
-    private var recordedThisRun: [String: [ConflictStore.Record]] = [:]
+    var recordedThisRun: [String: [ConflictStore.Record]] = [:]
 
     private func rememberUserVersions(_ changes: RemoteChanges) {
         guard !state.pending.isEmpty else { return }
@@ -206,271 +283,5 @@ final class SyncSession {
         guard !touched.isEmpty else { return }
         let tracked = state.tracked
         for refId in touched { userVersions[refId] = (state.base[refId], tracked[refId]) }
-    }
-
-    /// Carries out a pull plan, in the order PullPlan states; safe to die after any step.
-    func apply(_ plan: PullPlan) throws {
-        if plan.isEmpty && plan.settledHolds.isEmpty {
-            if plan.cursor != state.cursor {
-                try workspace.append([JournalEntry(.cursor(plan.cursor))])
-                try workspace.checkpoint()
-            }
-            // Why: tombstone gc counts a replica as up to date only from its record. With
-            // nothing new the record is rewritten only once it is an hour old, so
-            // `docsync replicas` still shows this replica as syncing.
-            try? remote.noteReplica(workspace.replicaInfo, seen: plan.cursor)
-            return
-        }
-        for (hash, bytes) in plan.objects.sorted(by: { $0.key < $1.key }) {
-            try workspace.objects.put(bytes, hash: hash)
-        }
-        try workspace.objects.flush()
-        for record in plan.conflicts {
-            try workspace.conflictStore.keep(record, bytes: plan.conflictBytes[PullPlan.key(record)])
-        }
-        let kept = Set(plan.conflicts.map(PullPlan.key))
-        for refId in plan.remerged {
-            for record in recordedThisRun[refId] ?? [] where !kept.contains(PullPlan.key(record)) {
-                try workspace.conflictStore.withdraw(record)
-            }
-            recordedThisRun[refId] = nil
-        }
-        for record in plan.conflicts { recordedThisRun[record.refId, default: []].append(record) }
-        for shared in plan.incoming { _ = try workspace.conflictStore.receive(shared) }
-
-        let fileOps = plan.fileOperations
-        let baseBefore = Dictionary(fileOps.map { ($0.refId, state.base[$0.refId]) }, uniquingKeysWith: { a, _ in a })
-        try workspace.append(plan.batch)
-        try CrashPoint.hit("pull.after-journal")
-        // Removals first, so a document can move onto a path another one just left.
-        let io = SafeTreeIO(root: workspace.layout.root)
-        let schemas = workspace.recordSchemas
-        var skipped = Set<String>()
-        func skip(_ op: JournalEntry.FileOperation, _ message: String) {
-            report.warnings.append(message)
-            skipped.insert(op.refId)
-        }
-        // Each pulled document is reported as soon as its file is in place (when anybody
-        // listens: at 100,000 documents the grouping alone is megabytes).
-        var unreported = workspace.progress == nil ? [:] : Dictionary(grouping: plan.pulled, by: \.refId)
-        workspace.index.reserve(fileOps.count)
-        var finishedOps = 0
-        func applied(_ op: JournalEntry.FileOperation) {
-            finishedOps += 1
-            for summary in unreported.removeValue(forKey: op.refId) ?? [] {
-                workspace.progress?(.document(.pull, summary))
-            }
-            workspace.progress?(.step(.pull, done: finishedOps, total: fileOps.count))
-        }
-        for op in fileOps {
-            guard let from = op.fromPath, op.result?.path != from else { continue }
-            if let current = try? io.readIfPresent(from), ContentHash.of(current) != op.fromHash {
-                skip(
-                    op,
-                    "\(from): changed on disk while syncing (or tracked but in .docsyncignore); left in place, the remote version waits for the next sync"
-                )
-                continue
-            }
-            try io.remove(from)
-            workspace.index.remove(path: from)
-            if op.result == nil { applied(op) }
-        }
-        for op in fileOps {
-            guard let target = op.result, !skipped.contains(op.refId) else { continue }
-            if target.path == op.fromPath, let current = try? io.readIfPresent(target.path),
-                ContentHash.of(current) != op.fromHash
-            {
-                skip(
-                    op,
-                    "\(target.path): changed on disk while syncing (or tracked but in .docsyncignore); left in place, the remote version waits for the next sync"
-                )
-                continue
-            }
-            do {
-                // Merge results are in the plan; what was fetched was stored while planning
-                // (read back and checked against its hash here).
-                let content = try plan.objects[target.hash] ?? workspace.objects.get(target.hash)
-                // Not fsynced one by one: one flush below, before the cursor moves past them.
-                try io.write(target.path, content, durable: false)
-                // Applied all the same: another replica may check against an older schema,
-                // and refusing it would leave this tree behind everyone else.
-                if schemas.mightApply(to: content) {
-                    for problem in schemas.verdict(path: target.path, bytes: content).problems {
-                        report.warnings.append(
-                            "pulled \(problem.description) (the record fails its schema; it was written, fix it here or where it was edited)"
-                        )
-                    }
-                }
-            } catch let refused as SafeTreeIO.Refused {
-                report.problems.append(.other("refused to write \(refused.description)"))
-                skipped.insert(op.refId)
-                continue
-            }
-            if let st = try? FileSystem.linkStatus(workspace.layout.absolute(target.path)) {
-                workspace.index.record(
-                    path: target.path, stat: st, hash: target.hash, refId: target.refId,
-                    changesetId: target.changesetId,
-                    readAtNanos: FileSystem.currentTimeNanos)
-            }
-            applied(op)
-        }
-        workspace.progress?(.finished(.pull))
-        // One flush for every file written and removed above, before anything is journaled
-        // after them: the `apply` entries redo a file a crash cut short only until the
-        // cursor and checkpoint below move past them. Why: one fsync per file (and per
-        // folder) made a 10,000-document clone spend most of its time waiting on the disk.
-        FileSystem.syncFilesystem(containing: workspace.layout.root)
-        // A skipped document keeps its old base, so the local file is compared with what
-        // it really came from next time (and conflicts are kept, not overwritten).
-        let reverts = skipped.sorted().map { refId -> JournalEntry in
-            let old = baseBefore[refId] ?? nil
-            return JournalEntry.notApplied(refId: refId, base: old)
-        }
-        if !reverts.isEmpty { try workspace.append(reverts) }
-        try CrashPoint.hit("pull.after-files")
-        if skipped.isEmpty {
-            try workspace.append([JournalEntry(.cursor(plan.cursor))])
-            try? remote.noteReplica(workspace.replicaInfo, seen: plan.cursor)
-        }
-        try workspace.clock.persist()
-        try workspace.checkpoint()
-    }
-
-    // MARK: Push
-
-    /// What a push sends: the latest recorded version of every document with pending
-    /// actions (nothing for a document whose remote version is held aside), and the
-    /// conflict records not yet shared.
-    struct PushPlan {
-        var writes: [RemoteWrite] = []
-        var finished: [Int] = []
-        var conflicts: [SharedConflict] = []
-        var summaries: [ChangeSummary] = []
-        var isEmpty: Bool { finished.isEmpty && conflicts.isEmpty }
-    }
-
-    func planPush() throws -> PushPlan {
-        var plan = PushPlan()
-        plan.writes.reserveCapacity(state.pending.count)
-        let tracked = state.tracked
-        let movedAt = SyncState.moveTimes(state.pending)
-        var carried: [String: [String]] = [:]
-        for action in state.pending {
-            if let refId = action.refId, let from = action.madeFrom { carried[refId, default: []] += from }
-        }
-        var seen = Set<String>()
-        for action in state.pending {
-            guard let refId = action.refId else {
-                plan.finished.append(action.seq)
-                continue
-            }
-            // Its local file was invalid when a remote version arrived: pushing it now
-            // would overwrite that version unseen. It goes after the pull that merges them.
-            if state.held[refId] != nil { continue }
-            plan.finished.append(action.seq)
-            guard seen.insert(refId).inserted else { continue }
-            let final = tracked[refId]
-            let previous = state.base[refId]
-            if final == previous { continue }
-            let objects = workspace.objects
-            var write = RemoteWrite(
-                refId: refId, new: final, previous: previous,
-                deletedChangesetId: final == nil ? (previous?.changesetId ?? action.changesetId) : nil,
-                loading: { try final.map { try objects.get($0.hash) } })
-            if let final, final.path != previous?.path, previous != nil { write.movedAt = movedAt[refId] }
-            write.parents = Self.parents(previous: previous, carried: carried[refId] ?? [], new: final)
-            plan.writes.append(write)
-        }
-        plan.conflicts = workspace.conflictStore.unshared()
-        plan.summaries = plan.writes.map { w in
-            ChangeSummary(
-                kind: .between(w.previous, w.new),
-                path: w.new?.path ?? w.previous?.path ?? "", refId: w.refId, changesetId: w.new?.changesetId,
-                fromPath: w.previous?.path != w.new?.path && w.new != nil ? w.previous?.path : nil)
-        }
-        return plan
-    }
-
-    /// What a pushed version is made from: the version the tree synced, and the
-    /// published versions its content carries beyond it; never itself.
-    static func parents(previous: DocVersion?, carried: [String], new: DocVersion?) -> [String] {
-        var out: [String] = []
-        for id in [previous?.changesetId].compactMap({ $0 }) + carried where id != new?.changesetId && !out.contains(id)
-        { out.append(id) }
-        return out
-    }
-
-    func push() throws {
-        var attempts = 0
-        while true {
-            attempts += 1
-            let plan = try planPush()
-            if plan.isEmpty {
-                // Nothing to send, but say so only if the remote is there.
-                if attempts == 1 { _ = try remote.changes(since: state.cursor) }
-                return
-            }
-            let deletes = plan.writes.filter { $0.new == nil && $0.previous != nil }.count
-            let total = state.base.count
-            let share = workspace.config.number("push.maxDeleteShare")
-            if !options.force, deletes > 1, Double(deletes) > share * Double(total) {
-                // Reported, not thrown: what the pull before it did is still the run's news.
-                let deletions = plan.writes.compactMap { w in
-                    w.new == nil
-                        ? w.previous.map {
-                            ChangeSummary(kind: .delete, path: $0.path, refId: w.refId, changesetId: $0.changesetId)
-                        } : nil
-                }
-                report.refusedPush = RefusedPush(
-                    count: deletes, total: total, maxDeleteShare: share,
-                    deletions: deletions.sorted { $0.path < $1.path })
-                return
-            }
-            if options.dryRun {
-                report.pushed += plan.summaries
-                return
-            }
-            if plan.writes.isEmpty && plan.conflicts.isEmpty {
-                try workspace.append([JournalEntry(.done(refId: nil, seqs: plan.finished, reason: .pushed))])
-                try workspace.checkpoint()
-                return
-            }
-            do {
-                let progress = workspace.progress
-                // Only when somebody listens: at 100,000 documents the grouping is megabytes.
-                let summaries = progress == nil ? [:] : Dictionary(grouping: plan.summaries, by: \.refId)
-                remote.writeProgress = { write, done, total in
-                    for summary in summaries[write.refId] ?? [] { progress?(.document(.push, summary)) }
-                    progress?(.step(.push, done: done, total: total))
-                }
-                defer {
-                    remote.writeProgress = nil
-                    progress?(.finished(.push))
-                }
-                let cursor = try remote.commit(
-                    plan.writes, conflicts: plan.conflicts, expecting: state.cursor, replica: workspace.replicaInfo)
-                try CrashPoint.hit("push.after-remote-commit")
-                var entries = [JournalEntry(.cursor(cursor))]
-                if !plan.finished.isEmpty {
-                    entries.insert(JournalEntry(.done(refId: nil, seqs: plan.finished, reason: .pushed)), at: 0)
-                }
-                try workspace.append(entries)
-                try workspace.checkpoint()
-                try workspace.conflictStore.markShared(plan.conflicts.map(\.record))
-                report.pushed += plan.summaries
-                return
-            } catch RemoteError.moved {
-                // Why `contended`: this is "busy, try again later" (exit 75 for cron), not an
-                // error; it used to exit 1 when many replicas pushed at once.
-                guard attempts < 5 else {
-                    throw Workspace.Failure.contended(
-                        "the remote kept changing during 5 push attempts (other replicas are pushing); local changes stay recorded, try again shortly"
-                    )
-                }
-                try pull()
-            } catch RemoteError.locked(let url, let holder) {
-                guard attempts < 5 else { throw RemoteError.locked(url: url, holder: holder) }
-            }
-        }
     }
 }

@@ -129,8 +129,9 @@ extension Workspace {
         fresh.journalOffset = journal.length
         if !FileSystem.exists(layout.journal) { try FileSystem.writeAtomically(layout.journal, []) }
         try fresh.save(to: layout.state)
-        let workspace = Workspace(layout: layout, config: config, state: fresh, readOnly: false, lock: lock)
-        try workspace.recover()
+        let store = ReplicaStore(layout: layout, config: config, state: fresh, readOnly: false, lock: lock)
+        try store.recover()
+        let workspace = Workspace(store: store)
         var report = SyncReport()
         _ = try workspace.recordLocalChanges(write: true, report: &report)
         return (workspace, report)

@@ -42,8 +42,8 @@ extension Workspace {
         report.temporaryFilesRemoved = swept.temporaryFiles + removeLeftoverTemporaryFiles(dryRun: dryRun)
         if !dryRun { try CrashPoint.hit("gc.after-objects") }
         // Local, so with --local-only too. Only a cache: if it fails, gc still did the rest.
-        if config["remote.url"] != nil, let git = try? makeRemote() as? GitRemote {
-            do { report.gitCache = try git.repackCache(keeping: state.cursor, dryRun: dryRun) } catch {
+        if config["remote.url"] != nil, let remote = try? makeRemote() {
+            do { report.gitCache = try remote.compactLocalCache(keeping: state.cursor, dryRun: dryRun) } catch {
                 report.warnings.append(
                     "\(layout.metadata)/git: not repacked (\(error)); it is only a cache, the next gc tries again")
             }

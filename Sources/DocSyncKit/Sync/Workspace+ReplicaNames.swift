@@ -6,15 +6,7 @@ extension Workspace {
     public func replicaNames(fromRemote: Bool = true) -> [String: String] {
         var names: [String: String] = [:]
         if fromRemote, config["remote.url"] != nil, let remote = try? makeRemote() {
-            if let folder = remote as? DirectoryRemote {
-                for record in folder.replicaRecords() where !record.name.isEmpty {
-                    names[record.replicaId] = record.name
-                }
-            } else if let drive = remote as? DriveFolderRemote {
-                for record in drive.infos() where !record.name.isEmpty { names[record.replicaId] = record.name }
-            } else if let git = remote as? GitRemote {
-                names = git.cachedReplicaNames()
-            }
+            names = remote.replicaNamesAtHand()
         }
         names[config.replicaId] = config["core.replicaName"] ?? config.replicaId
         return names

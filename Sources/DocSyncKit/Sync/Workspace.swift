@@ -2,26 +2,34 @@ import Dispatch
 import DocSyncJSON
 import Foundation
 
-/// The two kinds of remote.
-public enum RemoteKind: String, Sendable, CaseIterable {
-    case dir, git
-
-    /// git for anything that looks like a git URL or repository, else a folder.
-    public static func detect(_ url: String) -> RemoteKind {
-        GitURL.looksLikeGit(url) ? .git : .dir
-    }
-}
-
 /// A working tree and everything docsync keeps about it. The engine's entry point:
 /// the command line only parses arguments and prints what these methods return.
 public final class Workspace {
-    public let layout: TreeLayout
+    /// What the replica keeps on disk (see ReplicaStore); the members below reach it.
+    let store: ReplicaStore
+    public var layout: TreeLayout { store.layout }
     public internal(set) var config: Config {
-        didSet { builtSchemas = nil }
+        get { store.config }
+        set {
+            store.config = newValue
+            builtSchemas = nil
+        }
     }
-    var state: SyncState
-    let journal: Journal
-    var index: StatCache
+    // `_modify`: a mutation goes to the store's value in place (through get and set, each
+    // one copied the state of every document).
+    var state: SyncState {
+        get { store.state }
+        _modify { yield &store.state }
+    }
+    var journal: Journal { store.journal }
+    var index: StatCache {
+        get { store.index }
+        _modify { yield &store.index }
+    }
+    var objects: ObjectStore { store.objects }
+    var clock: HybridLogicalClock { store.clock }
+    var conflictStore: ConflictStore { store.conflictStore }
+    var readOnly: Bool { store.readOnly }
     /// The stat cache as this workspace last left it (what `close()` saves): `watch`
     /// checks its own writes against it without reading the file back.
     public var statCache: StatCache { index }
@@ -34,96 +42,15 @@ public final class Workspace {
         return schemas
     }
     private var builtSchemas: RecordSchemas?
-    let objects: ObjectStore
-    let clock: HybridLogicalClock
-    let conflictStore: ConflictStore
-    private var lock: TreeLock?
-    let readOnly: Bool
-    /// The index file as this run found it before reading it (nil: there was none). A
-    /// read-only run saves what it learned only over that same file (see `keepRefreshedIndex`).
-    private var indexFileAtOpen: FileStat?
-    public internal(set) var warnings: [String] = []
+    public internal(set) var warnings: [String] {
+        get { store.warnings }
+        _modify { yield &store.warnings }
+    }
     /// Told what a long run is doing as it happens (the command line draws it).
     public var progress: ProgressHandler?
 
-    public enum Failure: Error, LocalizedError {
-        case notATree(String)
-        case insideTree(String, outer: String)
-        /// The remote has not been reached for longer than `sync.maxOfflineDays`.
-        case offlineTooLong(url: String, since: Int64, days: Double, reason: String)
-        case alreadyATree(String)
-        case noRemote
-        /// No remote at this URL, and none was asked for (`--create`).
-        case noRemoteAt(String)
-        /// The URL names another remote than the one this tree synced with.
-        case differentRemote(url: String, reason: String)
-        /// A new folder remote whose parent folder is missing (a typo, or a share not mounted).
-        case remoteParentMissing(url: String, parent: String)
-        case busy(String)
-        case notTracked(String)
-        case gaveUp(String)
-        /// The remote could not be reached (the message says why): try again later.
-        case unreachable(String)
-        /// Other replicas kept pushing while this one tried: try again later (exit 75).
-        case contended(String)
-
-        public var errorDescription: String? {
-            switch self {
-            case let .notATree(dir):
-                return
-                    "not a docsync tree (or any parent up to /): \(dir). Run `docsync init` or `docsync clone URL DIR`"
-            case let .alreadyATree(dir): return "\(dir) is already a docsync tree"
-            case let .insideTree(dir, outer):
-                return
-                    "\(dir) is inside the docsync tree \(outer); a tree inside another tree would be synced twice. Pick a folder outside it"
-            case let .offlineTooLong(url, since, days, reason):
-                return
-                    "remote \(url) has not been reached since \(Timestamp.rfc3339(since)) (more than \(Timestamp.days(days)), sync.maxOfflineDays): \(reason). "
-                    + "Check the URL and the network (`docsync config remote.url`), or raise the limit with `docsync config sync.maxOfflineDays N`. Local changes stay recorded"
-            case .noRemote: return "no remote configured; set one with `docsync config remote.url PATH`"
-            case let .noRemoteAt(url):
-                return "no docsync remote at \(url) (check the path; to make a new remote there, pass --create)"
-            case let .differentRemote(url, reason):
-                return
-                    "\(url) is a different remote than the one this tree last synced with (\(reason)). To switch to it, pass "
-                    + "--reset-base: the next sync then merges this tree with it and deletes nothing on either side"
-            case let .remoteParentMissing(url, parent):
-                return
-                    "remote \(url): the folder \(parent) does not exist (a typo, or a share that is not mounted?); create it first if it is meant"
-            case let .busy(holder):
-                return
-                    "another docsync run is working on this tree (\(holder.isEmpty ? "lock held" : holder)); try again later"
-            case let .notTracked(path): return "\(path): not a tracked document"
-            case let .gaveUp(reason): return reason
-            case let .unreachable(message): return message
-            case let .contended(message): return message
-            }
-        }
-    }
-
-    init(layout: TreeLayout, config: Config, state: SyncState, index: StatCache? = nil, readOnly: Bool, lock: TreeLock?)
-    {
-        self.layout = layout
-        self.config = config
-        self.state = state
-        self.readOnly = readOnly
-        self.lock = lock
-        journal = Journal(path: layout.journal)
-        self.index = index ?? StatCache.load(from: layout.index)
-        objects = ObjectStore(root: layout.objects)
-        clock = HybridLogicalClock(replica: config.replicaId, persistedAt: layout.clock)
-        conflictStore = ConflictStore(root: layout.conflicts)
-        if !clock.loaded && (!state.base.isEmpty || !state.pending.isEmpty) {
-            // Why: a lost or damaged clock file restarted the clock from the wall clock,
-            // so after seeing a version from a machine whose clock runs ahead, a new
-            // local edit could get an id *earlier* than the version it replaces (and lose
-            // to it). Every id this tree issued or saw is in its state: start past them.
-            for version in state.base.values { clock.observe(version.changesetId) }
-            for action in state.pending { if let id = action.changesetId { clock.observe(id) } }
-            if FileSystem.exists(layout.clock) {
-                warnings.append("\(layout.clock) was damaged; rebuilt it from the sync state")
-            }
-        }
+    init(store: ReplicaStore) {
+        self.store = store
     }
 
     // MARK: Creating and opening
@@ -191,46 +118,10 @@ public final class Workspace {
         guard let layout = TreeLayout.find(from: directory) else {
             throw Failure.notATree(FileSystem.absolute(directory))
         }
-        let config = try Config.load(from: layout.config)
-        var lock: TreeLock? = nil
-        if !readOnly {
-            do { lock = try TreeLock(path: layout.lock, waitSeconds: config.number("lock.waitSeconds")) } catch let busy
-                as TreeLock.Busy
-            {
-                throw Failure.busy(busy.holder)
-            }
-        }
-        // Before the read: a save that lands between the two makes this stat stale, and a
-        // read-only run then keeps its refreshed index to itself.
-        let indexFile = try? FileSystem.status(layout.index)
-        let (state, index) = try loadStateAndIndex(layout)
-        let workspace = Workspace(
-            layout: layout, config: config, state: state, index: index, readOnly: readOnly, lock: lock)
-        workspace.indexFileAtOpen = indexFile
-        try workspace.recover()
-        if lock != nil { workspace.removeLeftoverGitLocks() }
+        let workspace = Workspace(store: try ReplicaStore.open(layout, readOnly: readOnly))
+        if !readOnly { workspace.removeLeftoverGitLocks() }
         if keepLastUntilExit { lastOpened.set(workspace) }
         return workspace
-    }
-
-    /// The state and the index, read on two cores at once. Why: every run reads both
-    /// whole (a read, a SHA-256 and a parse each; 16 and 21 MB at 100,000 documents),
-    /// one after the other they were a fifth of a no-op `status`.
-    private static func loadStateAndIndex(_ layout: TreeLayout) throws -> (SyncState, StatCache) {
-        final class Loaded: @unchecked Sendable {
-            var state: Result<SyncState, Error>?
-            var index: StatCache?
-        }
-        let loaded = Loaded()
-        let statePath = layout.state, indexPath = layout.index
-        DispatchQueue.concurrentPerform(iterations: 2) { part in
-            if part == 0 {
-                loaded.state = Result { try SyncState.load(from: statePath) }
-            } else {
-                loaded.index = StatCache.load(from: indexPath)
-            }
-        }
-        return (try loaded.state!.get(), loaded.index!)
     }
 
     /// Set by the command line, which exits right after its command: the last workspace
@@ -264,155 +155,23 @@ public final class Workspace {
         }
     }
 
-    /// Folds journal entries written after the last checkpoint into the state and redoes
-    /// file operations a crash may have cut short.
-    func recover() throws {
-        let entries = try journal.read(from: state.journalOffset, lastKnownSeq: state.journalSeq, repair: !readOnly)
-        warnings += journal.warnings
-        let unfolded = entries.filter { $0.seq > state.journalSeq }
-        var baseBefore: [String: DocVersion?] = [:]
-        var notRedone: [String] = []
-        for entry in unfolded {
-            if case .seen(let refId, _, _) = entry.event, baseBefore[refId] == nil {
-                baseBefore[refId] = .some(state.base[refId])
-            }
-            state.fold(entry)
-            if case .apply(let op) = entry.event, !readOnly, !redo(op) { notRedone.append(op.refId) }
-            // A resolve journaled but killed before it closed its records: close them now.
-            if case let .resolve(refId, _, _, take) = entry.event, !readOnly,
-                conflictStore.list().contains(where: { $0.refId == refId && $0.isOpen })
-            {
-                _ = try? conflictStore.markResolved(refId, take: take, by: config.replicaId)
-                warnings.append("finished an interrupted resolve of \(entry.path ?? refId)")
-            }
-        }
-        // Documents whose interrupted pull could not be finished (the user edited them
-        // since) keep their old base, so the edit meets the remote version as a conflict.
-        let reverts = notRedone.map { refId -> JournalEntry in
-            let old = baseBefore[refId] ?? nil
-            return JournalEntry.notApplied(refId: refId, base: old)
-        }
-        if !reverts.isEmpty { try append(reverts) }
-        if !unfolded.isEmpty || journal.length != state.journalOffset {
-            state.journalOffset = journal.length
-            if !readOnly { try checkpoint() }
-        }
-    }
-
-    /// Does one logged file operation if it did not happen yet, and only if the file is
-    /// still what it was before (never over a newer user edit). `interrupted`: it is the
-    /// redo of a run that died (a pull's or a resolve's), said in the run's warnings.
-    /// Returns false when the file was left alone because it changed since.
-    func redo(_ entry: JournalEntry.FileOperation, interrupted: Bool = true) -> Bool {
-        let io = SafeTreeIO(root: layout.root)
-        let target = entry.result
-        // Written already (as it was, or edited by the user since: the ids are still the
-        // ones the run wrote, and the edit is recorded on top of it; written again, the
-        // edit of a document the run had created was lost). A move may still have its
-        // old file to remove.
-        if let target, let current = try? io.readIfPresent(target.path),
-            ContentHash.of(current) == target.hash || Self.carriesIds(current, of: target)
-        {
-            if let fromPath = entry.fromPath, fromPath != target.path, let old = try? io.readIfPresent(fromPath),
-                ContentHash.of(old) == entry.fromHash
-            {
-                try? io.remove(fromPath)
-            }
-            return true
-        }
-        if let fromPath = entry.fromPath, let current = try? io.readIfPresent(fromPath),
-            ContentHash.of(current) != entry.fromHash
-        {
-            if interrupted {
-                warnings.append(
-                    "\(fromPath): changed after an interrupted run; left as it is (it will be recorded as a local edit)"
-                )
-            }
-            return false
-        }
-        do {
-            if let target {
-                try io.write(target.path, try objects.get(target.hash))
-                if let fromPath = entry.fromPath, fromPath != target.path { try io.remove(fromPath) }
-            } else if let fromPath = entry.fromPath {
-                try io.remove(fromPath)
-            }
-            if interrupted {
-                warnings.append(
-                    "finished an interrupted run's change of \(target?.path ?? entry.fromPath ?? entry.refId)")
-            }
-            return true
-        } catch {
-            warnings.append(
-                "could not \(interrupted ? "finish an interrupted run's" : "make the") change of \(entry.fromPath ?? entry.refId): \(error.localizedDescription)"
-            )
-            return false
-        }
-    }
-
-    /// Whether `bytes` are a document with `version`'s refId and changesetId: that version,
-    /// as a user's text edit leaves it until it is recorded.
-    static func carriesIds(_ bytes: [UInt8], of version: DocVersion) -> Bool {
-        guard case .object(let members)? = try? JSONValueParser.parse(bytes) else { return false }
-        return members["refId"] == .string(version.refId) && members["changesetId"] == .string(version.changesetId)
-    }
-
     /// Journals entries (fsynced) and folds them into the state.
     @discardableResult
-    func append(_ entries: [JournalEntry]) throws -> [JournalEntry] {
-        let numbered = try journal.append(entries)
-        // A large batch (a first push records every document) would otherwise grow the
-        // pending list by doubling, holding up to twice what it needs at the peak. Small
-        // batches don't reserve: reserving exactly, batch after batch, copies every time.
-        if numbered.count > 1024 { state.pending.reserveCapacity(state.pending.count + numbered.count) }
-        for entry in numbered { state.fold(entry) }
-        return numbered
-    }
+    func append(_ entries: [JournalEntry]) throws -> [JournalEntry] { try store.append(entries) }
 
     /// Writes the state checkpoint (and the stat cache) atomically.
-    func checkpoint() throws {
-        state.journalOffset = journal.length
-        try state.save(to: layout.state)
-        try saveIndexIfNeeded()
+    func checkpoint() throws { try store.checkpoint() }
+
+    func saveIndexIfNeeded() throws { try store.saveIndexIfNeeded() }
+
+    func keepRefreshedIndex(_ refreshed: StatCache) { store.keepRefreshedIndex(refreshed) }
+
+    /// Does one logged file operation (see ReplicaStore.redo).
+    func redo(_ entry: JournalEntry.FileOperation, interrupted: Bool = true) -> Bool {
+        store.redo(entry, interrupted: interrupted)
     }
 
-    func saveIndexIfNeeded() throws {
-        if index.isDirty && !readOnly { try index.save(to: layout.index) }
-    }
-
-    /// What a read-only scan (`status`) learned about files it had to read, saved for the
-    /// next run, as `git status` refreshes git's index. Why: after a push every file it
-    /// stamped is racy, and each `status` read all of them again until the next sync saved
-    /// the index (1.4 s instead of 0.5 s at 100,000 documents).
-    ///
-    /// The index only caches what files hold (each entry is checked against the file's
-    /// stat data before it is trusted), never what was recorded, so this records nothing.
-    /// It is saved only when no other run holds the tree (the lock is tried, not waited
-    /// for) and the index file is still the one this run read: a run that saved a newer
-    /// one meanwhile keeps it.
-    func keepRefreshedIndex(_ refreshed: StatCache) {
-        guard readOnly, refreshed.isDirty, let held = try? TreeLock(path: layout.lock, waitSeconds: 0) else { return }
-        defer { held.release() }
-        guard (try? FileSystem.status(layout.index)) == indexFileAtOpen else { return }
-        var refreshed = refreshed
-        do {
-            try refreshed.save(to: layout.index)
-            index = refreshed
-            indexFileAtOpen = try? FileSystem.status(layout.index)
-        } catch {
-            warnings.append(
-                "\(layout.index): could not save the refreshed index (\(error.localizedDescription)); the next run reads those files again"
-            )
-        }
-    }
-
-    public func close() {
-        try? saveIndexIfNeeded()
-        lock?.release()
-        lock = nil
-    }
-
-    deinit { close() }
+    public func close() { store.close() }
 
     // MARK: Pieces shared by the commands
 
@@ -423,43 +182,11 @@ public final class Workspace {
     }
 
     public func makeRemote() throws -> Remote {
-        guard let url = config["remote.url"] else { throw Failure.noRemote }
-        switch config["remote.kind"] ?? RemoteKind.detect(url).rawValue {
-        case RemoteKind.git.rawValue:
-            let settings = GitTransportSettings(
-                sshKey: config["remote.sshKey"], knownHosts: config["remote.knownHosts"],
-                caFile: config["remote.caFile"])
-            if let path = RemoteIdentity.localGitPath(url),
-                let sign = DriveFolderSigns.reason(
-                    for: path, exists: FileSystem.exists, list: { (try? FileSystem.listDirectory($0)) ?? [] })
-            {
-                let warning =
-                    "\(url): this git repository seems to be in a folder a sync service copies between machines (\(sign)); "
-                    + "git's refs and packs break there and pushes can be lost. Use a folder remote there (docsync init --remote FOLDER), or a git server"
-                if !warnings.contains(warning) { warnings.append(warning) }
-            }
-            return try GitRemote(
-                url: url, branch: config["remote.branch"] ?? "main", cachePath: layout.metadata + "/git",
-                settings: settings)
-        default:
-            let (stale, wait) = (config.number("remote.lockStaleSeconds"), config.number("remote.lockWaitSeconds"))
-            // A format-1 remote moves to the drive layout on the first run that may write
-            // (see DriveFolderRemote.upgrade); a read-only run reads it as it is.
-            var (layout, held) = FolderRemoteFormat.read(url)
-            if !readOnly, layout == .shared, !held {
-                let upgrade = try DriveFolderRemote.upgrade(
-                    url, replica: replicaInfo, lockStaleSeconds: stale, lockWaitSeconds: wait)
-                if let from = upgrade.from {
-                    warnings.append(
-                        "\(url): upgraded the folder remote to the drive layout (docsync-remote 2) from format 1 at \(from); "
-                            + "docsync releases before it cannot sync with it any more")
-                }
-                layout = .drive
-            }
-            return FolderRemoteFormat.open(
-                url, layout: layout, lockStaleSeconds: stale, lockWaitSeconds: wait, replica: config.replicaId,
-                merge: ContentPolicy.versionMerge(config: config))
-        }
+        let made = try RemoteFactory(
+            config: config, metadata: layout.metadata, replica: replicaInfo, readOnly: readOnly
+        ).make()
+        for warning in made.warnings where !warnings.contains(warning) { warnings.append(warning) }
+        return made.remote
     }
 
     /// Scans the tree and journals what changed. With `write` false nothing is touched.

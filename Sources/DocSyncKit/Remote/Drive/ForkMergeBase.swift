@@ -29,8 +29,11 @@ struct ForkMergeBase {
     /// How deep merge bases of merge bases go before the latest one is taken as it is.
     static let depthLimit = 8
 
-    func base(of refId: String, _ a: String, _ b: String) -> Base? {
-        let latest = ancestry.latestCommonAncestors(of: refId, a, b)
+    func base(of refId: String, _ a: String, _ b: String) -> Base? { base(of: refId, [a], b) }
+
+    /// The merge base of content made from every version in `mine` and version `b`.
+    func base(of refId: String, _ mine: [String], _ b: String) -> Base? {
+        let latest = ancestry.latestCommonAncestors(of: refId, mine, b)
         guard let last = latest.last else { return nil }
         if latest.count == 1 { return .version(last) }
         guard let merged = merged(refId, latest, depth: 0) else { return .version(last) }
@@ -83,11 +86,29 @@ final class ForkMergeBases: @unchecked Sendable {
     }
 
     /// The merge base of versions `a` and `b` of document `refId` (nil: not found).
-    func base(of refId: String, _ a: String, _ b: String) -> ForkMergeBase.Base? {
+    func base(of refId: String, _ a: String, _ b: String) -> ForkMergeBase.Base? { base(of: refId, [a], b) }
+
+    /// The merge base of content made from every version in `mine` and version `b`
+    /// (nil: not found). Read again once if `b` arrived after the ancestry was read.
+    func base(of refId: String, _ mine: [String], _ b: String) -> ForkMergeBase.Base? {
         lock.lock()
         defer { lock.unlock() }
-        if built == nil { built = .some(readAncestry()) }
+        if built == nil || (built??.knows(refId, b) == false) { built = .some(readAncestry()) }
         guard let ancestry = built ?? nil else { return nil }
-        return ForkMergeBase(ancestry: ancestry, bytes: bytes, merge: merge).base(of: refId, a, b)
+        return ForkMergeBase(ancestry: ancestry, bytes: bytes, merge: merge).base(of: refId, mine, b)
+    }
+
+    /// The base as a version the tree can hold: a version the remote has, or, for the
+    /// merge of several, one named after the latest of them with the merged bytes.
+    func version(of refId: String, _ mine: [String], _ b: String) -> (DocVersion, [UInt8]?)? {
+        switch base(of: refId, mine, b) {
+        case .version(let entry)?: return entry.version.map { ($0, nil) }
+        case .merged(let entry, let bytes)?:
+            guard let path = entry.path else { return nil }
+            return (
+                DocVersion(refId: refId, changesetId: entry.changesetId, hash: ContentHash.of(bytes), path: path), bytes
+            )
+        case nil: return nil
+        }
     }
 }

@@ -58,7 +58,16 @@ struct VersionAncestry {
 
     /// The parents of one push of a version, by changesetId.
     private func parents(of occurrence: Occurrence) -> [String] {
-        if let named = occurrence.entry.parents { return named }
+        guard let named = occurrence.entry.parents else { return impliedParents(of: occurrence) }
+        let known = named.filter { occurrences[occurrence.entry.refId]?[$0] != nil }
+        // A named parent whose commit has not arrived yet: the versions the commits imply
+        // stand in for it (older, but still ones it descends from), or the ancestry stops
+        // short and a merge base older than the real one makes a field look changed twice.
+        return known.count == named.count ? named : known + impliedParents(of: occurrence)
+    }
+
+    /// The parents the commits imply (see the type's comment).
+    private func impliedParents(of occurrence: Occurrence) -> [String] {
         let refId = occurrence.entry.refId
         var out: [String] = []
         if let own = byReplica[occurrence.commit.replica] {
@@ -98,9 +107,20 @@ struct VersionAncestry {
     /// usually; several after merges that crossed (each side merged the other's earlier
     /// version), and then the merge base is their merge (git's recursive merge).
     func latestCommonAncestors(of refId: String, _ a: String, _ b: String) -> [RemoteEntry] {
-        let left = ancestors(of: refId, changesetId: a), right = ancestors(of: refId, changesetId: b)
+        latestCommonAncestors(of: refId, [a], b)
+    }
+
+    /// The same for content made from every version in `mine` (a tree's base and the
+    /// versions its pending content carries, see `JournalEntry.madeFrom`) and version `b`.
+    func latestCommonAncestors(of refId: String, _ mine: [String], _ b: String) -> [RemoteEntry] {
+        var left: [String: RemoteEntry] = [:]
+        for id in mine { left.merge(ancestors(of: refId, changesetId: id)) { kept, _ in kept } }
+        let right = ancestors(of: refId, changesetId: b)
         return Self.latest(left.filter { right[$0.key] != nil }) { ancestors(of: refId, changesetId: $0) }
     }
+
+    /// Whether some commit holds version `changesetId` of document `refId`.
+    func knows(_ refId: String, _ changesetId: String) -> Bool { occurrences[refId]?[changesetId] != nil }
 
     /// Of `versions`, those no other one of them descends from, oldest first.
     static func latest(_ versions: [String: RemoteEntry], ancestors: (String) -> [String: RemoteEntry]) -> [RemoteEntry]

@@ -1,0 +1,264 @@
+import CLibGit2
+import DocSyncJSON
+import Foundation
+
+/// Reading a git remote: the changes between two commits, and one version's bytes.
+extension GitRemote {
+    // MARK: Reading
+
+    public func changes(since cursor: String?) throws -> RemoteChanges {
+        var from = try commitOf(cursor: cursor)
+        let head = try fetchHead()
+        if head == from { return RemoteChanges(entries: [], cursor: Self.cursorPrefix + (head ?? "")) }
+        guard let head else {
+            throw RemoteError.damaged(
+                url: displayURL,
+                reason:
+                    "branch '\(branch)' disappeared from the remote; docsync will not read that as \"everything was deleted\""
+            )
+        }
+        // The branch no longer reaches the commit this tree synced with: diffing from it
+        // would read everything only that commit had as deleted. The changes are read
+        // from the last commit both histories share instead, and the engine sends the
+        // rest again.
+        var rewound: RewoundHistory? = nil
+        if let lost = from, (try? repo.commit(lost)) != nil, try !repo.isAncestor(lost, of: head) {
+            let common = try repo.mergeBase(lost, head)
+            rewound = try rewoundHistory(lost: lost, common: common)
+            from = common
+        }
+        let headCommit = try repo.commit(head)
+        let fromTree: GitOID?
+        do { fromTree = try from.map { try repo.commit($0).tree } } catch {
+            throw RemoteError.damaged(
+                url: displayURL,
+                reason:
+                    "this tree's last synced commit \(from ?? "") is no longer in the fetched history (history rewritten?)"
+            )
+        }
+        var warnings: [String] = []
+        let diff = try repo.diff(from: fromTree, to: headCommit.tree)
+        // Sized once: grown by doubling, a clone's table of 100,000 documents held its old
+        // and new storage at once, at the peak of the clone.
+        var puts: [String: (Int, RemoteEntry)] = [:]
+        puts.reserveCapacity(diff.count)
+        var deletes: [String: (Int, RemoteEntry)] = [:]
+        let introductions = try plainGitIntroductions(of: diff, from: from, head: head)
+        var order = 0
+        var conflictMeta: [String: ConflictStore.Record] = [:]
+        var conflictBytes: [String: GitOID] = [:]
+        var moved: [String: MovedRecord] = [:]
+        for change in diff {
+            order += 1
+            if let path = change.newPath, let blob = change.newBlob, path.hasPrefix(Self.movedFolder) {
+                if let bytes = try? repo.blob(blob),
+                    let record = try? JSONDecoder().decode(MovedRecord.self, from: Data(bytes))
+                {
+                    moved[record.refId] = record
+                }
+                continue
+            }
+            if let path = change.newPath, let blob = change.newBlob, path.hasPrefix(Self.conflictFolder) {
+                if path.hasSuffix(".meta.json") {
+                    if let bytes = try? repo.blob(blob),
+                        let record = try? JSONDecoder().decode(ConflictStore.Record.self, from: Data(bytes)),
+                        RefID.isAcceptable(record.refId), RefID.isAcceptable(record.changesetId),
+                        Self.conflictPaths(record).meta == path
+                    {
+                        conflictMeta[String(path.dropLast(".meta.json".count))] = record
+                    }
+                } else if path.hasSuffix(".json") {
+                    conflictBytes[String(path.dropLast(".json".count))] = blob
+                }
+                continue
+            }
+            if let name = change.undecodableName, name.hasSuffix(".json") {
+                warnings.append(
+                    "\(displayURL): \(name): the file name is not valid UTF-8; not pulled (rename it on the remote)")
+            }
+            var refIdNowAtOldPath: String?
+            if let path = change.newPath, let blob = change.newBlob {
+                if path.hasPrefix(Self.tombstoneFolder) {
+                    if let entry = tombstone(blob) { deletes[entry.refId] = (order, entry) }
+                } else if Self.isDocumentPath(path) {
+                    let oldBytes = try change.oldBlob.map { try repo.blob($0) }
+                    switch try entry(
+                        path: path, blob: blob, previous: oldBytes, commitTime: headCommit.time,
+                        introduction: introductions.found[path + "\u{0}" + blob], historyRead: introductions.complete)
+                    {
+                    case .success(let entry):
+                        puts[entry.refId] = (order, entry)
+                        if change.oldPath == path { refIdNowAtOldPath = entry.refId }
+                    case .failure(let problem): warnings.append(problem.message)
+                    }
+                } else if path.hasSuffix(".json"), !path.hasPrefix(".docsync/"),
+                    let problem = DocumentPath.problem(path)
+                {
+                    // Why: such a file (a name over 255 bytes, say) was skipped silently,
+                    // so nobody learned it was not pulled.
+                    warnings.append("\(displayURL): \(path): \(problem); not pulled")
+                }
+            }
+            // Removed here (deleted, or moved: the put of the same refId wins), or replaced
+            // by another document at the same path: once gc purged its tombstone, nothing
+            // else says that one went.
+            if let path = change.oldPath, let blob = change.oldBlob, Self.isDocumentPath(path),
+                change.newPath != path || refIdNowAtOldPath != nil
+            {
+                let bytes = try repo.blob(blob)
+                if let scanned = try? JSONScanner.scanDocument(bytes),
+                    let refId = scanned.member(named: "refId")?.stringValue, deletes[refId] == nil,
+                    refId != refIdNowAtOldPath
+                {
+                    let cs = scanned.member(named: "changesetId")?.stringValue ?? ""
+                    deletes[refId] = (
+                        order,
+                        RemoteEntry(
+                            refId: refId, changesetId: cs, hash: ContentHash.of(bytes), path: path, deleted: true,
+                            replica: Self.gitReplica, time: headCommit.time * 1000)
+                    )
+                }
+            }
+        }
+        // A document whose file went without a tombstone (purged by gc, or deleted with
+        // plain git): a purge commit may still say who deleted it.
+        let untold = Set(deletes.filter { puts[$0.key] == nil && $0.value.1.replica == Self.gitReplica }.keys)
+        if !untold.isEmpty {
+            for (refId, deletion) in purgedDeletions(of: untold, from: from, head: head) {
+                deletes[refId]?.1.replica = deletion.replica
+                // The version the tombstone said was deleted, not the file this diff saw go
+                // (the puller's older version, when it never had the deleted one).
+                if !deletion.changesetId.isEmpty, let hash = deletion.hash {
+                    deletes[refId]?.1.changesetId = deletion.changesetId
+                    deletes[refId]?.1.hash = hash
+                }
+            }
+        }
+        for (refId, record) in moved where puts[refId]?.1.path == record.path {
+            puts[refId]?.1.movedAt = record.movedAt
+            puts[refId]?.1.replica = record.replica
+        }
+        // In the remote's order, a put winning over a delete of the same refId. Why not a
+        // merged copy of `puts`: with any deletion in it, that copied the whole table.
+        var ordered = Array(puts.values)
+        ordered.reserveCapacity(puts.count + deletes.count)
+        for (refId, value) in deletes where puts[refId] == nil { ordered.append(value) }
+        puts = [:]
+        ordered.sort { $0.0 < $1.0 }
+        let entries = ordered.map(\.1)
+        let conflicts = conflictMeta.sorted { $0.key < $1.key }.map { stem, record in
+            SharedConflict(record: record, bytes: conflictBytes[stem].flatMap { try? repo.blob($0) })
+        }
+        var changes = RemoteChanges(
+            entries: entries, cursor: Self.cursorPrefix + head, warnings: warnings, conflicts: conflicts)
+        changes.rewound = rewound
+        return changes
+    }
+
+    /// The documents at `common` (with docsync's ids; a file plain git left without them
+    /// is adopted through the diff like any other).
+    func rewoundHistory(lost: GitOID, common: GitOID?) throws -> RewoundHistory {
+        var versions: [String: DocVersion] = [:]
+        var contents: [String: [UInt8]] = [:]
+        if let common {
+            for file in try repo.files(inTree: try repo.commit(common).tree) where Self.isDocumentPath(file.path) {
+                let bytes = try repo.blob(file.blob)
+                guard let scanned = try? JSONScanner.scanDocument(bytes),
+                    let refId = scanned.member(named: "refId")?.stringValue, RefID.isAcceptable(refId),
+                    let changesetId = scanned.member(named: "changesetId")?.stringValue, ChangesetID(changesetId) != nil
+                else { continue }
+                let hash = ContentHash.of(bytes)
+                versions[refId] = DocVersion(refId: refId, changesetId: changesetId, hash: hash, path: file.path)
+                contents[hash] = bytes
+            }
+        }
+        return RewoundHistory(
+            lost: Self.cursorPrefix + lost, commonPosition: common.map { Self.cursorPrefix + $0 },
+            common: versions, contents: contents)
+    }
+
+    static func isDocumentPath(_ path: String) -> Bool {
+        path.hasSuffix(".json") && !path.hasPrefix(".docsync/") && DocumentPath.problem(path) == nil
+    }
+
+    func tombstone(_ blob: GitOID) -> RemoteEntry? {
+        guard let bytes = try? repo.blob(blob) else { return nil }
+        return try? JSONDecoder().decode(RemoteEntry.self, from: Data(bytes))
+    }
+
+    /// The remote version in a blob, with ids derived and stamped in if plain git left
+    /// them out or left the changesetId unchanged across an edit.
+    struct Unreadable: Error { var message: String }
+
+    /// - Parameters:
+    ///   - introduction: the commit not made by docsync that put the blob there, if one did.
+    ///   - historyRead: whether the history since the cursor was read whole (so no
+    ///     `introduction` means docsync made the version, with a fresh changesetId).
+    func entry(
+        path: String, blob: GitOID, previous: [UInt8]?, commitTime: Int64,
+        introduction: PlainGitIntroduction?, historyRead: Bool
+    ) throws -> Result<RemoteEntry, Unreadable> {
+        let bytes = try repo.blob(blob)
+        let scanned: ScannedDocument
+        do { scanned = try JSONScanner.scanDocument(bytes) } catch {
+            return .failure(
+                Unreadable(
+                    message:
+                        "\(displayURL): \(path):\(error.line):\(error.column): \(error.reason); not pulled until fixed on the remote"
+                ))
+        }
+        var refId = scanned.member(named: "refId")?.stringValue
+        var changesetId = scanned.member(named: "changesetId")?.stringValue
+        let previousId = previous.flatMap { try? JSONScanner.scanDocument($0) }?.member(named: "changesetId")?
+            .stringValue
+        var needsStamp = false
+        if refId.map(RefID.isAcceptable) != true {
+            // Deterministic: every replica adopting this file derives the same id.
+            let digest = ContentHash.of(path + "\n" + blob)
+            let h = Array(digest)
+            refId =
+                "git-" + String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-"
+                + String(h[16..<20]) + "-" + String(h[20..<32])
+            needsStamp = true
+        }
+        // Whether the version carries the id of the one it replaced: judged from the commit
+        // that made it (the same on every replica), not from this replica's cursor.
+        let keepsReplacedId: Bool
+        if let introduction {
+            keepsReplacedId = changesetId != nil && changesetId == introduction.replacedChangesetId
+        } else {
+            keepsReplacedId = !historyRead && previous != nil && changesetId == previousId
+        }
+        if changesetId.flatMap(ChangesetID.init) == nil || keepsReplacedId {
+            changesetId = Self.derivedChangesetId(
+                blob: blob, commitTime: introduction?.time ?? commitTime,
+                replaced: introduction.map(\.replacedChangesetId) ?? previousId)
+            needsStamp = true
+        }
+        var content = bytes
+        if needsStamp {
+            content = IdentityStamper.stamp(bytes, scanned: scanned, refId: refId, changesetId: changesetId)
+            derivedContent[refId!] = content
+        } else {
+            derivedContent.removeValue(forKey: refId!)
+        }
+        blobOf[refId!] = blob
+        return .success(
+            RemoteEntry(
+                refId: refId!, changesetId: changesetId!, hash: ContentHash.of(content), path: path, deleted: false,
+                replica: Self.gitReplica, time: commitTime * 1000,
+                publishedHash: needsStamp ? ContentHash.of(bytes) : nil))
+    }
+
+    public func read(_ entry: RemoteEntry) throws -> [UInt8] {
+        if let derived = derivedContent[entry.refId], ContentHash.of(derived) == entry.hash { return derived }
+        guard let blob = blobOf[entry.refId] else {
+            throw RemoteError.damaged(url: displayURL, reason: "no content known for \(entry.path ?? entry.refId)")
+        }
+        let bytes = try repo.blob(blob)
+        guard ContentHash.of(bytes) == entry.hash else {
+            throw RemoteError.damaged(url: displayURL, reason: "\(entry.path ?? entry.refId) changed while reading")
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,220 @@
+import DocSyncJSON
+import Foundation
+
+/// Writing to a format-1 folder remote: documents, then the feed line, under the lock.
+extension DirectoryRemote {
+    // MARK: Writing
+
+    public func commit(
+        _ writes: [RemoteWrite], conflicts: [SharedConflict], expecting cursorText: String?, replica: ReplicaInfo
+    ) throws -> String {
+        let id = try identity()
+        let expected = try parseCursor(cursorText, remoteId: id)
+        let lock = RemoteLock(folder: meta, replica: replica.replicaId)
+        if let holder = try lock.acquire(waitSeconds: lockWaitSeconds, staleSeconds: lockStaleSeconds) {
+            throw RemoteError.locked(url: displayURL, holder: holder)
+        }
+        defer { lock.release() }
+        let now = try position()
+        guard now.generation == expected?.position.generation ?? 0, now.length == expected?.position.length ?? 0 else {
+            throw RemoteError.moved
+        }
+        let feed = feedPath(epoch: now.epoch)
+        let feedBytes = try readFeedFile(from: 0, epoch: now.epoch)
+        // Why: appending to a feed cut below the committed length (damage, a partial copy)
+        // wrote lines at the wrong offsets and committed them, making it worse.
+        guard feedBytes.count >= now.length else {
+            throw RemoteError.damaged(
+                url: displayURL,
+                reason: "\(feed) is shorter than its recorded length (\(feedBytes.count) < \(now.length))")
+        }
+        if feedBytes.count > now.length {
+            // A pusher died after appending but before committing: drop its torn tail.
+            try FileSystem.truncate(feed, to: now.length)
+        }
+        let io = SafeTreeIO(root: root)
+        try finishInterruptedPush(at: now, io: io)
+        try recordIntent(for: writes)
+        let time = FileSystem.currentTimeNanos / 1_000_000
+        // Bytes, not a String turned into bytes at the end: that copy, with the String's
+        // own growth, was a fifth of a first push's peak memory.
+        var feedData: [UInt8] = []
+        var lastRefresh = FileSystem.currentTimeNanos
+        func heartbeat() {
+            if FileSystem.currentTimeNanos - lastRefresh > 5_000_000_000 {
+                lock.refresh()
+                lastRefresh = FileSystem.currentTimeNanos
+            }
+        }
+        removeLeftoverTemporaryFiles(
+            in: Set(writes.compactMap { $0.new.map { ($0.path as NSString).deletingLastPathComponent } }))
+        // Every object first, complete (a pack's index in place) before any readable copy:
+        // finishing a dead push (PushIntent) removes only copies whose content is in
+        // objects/. More than 16 go into one pack instead of a file each.
+        for write in writes {
+            if let new = write.new, !objects.contains(new.hash), let content = try write.content() {
+                try objects.put(content, hash: new.hash)
+            }
+        }
+        for shared in conflicts {
+            if let bytes = shared.bytes { try objects.put(bytes) }
+        }
+        try objects.seal()
+        // Removals first, so a document may move onto a path another one just left.
+        for write in writes {
+            guard let previous = write.previous, write.new?.path != previous.path else { continue }
+            try removeDocument(previous, io: io)
+        }
+        for (written, write) in writes.enumerated() {
+            heartbeat()
+            defer { writeProgress?(write, written + 1, writes.count) }
+            if let new = write.new, let content = try write.content() {
+                if let previous = write.previous, previous.path == new.path,
+                    let existing = try? io.readIfPresent(new.path),
+                    ContentHash.of(existing) != previous.hash, ContentHash.of(existing) != new.hash
+                {
+                    try keepDisplaced(existing, refId: write.refId)
+                }
+                do { try io.write(new.path, content, durable: false) } catch let error as SafeTreeIO.Refused {
+                    throw RemoteError.unsafe(url: displayURL, reason: error.description)
+                }
+                try FileSystem.removeFile(tombstonePath(write.refId))
+                var entry = RemoteEntry(
+                    refId: write.refId, changesetId: new.changesetId, hash: new.hash, path: new.path,
+                    deleted: false, replica: replica.replicaId, time: time)
+                entry.movedAt = write.movedAt
+                feedData += try feedLine(entry)
+            } else {
+                let deletedId = write.deletedChangesetId ?? write.previous?.changesetId ?? ""
+                let tombstone = RemoteEntry(
+                    refId: write.refId, changesetId: deletedId, hash: write.previous?.hash, path: write.previous?.path,
+                    deleted: true, replica: replica.replicaId, time: time)
+                try FileSystem.writeAtomically(tombstonePath(write.refId), Array(try Self.json(tombstone).utf8) + [10])
+                feedData += try feedLine(tombstone)
+            }
+        }
+        for shared in conflicts {
+            let hash = shared.bytes.map(ContentHash.of)
+            feedData += try feedLine(
+                RemoteEntry(
+                    refId: RemoteEntry.conflictKey(shared.record), changesetId: shared.record.changesetId, hash: hash,
+                    path: nil, deleted: false, replica: replica.replicaId, time: time, conflict: shared.record))
+        }
+        // One flush for all documents and objects, before the feed makes them visible.
+        FileSystem.syncFilesystem(containing: meta)
+        try CrashPoint.hit("remote.after-documents")
+        // The commit point is only ours if the lock still is and nobody committed since.
+        guard lock.stillHeld else {
+            throw RemoteError.locked(url: displayURL, holder: "our lock was broken as stale during a long push")
+        }
+        guard try position() == now else { throw RemoteError.moved }
+        try FileSystem.append(feed, feedData)
+        try CrashPoint.hit("remote.after-feed")
+        let next = Position(generation: now.generation + 1, length: now.length + feedData.count, epoch: now.epoch)
+        try FileSystem.writeAtomically(meta + "/generation", Array(next.text.utf8))
+        clearIntent()
+        let cursor = Cursor(remoteId: id, position: next).text
+        try? writeReplicaRecord(replica, seen: cursor)
+        return cursor
+    }
+
+    /// Deletes docsync temporary files (`.docsync-tmp-…`) in the document folders this
+    /// push writes to. Only the lock holder writes documents, so any there now were left
+    /// by a pusher that died (or whose lock was broken; its rename then fails and it
+    /// retries). Why: killed pushes left them in the shared folder, visible to everyone,
+    /// for good. Only the folders a push touches are listed, so a push stays O(changes).
+    func removeLeftoverTemporaryFiles(in folders: Set<String>) {
+        for folder in folders.sorted() {
+            guard let (absolute, names) = FolderRemoteFiles.documentFolder(folder, root: root) else { continue }
+            for name in names where name.hasPrefix(".docsync-tmp-") { unlink(absolute + "/" + name) }
+        }
+    }
+
+    /// Removes the file a document occupied, keeping it aside if it is not the version
+    /// we expect (someone edited the remote folder directly): nothing is lost.
+    func removeDocument(_ previous: DocVersion, io: SafeTreeIO) throws {
+        guard let bytes = try? io.readIfPresent(previous.path) else { return }
+        if ContentHash.of(bytes) != previous.hash { try keepDisplaced(bytes, refId: previous.refId) }
+        try io.remove(previous.path)
+    }
+
+    /// A file in the remote folder that docsync did not write (edited there by hand) is
+    /// kept under `.docsync/displaced/` before anything replaces it.
+    func keepDisplaced(_ bytes: [UInt8], refId: String) throws {
+        try FolderRemoteFiles.keepDisplaced(bytes, refId: refId, meta: meta)
+    }
+
+    func tombstonePath(_ refId: String) -> String {
+        meta + "/tombstones/" + DocumentPath.fileName(forRefId: refId) + ".json"
+    }
+
+    static func json<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    func feedLine(_ entry: RemoteEntry) throws -> String.UTF8View {
+        ChecksummedLines.encode(try Self.feedJSON(entry)).utf8
+    }
+
+    /// A feed line's JSON: what `json(entry)` writes, byte for byte, but for a document
+    /// version or tombstone written by hand (`JSONObjectLine`): a first push writes one
+    /// per document. A line sharing a conflict record (a nested object) goes through the
+    /// encoder.
+    static func feedJSON(_ entry: RemoteEntry) throws -> String {
+        guard entry.conflict == nil else { return try json(entry) }
+        var line = JSONObjectLine()
+        line.field("changesetId", entry.changesetId)
+        line.field("deleted", entry.deleted)
+        line.field("hash", entry.hash)
+        line.field("movedAt", entry.movedAt)
+        line.field("parents", entry.parents)
+        line.field("path", entry.path)
+        line.field("publishedHash", entry.publishedHash)
+        line.field("purgedDeletion", entry.purgedDeletion)
+        line.field("refId", entry.refId)
+        line.field("replica", entry.replica)
+        line.field("time", entry.time)
+        return String(decoding: line.finish(), as: UTF8.self)
+    }
+
+    struct ReplicaRecord: Codable {
+        var replicaId: String
+        var name: String
+        var seen: String
+        var time: Int64
+        /// Absent in records written before docsync kept it.
+        var version: String? = nil
+    }
+
+    /// How stale a record may grow while its replica syncs without news: a no-op sync
+    /// rewrites it only this often, so `docsync replicas` shows "last synced" to within
+    /// this, and a no-op pull still writes nothing most of the time.
+    static let replicaRecordRefreshMillis: Int64 = 3_600_000
+
+    func replicaRecordPath(_ replicaId: String) -> String {
+        meta + "/replicas/" + DocumentPath.fileName(forRefId: replicaId) + ".json"
+    }
+
+    func writeReplicaRecord(_ replica: ReplicaInfo, seen cursor: String) throws {
+        let path = replicaRecordPath(replica.replicaId)
+        let now = FileSystem.currentTimeNanos / 1_000_000
+        if let old = try? FileSystem.readFile(path),
+            let record = try? JSONDecoder().decode(ReplicaRecord.self, from: Data(old)),
+            record.seen == cursor, record.name == replica.name, record.version == replica.version,
+            now - record.time < Self.replicaRecordRefreshMillis
+        {
+            return
+        }
+        let record = ReplicaRecord(
+            replicaId: replica.replicaId, name: replica.name, seen: cursor, time: now, version: replica.version)
+        try FileSystem.createDirectories(meta + "/replicas")
+        try FileSystem.writeAtomically(path, Array(try Self.json(record).utf8) + [10])
+    }
+
+    public func noteReplica(_ replica: ReplicaInfo, seen cursor: String) throws {
+        _ = try identity()
+        try writeReplicaRecord(replica, seen: cursor)
+    }
+}

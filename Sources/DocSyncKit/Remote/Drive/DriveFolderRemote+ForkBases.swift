@@ -1,0 +1,154 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The merge base of a fork, document by document (see DriveHistory and ForkMergeBase).
+extension DriveFolderRemote {
+    public func mergeBase(of refId: String, held: [String], theirs: String) -> (DocVersion, [UInt8]?)? {
+        guard let format = try? format() else { return nil }
+        if askedBases == nil { askedBases = forkMergeBases(format: format) }
+        return askedBases?.version(of: refId, held, theirs)
+    }
+
+    /// The merge bases of a fork, built on the first question (see ForkMergeBase).
+    func forkMergeBases(format: Format) -> ForkMergeBases {
+        let store = objects
+        return ForkMergeBases(
+            readAncestry: { [self] in
+                let all = DriveCommitFiles(layout: layout)
+                guard (try? scan(from: nil, format: format, files: all)) != nil else { return nil }
+                return VersionAncestry(commits: Array(all.commits.values))
+            }, bytes: { entry in entry.hash.flatMap { try? store.get($0) } }, merge: versionMerge)
+    }
+
+    /// For each document the two chains hold in different versions, both of which name
+    /// their parents: its merge base (`ForkMergeBase`), exact where the rules below (for
+    /// entries written before docsync named parents) guess.
+    func exactBases(mine: [RemoteEntry], theirs: [String: RemoteEntry], bases: ForkMergeBases)
+        -> [String: ForkMergeBase.Base]
+    {
+        var out: [String: ForkMergeBase.Base] = [:]
+        for entry in mine where Self.namesParents(entry) {
+            guard let other = theirs[entry.refId], Self.namesParents(other), other.changesetId != entry.changesetId
+            else { continue }
+            out[entry.refId] = bases.base(of: entry.refId, entry.changesetId, other.changesetId)
+        }
+        return out
+    }
+
+    /// A version (not a deletion or a record line) whose entry names its parents.
+    static func namesParents(_ entry: RemoteEntry) -> Bool {
+        entry.conflict == nil && entry.purgedDeletion != true && !entry.deleted && entry.parents != nil
+    }
+
+    /// For a document both chains changed where the chains hold no version in common,
+    /// the latest version both of their versions descend from (VersionAncestry), read
+    /// from every commit file: without it the two were merged with no base at all, and
+    /// every field that differed collided.
+    func betterBases(
+        _ base: inout [String: RemoteEntry], ours: [RemoteEntry], theirState: [RemoteEntry], format: Format
+    ) {
+        let mine = DriveHistory.latest(ours.filter { $0.conflict == nil && $0.purgedDeletion != true })
+        let theirs = Dictionary(theirState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
+        let needing = mine.filter { entry in
+            guard let other = theirs[entry.refId], other.changesetId != entry.changesetId else { return false }
+            return base[entry.refId] == nil
+        }
+        guard !needing.isEmpty else { return }
+        let all = DriveCommitFiles(layout: layout)
+        guard (try? scan(from: nil, format: format, files: all)) != nil else { return }
+        let ancestry = VersionAncestry(commits: Array(all.commits.values))
+        for entry in needing {
+            if let common = ancestry.commonAncestor(
+                of: entry.refId, entry.changesetId, theirs[entry.refId]!.changesetId)
+            {
+                base[entry.refId] = common
+            }
+        }
+    }
+
+    /// Every entry of every commit this tree's replica made, on any chain (what it held
+    /// even on a chain it left after an earlier lost fork).
+    func authoredEntries(files: DriveCommitFiles) -> [RemoteEntry] {
+        guard let me = localReplica, DriveLayout.isPlainName(me) else { return [] }
+        var out: [RemoteEntry] = []
+        for name in ((try? FileSystem.listDirectory(layout.commits(me))) ?? []).sorted()
+        where DriveLayout.commitName(name) != nil {
+            if let commit = files.load(layout.commits(me) + "/" + name), commit.header.replica == me {
+                out += commit.entries
+            }
+        }
+        return out
+    }
+
+    /// For each document this replica's losing chain changed and the winning chain still
+    /// holds, the base that replays only this replica's own edits (see ForkRebase), with
+    /// its bytes. Documents where none can be made keep the base found before.
+    func replayBases(
+        commonState: [RemoteEntry], losing: [DriveCommit], theirState: [RemoteEntry], me: String,
+        authoredEntries: [RemoteEntry]
+    ) -> [String: (version: DocVersion, bytes: [UInt8])] {
+        let theirs = Dictionary(theirState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
+        var authored: [String: [RemoteEntry]] = [:]
+        for entry in authoredEntries where entry.conflict == nil && entry.purgedDeletion != true {
+            authored[entry.refId, default: []].append(entry)
+        }
+        var current: [String: RemoteEntry] = [:]
+        for entry in commonState where entry.conflict == nil && entry.purgedDeletion != true {
+            current[entry.refId] = entry
+        }
+        // Per document, its versions on the losing chain, oldest first, each with the
+        // version on the chain below it.
+        var chains: [String: [(entry: RemoteEntry, madeOn: RemoteEntry?)]] = [:]
+        for commit in losing {
+            for entry in commit.entries where entry.conflict == nil && entry.purgedDeletion != true {
+                chains[entry.refId, default: []].append((entry, current[entry.refId]))
+                current[entry.refId] = entry
+            }
+        }
+        func bytes(_ entry: RemoteEntry?) -> [UInt8]? {
+            guard let entry, !entry.deleted, let hash = entry.hash else { return nil }
+            return try? objects.get(hash)
+        }
+        let atFork = Dictionary(commonState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
+        var out: [String: (version: DocVersion, bytes: [UInt8])] = [:]
+        for (refId, chain) in chains {
+            guard let winning = theirs[refId], !winning.deleted, let last = chain.last?.entry, !last.deleted,
+                let lastPath = last.path
+            else { continue }
+            if !chain.contains(where: { $0.entry.replica == me }) {
+                // Nothing of this replica's own to replay: where the winning chain changed
+                // the document, its version is taken as it is (the others replay theirs).
+                if winning.changesetId != atFork[refId]?.changesetId, let version = last.version,
+                    let content = bytes(last)
+                {
+                    out[refId] = (version, content)
+                }
+                continue
+            }
+            var versions: [(replica: String, bytes: [UInt8], madeOn: [UInt8]?)] = []
+            for (entry, madeOn) in chain {
+                guard let content = bytes(entry) else {
+                    versions = []
+                    break
+                }
+                versions.append((entry.replica, content, bytes(madeOn)))
+            }
+            let held = (chain.map(\.entry) + (authored[refId] ?? [])).compactMap(bytes)
+            guard versions.count == chain.count,
+                let base = ForkRebase.base(chain: versions, me: me, winning: bytes(winning), held: held)
+            else { continue }
+            // The base names the version the replica's first own change was made on (it
+            // never leaves this tree: it is only what the merge is measured from).
+            let from = chain.first { $0.entry.replica == me }?.madeOn ?? last
+            out[refId] = (
+                DocVersion(
+                    refId: refId, changesetId: from.changesetId, hash: ContentHash.of(base), path: from.path ?? lastPath
+                ), base
+            )
+        }
+        return out
+    }
+}

@@ -1,0 +1,162 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Writing to a drive remote: objects, the view, then the commit file (the commit point).
+extension DriveFolderRemote {
+    // MARK: Writing
+
+    public func commit(
+        _ writes: [RemoteWrite], conflicts: [SharedConflict], expecting cursorText: String?, replica: ReplicaInfo
+    ) throws -> String {
+        let format = try format()
+        let (expected, _) = try parseCursor(cursorText, format: format)
+        guard DriveLayout.isPlainName(replica.replicaId) else {
+            throw RemoteError.rejected(
+                url: displayURL, reason: "replica id \(replica.replicaId.debugDescription) cannot name a folder")
+        }
+        let lock = try DriveLocalLock.acquire(layout.localLock, waitSeconds: lockWaitSeconds, url: displayURL)
+        defer { lock.release() }
+        removeFormat1Leftovers()
+        let files = DriveCommitFiles(layout: layout)
+        let now = try scan(from: expected, format: format, files: files)
+        // Compare and swap against everything that has arrived here: a push never lands
+        // on a state it has not read. (A push on another machine that has not arrived
+        // yet is a fork; the reader that sees both resolves it, see DriveHistory.)
+        guard now.tip?.commit == expected?.tip, now.seen == expected?.seen ?? [:] else { throw RemoteError.moved }
+        let seq = try nextSeq(replica.replicaId, after: expected?.seen[replica.replicaId] ?? 0)
+        let time = FileSystem.currentTimeNanos / 1_000_000
+        for write in writes {
+            if let new = write.new, !objects.contains(new.hash), let content = try write.content() {
+                try objects.put(content, hash: new.hash)
+            }
+        }
+        for shared in conflicts {
+            if let bytes = shared.bytes { try objects.put(bytes) }
+        }
+        try objects.seal()
+        // The commit's lines are encoded as they are made, not kept as entries first: a
+        // first push of 100,000 documents held both (a sixth of its peak memory).
+        let header = DriveCommit.Header(
+            commit: DriveCommit.makeId(replica: replica.replicaId, seq: seq), replica: replica.replicaId, seq: seq,
+            parent: expected?.tip, height: (expected?.height ?? 0) + 1, time: time,
+            entries: writes.count + conflicts.count)
+        var lines: [UInt8] = []
+        for write in writes {
+            if let new = write.new {
+                var entry = RemoteEntry(
+                    refId: write.refId, changesetId: new.changesetId, hash: new.hash, path: new.path,
+                    deleted: false, replica: replica.replicaId, time: time)
+                entry.movedAt = write.movedAt
+                entry.parents = write.parents
+                lines += ChecksummedLines.encode(try DirectoryRemote.feedJSON(entry)).utf8
+            } else {
+                var deletion = RemoteEntry(
+                    refId: write.refId, changesetId: write.deletedChangesetId ?? write.previous?.changesetId ?? "",
+                    hash: write.previous?.hash, path: write.previous?.path, deleted: true, replica: replica.replicaId,
+                    time: time)
+                deletion.parents = write.parents
+                lines += ChecksummedLines.encode(try DirectoryRemote.feedJSON(deletion)).utf8
+            }
+        }
+        for shared in conflicts {
+            let entry = RemoteEntry(
+                refId: RemoteEntry.conflictKey(shared.record), changesetId: shared.record.changesetId,
+                hash: shared.bytes.map(ContentHash.of),
+                path: nil, deleted: false, replica: replica.replicaId, time: time, conflict: shared.record)
+            lines += ChecksummedLines.encode(try DirectoryRemote.feedJSON(entry)).utf8
+        }
+        // The view before the commit: a push killed after its commit leaves a view that
+        // matches it, and one killed before is pushed again by the retry, which writes the
+        // same view. (Killed before, and the document moved again before the retry: its
+        // uncommitted copy stays at the old path, in the view only.)
+        writeView(writes)
+        try CrashPoint.hit("remote.after-documents")
+        let committed = try writeCommit(header: header, lines: lines)
+        try CrashPoint.hit("remote.after-feed")
+        var next = DriveCursor(
+            remoteId: format.remoteId, tip: committed.commit, height: committed.height, seen: expected?.seen ?? [:])
+        if (next.seen[replica.replicaId] ?? 0) == seq - 1 { next.seen[replica.replicaId] = seq }
+        try? writeInfo(replica, seen: next.text)
+        return next.text
+    }
+
+    /// One past the highest number among this replica's commit files here (or the one
+    /// its cursor saw, if higher: its own files went back, and a number must not repeat
+    /// for another commit on a machine that still has the old file).
+    func nextSeq(_ replica: String, after seen: Int) throws -> Int {
+        let names = (try? FileSystem.listDirectory(layout.commits(replica))) ?? []
+        return max(seen, names.compactMap { DriveLayout.commitName($0)?.seq }.max() ?? 0) + 1
+    }
+
+    /// Writes a commit file: objects are already in place and flushed, so the file is
+    /// the commit point. Temporary name and rename, so a sync service never copies it
+    /// half-written (and if one did, the reader would see a torn file and wait).
+    @discardableResult
+    func writeCommit(_ commit: DriveCommit) throws -> DriveCommit.Header {
+        try writeCommit(header: commit.header, lines: try commit.encodedEntries())
+    }
+
+    /// Writes a commit file from its header and its entries' encoded lines.
+    @discardableResult
+    func writeCommit(header: DriveCommit.Header, lines: [UInt8]) throws -> DriveCommit.Header {
+        FileSystem.syncFilesystem(containing: layout.objects)
+        try FileSystem.createDirectories(layout.commits(header.replica))
+        let path = layout.commitFile(header.replica, seq: header.seq)
+        // Never over another commit: a file under this number that this machine has not
+        // read (it arrived meanwhile) keeps its name.
+        guard !FileSystem.exists(path) else { throw RemoteError.moved }
+        let first = Array(ChecksummedLines.encode(try DirectoryRemote.json(header)).utf8)
+        try FileSystem.writeAtomically(path) { fd in
+            try FileSystem.writeAll(fd, first, path: path)
+            try FileSystem.writeAll(fd, lines, path: path)
+        }
+        return header
+    }
+
+    /// The readable copies at the documents' paths: a view for people, never read back. A file there that is not a version docsync has is kept under
+    /// `.docsync/displaced/` before it is replaced or removed, and a sync service's
+    /// conflict copy of a document is removed once its bytes are a version in objects/.
+    func writeView(_ writes: [RemoteWrite]) {
+        let io = SafeTreeIO(root: root)
+        var folders = Set<String>()
+        for write in writes {
+            guard let previous = write.previous, write.new?.path != previous.path else { continue }
+            folders.insert((previous.path as NSString).deletingLastPathComponent)
+            guard let bytes = try? io.readIfPresent(previous.path) else { continue }
+            if !objects.contains(ContentHash.of(bytes)) { try? keepDisplaced(bytes, refId: previous.refId) }
+            try? io.remove(previous.path)
+        }
+        for (done, write) in writes.enumerated() {
+            defer { writeProgress?(write, done + 1, writes.count) }
+            guard let new = write.new, let content = try? write.content() else { continue }
+            folders.insert((new.path as NSString).deletingLastPathComponent)
+            if let existing = try? io.readIfPresent(new.path), !objects.contains(ContentHash.of(existing)) {
+                try? keepDisplaced(existing, refId: write.refId)
+            }
+            try? io.write(new.path, content, durable: false)
+        }
+        for folder in folders.sorted() { tidyView(folder, io: io) }
+    }
+
+    func tidyView(_ folder: String, io: SafeTreeIO) {
+        guard let (absolute, names) = FolderRemoteFiles.documentFolder(folder, root: root) else { return }
+        for name in names {
+            if name.hasPrefix(".docsync-tmp-") {
+                unlink(absolute + "/" + name)
+                continue
+            }
+            guard SyncServiceConflictName.original(of: name) != nil, name.hasSuffix(".json") else { continue }
+            let relative = folder.isEmpty ? name : folder + "/" + name
+            if let bytes = try? io.readIfPresent(relative), objects.contains(ContentHash.of(bytes)) {
+                try? io.remove(relative)
+            }
+        }
+    }
+
+    func keepDisplaced(_ bytes: [UInt8], refId: String) throws {
+        try FolderRemoteFiles.keepDisplaced(bytes, refId: refId, meta: layout.meta)
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+
+extension SyncSession {
+    /// Carries out a pull plan, in the order PullPlan states; safe to die after any step.
+    func apply(_ plan: PullPlan) throws {
+        if plan.isEmpty && plan.settledHolds.isEmpty {
+            if plan.cursor != state.cursor {
+                try workspace.append([JournalEntry(.cursor(plan.cursor))])
+                try workspace.checkpoint()
+            }
+            // Why: tombstone gc counts a replica as up to date only from its record. With
+            // nothing new the record is rewritten only once it is an hour old, so
+            // `docsync replicas` still shows this replica as syncing.
+            try? remote.noteReplica(workspace.replicaInfo, seen: plan.cursor)
+            return
+        }
+        for (hash, bytes) in plan.objects.sorted(by: { $0.key < $1.key }) {
+            try workspace.objects.put(bytes, hash: hash)
+        }
+        try workspace.objects.flush()
+        for record in plan.conflicts {
+            try workspace.conflictStore.keep(record, bytes: plan.conflictBytes[PullPlan.key(record)])
+        }
+        let kept = Set(plan.conflicts.map(PullPlan.key))
+        for refId in plan.remerged {
+            for record in recordedThisRun[refId] ?? [] where !kept.contains(PullPlan.key(record)) {
+                try workspace.conflictStore.withdraw(record)
+            }
+            recordedThisRun[refId] = nil
+        }
+        for record in plan.conflicts { recordedThisRun[record.refId, default: []].append(record) }
+        for shared in plan.incoming { _ = try workspace.conflictStore.receive(shared) }
+
+        let fileOps = plan.fileOperations
+        let baseBefore = Dictionary(fileOps.map { ($0.refId, state.base[$0.refId]) }, uniquingKeysWith: { a, _ in a })
+        try workspace.append(plan.batch)
+        try CrashPoint.hit("pull.after-journal")
+        // Removals first, so a document can move onto a path another one just left.
+        let io = SafeTreeIO(root: workspace.layout.root)
+        let schemas = workspace.recordSchemas
+        var skipped = Set<String>()
+        func skip(_ op: JournalEntry.FileOperation, _ message: String) {
+            report.warnings.append(message)
+            skipped.insert(op.refId)
+        }
+        // Each pulled document is reported as soon as its file is in place (when anybody
+        // listens: at 100,000 documents the grouping alone is megabytes).
+        var unreported = workspace.progress == nil ? [:] : Dictionary(grouping: plan.pulled, by: \.refId)
+        workspace.index.reserve(fileOps.count)
+        var finishedOps = 0
+        func applied(_ op: JournalEntry.FileOperation) {
+            finishedOps += 1
+            for summary in unreported.removeValue(forKey: op.refId) ?? [] {
+                workspace.progress?(.document(.pull, summary))
+            }
+            workspace.progress?(.step(.pull, done: finishedOps, total: fileOps.count))
+        }
+        for op in fileOps {
+            guard let from = op.fromPath, op.result?.path != from else { continue }
+            if let current = try? io.readIfPresent(from), ContentHash.of(current) != op.fromHash {
+                skip(
+                    op,
+                    "\(from): changed on disk while syncing (or tracked but in .docsyncignore); left in place, the remote version waits for the next sync"
+                )
+                continue
+            }
+            try io.remove(from)
+            workspace.index.remove(path: from)
+            if op.result == nil { applied(op) }
+        }
+        for op in fileOps {
+            guard let target = op.result, !skipped.contains(op.refId) else { continue }
+            if target.path == op.fromPath, let current = try? io.readIfPresent(target.path),
+                ContentHash.of(current) != op.fromHash
+            {
+                skip(
+                    op,
+                    "\(target.path): changed on disk while syncing (or tracked but in .docsyncignore); left in place, the remote version waits for the next sync"
+                )
+                continue
+            }
+            do {
+                // Merge results are in the plan; what was fetched was stored while planning
+                // (read back and checked against its hash here).
+                let content = try plan.objects[target.hash] ?? workspace.objects.get(target.hash)
+                // Not fsynced one by one: one flush below, before the cursor moves past them.
+                try io.write(target.path, content, durable: false)
+                // Applied all the same: another replica may check against an older schema,
+                // and refusing it would leave this tree behind everyone else.
+                if schemas.mightApply(to: content) {
+                    for problem in schemas.verdict(path: target.path, bytes: content).problems {
+                        report.warnings.append(
+                            "pulled \(problem.description) (the record fails its schema; it was written, fix it here or where it was edited)"
+                        )
+                    }
+                }
+            } catch let refused as SafeTreeIO.Refused {
+                report.problems.append(.other("refused to write \(refused.description)"))
+                skipped.insert(op.refId)
+                continue
+            }
+            if let st = try? FileSystem.linkStatus(workspace.layout.absolute(target.path)) {
+                workspace.index.record(
+                    path: target.path, stat: st, hash: target.hash, refId: target.refId,
+                    changesetId: target.changesetId,
+                    readAtNanos: FileSystem.currentTimeNanos)
+            }
+            applied(op)
+        }
+        workspace.progress?(.finished(.pull))
+        // One flush for every file written and removed above, before anything is journaled
+        // after them: the `apply` entries redo a file a crash cut short only until the
+        // cursor and checkpoint below move past them. Why: one fsync per file (and per
+        // folder) made a 10,000-document clone spend most of its time waiting on the disk.
+        FileSystem.syncFilesystem(containing: workspace.layout.root)
+        // A skipped document keeps its old base, so the local file is compared with what
+        // it really came from next time (and conflicts are kept, not overwritten).
+        let reverts = skipped.sorted().map { refId -> JournalEntry in
+            let old = baseBefore[refId] ?? nil
+            return JournalEntry.notApplied(refId: refId, base: old)
+        }
+        if !reverts.isEmpty { try workspace.append(reverts) }
+        try CrashPoint.hit("pull.after-files")
+        if skipped.isEmpty {
+            try workspace.append([JournalEntry(.cursor(plan.cursor))])
+            try? remote.noteReplica(workspace.replicaInfo, seen: plan.cursor)
+        }
+        try workspace.clock.persist()
+        try workspace.checkpoint()
+    }
+}
