@@ -36,8 +36,8 @@ extension DirectoryRemote {
         try finishInterruptedPush(at: now, io: io)
         try recordIntent(for: writes)
         let time = FileSystem.currentTimeNanos / 1_000_000
-        // Bytes, not a String turned into bytes at the end: that copy, with the String's
-        // own growth, was a fifth of a first push's peak memory.
+        // Bytes, not a String turned into bytes at the end: no second copy of the whole
+        // feed text, and no String growth, at a first push's peak.
         var feedData: [UInt8] = []
         var lastRefresh = FileSystem.currentTimeNanos
         func heartbeat() {

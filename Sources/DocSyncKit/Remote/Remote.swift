@@ -116,9 +116,9 @@ public struct RemoteWrite: Sendable {
     public var movedAt: Int64?
     /// The versions the new one (or the deletion) was made from (see `RemoteEntry.parents`).
     public var parents: [String] = []
-    /// Why a loader and not the bytes: a push plan of 100,000 documents held every
-    /// document's bytes at once (a fifth of a first push's peak memory); the remote reads
-    /// each one as it writes it.
+    /// Why a loader and not the bytes: a push plan then holds no document's bytes; the
+    /// remote reads each one as it writes it, so a first push's memory does not grow
+    /// with the documents' size.
     private let load: @Sendable () throws -> [UInt8]?
 
     public init(

@@ -7,8 +7,8 @@ import Foundation
 /// when its branch still holds the commit the tree synced with (a mirror or a new URL of
 /// the same repository is the same remote; an unrelated repository is not).
 ///
-/// Why: a mistyped `config remote.url` used to become a new, empty remote that every sync
-/// then filled, and correcting it reset the base, so documents deleted meanwhile came
+/// Why: otherwise a mistyped `config remote.url` becomes a new, empty remote that every
+/// sync fills, and correcting it resets the base, so documents deleted meanwhile come
 /// back on every replica.
 enum RemoteIdentity {
     enum Verdict: Equatable {

@@ -33,8 +33,8 @@ public final class Journal {
             // Shorter than the checkpoint (truncated, deleted, or an older copy put back).
             // Why not refuse: every entry before `offset` is already folded into the
             // sealed state, so nothing the sync needs is missing; only history is. The
-            // remains are moved aside and a new journal is started (it used to fail with
-            // "line 0 is damaged (checksum mismatch)", which pointed at the wrong fix).
+            // remains are moved aside and a new journal is started (failing with "line 0 is
+            // damaged (checksum mismatch)" would point at the wrong fix).
             let aside = path + ".damaged-\(FileSystem.currentTimeNanos / 1_000_000_000)"
             warnings.append(
                 "\(path): the journal is shorter than the last checkpoint in .docsync/state (\(size) of \(offset) bytes: truncated or replaced); "

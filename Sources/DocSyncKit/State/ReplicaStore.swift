@@ -72,8 +72,7 @@ final class ReplicaStore {
     }
 
     /// The state and the index, read on two cores at once. Why: every run reads both
-    /// whole (a read, a SHA-256 and a parse each; 16 and 21 MB at 100,000 documents),
-    /// one after the other they were a fifth of a no-op `status`.
+    /// whole (a read, a SHA-256 and a parse each), and neither needs the other.
     static func loadStateAndIndex(_ layout: TreeLayout) throws -> (SyncState, StatCache) {
         final class Loaded: @unchecked Sendable {
             var state: Result<SyncState, Error>?

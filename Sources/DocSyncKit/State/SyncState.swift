@@ -175,8 +175,8 @@ public struct SyncState: Sendable {
                 out.raw("ahead")
                 out.newline()
             }
-            // In no particular order (readers key them by refId): sorting 100,000 versions on
-            // every checkpoint cost a tenth of a small push.
+            // In no particular order: readers key them by refId, so sorting on every
+            // checkpoint would be work nobody uses.
             for v in base.values {
                 out.raw("base")
                 out.tab()

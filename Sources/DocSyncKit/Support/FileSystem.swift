@@ -162,8 +162,8 @@ public enum FileSystem {
         throws(FileSystemError) -> (String, Int32)
     {
         // pid and a counter name it uniquely among live processes; O_EXCL and the retry
-        // cover a leftover of a dead process that had the same pid. Why not random: one
-        // getrandom(2) per file written was a tenth of a first push's system calls.
+        // cover a leftover of a dead process that had the same pid. Why not random: that
+        // is one more system call (getrandom) for every file written.
         var temp = ""
         var fd: Int32 = -1
         for _ in 0..<100 {

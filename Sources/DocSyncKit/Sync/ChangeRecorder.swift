@@ -85,8 +85,8 @@ final class ChangeRecorder {
                     path: entry.path, stat: entry.stat, hash: cached.hash,
                     refId: cached.refId.isEmpty ? nil : cached.refId,
                     changesetId: cached.changesetId.isEmpty ? nil : cached.changesetId)
-                // The one lookup of its document for most files on a no-op run. Why: the
-                // loops below asked `tracked` three times per file, a tenth of a no-op.
+                // The one lookup of its document for most files on a no-op run, which the
+                // loops below reuse instead of asking `tracked` again.
                 let known = info.refId.flatMap { tracked[$0] }
                 if let known, known.hash == info.hash {
                     info.unchanged = known.path == info.path
@@ -171,8 +171,8 @@ final class ChangeRecorder {
             info.unchanged = !isNewVersion && known?.path == info.path
             files.append(info)
         }
-        // Entries of files that are gone. Why the count first: building a set of 100,000
-        // paths on every no-op run, to find nothing, was a tenth of it.
+        // Entries of files that are gone. Why the count first: a no-op run then builds no
+        // set of every path only to find nothing.
         if index.entries.count > files.count {
             index.retain(paths: Set(walk.files.map(\.path)))
         }
@@ -185,8 +185,8 @@ final class ChangeRecorder {
         // Most refIds are carried by one file: only the shared ones get a list. A refId is
         // shared only if some file away from the document's tracked path carries it (a
         // new file, a copy, a move), so only those are collected; each is then joined by
-        // the file at the tracked path if that one carries it too. Why: a table of every
-        // file's refId, to find no copies on a no-op run, was a tenth of it.
+        // the file at the tracked path if that one carries it too. Why: a no-op run then
+        // builds no table of every file's refId only to find no copies.
         var awayCarriers: [String: [Int]] = [:]
         for i in files.indices where !files[i].unchanged {
             guard let r = files[i].refId, tracked[r]?.path != files[i].path else { continue }

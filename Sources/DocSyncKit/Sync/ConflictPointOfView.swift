@@ -7,10 +7,9 @@
 /// - On a replica that made neither version, "local" is what it holds now: the kept one.
 ///
 /// So `resolve --take local` always means "what this replica has", and on a replica that
-/// was not party to the conflict it deletes nothing and changes nothing. Why: the record
-/// used to be flipped for every replica but the one that recorded it, so a third replica
-/// saw another replica's deletion as its own, and taking "local" deleted the document on
-/// every replica.
+/// was not party to the conflict it deletes nothing and changes nothing. Why: flipped for
+/// every replica but the one that recorded it, a record made a third replica see another
+/// replica's deletion as its own, and taking "local" deleted the document everywhere.
 public struct ConflictPointOfView: Sendable, Equatable {
     /// Who made the stored (losing) version or deletion; nil for records of an older
     /// docsync that did not say.

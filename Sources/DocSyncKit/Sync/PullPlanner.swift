@@ -48,8 +48,7 @@ struct PullPlanner {
     /// pending content carries versions beyond that base (see `SyncSession.carriedMergeBases`).
     var mergeBases: [String: DocVersion] = [:]
     /// Where a fetched remote version goes (hash, bytes); nil: into `plan.objects`. Why
-    /// not always the plan: a clone of 100,000 documents held every one of them in it,
-    /// a fifth of its peak memory.
+    /// not always the plan: then a clone would hold every document's bytes in it at once.
     let storeFetched: ((String, [UInt8]) throws -> Void)?
 
     /// One remote change to reconcile; `held` when it is a version held aside earlier

@@ -126,8 +126,8 @@ public final class Workspace {
 
     /// Set by the command line, which exits right after its command: the last workspace
     /// opened is then never freed, the exit returns its memory at once. Why: freeing the
-    /// index and the base of 100,000 documents entry by entry was a fifteenth of a no-op
-    /// `status`. Only the last one is kept, so `watch` (one per sync) does not grow.
+    /// index and the base entry by entry is work the exit does for nothing. Only the last
+    /// one is kept, so `watch` (one per sync) does not grow.
     nonisolated(unsafe) public static var keepLastUntilExit = false
     private static let lastOpened = LastOpened()
 
@@ -191,8 +191,8 @@ public final class Workspace {
 
     /// Scans the tree and journals what changed. With `write` false nothing is touched.
     /// - Parameter checkpointing: false when the caller checkpoints later in the same run
-    ///   (a sync): the journal already holds what was recorded, and rewriting the state of
-    ///   100,000 documents twice per run was a tenth of a small push.
+    ///   (a sync): the journal already holds what was recorded, and the state of every
+    ///   document is written once per run, not twice.
     /// - Parameter refreshingIndex: a read-only run keeps what it read in the index (see
     ///   `keepRefreshedIndex`).
     /// - Parameter joining: on first contact with a remote, its documents' refIds by path

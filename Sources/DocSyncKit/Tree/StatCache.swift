@@ -92,8 +92,8 @@ public struct StatCache {
         try SealedFile.write(to: path, durable: false) { out in
             out.raw(Self.header)
             out.newline()
-            // In no particular order: readers build a dictionary, and sorting 100,000 entries
-            // on every save cost a tenth of a small push.
+            // In no particular order: readers build a dictionary, so sorting on every save
+            // would be work nobody uses.
             for (p, e) in entries {
                 out.text(p)
                 out.tab()

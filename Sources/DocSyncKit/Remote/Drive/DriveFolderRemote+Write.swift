@@ -37,8 +37,8 @@ extension DriveFolderRemote {
             if let bytes = shared.bytes { try objects.put(bytes) }
         }
         try objects.seal()
-        // The commit's lines are encoded as they are made, not kept as entries first: a
-        // first push of 100,000 documents held both (a sixth of its peak memory).
+        // The commit's lines are encoded as they are made, not kept as entries first, so a
+        // first push never holds both.
         let header = DriveCommit.Header(
             commit: DriveCommit.makeId(replica: replica.replicaId, seq: seq), replica: replica.replicaId, seq: seq,
             parent: expected?.tip, height: (expected?.height ?? 0) + 1, time: time,
