@@ -180,81 +180,105 @@ struct WatchLoop {
 
     /// Runs one sync like `docsync sync`; prints its line. Returns the exit code `sync`
     /// would give, and for a failure that is retried, the seconds until the retry.
-    mutating func syncOnce(trigger: Trigger, backoff: Double) -> (ExitCode, Double?) {
-        lastIndex = nil
-        let time = Int64(Date().timeIntervalSince1970 * 1000)
-        var report: SyncReport? = nil
+    /// What one sync came to: the exit code `sync` would give, why, and its report (nil:
+    /// it failed before it got anywhere).
+    struct Outcome {
+        var time: Int64
         var code = ExitStatus.ok
-        var message: String? = nil
-        var retryIn: Double? = nil
+        var message: String?
+        var report: SyncReport?
+        var retryIn: Double?
+    }
+
+    mutating func syncOnce(trigger: Trigger, backoff: Double) -> (ExitCode, Double?) {
+        let outcome = runSync(backoff: backoff)
+        for warning in outcome.report?.warnings ?? [] { Output.warning(warning) }
+        if shouldTell(outcome, trigger: trigger) { tell(outcome, trigger: trigger) }
+        return (outcome.code, outcome.retryIn)
+    }
+
+    /// Runs one sync like `docsync sync`.
+    mutating func runSync(backoff: Double) -> Outcome {
+        lastIndex = nil
+        var outcome = Outcome(time: Int64(Date().timeIntervalSince1970 * 1000))
         do {
             let workspace = try Workspace.open(at: root, readOnly: false)
             defer { workspace.close() }
             let result = try workspace.run(.both)
-            report = result
+            outcome.report = result
             lastIndex = workspace.statCache
             if let unreachable = result.remoteUnreachable {
-                code = ExitStatus.tempFail
-                message = unreachable
+                outcome.code = ExitStatus.tempFail
+                outcome.message = unreachable
             } else if let refused = result.refusedPush {
-                code = ExitStatus.failure
-                message =
+                outcome.code = ExitStatus.failure
+                outcome.message =
                     "refused push: it would delete \(refused.count) of the remote's \(refused.total) documents (push.maxDeleteShare); run `docsync sync --force` or `\(refused.restoreCommand)`"
             } else if !result.problems.isEmpty {
-                code = ExitStatus.failure
-                message =
+                outcome.code = ExitStatus.failure
+                outcome.message =
                     "\(result.problems.count) file(s) not valid documents, left untouched; everything else was synced"
             } else if !result.conflicts.isEmpty {
-                code = ExitStatus.conflicts
+                outcome.code = ExitStatus.conflicts
             }
         } catch {
-            code = exitCode(for: error)
-            message = describe(error)
+            outcome.code = exitCode(for: error)
+            outcome.message = describe(error)
             // A failure before the sync got anywhere (damaged state, a remote gone for longer
             // than sync.maxOfflineDays) is retried too: it may be fixed by hand meanwhile.
-            retryIn = backoff
+            outcome.retryIn = backoff
         }
-        if code == ExitStatus.tempFail {
-            retryIn = backoff
-            DeferredAttempt.record(treeContaining: root, command: "watch", reason: message ?? "try again later")
+        if outcome.code == ExitStatus.tempFail {
+            outcome.retryIn = backoff
+            DeferredAttempt.record(treeContaining: root, command: "watch", reason: outcome.message ?? "try again later")
         }
-        for warning in report?.warnings ?? [] { Output.warning(warning) }
-        let meaning = ExitStatus.meaning(code)
+        return outcome
+    }
+
+    /// Whether the sync gets a line: one that changed something, or whose outcome differs
+    /// from the last one told (a remote that stays away, or a file that stays invalid, is
+    /// not repeated at every retry or pull), or asked for with --verbose.
+    mutating func shouldTell(_ outcome: Outcome, trigger: Trigger) -> Bool {
+        let report = outcome.report
         let changed =
             report.map { !$0.recorded.isEmpty || !$0.pulled.isEmpty || !$0.pushed.isEmpty || !$0.conflicts.isEmpty }
             ?? false
-        // Said once per outcome: a remote that stays away, or a file that stays invalid, is
-        // not repeated at every retry or pull.
         // A remote that stays away is one outcome, whatever each attempt's message says.
-        let outcome =
-            code == ExitStatus.tempFail
-            ? "75" : "\(code.rawValue) \(message ?? "") \(report?.problems.map(\.message) ?? [])"
-        let shouldLog: Bool
-        if code == ExitStatus.tempFail && lastLogged == outcome {
-            shouldLog = global.verbose  // still away: quiet, even when edits were recorded meanwhile
+        let key =
+            outcome.code == ExitStatus.tempFail
+            ? "75" : "\(outcome.code.rawValue) \(outcome.message ?? "") \(report?.problems.map(\.message) ?? [])"
+        let tell: Bool
+        if outcome.code == ExitStatus.tempFail && lastLogged == key {
+            tell = global.verbose  // still away: quiet, even when edits were recorded meanwhile
         } else {
-            shouldLog = changed || outcome != lastLogged || trigger == .start || trigger == .overflow || global.verbose
+            tell = changed || key != lastLogged || trigger == .start || trigger == .overflow || global.verbose
         }
-        guard shouldLog else { return (code, retryIn) }
-        lastLogged = outcome
+        if tell { lastLogged = key }
+        return tell
+    }
+
+    /// Prints the sync's line (text or JSON) and, for an exit 1 or 3, its problems.
+    func tell(_ outcome: Outcome, trigger: Trigger) {
+        let (code, message, report, retryIn) = (outcome.code, outcome.message, outcome.report, outcome.retryIn)
+        let meaning = ExitStatus.meaning(code)
         if code == ExitStatus.failure || code == ExitStatus.conflicts {
             for problem in report?.problems ?? [] { Output.problem(problem.message) }
         }
         if global.json {
             emitJSON(
                 WatchSyncLine(
-                    time: Timestamp.rfc3339(time), trigger: trigger.rawValue, exitCode: code.rawValue, meaning: meaning,
-                    recorded: report?.recorded.count ?? 0, pulled: report?.pulled.count ?? 0,
+                    time: Timestamp.rfc3339(outcome.time), trigger: trigger.rawValue, exitCode: code.rawValue,
+                    meaning: meaning, recorded: report?.recorded.count ?? 0, pulled: report?.pulled.count ?? 0,
                     pushed: report?.pushed.count ?? 0, conflicts: report?.conflicts.count ?? 0,
                     problems: report?.problems.map(\.message) ?? [], pendingAfter: report?.pendingAfter ?? 0,
                     message: message, retryInSeconds: retryIn.map { Int($0) }))
-            return (code, retryIn)
+            return
         }
         if let report, global.verbose {
             for c in report.pulled { Output.line(SyncPrinter.changeLine(verb: "pull", c)) }
             for c in report.pushed { Output.line(SyncPrinter.changeLine(verb: "push", c)) }
         }
-        var parts: [String] = []
+        var parts: [String] = ["not run"]
         if let report {
             parts = [
                 "\(report.recorded.count) recorded", "\(report.pulled.count) pulled", "\(report.pushed.count) pushed"
@@ -263,11 +287,9 @@ struct WatchLoop {
                 parts.append("\(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s")")
             }
             if report.pendingAfter > 0 { parts.append("\(report.pendingAfter) pending") }
-        } else {
-            parts = ["not run"]
         }
         var line =
-            "\(Timestamp.rfc3339(time)) sync \(trigger.rawValue): \(parts.joined(separator: ", ")) -> exit \(code.rawValue) \(meaning)"
+            "\(Timestamp.rfc3339(outcome.time)) sync \(trigger.rawValue): \(parts.joined(separator: ", ")) -> exit \(code.rawValue) \(meaning)"
         if let message { line += ": \(message)" }
         if let retryIn { line += "; retrying in \(Int(retryIn)) s, then quietly until it works" }
         if code == ExitStatus.failure {
@@ -278,7 +300,6 @@ struct WatchLoop {
             Output.line(line)
         }
         StandardOutput.flush()
-        return (code, retryIn)
     }
 
     // MARK: Lines
