@@ -392,4 +392,29 @@ struct ModelFoundRegressionTests {
         #expect(a.json("x.json")?["by"] as? String == "B", "A gets B's document: \(a.documents().keys.sorted())")
         #expect(b.json("seed.json")?["fa"] as? Int == 2)
     }
+
+    /// A push killed between writing a document's readable copy and its commit, whose
+    /// document then moves before the retry: the retry removes the uncommitted copy at the
+    /// old path (it stayed in the view for good before).
+    @Test("drive: a push killed before its commit leaves no copy in the view once the retry lands elsewhere")
+    func uncommittedViewCopyIsRemovedByTheRetry() throws {
+        let box = Sandbox("view-intent")
+        let drive = DriveModelCheckTests.Copies(root: box.root)
+        let a = box.replica("A")
+        a.write("seed.json", "{\"v\": 0}\n")
+        #expect(CLI.run(["init", "--remote", drive.copy(0), "--name", "A", "A"], in: box.root).exit == 0)
+        #expect(a.run("sync").exit == 0)
+        a.write("x.json", "{\"v\": 1}\n")
+        let killed = a.run(["sync"], env: ["DOCSYNC_CRASH_AT": "remote.after-documents"])
+        #expect(killed.exit == 137, "killed after the view, before the commit: \(killed)")
+        let view = drive.copy(0)
+        #expect(FileManager.default.fileExists(atPath: view + "/x.json"), "the uncommitted copy is there")
+        try FileManager.default.createDirectory(atPath: a.path("moved"), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(atPath: a.path("x.json"), toPath: a.path("moved/x.json"))
+        let retry = a.run("sync")
+        #expect(retry.exit == 0, "\(retry)")
+        #expect(FileManager.default.fileExists(atPath: view + "/moved/x.json"), "the committed copy is in the view")
+        #expect(!FileManager.default.fileExists(atPath: view + "/x.json"), "the uncommitted one is gone")
+        #expect(a.run("verify").exit == 0)
+    }
 }

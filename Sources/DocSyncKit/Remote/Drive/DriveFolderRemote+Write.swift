@@ -70,11 +70,14 @@ extension DriveFolderRemote {
         }
         // The view before the commit: a push killed after its commit leaves a view that
         // matches it, and one killed before is pushed again by the retry, which writes the
-        // same view. (Killed before, and the document moved again before the retry: its
-        // uncommitted copy stays at the old path, in the view only.)
+        // same view. What it wrote is noted first: a document that moved again before the
+        // retry leaves an uncommitted copy at the old path, which the retry removes.
+        removeUncommittedView(replica: replica.replicaId, keeping: writes)
+        noteViewIntent(replica: replica.replicaId, writes)
         writeView(writes)
         try CrashPoint.hit("remote.after-documents")
         let committed = try writeCommit(header: header, lines: lines)
+        try? FileSystem.removeFile(layout.viewIntent(replica.replicaId))
         try CrashPoint.hit("remote.after-feed")
         var next = DriveCursor(
             remoteId: format.remoteId, tip: committed.commit, height: committed.height, seen: expected?.seen ?? [:])
@@ -139,6 +142,34 @@ extension DriveFolderRemote {
             try? io.write(new.path, content, durable: false)
         }
         for folder in folders.sorted() { tidyView(folder, io: io) }
+    }
+
+    /// Notes the view copies this push is about to write (path and hash), in this
+    /// replica's own folder.
+    func noteViewIntent(replica: String, _ writes: [RemoteWrite]) {
+        let lines = writes.compactMap { w in w.new.map { "\($0.hash)\t\($0.path)\n" } }
+        guard !lines.isEmpty, DriveLayout.isPlainName(replica) else { return }
+        try? FileSystem.createDirectories(layout.replicaFolder(replica))
+        try? FileSystem.writeAtomically(layout.viewIntent(replica), Array(lines.joined().utf8), durable: false)
+    }
+
+    /// The view copies an earlier push of this replica wrote and never committed (it was
+    /// killed between the two), still as it wrote them, at a path this push does not
+    /// write: removed (their bytes are in objects/). Why: the document moved before the
+    /// retry, and its old copy would stay in the view for good.
+    func removeUncommittedView(replica: String, keeping writes: [RemoteWrite]) {
+        guard DriveLayout.isPlainName(replica), let bytes = try? FileSystem.readFile(layout.viewIntent(replica)) else {
+            return
+        }
+        let written = Set(writes.compactMap { $0.new?.path })
+        let io = SafeTreeIO(root: root)
+        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+            let parts = line.split(separator: "\t", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !written.contains(parts[1]), let there = try? io.readIfPresent(parts[1]),
+                ContentHash.of(there) == parts[0], objects.contains(parts[0])
+            else { continue }
+            try? io.remove(parts[1])
+        }
     }
 
     func tidyView(_ folder: String, io: SafeTreeIO) {

@@ -15,6 +15,9 @@ struct DriveLayout {
     func commits(_ replica: String) -> String { replicaFolder(replica) + "/commits" }
     func commitFile(_ replica: String, seq: Int) -> String { commits(replica) + "/\(seq).json" }
     func info(_ replica: String) -> String { replicaFolder(replica) + "/info.json" }
+    /// The view copies a push of `replica` wrote before its commit (see
+    /// `DriveFolderRemote.removeUncommittedView`); gone once the commit is written.
+    func viewIntent(_ replica: String) -> String { replicaFolder(replica) + "/view-intent" }
 
     /// A replica id usable as a folder name: letters, digits, `-` and `_`.
     static func isPlainName(_ name: String) -> Bool {
