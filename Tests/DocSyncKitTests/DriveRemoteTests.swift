@@ -144,35 +144,6 @@ final class DriveCopies {
         #expect(drive.read("a", "seed.json") == drive.read("b", "seed.json"))
     }
 
-    /// A commit counts only once what its author had read, and its author's own earlier
-    /// commits, are here: its versions are made from them (a push after a lost fork names
-    /// its lost version as a parent), and without them a merge base is found too old.
-    @Test func aCommitWaitsForWhatItsAuthorHadRead() throws {
-        let drive = DriveCopies()
-        try drive.make("a")
-        drive.write("a", "seed.json", "{\"x\": 1, \"y\": 1}")
-        try drive.sync("a")
-        try drive.make("b")
-        let b = try Workspace.open(at: drive.tree("b"), readOnly: true)
-        let bId = b.config.replicaId
-        b.close()
-        drive.edit("b", "seed.json", "y", to: 2)
-        try drive.sync("b")  // b's first push, on a chain that loses
-        drive.edit("a", "seed.json", "x", to: 2)
-        try drive.sync("a")
-        drive.edit("a", "seed.json", "x", to: 3)
-        try drive.sync("a")
-        drive.propagate("a", "b")
-        try drive.sync("b")  // b merges its lost push onto a's chain and pushes again
-        drive.propagate("b", "a") { !$0.hasSuffix("replicas/\(bId)/commits/1.json") }
-        let waiting = try drive.sync("a")
-        #expect(drive.jsonField("a", "seed.json", "y") == "1", "b's second push waits for its first")
-        #expect(waiting.notices.contains { $0.contains("has not fully arrived yet") }, "\(waiting.notices)")
-        drive.propagateAll()
-        try drive.sync("a")
-        #expect(drive.jsonField("a", "seed.json", "y") == "2" && drive.jsonField("a", "seed.json", "x") == "3")
-    }
-
     /// A commit whose version has not arrived is "not here yet": said, nothing deleted,
     /// nothing failed; once the object arrives it is pulled.
     @Test func commitBeforeItsObjectWaits() throws {

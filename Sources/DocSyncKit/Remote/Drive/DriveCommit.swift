@@ -31,11 +31,6 @@ struct DriveCommit: Sendable, Equatable {
         /// (`<generation>:<feed length>`), so a tree whose cursor was exactly there
         /// continues from it.
         var upgradedFrom: String? = nil
-        /// Per replica, how many of its commits the pushing replica had read (its cursor's
-        /// numbers): the versions this commit's entries are made from are in them, or in
-        /// its own earlier commits. A reader counts the commit only once those are here
-        /// too, or a merge base found without them would be older than the real one.
-        var seen: [String: Int]? = nil
     }
 
     var header: Header

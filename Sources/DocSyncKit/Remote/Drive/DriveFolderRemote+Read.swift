@@ -68,16 +68,6 @@ extension DriveFolderRemote {
                 }
             }
         }
-        // Per replica, how many of its commits are here without a gap (read before, or
-        // whole in this scan).
-        var available: [String: Int] = [:]
-        func here(_ replica: String) -> Int {
-            if let count = available[replica] { return count }
-            var count = known[replica] ?? 0
-            while canonical[replica]?[count + 1] != nil { count += 1 }
-            available[replica] = count
-            return count
-        }
         var completeness: [String: Bool] = [:]
         var missingObjects: [String: Int] = [:]
         func isComplete(_ id: String) -> Bool {
@@ -99,12 +89,6 @@ extension DriveFolderRemote {
                 } else {
                     ok = format.base == nil || commit.id == format.base
                 }
-            }
-            // What its author had read, and its author's own earlier commits, are here too:
-            // the versions its entries are made from are in them.
-            if ok, let seen = commit.header.seen {
-                ok =
-                    here(commit.header.replica) >= commit.header.seq - 1 && seen.allSatisfy { here($0.key) >= $0.value }
             }
             completeness[id] = ok
             return ok

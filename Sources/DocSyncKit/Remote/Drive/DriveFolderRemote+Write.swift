@@ -39,11 +39,10 @@ extension DriveFolderRemote {
         try objects.seal()
         // The commit's lines are encoded as they are made, not kept as entries first, so a
         // first push never holds both.
-        var header = DriveCommit.Header(
+        let header = DriveCommit.Header(
             commit: DriveCommit.makeId(replica: replica.replicaId, seq: seq), replica: replica.replicaId, seq: seq,
             parent: expected?.tip, height: (expected?.height ?? 0) + 1, time: time,
             entries: writes.count + conflicts.count)
-        header.seen = expected?.seen ?? [:]
         var lines: [UInt8] = []
         for write in writes {
             if let new = write.new {
