@@ -259,6 +259,19 @@ extension DriveFolderTests {
         "three replicas on three copies kept by Syncthing, syncing while Syncthing works, converge with every field edit merged",
         .enabled(if: Prerequisite.syncthing.runsHere))
     func threeReplicasConvergeUnderSyncthing() throws {
+        // The open defect (docs/RELIABILITY.md, "Still open"): once in CI's runs the three
+        // converged to the same records with one replica's field edits lost. Recorded as a
+        // known issue by those words only; anything else fails the test.
+        try withKnownIssue(
+            "drive: converged with a field edit lost under Syncthing (open, issue 25)", isIntermittent: true
+        ) {
+            try syncthingRounds()
+        } matching: { issue in
+            issue.comments.contains { $0.rawValue.contains("replicas did not converge") }
+        }
+    }
+
+    func syncthingRounds() throws {
         try Prerequisite.syncthing.require()
         let box = Sandbox("syncthing")
         let names = ["a", "b", "c"]
