@@ -181,6 +181,7 @@ extension DriveFolderRemote {
             let theirState = DriveHistory.latest(commonState + theirs)
             let theirLatest = Dictionary(theirState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
             let bases = forkMergeBases(format: format)
+            askedBases = bases  // a pull of the same run asks again: one read of every commit
             let exact = exactBases(mine: DriveHistory.latest(commonState + ours), theirs: theirLatest, bases: bases)
             var base = DriveHistory.mergeBase(common: commonState, ours: ours + authored, theirs: theirs)
             betterBases(&base, ours: ours, theirState: theirState, format: format)

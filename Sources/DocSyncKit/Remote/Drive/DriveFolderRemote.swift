@@ -30,7 +30,8 @@ public final class DriveFolderRemote: Remote {
     /// How this tree merges two versions: a fork's merge base may be the merge of
     /// several versions (see ForkMergeBase). Nil: the latest of them is taken.
     public var versionMerge: VersionMerge?
-    /// The ancestry `mergeBase(of:held:theirs:)` reads, once per remote object.
+    /// The ancestry `mergeBase(of:held:theirs:)` and a lost fork's rewind read, once per
+    /// remote object (read again only when a version it is asked about arrived since).
     var askedBases: ForkMergeBases?
     public var historiesFork: Bool { true }
 
