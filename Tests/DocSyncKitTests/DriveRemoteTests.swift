@@ -549,6 +549,53 @@ final class DriveCopies {
     /// A named parent whose commit has not arrived: the replica's earlier version of the
     /// document that is here stands in for it, so the merge base is not older than it
     /// must be (what the long campaign met: a spurious conflict, seed 21124297).
+    /// Found by the drive model check's campaign: a version pushed again after its chain
+    /// lost a fork was sent as itself and named no parents, so a replica that had the
+    /// second push but not the first found nothing both versions descend from, merged
+    /// with no base, and two edits of different fields collided (a conflict).
+    @Test func aVersionSentAgainNamesTheParentsOfItsFirstPush() throws {
+        let drive = DriveCopies()
+        try drive.make("a")
+        drive.write("a", "seed.json", "{\"x\": 0}")
+        try drive.sync("a")
+        try drive.make("b")
+        try drive.make("c")
+        drive.write("a", "d.json", "{\"fa\": 0, \"fc\": 0}")
+        try drive.sync("a")  // a's second push: d's first version
+        let first = drive.jsonField("a", "d.json", "changesetId")!
+        drive.propagate("a", "c")
+        try drive.sync("c")
+        #expect(drive.jsonField("c", "d.json", "fa") == "0", "c took d")
+        drive.edit("a", "d.json", "fa", to: 1)
+        try drive.sync("a")  // a's third push: d made from its first version
+        for x in 1...3 {  // b's longer chain, without d, wins
+            drive.edit("b", "seed.json", "x", to: x)
+            try drive.sync("b")
+        }
+        drive.propagate("b", "a")
+        let resend = try drive.sync("a")
+        #expect(resend.notices.contains { $0.contains("at the same time") }, "a lost the fork and sent d again")
+        drive.edit("c", "d.json", "fc", to: 1)
+        try drive.sync("c")  // c's push, made from d's first version, loses to a's resend
+        // Everything reaches c but a's third push (the first one of the version a sent again).
+        let a = try Workspace.open(at: drive.tree("a"), readOnly: true)
+        let third = ".docsync/replicas/\(a.config.replicaId)/commits/3.json"
+        a.close()
+        drive.propagate("b", "c")
+        drive.propagate("a", "c") { $0 != third }
+        #expect(!FileManager.default.fileExists(atPath: drive.copy("c") + "/" + third))
+        let resent = try String(
+            contentsOfFile: drive.copy("c") + "/" + third.replacingOccurrences(of: "3.json", with: "4.json"),
+            encoding: .utf8)
+        let line = resent.split(separator: "\n").first { $0.contains(drive.jsonField("a", "d.json", "refId")!) }
+        #expect(
+            line?.contains("\"parents\":[\"\(first)\"]") == true, "the resend names d's first version: \(line ?? "")")
+        let merged = try drive.sync("c")
+        #expect(merged.conflicts.isEmpty, "different fields: no conflict, \(merged.conflicts)")
+        #expect(drive.jsonField("c", "d.json", "fa") == "1")
+        #expect(drive.jsonField("c", "d.json", "fc") == "1")
+    }
+
     @Test func aParentNotHereYetIsReplacedByAnOlderOneThatIs() {
         let c = Commits()
         let root = c.add("r0", 1, on: nil, ["d": "1"], parents: ["d": []])

@@ -143,7 +143,9 @@ import Testing
             let kept = "/tmp/docsync-drivemodel-\(seed)"
             try? FileManager.default.removeItem(atPath: kept)
             try? FileManager.default.copyItem(atPath: box.root, toPath: kept)
-            print("DRIVEMODEL kept the trees and copies in \(kept)")
+            try? (log.joined(separator: "\n") + "\n").write(
+                toFile: kept + "/steps.log", atomically: true, encoding: .utf8)
+            print("DRIVEMODEL kept the trees, the copies and every step so far (steps.log) in \(kept)")
         }
 
         /// After every step: each replica holds, for every record it holds, the last value

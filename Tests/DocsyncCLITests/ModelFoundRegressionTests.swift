@@ -268,6 +268,34 @@ struct ModelFoundRegressionTests {
         #expect(a.json("x.json")?["v"] as? String == "by A")
     }
 
+    /// Found by the drive model check's long campaign: a push landed but was killed before
+    /// the tree journaled it, and another replica built on it before the tree pulled. The
+    /// remote's version was not the one the tree pushed, so the landed push went unnoticed,
+    /// the merge was measured from the version before it, and the tree's next value of its
+    /// own field collided with the landed one (a conflict, exit 3).
+    @Test(
+        "a push killed after it landed is its tree's base even when another replica built on it before the next pull",
+        arguments: Kind.allCases)
+    func landedPushAnotherBuiltOnIsTheBase(_ kind: Kind) {
+        let box = Sandbox("landed-built-on-\(kind)")
+        let rs = Self.replicas(box, kind, files: ["seed.json": "{\"fa\": 0, \"fb\": 0}\n"], names: ["A", "B"])
+        let (a, b) = (rs[0], rs[1])
+        Self.setField(a, "fa", 1)
+        let killed = a.run(["sync"], env: ["DOCSYNC_CRASH_AT": "push.after-remote-commit"])
+        #expect(killed.exit == 137, "the push is killed after it landed: \(killed)")
+        b.sync()
+        #expect(b.json("seed.json")?["fa"] as? Int == 1, "B took A's landed push")
+        Self.setField(b, "fb", 1)
+        b.sync()
+        Self.setField(a, "fa", 2)
+        let next = a.run("sync")
+        #expect(next.exit == 0, "A's own field changed only on A's side: \(next)")
+        #expect(Self.conflicts(a).isEmpty, "no conflict recorded")
+        #expect(a.json("seed.json")?["fa"] as? Int == 2 && a.json("seed.json")?["fb"] as? Int == 1)
+        b.sync()
+        #expect(b.json("seed.json")?["fa"] as? Int == 2 && b.json("seed.json")?["fb"] as? Int == 1)
+    }
+
     /// Found by the drive model check's long campaign: a pull that took the winning chain
     /// of a fork was killed after its files, before its cursor; the next sync met another
     /// push on that chain and measured its merge from the commit its cursor named, not

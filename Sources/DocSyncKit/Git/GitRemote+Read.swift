@@ -152,7 +152,34 @@ extension GitRemote {
         var changes = RemoteChanges(
             entries: entries, cursor: Self.cursorPrefix + head, warnings: warnings, conflicts: conflicts)
         changes.rewound = rewound
+        changes.ownVersions = ownVersions(after: from, upTo: head)
         return changes
+    }
+
+    /// The versions this tree's own commits after `from` up to `head` hold, by refId (see
+    /// `RemoteChanges.ownVersions`), along the first parents. Usually there are none: a
+    /// push moves the cursor past its own commit unless it was killed first.
+    func ownVersions(after from: GitOID?, upTo head: GitOID) -> [String: Set<String>] {
+        guard let me = localReplica, let from else { return [:] }
+        var out: [String: Set<String>] = [:]
+        var current: GitOID? = head
+        var walked = 0
+        while let id = current, id != from, walked < Self.gcHistoryLimit, let info = try? repo.commit(id) {
+            if Self.replicaId(inMessage: info.message) == me {
+                let parentTree = try? info.parents.first.map { try repo.commit($0).tree }
+                for change in (try? repo.diff(from: parentTree ?? nil, to: info.tree)) ?? [] {
+                    guard let path = change.newPath, Self.isDocumentPath(path), let blob = change.newBlob,
+                        let bytes = try? repo.blob(blob), let scanned = try? JSONScanner.scanDocument(bytes),
+                        let refId = scanned.member(named: "refId")?.stringValue,
+                        let changesetId = scanned.member(named: "changesetId")?.stringValue
+                    else { continue }
+                    out[refId, default: []].insert(changesetId)
+                }
+            }
+            current = info.parents.first
+            walked += 1
+        }
+        return out
     }
 
     /// The documents at `common` (with docsync's ids; a file plain git left without them

@@ -16,6 +16,9 @@ public final class GitRemote: Remote {
     public let branch: String
     public var displayURL: String { url.display }
     public var writeProgress: ((RemoteWrite, Int, Int) -> Void)?
+    /// The replica id of the tree this remote serves (its own commits carry it as a
+    /// trailer), for `RemoteChanges.ownVersions`. Nil: not told.
+    public var localReplica: String?
     let repo: GitRepository
     let context: TransportContext
     let effectiveURL: String

@@ -77,6 +77,11 @@ public struct RemoteChanges: Sendable {
     /// has not copied every file yet): told to the user, read again on a later sync;
     /// never a problem and never a deletion.
     public var notArrived: [String] = []
+    /// The versions the commits of this tree's own replica in the range hold, by refId
+    /// (`entries` names only each document's latest): a push that landed but was killed
+    /// before the tree journaled it shows here even after another replica built on it,
+    /// and its version, not the one before, is what the tree's later edits were made on.
+    public var ownVersions: [String: Set<String>] = [:]
 }
 
 /// The remote's history lost the position a tree synced with. What the tree based on it
@@ -116,6 +121,11 @@ public struct RemoteWrite: Sendable {
     public var movedAt: Int64?
     /// The versions the new one (or the deletion) was made from (see `RemoteEntry.parents`).
     public var parents: [String] = []
+    /// The new version is sent again (this tree pushed it before, on a chain the remote's
+    /// history left: a lost fork). A remote whose versions name their parents names the
+    /// ones its first push named as well: a reader that has this push and not the first
+    /// one must still see what the version was made from.
+    public var sentAgain = false
     /// Why a loader and not the bytes: a push plan then holds no document's bytes; the
     /// remote reads each one as it writes it, so a first push's memory does not grow
     /// with the documents' size.

@@ -42,6 +42,7 @@ struct RemoteFactory {
         }
         let remote = try GitRemote(
             url: url, branch: config["remote.branch"] ?? "main", cachePath: metadata + "/git", settings: settings)
+        remote.localReplica = replica.replicaId
         return (remote, warnings)
     }
 

@@ -132,6 +132,16 @@ struct PullPlanner {
                 let seqs = seqsPending(refId, through: landed)
                 plan.batch.append(JournalEntry(.done(refId: refId, seqs: seqs, reason: .pushed)))
                 base = remoteVersion
+            } else if let own = changes.ownVersions[refId],
+                let landed = pendingIndices[refId]?.last(where: { index in
+                    pending[index].resultingVersion.map { own.contains($0.changesetId) } ?? false
+                }), let version = pending[landed].resultingVersion, version != base
+            {
+                // The same, where another replica built on that version before this pull:
+                // the edits made since were made on it, not on the version before.
+                let seqs = seqsPending(refId, through: landed)
+                plan.batch.append(JournalEntry(.done(refId: refId, seqs: seqs, reason: .pushed)))
+                base = version
             } else if let user = userVersions[refId], user.base != base || user.local != local {
                 // Also where an earlier pull left the file as it was (its edit beat a remote
                 // deletion): it moved the base. Decide again from what the user had, as a

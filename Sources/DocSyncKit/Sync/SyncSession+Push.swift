@@ -28,6 +28,7 @@ extension SyncSession {
                 loading: { try final.map { try objects.get($0.hash) } })
             if let final, final.path != previous?.path, previous != nil { write.movedAt = movedAt[refId] }
             write.parents = PushPlan.parents(previous: previous, carried: carried[refId] ?? [], new: final)
+            write.sentAgain = final.map { (carried[refId] ?? []).contains($0.changesetId) } ?? false
             plan.writes.append(write)
         }
         plan.conflicts = workspace.conflictStore.unshared()

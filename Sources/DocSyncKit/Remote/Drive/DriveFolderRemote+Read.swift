@@ -70,6 +70,7 @@ extension DriveFolderRemote {
         }
         var completeness: [String: Bool] = [:]
         var missingObjects: [String: Int] = [:]
+
         func isComplete(_ id: String) -> Bool {
             if let known = completeness[id] { return known }
             guard let commit = files.commits[id] else { return false }
@@ -154,9 +155,11 @@ extension DriveFolderRemote {
         if let from, let fromTip = from.tip {
             if let (entries, isSnapshot) = DriveHistory.changes(from: (fromTip, from.height), to: tip.commit, in: files)
             {
-                return RemoteChanges(
+                var changes = RemoteChanges(
                     folding: checked(entries, refused: &refused), cursor: next.text, snapshot: isSnapshot,
                     warnings: refused, objects: objects)
+                changes.ownVersions = ownVersions(above: (fromTip, from.height), upTo: tip.commit, in: files)
+                return changes
             }
             // This tree's last push lost a fork (another replica pushed at the same time
             // without seeing it): go back to the last commit both share; the engine sends
@@ -176,6 +179,7 @@ extension DriveFolderRemote {
             var changes = RemoteChanges(
                 folding: checked(entries, refused: &refused), cursor: next.text, snapshot: isSnapshot,
                 warnings: refused, objects: objects)
+            if let fromCommon { changes.ownVersions = ownVersions(above: fromCommon, upTo: tip.commit, in: files) }
             var versions: [String: DocVersion] = [:]
             let authored = authoredEntries(files: files)
             let theirState = DriveHistory.latest(commonState + theirs)
@@ -235,7 +239,22 @@ extension DriveFolderRemote {
             objects: objects)
     }
 
-    /// The merge bases of a fork, built on the first question (see ForkMergeBase).
+    /// The versions this tree's replica's own commits above `from` up to `to` hold, by
+    /// refId (see `RemoteChanges.ownVersions`): only commits on the chain being read.
+    func ownVersions(above from: (id: String, height: Int), upTo to: String, in files: DriveCommitFiles)
+        -> [String: Set<String>]
+    {
+        guard let me = localReplica, let path = DriveHistory.chain(from: to, downToHeight: from.height, in: files)
+        else { return [:] }
+        var out: [String: Set<String>] = [:]
+        for header in path where header.replica == me && header.checkpoint != true {
+            for entry in files.commit(header.commit)?.entries ?? []
+            where entry.conflict == nil && entry.purgedDeletion != true && !entry.deleted {
+                out[entry.refId, default: []].insert(entry.changesetId)
+            }
+        }
+        return out
+    }
 
     /// The entries that can be taken; the others are reported and left out.
     func checked(_ entries: [RemoteEntry], refused: inout [String]) -> [RemoteEntry] {

@@ -44,6 +44,7 @@ extension DriveFolderRemote {
             parent: expected?.tip, height: (expected?.height ?? 0) + 1, time: time,
             entries: writes.count + conflicts.count)
         var lines: [UInt8] = []
+        let earlier = writes.contains(where: \.sentAgain) ? parentsOfOwnVersions(replica.replicaId, files: files) : [:]
         for write in writes {
             if let new = write.new {
                 var entry = RemoteEntry(
@@ -51,6 +52,12 @@ extension DriveFolderRemote {
                     deleted: false, replica: replica.replicaId, time: time)
                 entry.movedAt = write.movedAt
                 entry.parents = write.parents
+                if write.sentAgain {
+                    for id in earlier[write.refId + "\u{0}" + new.changesetId] ?? []
+                    where id != new.changesetId && !write.parents.contains(id) {
+                        entry.parents?.append(id)
+                    }
+                }
                 lines += ChecksummedLines.encode(try DirectoryRemote.feedJSON(entry)).utf8
             } else {
                 var deletion = RemoteEntry(
@@ -189,5 +196,25 @@ extension DriveFolderRemote {
 
     func keepDisplaced(_ bytes: [UInt8], refId: String) throws {
         try FolderRemoteFiles.keepDisplaced(bytes, refId: refId, meta: layout.meta)
+    }
+}
+
+extension DriveFolderRemote {
+    /// The parents each version `replica` pushed was named with, on any chain, by refId
+    /// and changesetId (see `RemoteWrite.sentAgain`). Its own commit files are always in
+    /// its own copy: it wrote them.
+    func parentsOfOwnVersions(_ replica: String, files: DriveCommitFiles) -> [String: [String]] {
+        var out: [String: [String]] = [:]
+        for name in ((try? FileSystem.listDirectory(layout.commits(replica))) ?? []).sorted()
+        where DriveLayout.commitName(name)?.canonical == true {
+            guard let commit = files.load(layout.commits(replica) + "/" + name), commit.header.replica == replica,
+                commit.header.checkpoint != true
+            else { continue }
+            for entry in commit.entries where entry.conflict == nil && !entry.deleted {
+                let key = entry.refId + "\u{0}" + entry.changesetId
+                for id in entry.parents ?? [] where !(out[key] ?? []).contains(id) { out[key, default: []].append(id) }
+            }
+        }
+        return out
     }
 }
