@@ -596,6 +596,60 @@ final class DriveCopies {
         #expect(drive.jsonField("c", "d.json", "fc") == "1")
     }
 
+    /// Found by the drive model check's campaign: a merge pushed on the winning chain named
+    /// a parent whose commit had not arrived at a third copy (the merging replica's own
+    /// version, on a chain that lost). Read there at once, its ancestry stopped short, the
+    /// merge base was the document's first version, and a field only that replica changed
+    /// collided with its own older value (a conflict). A commit naming a parent not here is
+    /// now "not here yet", like one whose objects have not arrived.
+    @Test func aCommitNamingAParentNotHereYetWaits() throws {
+        let drive = DriveCopies()
+        try drive.make("a")
+        drive.write("a", "seed.json", "{\"fa\": 0, \"fb\": 0, \"fc\": 0}")
+        try drive.sync("a")
+        try drive.make("b")
+        try drive.make("c")
+        drive.edit("a", "seed.json", "fa", to: 2)
+        try drive.sync("a")
+        drive.propagate("a", "c")
+        try drive.sync("c")  // c takes fa = 2
+        drive.edit("c", "seed.json", "fc", to: 13)
+        try drive.sync("c")  // c's push: made from a's
+        let c = try Workspace.open(at: drive.tree("c"), readOnly: true)
+        let cOwn = ".docsync/replicas/\(c.config.replicaId)/commits/"
+        c.close()
+        let cFirst = Set(
+            (try FileManager.default.contentsOfDirectory(atPath: drive.copy("c") + "/" + cOwn)).map { cOwn + $0 })
+        for fb in [5, 14, 15] {  // b's longer chain wins
+            drive.edit("b", "seed.json", "fb", to: fb)
+            try drive.sync("b")
+        }
+        drive.propagate("b", "c")
+        try drive.sync("c")  // c lost: its version merged onto b's, naming it as a parent
+        drive.edit("a", "seed.json", "fa", to: 17)
+        try drive.sync("a")
+        // a gets everything but c's push that lost (the parent c's merge names).
+        drive.propagate("b", "a")
+        drive.propagate("c", "a") { !cFirst.contains($0) }
+        drive.edit("a", "seed.json", "fa", to: 33)
+        let report = try drive.sync("a")
+        #expect(report.conflicts.isEmpty, "a's own field changed only on a's side: \(report.conflicts)")
+        #expect(report.notices.contains { $0.contains("earlier version(s) not here yet") }, "\(report.notices)")
+        #expect(drive.jsonField("a", "seed.json", "fa") == "33")
+        for _ in 0..<3 {
+            drive.propagateAll()
+            for name in ["a", "b", "c"] {
+                let round = try drive.sync(name)
+                #expect(round.conflicts.isEmpty, "\(name): \(round.conflicts)")
+            }
+        }
+        for name in ["a", "b", "c"] {
+            #expect(drive.jsonField(name, "seed.json", "fa") == "33", "\(name)")
+            #expect(drive.jsonField(name, "seed.json", "fb") == "15", "\(name)")
+            #expect(drive.jsonField(name, "seed.json", "fc") == "13", "\(name)")
+        }
+    }
+
     @Test func aParentNotHereYetIsReplacedByAnOlderOneThatIs() {
         let c = Commits()
         let root = c.add("r0", 1, on: nil, ["d": "1"], parents: ["d": []])

@@ -139,7 +139,11 @@ import Testing
         let points = CrashTable.sync[.dir]!
 
         /// A failing run's folders, kept for a look (the sandbox goes when the test ends).
+        var keptOnce = false
         func keep() {
+            // The first failure's folders: later ones are often its consequences.
+            guard !keptOnce else { return }
+            keptOnce = true
             let kept = "/tmp/docsync-drivemodel-\(seed)"
             try? FileManager.default.removeItem(atPath: kept)
             try? FileManager.default.copyItem(atPath: box.root, toPath: kept)

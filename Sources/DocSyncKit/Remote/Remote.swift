@@ -275,12 +275,16 @@ public protocol Remote: AnyObject {
     /// it (two pushes at the same time on a drive, one of which loses): a pull that did not
     /// reach its cursor is then checked against the remote's whole state.
     var historiesFork: Bool { get }
+    /// Tells the remote which versions the tree holds (its base), before a pull: a remote
+    /// that checks what a version names as its parents has them at hand then.
+    func tellHeldVersions(_ held: @escaping (_ refId: String, _ changesetId: String) -> Bool)
 }
 
 extension Remote {
     public func compactLocalCache(keeping cursor: String?, dryRun: Bool) throws -> GitCacheRepack? { nil }
     public func mergeBase(of refId: String, held: [String], theirs: String) -> (DocVersion, [UInt8]?)? { nil }
     public var historiesFork: Bool { false }
+    public func tellHeldVersions(_ held: @escaping (_ refId: String, _ changesetId: String) -> Bool) {}
 
     /// A commit of document writes only.
     public func commit(_ writes: [RemoteWrite], expecting cursor: String?, replica: ReplicaInfo) throws -> String {

@@ -23,6 +23,11 @@ extension Workspace {
         // After the remote is made: making it may warn (an upgrade, a git repository in a
         // drive folder).
         report.warnings += warnings
+        // The versions the base holds are here: a drive remote checks that a commit's
+        // named parents arrived without reading older commit files for them.
+        remote.tellHeldVersions { [weak self] refId, changesetId in
+            self?.state.base[refId]?.changesetId == changesetId
+        }
         // First contact: the remote's documents are listed before anything is recorded,
         // so that files without ids of their own (or with ids docsync gave them while the
         // remote was out of reach) join the documents at their paths. A remote that

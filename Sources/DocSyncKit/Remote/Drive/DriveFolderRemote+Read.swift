@@ -70,7 +70,8 @@ extension DriveFolderRemote {
         }
         var completeness: [String: Bool] = [:]
         var missingObjects: [String: Int] = [:]
-
+        var missingParents: [String: Int] = [:]
+        var presence: ParentPresence?
         func isComplete(_ id: String) -> Bool {
             if let known = completeness[id] { return known }
             guard let commit = files.commits[id] else { return false }
@@ -78,6 +79,16 @@ extension DriveFolderRemote {
             let missing = commit.neededObjects.filter { !objects.contains($0) }.count
             if missing > 0 { missingObjects[id] = missing }
             var ok = missing == 0
+            if ok, commit.entries.contains(where: { !($0.parents ?? []).isEmpty }) {
+                if presence == nil {
+                    presence = ParentPresence(read: files.commits.values, layout: layout, held: heldVersion)
+                }
+                let absent = presence!.missing(in: commit)
+                if absent > 0 {
+                    missingParents[id] = absent
+                    ok = false
+                }
+            }
             if ok {
                 if let parent = commit.header.parent {
                     if files.commits[parent] != nil {
@@ -106,7 +117,9 @@ extension DriveFolderRemote {
         for id in byId.keys.sorted() where completeness[id] == false {
             guard let header = files.commits[id]?.header else { continue }
             if isDeadRoot(id) { continue }
-            let objectsNote = missingObjects[id].map { ", \($0) version(s) not here yet" } ?? ""
+            let objectsNote =
+                missingObjects[id].map { ", \($0) version(s) not here yet" }
+                ?? missingParents[id].map { ", it names \($0) earlier version(s) not here yet" } ?? ""
             waiting.append(
                 "\(displayURL): push \(header.seq) of replica \(header.replica) has not fully arrived yet\(objectsNote); it is read on a later sync"
             )

@@ -33,7 +33,14 @@ public final class DriveFolderRemote: Remote {
     /// The ancestry `mergeBase(of:held:theirs:)` and a lost fork's rewind read, once per
     /// remote object (read again only when a version it is asked about arrived since).
     var askedBases: ForkMergeBases?
+    /// Whether the tree holds a version (see `Remote.tellHeldVersions`): a parent a
+    /// commit names is then here without reading older commit files (ParentPresence).
+    var heldVersion: ((_ refId: String, _ changesetId: String) -> Bool)?
     public var historiesFork: Bool { true }
+
+    public func tellHeldVersions(_ held: @escaping (_ refId: String, _ changesetId: String) -> Bool) {
+        heldVersion = held
+    }
 
     public init(url: String, lockWaitSeconds: Double = 10) {
         displayURL = url
