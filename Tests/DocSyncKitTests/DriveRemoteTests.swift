@@ -650,6 +650,34 @@ final class DriveCopies {
         }
     }
 
+    /// A version sent again by a replica that did not make it (its tree held it on a
+    /// position the remote left) names the parents it was first pushed with, read from
+    /// the maker's commit files.
+    @Test func anotherReplicasVersionSentAgainNamesItsFirstParents() throws {
+        let folder = TempFolder("drive-resend")
+        let url = folder.sub("remote")
+        try DriveFolderRemote.create(at: url)
+        let remote = DriveFolderRemote(url: url)
+        let (maker, sender) = ("aaaaaaaaaaaa", "bbbbbbbbbbbb")
+        func version(_ ms: UInt64, _ text: String) -> (DocVersion, [UInt8]) {
+            let id = ChangesetID(wallMillis: ms, counter: 0, replica: maker).description
+            let bytes = Array("{\"refId\": \"d\", \"changesetId\": \"\(id)\", \"v\": \"\(text)\"}\n".utf8)
+            return (DocVersion(refId: "d", changesetId: id, hash: ContentHash.of(bytes), path: "d.json"), bytes)
+        }
+        let (v1, b1) = version(1_000, "one"), (v2, b2) = version(2_000, "two")
+        var cursor = try remote.commit(
+            [RemoteWrite(refId: "d", new: v1, previous: nil, content: b1)], expecting: nil,
+            replica: ReplicaInfo(replicaId: maker, name: "maker"))
+        var second = RemoteWrite(refId: "d", new: v2, previous: v1, content: b2)
+        second.parents = [v1.changesetId]
+        cursor = try remote.commit([second], expecting: cursor, replica: ReplicaInfo(replicaId: maker, name: "maker"))
+        var again = RemoteWrite(refId: "d", new: v2, previous: nil, content: b2)
+        again.sentAgain = true
+        _ = try remote.commit([again], expecting: cursor, replica: ReplicaInfo(replicaId: sender, name: "sender"))
+        let text = try String(contentsOfFile: url + "/.docsync/replicas/\(sender)/commits/1.json", encoding: .utf8)
+        #expect(text.contains("\"parents\":[\"\(v1.changesetId)\"]"), "\(text)")
+    }
+
     @Test func aParentNotHereYetIsReplacedByAnOlderOneThatIs() {
         let c = Commits()
         let root = c.add("r0", 1, on: nil, ["d": "1"], parents: ["d": []])

@@ -121,8 +121,8 @@ public struct RemoteWrite: Sendable {
     public var movedAt: Int64?
     /// The versions the new one (or the deletion) was made from (see `RemoteEntry.parents`).
     public var parents: [String] = []
-    /// The new version is sent again (this tree pushed it before, on a chain the remote's
-    /// history left: a lost fork). A remote whose versions name their parents names the
+    /// The new version is sent again (this tree held it, pushed by it or by another
+    /// replica, on a position the remote's history left: a lost fork). A remote whose versions name their parents names the
     /// ones its first push named as well: a reader that has this push and not the first
     /// one must still see what the version was made from.
     public var sentAgain = false

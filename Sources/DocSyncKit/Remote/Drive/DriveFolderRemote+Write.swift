@@ -44,7 +44,9 @@ extension DriveFolderRemote {
             parent: expected?.tip, height: (expected?.height ?? 0) + 1, time: time,
             entries: writes.count + conflicts.count)
         var lines: [UInt8] = []
-        let earlier = writes.contains(where: \.sentAgain) ? parentsOfOwnVersions(replica.replicaId, files: files) : [:]
+        let sentAgain = Set(
+            writes.compactMap { w in w.sentAgain ? w.new.map { w.refId + "\u{0}" + $0.changesetId } : nil })
+        let earlier = sentAgain.isEmpty ? [:] : parentsOfVersions(sentAgain, replica: replica.replicaId, files: files)
         for write in writes {
             if let new = write.new {
                 var entry = RemoteEntry(
@@ -200,19 +202,30 @@ extension DriveFolderRemote {
 }
 
 extension DriveFolderRemote {
-    /// The parents each version `replica` pushed was named with, on any chain, by refId
-    /// and changesetId (see `RemoteWrite.sentAgain`). Its own commit files are always in
-    /// its own copy: it wrote them.
-    func parentsOfOwnVersions(_ replica: String, files: DriveCommitFiles) -> [String: [String]] {
+    /// The parents the versions `wanted` (refId, NUL, changesetId) were named with where
+    /// they were pushed before (see `RemoteWrite.sentAgain`): in `replica`'s own commit
+    /// files first (always in its own copy: it wrote them), then in those of each
+    /// version's maker (a changesetId names it), then anywhere.
+    func parentsOfVersions(_ wanted: Set<String>, replica: String, files: DriveCommitFiles) -> [String: [String]] {
         var out: [String: [String]] = [:]
-        for name in ((try? FileSystem.listDirectory(layout.commits(replica))) ?? []).sorted()
-        where DriveLayout.commitName(name)?.canonical == true {
-            guard let commit = files.load(layout.commits(replica) + "/" + name), commit.header.replica == replica,
-                commit.header.checkpoint != true
-            else { continue }
-            for entry in commit.entries where entry.conflict == nil && !entry.deleted {
-                let key = entry.refId + "\u{0}" + entry.changesetId
-                for id in entry.parents ?? [] where !(out[key] ?? []).contains(id) { out[key, default: []].append(id) }
+        var found = Set<String>()
+        let makers = wanted.compactMap {
+            $0.split(separator: "\u{0}").last.flatMap { ChangesetID(String($0))?.replica }
+        }
+        let everyone = ((try? FileSystem.listDirectory(layout.replicas)) ?? []).filter(DriveLayout.isPlainName).sorted()
+        var searched = Set<String>()
+        for folder in [replica] + makers.sorted() + everyone where searched.insert(folder).inserted {
+            guard found.count < wanted.count, DriveLayout.isPlainName(folder) else { continue }
+            for name in ((try? FileSystem.listDirectory(layout.commits(folder))) ?? []).sorted()
+            where DriveLayout.commitName(name)?.canonical == true {
+                guard let commit = files.load(layout.commits(folder) + "/" + name), commit.header.checkpoint != true
+                else { continue }
+                for entry in commit.entries where entry.conflict == nil && !entry.deleted {
+                    let key = entry.refId + "\u{0}" + entry.changesetId
+                    guard wanted.contains(key), let parents = entry.parents else { continue }
+                    found.insert(key)
+                    for id in parents where !(out[key] ?? []).contains(id) { out[key, default: []].append(id) }
+                }
             }
         }
         return out
