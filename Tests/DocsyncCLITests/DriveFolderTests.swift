@@ -339,6 +339,13 @@ extension DriveFolderTests {
             return names.allSatisfy(matchesModel) && box.replica("a").documents() == box.replica("b").documents()
                 && box.replica("b").documents() == box.replica("c").documents()
         }
+        if !converged {
+            // Kept for a look (the sandbox goes when the test ends): trees, copies, commit files.
+            let kept = "/tmp/docsync-syncthing-\(getpid())"
+            try? FileManager.default.removeItem(atPath: kept)
+            try? FileManager.default.copyItem(atPath: box.root, toPath: kept)
+            print("SYNCTHING kept the trees and the copies in \(kept)")
+        }
         #expect(
             converged,
             "replicas did not converge: \(names.map { "\($0): \(box.replica($0).documents().keys.sorted()) seed \(box.replica($0).read("seed.json") ?? "-")" })\n\(cluster.logs)"

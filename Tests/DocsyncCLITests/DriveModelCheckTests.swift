@@ -16,6 +16,7 @@
 //
 //   DOCSYNC_DRIVE_MODEL_SEEDS=<n> DOCSYNC_DRIVE_MODEL_OPS=<m>   a longer campaign
 //   DOCSYNC_DRIVE_MODEL_SEED=<s>                             replay one seed
+//   DOCSYNC_DRIVE_MODEL_FIRST=<k>                            start at the k-th seed of the list
 
 import DocSyncKit
 import Foundation
@@ -27,7 +28,9 @@ import Testing
     static let seeds: [UInt64] = {
         if let one = env["DOCSYNC_DRIVE_MODEL_SEED"].flatMap(UInt64.init) { return [one] }
         let count = env["DOCSYNC_DRIVE_MODEL_SEEDS"].flatMap(Int.init) ?? 3
-        return (0..<UInt64(count)).map { 20_261_126 + $0 * 7919 }
+        // A campaign split over several processes: each takes its own part of the list.
+        let first = env["DOCSYNC_DRIVE_MODEL_FIRST"].flatMap(UInt64.init) ?? 0
+        return (first..<first + UInt64(count)).map { 20_261_126 + $0 * 7919 }
     }()
 
     /// The drive: a copy of the remote per replica, and the service copying between them.
