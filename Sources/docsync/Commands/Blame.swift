@@ -15,26 +15,25 @@ extension DocSync {
         @Argument(help: "Only this field (a JSON pointer such as /items/0) and what is inside it.") var pointer: String?
 
         func run() throws {
-            Output.configure(global)
-            let workspace = try Workspace.open(at: global.workingDirectory, readOnly: true)
-            defer { workspace.close() }
-            let report = try workspace.blame(document, pointer: pointer, relativeTo: global.workingDirectory)
-            if let error = report.remoteError {
-                Output.warning("the remote's history was not read (\(error)); from this replica's journal only")
-            }
-            if global.json { return try Output.json(BlameJSON(report), command: "blame") }
-            // Names from the remote's own list of replicas (both kinds), else what this tree knows.
-            var names = workspace.replicaNames()
-            for known in (try? workspace.makeRemote().knownReplicas()) ?? []
-            where !known.name.isEmpty && names[known.replicaId] == nil {
-                names[known.replicaId] = known.name
-            }
-            let width = report.fields.map(\.pointer.count).max() ?? 0
-            for field in report.fields {
-                let who = names[field.replica] ?? field.replica
-                StandardOutput.write(
-                    "\(field.pointer.padding(width))  \(field.changesetId)  \(Output.time(field.time))  \(who)  \(field.value)\n"
-                )
+            try global.withWorkspace(readOnly: true) { workspace in
+                let report = try workspace.blame(document, pointer: pointer, relativeTo: global.workingDirectory)
+                if let error = report.remoteError {
+                    Output.warning("the remote's history was not read (\(error)); from this replica's journal only")
+                }
+                if global.json { return try Output.json(BlameJSON(report), command: "blame") }
+                // Names from the remote's own list of replicas (both kinds), else what this tree knows.
+                var names = workspace.replicaNames()
+                for known in (try? workspace.makeRemote().knownReplicas()) ?? []
+                where !known.name.isEmpty && names[known.replicaId] == nil {
+                    names[known.replicaId] = known.name
+                }
+                let width = report.fields.map(\.pointer.count).max() ?? 0
+                for field in report.fields {
+                    let who = names[field.replica] ?? field.replica
+                    StandardOutput.write(
+                        "\(field.pointer.padding(width))  \(field.changesetId)  \(Output.time(field.time))  \(who)  \(field.value)\n"
+                    )
+                }
             }
         }
     }

@@ -14,53 +14,58 @@ extension DocSync {
         var all = false
 
         func run() throws {
-            Output.configure(global)
-            let workspace = try Workspace.open(at: global.workingDirectory, readOnly: true)
-            defer { workspace.close() }
-            let records = workspace.conflicts(all: all)
-            if global.json {
-                try Output.json(
-                    ["conflicts": records.map { ConflictJSON(record: $0, replicaId: workspace.config.replicaId) }],
-                    command: "conflicts")
-                return
-            }
-            if records.isEmpty {
-                Output.line(all ? "No conflicts recorded." : "No open conflicts.")
-                return
-            }
-            let own = workspace.config.replicaId
-            let names = workspace.replicaNames(
-                fromRemote: records.contains { r in
-                    [r.replica, r.lostBy, ChangesetID(r.winner)?.replica].contains { $0.map { $0 != own } ?? false }
-                })
-            for r in records {
-                let what =
-                    r.fields.map { $0.isEmpty ? "whole document" : "fields " + $0.joined(separator: ", ") }
-                    ?? "whole document"
-                let now = workspace.currentPath(of: r.refId)
-                Output.line(
-                    "\(now ?? r.path)  (\(r.refId))"
-                        + (r.renameLost == true || now == nil || now == r.path ? "" : "  (was \(r.path))"))
-                let view = workspace.pointOfView(of: r)
-                let by =
-                    r.replica.map { $0 == own ? "" : "; recorded by replica \(ReplicaLabel.text($0, names: names))" }
-                    ?? ""
-                let decided =
-                    r.renameLost == true
-                    ? "renamed on both sides: the name \(r.path) lost"
-                    : r.deleted == true
-                        ? "a deletion lost to an edit" : "\(what); policy \((r.policy ?? .lww).rawValue)"
-                Output.line(
-                    "  \(decided); \(Output.time(r.time))\(by)"
-                        + (r.resolved.map { "; resolved \(Output.time($0))" + (r.take.map { " (took \($0))" } ?? "") }
-                            ?? ""))
-                Output.line("  " + view.sentence(r) { $0 == own ? "this replica" : names[$0] ?? $0 })
-                Output.line(
-                    "  kept    \(r.winner)\(view.keptBy.map { " (by \(ReplicaLabel.text($0, names: names)))" } ?? "")")
-                let owner = view.storedIsLocal ? "local" : view.storedBy.map { (names[$0] ?? $0) + "'s" } ?? "remote"
-                Output.line(
-                    "  stored  \(r.changesetId) (\(owner) \(r.deleted == true ? "deletion" : "version")) in \(r.file ?? "?")"
-                )
+            try global.withWorkspace(readOnly: true) { workspace in
+                let records = workspace.conflicts(all: all)
+                if global.json {
+                    try Output.json(
+                        ["conflicts": records.map { ConflictJSON(record: $0, replicaId: workspace.config.replicaId) }],
+                        command: "conflicts")
+                    return
+                }
+                if records.isEmpty {
+                    Output.line(all ? "No conflicts recorded." : "No open conflicts.")
+                    return
+                }
+                let own = workspace.config.replicaId
+                let names = workspace.replicaNames(
+                    fromRemote: records.contains { r in
+                        [r.replica, r.lostBy, ChangesetID(r.winner)?.replica].contains { $0.map { $0 != own } ?? false }
+                    })
+                for r in records {
+                    let what =
+                        r.fields.map { $0.isEmpty ? "whole document" : "fields " + $0.joined(separator: ", ") }
+                        ?? "whole document"
+                    let now = workspace.currentPath(of: r.refId)
+                    Output.line(
+                        "\(now ?? r.path)  (\(r.refId))"
+                            + (r.renameLost == true || now == nil || now == r.path ? "" : "  (was \(r.path))"))
+                    let view = workspace.pointOfView(of: r)
+                    let by =
+                        r.replica.map {
+                            $0 == own ? "" : "; recorded by replica \(ReplicaLabel.text($0, names: names))"
+                        }
+                        ?? ""
+                    let decided =
+                        r.renameLost == true
+                        ? "renamed on both sides: the name \(r.path) lost"
+                        : r.deleted == true
+                            ? "a deletion lost to an edit" : "\(what); policy \((r.policy ?? .lww).rawValue)"
+                    Output.line(
+                        "  \(decided); \(Output.time(r.time))\(by)"
+                            + (r.resolved.map {
+                                "; resolved \(Output.time($0))" + (r.take.map { " (took \($0))" } ?? "")
+                            }
+                                ?? ""))
+                    Output.line("  " + view.sentence(r) { $0 == own ? "this replica" : names[$0] ?? $0 })
+                    Output.line(
+                        "  kept    \(r.winner)\(view.keptBy.map { " (by \(ReplicaLabel.text($0, names: names)))" } ?? "")"
+                    )
+                    let owner =
+                        view.storedIsLocal ? "local" : view.storedBy.map { (names[$0] ?? $0) + "'s" } ?? "remote"
+                    Output.line(
+                        "  stored  \(r.changesetId) (\(owner) \(r.deleted == true ? "deletion" : "version")) in \(r.file ?? "?")"
+                    )
+                }
             }
         }
     }
@@ -93,12 +98,11 @@ extension DocSync {
         var document: String
 
         func run() throws {
-            Output.configure(global)
-            let workspace = try Workspace.open(at: global.workingDirectory, readOnly: dryRun)
-            defer { workspace.close() }
-            let report = try workspace.resolve(
-                document, relativeTo: global.workingDirectory, take: take, whole: whole, dryRun: dryRun)
-            try SyncPrinter(global: global).finish(report, verb: "Resolved", command: "resolve")
+            try global.withWorkspace(readOnly: dryRun) { workspace in
+                let report = try workspace.resolve(
+                    document, relativeTo: global.workingDirectory, take: take, whole: whole, dryRun: dryRun)
+                try SyncPrinter(global: global).finish(report, verb: "Resolved", command: "resolve")
+            }
         }
     }
 }

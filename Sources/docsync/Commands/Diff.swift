@@ -46,10 +46,10 @@ extension DocSync {
             if files || git {
                 diffs = [try compareFiles()]
             } else {
-                let workspace = try Workspace.open(at: global.workingDirectory, readOnly: true)
-                defer { workspace.close() }
-                diffs = try workspace.diff(
-                    documents, relativeTo: global.workingDirectory, against: Workspace.DiffTarget(against))
+                diffs = try global.withWorkspace(readOnly: true) { workspace in
+                    try workspace.diff(
+                        documents, relativeTo: global.workingDirectory, against: Workspace.DiffTarget(against))
+                }
             }
             if global.json { return try Output.json(DiffJSON(documents: diffs), command: "diff") }
             for d in diffs {

@@ -50,19 +50,14 @@ extension DocSync {
                     let problem = Workspace.checkEdit(original: original, edited: edited)
                         ?? Workspace.checkSchema(edited, path: path, schemas: schemas)
                 else {
-                    let workspace = try Workspace.open(at: global.workingDirectory, readOnly: false)
-                    defer { workspace.close() }
-                    let report = try workspace.applyEdit(
-                        path: path, refId: refId, original: original, edited: edited)
-                    if global.json {
-                        try Output.json(report, command: "edit")
-                        return
+                    let report = try global.withWorkspace(readOnly: false) { workspace in
+                        try workspace.applyEdit(path: path, refId: refId, original: original, edited: edited)
                     }
+                    if global.json { return try Output.json(report, command: "edit") }
                     if report.outcome == "unchanged" {
                         Output.line("No changes: \(path) left as it was")
                     } else {
-                        Output.line(
-                            "edited  \(path)  (\(report.changesetId ?? "?")); the next push or sync sends it")
+                        Output.line("edited  \(path)  (\(report.changesetId ?? "?")); the next push or sync sends it")
                     }
                     return
                 }
@@ -75,18 +70,18 @@ extension DocSync {
                         continue
                     }
                 }
-                let workspace = try Workspace.open(at: global.workingDirectory, readOnly: true)
-                defer { workspace.close() }
-                let kept = try workspace.keepRejected(edited, for: path)
-                if global.json {
-                    try Output.json(
-                        EditReport(
-                            path: path, refId: refId, changesetId: nil, outcome: "rejected", rejectedCopy: kept,
-                            problem: problem.description), command: "edit")
+                try global.withWorkspace(readOnly: true) { workspace in
+                    let kept = try workspace.keepRejected(edited, for: path)
+                    if global.json {
+                        try Output.json(
+                            EditReport(
+                                path: path, refId: refId, changesetId: nil, outcome: "rejected", rejectedCopy: kept,
+                                problem: problem.description), command: "edit")
+                    }
+                    throw CommandFailure(
+                        message: "\(path) was left as it was; the refused text is kept in \(kept)", code: .failure
+                    )
                 }
-                throw CommandFailure(
-                    message: "\(path) was left as it was; the refused text is kept in \(kept)", code: .failure
-                )
             }
         }
 
@@ -153,17 +148,16 @@ extension DocSync {
         var path: String
 
         func run() throws {
-            Output.configure(global)
-            let workspace = try Workspace.open(at: global.workingDirectory, readOnly: false)
-            defer { workspace.close() }
-            let report = try workspace.createDocument(
-                at: path, relativeTo: global.workingDirectory, template: from)
-            if global.json {
-                try Output.json(report, command: "new")
-                return
+            try global.withWorkspace(readOnly: false) { workspace in
+                let report = try workspace.createDocument(
+                    at: path, relativeTo: global.workingDirectory, template: from)
+                if global.json {
+                    try Output.json(report, command: "new")
+                    return
+                }
+                Output.line(
+                    "created  \(report.path)  (refId \(report.refId)); the next push or sync sends it")
             }
-            Output.line(
-                "created  \(report.path)  (refId \(report.refId)); the next push or sync sends it")
         }
     }
 }

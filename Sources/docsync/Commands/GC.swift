@@ -19,22 +19,21 @@ extension DocSync {
         var localOnly = false
 
         func run() throws {
-            Output.configure(global)
-            let workspace = try Workspace.open(at: global.workingDirectory, readOnly: dryRun)
-            defer { workspace.close() }
-            let view = ProgressView(global: global)
-            workspace.progress = view.handler
-            defer { view.clear() }
-            let report = try workspace.collectGarbage(dryRun: dryRun, localOnly: localOnly)
-            view.clear()
-            for warning in report.warnings { Output.warning(warning) }
-            if global.json {
-                try Output.json(GCJSON(report: report), command: "gc")
-            } else {
-                print(report)
-            }
-            if let unreachable = report.remoteUnreachable {
-                throw CommandFailure(message: unreachable, code: ExitStatus.tempFail)
+            try global.withWorkspace(readOnly: dryRun) { workspace in
+                let view = ProgressView(global: global)
+                workspace.progress = view.handler
+                defer { view.clear() }
+                let report = try workspace.collectGarbage(dryRun: dryRun, localOnly: localOnly)
+                view.clear()
+                for warning in report.warnings { Output.warning(warning) }
+                if global.json {
+                    try Output.json(GCJSON(report: report), command: "gc")
+                } else {
+                    print(report)
+                }
+                if let unreachable = report.remoteUnreachable {
+                    throw CommandFailure(message: unreachable, code: ExitStatus.tempFail)
+                }
             }
         }
 

@@ -21,15 +21,14 @@ extension DocSync {
             @OptionGroup var global: GlobalOptions
 
             func run() throws {
-                Output.configure(global)
-                let workspace = try Workspace.open(at: global.workingDirectory, readOnly: true)
-                defer { workspace.close() }
-                let report = try workspace.replicas()
-                if global.json {
-                    try Output.json(ReplicasJSON(report), command: "replicas")
-                    return
+                try global.withWorkspace(readOnly: true) { workspace in
+                    let report = try workspace.replicas()
+                    if global.json {
+                        try Output.json(ReplicasJSON(report), command: "replicas")
+                        return
+                    }
+                    ReplicasTable.print(report)
                 }
-                ReplicasTable.print(report)
             }
         }
 
@@ -53,21 +52,20 @@ extension DocSync {
             var name: String
 
             func run() throws {
-                Output.configure(global)
-                let workspace = try Workspace.open(at: global.workingDirectory, readOnly: dryRun)
-                defer { workspace.close() }
-                let gone = try workspace.forgetReplica(name, force: force, dryRun: dryRun)
-                if global.json {
-                    try Output.json(
-                        ForgetJSON(
-                            forgotten: ReplicasJSON.Replica(
-                                gone, holdsBack: nil, isSelf: gone.replicaId == workspace.config.replicaId),
-                            dryRun: dryRun), command: "replicas forget")
-                    return
+                try global.withWorkspace(readOnly: dryRun) { workspace in
+                    let gone = try workspace.forgetReplica(name, force: force, dryRun: dryRun)
+                    if global.json {
+                        try Output.json(
+                            ForgetJSON(
+                                forgotten: ReplicasJSON.Replica(
+                                    gone, holdsBack: nil, isSelf: gone.replicaId == workspace.config.replicaId),
+                                dryRun: dryRun), command: "replicas forget")
+                        return
+                    }
+                    Output.line(
+                        "\(dryRun ? "would forget" : "forgot") replica \(gone.name) (\(gone.replicaId)); gc no longer waits for it"
+                    )
                 }
-                Output.line(
-                    "\(dryRun ? "would forget" : "forgot") replica \(gone.name) (\(gone.replicaId)); gc no longer waits for it"
-                )
             }
         }
     }

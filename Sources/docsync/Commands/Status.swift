@@ -22,78 +22,80 @@ extension DocSync {
         static let shownPerList = 50
 
         func run() throws {
-            Output.configure(global)
-            let workspace = try Workspace.open(at: global.workingDirectory, readOnly: true)
-            defer { workspace.close() }
-            let status = try workspace.status()
-            for problem in status.problems { Output.problem(problem.message) }
-            for warning in status.warnings { Output.warning(warning) }
-            // status works offline: the remote's replica records only when a line names another replica.
-            let names = workspace.replicaNames(fromRemote: status.conflicts.contains { $0.deleted == true })
-            if global.json {
-                try Output.json(StatusJSON(status: status, replicaName: names[status.replicaId]), command: "status")
-                if !status.problems.isEmpty { throw ExitCode.failure }
-                return
-            }
-            Output.line(
-                "Tree:      \(status.root) (replica \(names[status.replicaId] ?? status.replicaId), id \(status.replicaId))"
-            )
-            Output.line("Remote:    \(status.remote ?? "none (set one with `docsync config remote.url PATH`)")")
-            Output.line("Last sync: \(Output.time(status.lastSync))")
-            if let attempt = status.lastAttempt {
-                Output.line(
-                    "Last sync attempt \(Output.time(attempt.time)) (\(attempt.command)): gave up for now: \(attempt.reason)"
-                )
-            }
-            section(
-                "Not valid documents, left untouched and not synced", status.problems.map(\.message),
-                hint:
-                    "fix each file; it syncs again once it is a valid JSON object that satisfies its schema, if it has one"
-            )
-            section("Pending (recorded, not yet on the remote)", ChangeNotes.lines(for: status.pending, recorded: true))
-            section("Unrecorded changes on disk", ChangeNotes.lines(for: status.unrecorded, recorded: false))
-            let (deletionsLost, collisions) = (
-                status.conflicts.filter { $0.deleted == true }, status.conflicts.filter { $0.deleted != true }
-            )
-            func name(_ id: String?) -> String { id.map { ReplicaLabel.text($0, names: names) } ?? "another replica" }
-            section(
-                "Conflicts, open",
-                collisions.map { record in
-                    let fields =
-                        record.fields.map { $0.isEmpty ? "" : " (fields: \($0.joined(separator: ", ")))" } ?? ""
-                    let sentence = workspace.pointOfView(of: record).sentence(record) {
-                        $0 == status.replicaId ? "this replica" : names[$0] ?? $0
-                    }
-                    return "\(record.path)  \(sentence)\(fields)"
-                },
-                hint:
-                    "the losing versions are kept in .docsync/conflicts/; `docsync conflicts` lists them, `docsync resolve DOC` settles one"
-            )
-            section(
-                "Deletions that lost to an edit (the edit was kept)",
-                deletionsLost.map { record in
-                    let deletedHere = workspace.sideHere(of: record) == .local
-                    let who = deletedHere ? "deleted here" : "deleted by \(name(record.lostBy ?? record.replica))"
+            try global.withWorkspace(readOnly: true) { workspace in
+                let status = try workspace.status()
+                for problem in status.problems { Output.problem(problem.message) }
+                for warning in status.warnings { Output.warning(warning) }
+                // status works offline: the remote's replica records only when a line names another replica.
+                let names = workspace.replicaNames(fromRemote: status.conflicts.contains { $0.deleted == true })
+                if global.json {
+                    try Output.json(StatusJSON(status: status, replicaName: names[status.replicaId]), command: "status")
+                    if !status.problems.isEmpty { throw ExitCode.failure }
                     return
-                        "\(record.path)  \(who), edited \(deletedHere ? "elsewhere" : "here"): kept version \(record.winner); "
-                        + "`docsync resolve \(record.path) --take \(workspace.sideHere(of: record).rawValue)` deletes it after all"
-                },
-                hint: "the deleted version is kept in .docsync/conflicts/")
-            section(
-                "Waiting for a file to be valid again", status.waiting,
-                hint:
-                    "a remote version arrived while the file was not valid (JSON, or its schema); it is merged with your fix on the next sync"
-            )
-            if status.pending.isEmpty && status.unrecorded.isEmpty && status.conflicts.isEmpty
-                && status.problems.isEmpty && status.waiting.isEmpty
-            {
-                Output.line("Nothing to sync.")
-            }
-            if !status.problems.isEmpty {
-                let n = max(status.invalidFiles.count, 1)
-                throw CommandFailure(
-                    message: n == 1 ? "1 file is not a valid document" : "\(n) files are not valid documents",
-                    code: .failure)
+                }
+                Output.line(
+                    "Tree:      \(status.root) (replica \(names[status.replicaId] ?? status.replicaId), id \(status.replicaId))"
+                )
+                Output.line("Remote:    \(status.remote ?? "none (set one with `docsync config remote.url PATH`)")")
+                Output.line("Last sync: \(Output.time(status.lastSync))")
+                if let attempt = status.lastAttempt {
+                    Output.line(
+                        "Last sync attempt \(Output.time(attempt.time)) (\(attempt.command)): gave up for now: \(attempt.reason)"
+                    )
+                }
+                section(
+                    "Not valid documents, left untouched and not synced", status.problems.map(\.message),
+                    hint:
+                        "fix each file; it syncs again once it is a valid JSON object that satisfies its schema, if it has one"
+                )
+                section(
+                    "Pending (recorded, not yet on the remote)", ChangeNotes.lines(for: status.pending, recorded: true))
+                section("Unrecorded changes on disk", ChangeNotes.lines(for: status.unrecorded, recorded: false))
+                let (deletionsLost, collisions) = (
+                    status.conflicts.filter { $0.deleted == true }, status.conflicts.filter { $0.deleted != true }
+                )
+                func name(_ id: String?) -> String {
+                    id.map { ReplicaLabel.text($0, names: names) } ?? "another replica"
+                }
+                section(
+                    "Conflicts, open",
+                    collisions.map { record in
+                        let fields =
+                            record.fields.map { $0.isEmpty ? "" : " (fields: \($0.joined(separator: ", ")))" } ?? ""
+                        let sentence = workspace.pointOfView(of: record).sentence(record) {
+                            $0 == status.replicaId ? "this replica" : names[$0] ?? $0
+                        }
+                        return "\(record.path)  \(sentence)\(fields)"
+                    },
+                    hint:
+                        "the losing versions are kept in .docsync/conflicts/; `docsync conflicts` lists them, `docsync resolve DOC` settles one"
+                )
+                section(
+                    "Deletions that lost to an edit (the edit was kept)",
+                    deletionsLost.map { record in
+                        let deletedHere = workspace.sideHere(of: record) == .local
+                        let who = deletedHere ? "deleted here" : "deleted by \(name(record.lostBy ?? record.replica))"
+                        return
+                            "\(record.path)  \(who), edited \(deletedHere ? "elsewhere" : "here"): kept version \(record.winner); "
+                            + "`docsync resolve \(record.path) --take \(workspace.sideHere(of: record).rawValue)` deletes it after all"
+                    },
+                    hint: "the deleted version is kept in .docsync/conflicts/")
+                section(
+                    "Waiting for a file to be valid again", status.waiting,
+                    hint:
+                        "a remote version arrived while the file was not valid (JSON, or its schema); it is merged with your fix on the next sync"
+                )
+                if status.pending.isEmpty && status.unrecorded.isEmpty && status.conflicts.isEmpty
+                    && status.problems.isEmpty && status.waiting.isEmpty
+                {
+                    Output.line("Nothing to sync.")
+                }
+                if !status.problems.isEmpty {
+                    let n = max(status.invalidFiles.count, 1)
+                    throw CommandFailure(
+                        message: n == 1 ? "1 file is not a valid document" : "\(n) files are not valid documents",
+                        code: .failure)
+                }
             }
         }
 
@@ -151,64 +153,63 @@ extension DocSync {
         }
 
         func run() throws {
-            Output.configure(global)
-            let workspace = try Workspace.open(at: global.workingDirectory, readOnly: true)
-            defer { workspace.close() }
-            if let document {
-                let names = workspace.replicaNames()
-                var history = try workspace.history(of: document, relativeTo: global.workingDirectory)
-                let journalHadEntries = !history.local.isEmpty
-                history.local = window(history.local) { $0.entry.time }
-                // Newest first: the window's last N are the first N.
-                history.remote = window(history.remote.reversed()) { $0.time }.reversed()
+            try global.withWorkspace(readOnly: true) { workspace in
+                if let document {
+                    let names = workspace.replicaNames()
+                    var history = try workspace.history(of: document, relativeTo: global.workingDirectory)
+                    let journalHadEntries = !history.local.isEmpty
+                    history.local = window(history.local) { $0.entry.time }
+                    // Newest first: the window's last N are the first N.
+                    history.remote = window(history.remote.reversed()) { $0.time }.reversed()
+                    if global.json {
+                        try Output.json(HistoryJSON(history: history, replicaNames: names), command: "log")
+                        return
+                    }
+                    let pager = noPager ? nil : Pager.start()
+                    defer { pager?.finish() }
+                    Output.line("Document \(history.refId)" + (history.path.map { " (\($0))" } ?? ""))
+                    // A section with nothing to show (after -n or --since) has no heading.
+                    if !history.remote.isEmpty || history.remoteError != nil {
+                        Output.line("\nRemote versions, newest first:")
+                        if let error = history.remoteError { Output.line("  (unavailable: \(error))") }
+                        for v in history.remote {
+                            let id = v.id.count == 40 ? String(v.id.prefix(12)) : v.id
+                            Output.line(
+                                "  \(id.padding(13)) \(Output.time(v.time))  \(v.deleted ? "deleted".padding(30) : v.changesetId.padding(30))  \(names[v.author] ?? v.author)  \(v.path ?? "")"
+                            )
+                        }
+                    }
+                    if !history.local.isEmpty {
+                        Output.line("\nThis replica's journal:")
+                        for item in history.local { Output.line("  " + LogLine.text(item, names: names)) }
+                    } else if !journalHadEntries {
+                        Output.line(
+                            "\nThis replica's journal: no entries for it (docsync gc compacted them once they reached the remote)"
+                        )
+                    }
+                    return
+                }
+                var entries = try workspace.log()
+                if pending { entries = entries.filter(\.pending) }
+                entries = window(entries) { $0.entry.time }
+                // The remote's replica records only when an entry names another replica.
+                // The remote's records name other replicas: needed for held versions, and for
+                // cursor lines of a drive-layout remote (which name the replica of the push).
+                let names = workspace.replicaNames(
+                    fromRemote: entries.contains { item in
+                        if item.entry.kind == .held { return true }
+                        if case .cursor(let cursor) = item.entry.event { return RemoteCursorText.namesReplicas(cursor) }
+                        return false
+                    })
                 if global.json {
-                    try Output.json(HistoryJSON(history: history, replicaNames: names), command: "log")
+                    try Output.json(
+                        ["entries": entries.map { LogEntryJSON(item: $0, replicaNames: names) }], command: "log")
                     return
                 }
                 let pager = noPager ? nil : Pager.start()
                 defer { pager?.finish() }
-                Output.line("Document \(history.refId)" + (history.path.map { " (\($0))" } ?? ""))
-                // A section with nothing to show (after -n or --since) has no heading.
-                if !history.remote.isEmpty || history.remoteError != nil {
-                    Output.line("\nRemote versions, newest first:")
-                    if let error = history.remoteError { Output.line("  (unavailable: \(error))") }
-                    for v in history.remote {
-                        let id = v.id.count == 40 ? String(v.id.prefix(12)) : v.id
-                        Output.line(
-                            "  \(id.padding(13)) \(Output.time(v.time))  \(v.deleted ? "deleted".padding(30) : v.changesetId.padding(30))  \(names[v.author] ?? v.author)  \(v.path ?? "")"
-                        )
-                    }
-                }
-                if !history.local.isEmpty {
-                    Output.line("\nThis replica's journal:")
-                    for item in history.local { Output.line("  " + LogLine.text(item, names: names)) }
-                } else if !journalHadEntries {
-                    Output.line(
-                        "\nThis replica's journal: no entries for it (docsync gc compacted them once they reached the remote)"
-                    )
-                }
-                return
+                for item in entries { Output.line(LogLine.text(item, names: names)) }
             }
-            var entries = try workspace.log()
-            if pending { entries = entries.filter(\.pending) }
-            entries = window(entries) { $0.entry.time }
-            // The remote's replica records only when an entry names another replica.
-            // The remote's records name other replicas: needed for held versions, and for
-            // cursor lines of a drive-layout remote (which name the replica of the push).
-            let names = workspace.replicaNames(
-                fromRemote: entries.contains { item in
-                    if item.entry.kind == .held { return true }
-                    if case .cursor(let cursor) = item.entry.event { return RemoteCursorText.namesReplicas(cursor) }
-                    return false
-                })
-            if global.json {
-                try Output.json(
-                    ["entries": entries.map { LogEntryJSON(item: $0, replicaNames: names) }], command: "log")
-                return
-            }
-            let pager = noPager ? nil : Pager.start()
-            defer { pager?.finish() }
-            for item in entries { Output.line(LogLine.text(item, names: names)) }
         }
     }
 
@@ -223,20 +224,22 @@ extension DocSync {
         var localOnly = false
 
         func run() throws {
-            Output.configure(global)
-            let workspace = try Workspace.open(at: global.workingDirectory, readOnly: true)
-            defer { workspace.close() }
-            let problems = workspace.verify(includeRemote: !localOnly)
-            if global.json {
-                try Output.json(
-                    VerifyJSON(ok: problems.isEmpty, remoteChecked: !localOnly, problems: problems), command: "verify")
-            } else {
-                for p in problems { Output.problem(p) }
-                if problems.isEmpty {
-                    Output.line("OK: tree, journal, state" + (localOnly ? "" : " and remote") + " verified")
+            try global.withWorkspace(readOnly: true) { workspace in
+                let problems = workspace.verify(includeRemote: !localOnly)
+                if global.json {
+                    try Output.json(
+                        VerifyJSON(ok: problems.isEmpty, remoteChecked: !localOnly, problems: problems),
+                        command: "verify")
+                } else {
+                    for p in problems { Output.problem(p) }
+                    if problems.isEmpty {
+                        Output.line("OK: tree, journal, state" + (localOnly ? "" : " and remote") + " verified")
+                    }
+                }
+                if !problems.isEmpty {
+                    throw CommandFailure(message: "\(problems.count) problem(s) found", code: .failure)
                 }
             }
-            if !problems.isEmpty { throw CommandFailure(message: "\(problems.count) problem(s) found", code: .failure) }
         }
     }
 
@@ -285,54 +288,57 @@ extension DocSync {
         func run() throws {
             Output.configure(global)
             let writes = value != nil || unset
-            let workspace = try Workspace.open(at: global.workingDirectory, readOnly: !writes)
-            defer { workspace.close() }
-            if list {
-                let fixed = Config.keys.filter { !$0.name.contains("<") }.compactMap { k in
-                    workspace.config[k.name].map { (k.name, $0) }
-                }
-                let patterned = workspace.config.values.filter { Config.key(named: $0.key)?.name.contains("<") == true }
+            try global.withWorkspace(readOnly: !writes) { workspace in
+                if list {
+                    let fixed = Config.keys.filter { !$0.name.contains("<") }.compactMap { k in
+                        workspace.config[k.name].map { (k.name, $0) }
+                    }
+                    let patterned = workspace.config.values.filter {
+                        Config.key(named: $0.key)?.name.contains("<") == true
+                    }
                     .sorted { $0.key < $1.key }
-                let rows = fixed + patterned.map { ($0.key, $0.value) }
-                if global.json {
-                    try Output.json(["values": Dictionary(uniqueKeysWithValues: rows)], command: "config")
+                    let rows = fixed + patterned.map { ($0.key, $0.value) }
+                    if global.json {
+                        try Output.json(["values": Dictionary(uniqueKeysWithValues: rows)], command: "config")
+                        return
+                    }
+                    for (k, v) in rows { print("\(k)=\(v)") }
                     return
                 }
-                for (k, v) in rows { print("\(k)=\(v)") }
-                return
-            }
-            guard let key else { return }
-            guard Config.key(named: key) != nil else {
-                throw CommandFailure(
-                    message: "unknown config key '\(key)'; see `docsync config --help`", code: .failure,
-                    errorCode: "unknown-key")
-            }
-            if writes {
-                let remoteChanged = try workspace.setConfig(
-                    key, unset ? nil : value, relativeTo: global.workingDirectory, create: create,
-                    resetBase: resetBase)
+                guard let key else { return }
+                guard Config.key(named: key) != nil else {
+                    throw CommandFailure(
+                        message: "unknown config key '\(key)'; see `docsync config --help`", code: .failure,
+                        errorCode: "unknown-key")
+                }
+                if writes {
+                    let remoteChanged = try workspace.setConfig(
+                        key, unset ? nil : value, relativeTo: global.workingDirectory, create: create,
+                        resetBase: resetBase)
+                    if global.json {
+                        try Output.json(
+                            ConfigJSON(
+                                key: key, value: workspace.config[key],
+                                defaultValue: Config.key(named: key)?.defaultValue,
+                                remoteChanged: remoteChanged), command: "config")
+                    } else if remoteChanged {
+                        Output.line(
+                            "The remote changed: the next sync merges this tree with it (nothing is deleted on either side)."
+                        )
+                    }
+                    return
+                }
+                let current = workspace.config[key]
                 if global.json {
                     try Output.json(
-                        ConfigJSON(
-                            key: key, value: workspace.config[key], defaultValue: Config.key(named: key)?.defaultValue,
-                            remoteChanged: remoteChanged), command: "config")
-                } else if remoteChanged {
-                    Output.line(
-                        "The remote changed: the next sync merges this tree with it (nothing is deleted on either side)."
-                    )
+                        ConfigJSON(key: key, value: current, defaultValue: Config.key(named: key)?.defaultValue),
+                        command: "config")
+                } else if let current {
+                    print(current)
                 }
-                return
+                // Like `git config KEY`: exit 1 when the key has no value.
+                if current == nil { throw ExitCode(1) }
             }
-            let current = workspace.config[key]
-            if global.json {
-                try Output.json(
-                    ConfigJSON(key: key, value: current, defaultValue: Config.key(named: key)?.defaultValue),
-                    command: "config")
-            } else if let current {
-                print(current)
-            }
-            // Like `git config KEY`: exit 1 when the key has no value.
-            if current == nil { throw ExitCode(1) }
         }
     }
 

@@ -52,23 +52,22 @@ protocol RemoteCommand: ParsableCommand {
 
 extension RemoteCommand {
     func run() throws {
-        Output.configure(global)
-        let workspace = try Workspace.open(at: global.workingDirectory, readOnly: flags.dryRun)
-        defer { workspace.close() }
-        let view = ProgressView(global: global)
-        workspace.progress = view.handler
-        let report: SyncReport
-        do {
-            report = try workspace.run(Self.direction, options: flags.options)
-            view.clear()
-        } catch {
-            view.clear()
-            throw error
+        try global.withWorkspace(readOnly: flags.dryRun) { workspace in
+            let view = ProgressView(global: global)
+            workspace.progress = view.handler
+            let report: SyncReport
+            do {
+                report = try workspace.run(Self.direction, options: flags.options)
+                view.clear()
+            } catch {
+                view.clear()
+                throw error
+            }
+            // The remote's replica names only when a line names another replica.
+            let names = workspace.replicaNames(fromRemote: report.conflicts.contains { $0.recordedBy != nil })
+            try SyncPrinter(global: global, streamed: view.streamed, replicaNames: names)
+                .finish(report, verb: Self.verb, command: Self._commandName)
         }
-        // The remote's replica names only when a line names another replica.
-        let names = workspace.replicaNames(fromRemote: report.conflicts.contains { $0.recordedBy != nil })
-        try SyncPrinter(global: global, streamed: view.streamed, replicaNames: names)
-            .finish(report, verb: Self.verb, command: Self._commandName)
     }
 }
 
@@ -146,12 +145,11 @@ extension DocSync {
         }
 
         func run() throws {
-            Output.configure(global)
-            let workspace = try Workspace.open(at: global.workingDirectory, readOnly: dryRun)
-            defer { workspace.close() }
-            let report = try workspace.restore(
-                documents, relativeTo: global.workingDirectory, at: at, deleted: deleted, dryRun: dryRun)
-            try SyncPrinter(global: global).finish(report, verb: "Restored", command: "restore")
+            try global.withWorkspace(readOnly: dryRun) { workspace in
+                let report = try workspace.restore(
+                    documents, relativeTo: global.workingDirectory, at: at, deleted: deleted, dryRun: dryRun)
+                try SyncPrinter(global: global).finish(report, verb: "Restored", command: "restore")
+            }
         }
     }
 
@@ -171,11 +169,10 @@ extension DocSync {
         var paths: [String]
 
         func run() throws {
-            Output.configure(global)
-            let workspace = try Workspace.open(at: global.workingDirectory, readOnly: dryRun)
-            defer { workspace.close() }
-            let report = try workspace.remove(paths: paths, relativeTo: global.workingDirectory, dryRun: dryRun)
-            try SyncPrinter(global: global).finish(report, verb: "Removed", command: "rm")
+            try global.withWorkspace(readOnly: dryRun) { workspace in
+                let report = try workspace.remove(paths: paths, relativeTo: global.workingDirectory, dryRun: dryRun)
+                try SyncPrinter(global: global).finish(report, verb: "Removed", command: "rm")
+            }
         }
     }
 }
