@@ -678,6 +678,62 @@ final class DriveCopies {
         #expect(text.contains("\"parents\":[\"\(v1.changesetId)\"]"), "\(text)")
     }
 
+    /// Found by the Syncthing test: within one run, a pull merged a third replica's
+    /// version (z) into the tree's pending edit (y); the push found that a fork had been
+    /// lost meanwhile (another push won over the third replica's while the run worked),
+    /// and the retry merged again from what the user had, without z, but still named the
+    /// third replica's version as a parent. Everyone then read z = 0 as the newer value:
+    /// the third replica's own edit was lost, every exit 0.
+    @Test func aRetryThatMergesFromTheUsersVersionDoesNotNameWhatItDropped() throws {
+        let drive = DriveCopies()
+        for name in ["p", "q", "r"] { try drive.make(name) }
+        // Roles by replica id: of two pushes made on one commit, the greater id wins.
+        var ids: [String: String] = [:]
+        for name in ["p", "q", "r"] {
+            let ws = try Workspace.open(at: drive.tree(name), readOnly: true)
+            ids[name] = ws.config.replicaId
+            ws.close()
+        }
+        let byId = ["p", "q", "r"].sorted { ids[$0]! < ids[$1]! }
+        let (c, b, a) = (byId[0], byId[1], byId[2])  // a's push beats c's
+        drive.write(a, "seed.json", "{\"x\": 0, \"y\": 0, \"z\": 0}")
+        try drive.sync(a)
+        drive.propagateAll()
+        try drive.sync(b)
+        try drive.sync(c)
+        #expect(drive.jsonField(b, "seed.json", "z") == "0" && drive.jsonField(c, "seed.json", "z") == "0")
+        drive.edit(c, "seed.json", "z", to: 2)
+        try drive.sync(c)
+        drive.edit(a, "seed.json", "x", to: 3)
+        try drive.sync(a)
+        drive.propagate(c, b)
+        drive.edit(b, "seed.json", "y", to: 3)
+        // b's pull takes c's push; a's push, which wins over it, arrives before b's push.
+        let ws = try Workspace.open(at: drive.tree(b), readOnly: false)
+        var arrived = false
+        ws.progress = { event in
+            if case .finished(.pull) = event, !arrived {
+                arrived = true
+                drive.propagate(a, b)
+            }
+        }
+        let report = try ws.run(.both)
+        ws.close()
+        #expect(arrived && report.conflicts.isEmpty)
+        for _ in 0..<3 {
+            drive.propagateAll()
+            for name in [a, b, c] {
+                let round = try drive.sync(name)
+                #expect(round.conflicts.isEmpty, "\(name): \(round.conflicts)")
+            }
+        }
+        for name in [a, b, c] {
+            #expect(drive.jsonField(name, "seed.json", "x") == "3", "\(name)")
+            #expect(drive.jsonField(name, "seed.json", "y") == "3", "\(name)")
+            #expect(drive.jsonField(name, "seed.json", "z") == "2", "\(name): c's edit is kept")
+        }
+    }
+
     @Test func aParentNotHereYetIsReplacedByAnOlderOneThatIs() {
         let c = Commits()
         let root = c.add("r0", 1, on: nil, ["d": "1"], parents: ["d": []])

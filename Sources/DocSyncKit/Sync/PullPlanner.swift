@@ -43,7 +43,14 @@ struct PullPlanner {
     /// again, and that pull merges the user's own version with the newer remote, as if
     /// the runs had happened one after the other, not this run's first merge: stamped
     /// when it was made, that merge beat later saves of other replicas.
-    var userVersions: [String: (base: DocVersion?, local: DocVersion?)] = [:]
+    var userVersions: [String: UserVersion] = [:]
+    /// What the user had of a document when the run first met it: its base, its file's
+    /// version, and the published versions its pending content carried (`madeFrom`).
+    struct UserVersion {
+        var base: DocVersion?
+        var local: DocVersion?
+        var madeFrom: [String]
+    }
     /// Per document, the base a merge is measured from instead of the tree's, where its
     /// pending content carries versions beyond that base (see `SyncSession.carriedMergeBases`).
     var mergeBases: [String: DocVersion] = [:]
@@ -380,10 +387,16 @@ struct PullPlanner {
                     .local(
                         kind, version: result,
                         fromPath: publishedVersion?.path != result.path ? publishedVersion?.path : nil))
-                // What the replaced actions' content was made from, the merge is made from too.
+                // What the replaced actions' content was made from, the merge is made from too;
+                // merged again from the user's version, only what that one was made from
+                // (not what an earlier pull of the run merged into the file and this merge
+                // dropped: named as a parent, it would read as overwritten on purpose).
+                let from =
+                    plan.remerged.contains(refId)
+                    ? userVersions[refId]?.madeFrom ?? []
+                    : (pendingIndices[refId] ?? []).flatMap({ pending[$0].madeFrom ?? [] })
                 var carried: [String] = []
-                for id in (pendingIndices[refId] ?? []).flatMap({ pending[$0].madeFrom ?? [] })
-                where !carried.contains(id) { carried.append(id) }
+                for id in from where !carried.contains(id) { carried.append(id) }
                 if !carried.isEmpty { action.madeFrom = carried }
                 plan.batch.append(action)
             }

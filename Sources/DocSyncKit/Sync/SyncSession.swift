@@ -265,7 +265,7 @@ final class SyncSession {
     /// had local actions pending, from before the run changed it: what the user had (see
     /// `PullPlanner.userVersions`). Kept for the whole run, so every retry of a push that
     /// lost a race merges from them again.
-    var userVersions: [String: (base: DocVersion?, local: DocVersion?)] = [:]
+    var userVersions: [String: PullPlanner.UserVersion] = [:]
     /// The conflict records this run's pulls made, by refId: a retry that decides a
     /// document again from the user's versions takes back the ones it no longer makes.
     var recordedThisRun: [String: [ConflictStore.Record]] = [:]
@@ -282,6 +282,10 @@ final class SyncSession {
         }
         guard !touched.isEmpty else { return }
         let tracked = state.tracked
-        for refId in touched { userVersions[refId] = (state.base[refId], tracked[refId]) }
+        let carried = PushPlan.carried(state.pending)
+        for refId in touched {
+            userVersions[refId] = PullPlanner.UserVersion(
+                base: state.base[refId], local: tracked[refId], madeFrom: carried[refId] ?? [])
+        }
     }
 }
