@@ -546,9 +546,6 @@ final class DriveCopies {
         #expect(latest.changesetId == "4")
     }
 
-    /// A named parent whose commit has not arrived: the replica's earlier version of the
-    /// document that is here stands in for it, so the merge base is not older than it
-    /// must be (what the long campaign met: a spurious conflict, seed 21124297).
     /// Found by the drive model check's campaign: a version pushed again after its chain
     /// lost a fork was sent as itself and named no parents, so a replica that had the
     /// second push but not the first found nothing both versions descend from, merged
@@ -734,6 +731,48 @@ final class DriveCopies {
         }
     }
 
+    /// Found by the drive model check's campaign (seed 22525960): a tree whose push lost a
+    /// fork to a chain without the document sends it again as a new document (its base has
+    /// none); a later pull met another replica's version of it, and measured the merge
+    /// from nothing, as the tree's base held no version: every field that differed
+    /// collided, and the tree's own newer value went to the conflict store. The merge is
+    /// measured from the versions the pending content carries, base or not.
+    @Test func aDocumentSentAgainAsNewMergesFromWhatItCarries() throws {
+        let drive = DriveCopies()
+        try drive.make("a")
+        drive.write("a", "seed.json", "{\"x\": 0}")
+        try drive.sync("a")
+        try drive.make("b")
+        try drive.make("c")
+        drive.write("a", "d.json", "{\"fa\": 0, \"fc\": 0}")
+        try drive.sync("a")
+        drive.propagate("a", "c")
+        try drive.sync("c")  // c takes d
+        drive.edit("a", "d.json", "fa", to: 1)
+        try drive.sync("a")
+        for x in 1...3 {  // b's longer chain, without d, wins
+            drive.edit("b", "seed.json", "x", to: x)
+            try drive.sync("b")
+        }
+        drive.propagate("b", "c")
+        try drive.sync("c")  // c lost: sends d again
+        drive.edit("c", "d.json", "fc", to: 2)
+        try drive.sync("c")
+        drive.propagate("b", "a")
+        let a = try Workspace.open(at: drive.tree("a"), readOnly: false)
+        let rewound = try a.run(.pull)  // a lost too: d waits to be sent again, as new
+        a.close()
+        #expect(rewound.notices.contains { $0.contains("at the same time") })
+        drive.propagate("c", "a")
+        let merged = try drive.sync("a")
+        #expect(merged.conflicts.isEmpty, "different fields: no conflict, \(merged.conflicts)")
+        #expect(drive.jsonField("a", "d.json", "fa") == "1")
+        #expect(drive.jsonField("a", "d.json", "fc") == "2")
+    }
+
+    /// A named parent whose commit has not arrived: the replica's earlier version of the
+    /// document that is here stands in for it, so the merge base is not older than it
+    /// must be (what the long campaign met: a spurious conflict, seed 21124297).
     @Test func aParentNotHereYetIsReplacedByAnOlderOneThatIs() {
         let c = Commits()
         let root = c.add("r0", 1, on: nil, ["d": "1"], parents: ["d": []])

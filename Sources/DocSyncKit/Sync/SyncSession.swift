@@ -250,10 +250,12 @@ final class SyncSession {
         guard !carried.isEmpty else { return [:] }
         var bases: [String: DocVersion] = [:]
         for entry in changes.entries where !entry.deleted {
-            guard let from = carried[entry.refId], let held = state.base[entry.refId],
-                held.changesetId != entry.changesetId,
+            // A document sent again as new after a lost fork has no base: what its content
+            // carries is all it is made from (measured from nothing, every field collided).
+            let held = state.base[entry.refId].map { [$0.changesetId] } ?? []
+            guard let from = carried[entry.refId], !held.contains(entry.changesetId),
                 let (version, bytes) = remote.mergeBase(
-                    of: entry.refId, held: [held.changesetId] + from, theirs: entry.changesetId)
+                    of: entry.refId, held: held + from, theirs: entry.changesetId)
             else { continue }
             if let bytes { contents[version.hash] = bytes }
             bases[entry.refId] = version
