@@ -770,6 +770,56 @@ final class DriveCopies {
         #expect(drive.jsonField("a", "d.json", "fc") == "2")
     }
 
+    /// Found by the Syncthing test (a spurious conflict, exit 3): the same, when the push
+    /// of the run that merged it lost a race and the retry merged again from the user's
+    /// version: that merge was measured from the user's base alone, not from what the
+    /// user's content carried beyond it.
+    @Test func aRetryMergesFromWhatTheUsersVersionCarries() throws {
+        let drive = DriveCopies()
+        try drive.make("a")
+        drive.write("a", "seed.json", "{\"x\": 0}")
+        try drive.sync("a")
+        try drive.make("b")
+        try drive.make("c")
+        drive.write("a", "d.json", "{\"fa\": 0, \"fc\": 0}")
+        try drive.sync("a")
+        drive.propagate("a", "c")
+        try drive.sync("c")
+        drive.edit("a", "d.json", "fa", to: 1)
+        try drive.sync("a")
+        for x in 1...3 {
+            drive.edit("b", "seed.json", "x", to: x)
+            try drive.sync("b")
+        }
+        drive.propagate("b", "c")
+        try drive.sync("c")
+        drive.edit("c", "d.json", "fc", to: 2)
+        try drive.sync("c")
+        drive.propagate("b", "a")
+        let a = try Workspace.open(at: drive.tree("a"), readOnly: false)
+        _ = try a.run(.pull)
+        a.close()
+        drive.propagate("c", "a")
+        // A push of c changing d again arrives between a's pull and a's push: a's push
+        // lost the race, and the retry merges d again.
+        drive.edit("c", "d.json", "fc", to: 3)
+        try drive.sync("c")
+        let ws = try Workspace.open(at: drive.tree("a"), readOnly: false)
+        var arrived = false
+        ws.progress = { event in
+            if case .finished(.pull) = event, !arrived {
+                arrived = true
+                drive.propagate("c", "a")
+            }
+        }
+        let merged = try ws.run(.both)
+        ws.close()
+        #expect(arrived)
+        #expect(merged.conflicts.isEmpty, "different fields: no conflict, \(merged.conflicts)")
+        #expect(drive.jsonField("a", "d.json", "fa") == "1")
+        #expect(drive.jsonField("a", "d.json", "fc") == "3", "\(merged.notices)")
+    }
+
     /// A named parent whose commit has not arrived: the replica's earlier version of the
     /// document that is here stands in for it, so the merge base is not older than it
     /// must be (what the long campaign met: a spurious conflict, seed 21124297).

@@ -155,6 +155,8 @@ struct PullPlanner {
                 // run that started now would.
                 (base, mergeLocal) = (user.base, user.local)
                 plan.remerged.insert(refId)
+                // Measured from what the user's content carries too (see `mergeBases`).
+                if let measured = mergeBases[refId] { base = measured }
             } else if let measured = mergeBases[refId] {
                 base = measured
             }

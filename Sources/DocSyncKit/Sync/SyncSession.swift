@@ -247,13 +247,17 @@ final class SyncSession {
         DocVersion]
     {
         let carried = PushPlan.carried(state.pending)
-        guard !carried.isEmpty else { return [:] }
+        guard !carried.isEmpty || userVersions.values.contains(where: { !$0.madeFrom.isEmpty }) else { return [:] }
         var bases: [String: DocVersion] = [:]
         for entry in changes.entries where !entry.deleted {
+            // Where a retry of the run merges again from the user's version, what that
+            // version was made from (see `userVersions`); else the tree's.
+            let user = userVersions[entry.refId]
+            let base = user != nil ? user!.base : state.base[entry.refId]
             // A document sent again as new after a lost fork has no base: what its content
             // carries is all it is made from (measured from nothing, every field collided).
-            let held = state.base[entry.refId].map { [$0.changesetId] } ?? []
-            guard let from = carried[entry.refId], !held.contains(entry.changesetId),
+            let held = base.map { [$0.changesetId] } ?? []
+            guard let from = user?.madeFrom ?? carried[entry.refId], !from.isEmpty, !held.contains(entry.changesetId),
                 let (version, bytes) = remote.mergeBase(
                     of: entry.refId, held: held + from, theirs: entry.changesetId)
             else { continue }
