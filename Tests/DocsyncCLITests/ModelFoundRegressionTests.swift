@@ -421,6 +421,43 @@ struct ModelFoundRegressionTests {
         #expect(b.json("seed.json")?["fa"] as? Int == 2)
     }
 
+    /// The same, for a document the chain that won changed too (found by the drive model
+    /// check's campaign, seed 20490777: r1's value of its own field gone, every exit 0).
+    /// The pull from the cursor brought the winning version and merged it from the base
+    /// the killed pull had moved to, the lost push's own version: measured from it, the
+    /// tree's edit looked unchanged and the winning version, without it, was taken whole.
+    @Test(
+        "drive: an edit in a push whose chain lost, taken as landed by a pull killed before its cursor, is merged again"
+    )
+    func landedEditOnALostChainIsMergedAgain() throws {
+        let box = Sandbox("landed-lost-edit")
+        let drive = DriveModelCheckTests.Copies(root: box.root)
+        let (a, b) = (box.replica("A"), box.replica("B"))
+        a.write("seed.json", "{\"fa\": 0, \"fb\": 0}\n")
+        #expect(CLI.run(["init", "--remote", drive.copy(0), "--name", "A", "A"], in: box.root).exit == 0)
+        #expect(a.run("sync").exit == 0)
+        try FileManager.default.createDirectory(atPath: drive.copy(1), withIntermediateDirectories: true)
+        drive.propagate(0, 1) { _ in true }
+        #expect(CLI.run(["clone", "--name", "B", drive.copy(1), "B"], in: box.root).exit == 0)
+        Self.setField(b, "fb", 1)
+        var r = b.run(["sync"], env: ["DOCSYNC_CRASH_AT": "push.after-remote-commit"])
+        #expect(r.exit == 137, "B's push lands, B is killed before it says so: \(r)")
+        r = b.run(["sync"], env: ["DOCSYNC_CRASH_AT": "pull.after-journal"])
+        #expect(r.exit == 137, "B's next pull finds its push and takes it as landed, killed before its cursor: \(r)")
+        for value in [1, 2] {
+            Self.setField(a, "fa", value)
+            #expect(a.run("sync").exit == 0)  // A's chain outgrows B's push, and changes seed.json
+        }
+        drive.propagate(0, 1) { _ in true }
+        r = b.run("sync")
+        #expect(r.exit == 0, "\(r)")
+        #expect(b.json("seed.json")?["fb"] as? Int == 1, "B's edit is kept: \(b.read("seed.json") ?? "-")")
+        #expect(b.json("seed.json")?["fa"] as? Int == 2)
+        drive.propagate(1, 0) { _ in true }
+        #expect(a.run("sync").exit == 0)
+        #expect(a.json("seed.json")?["fb"] as? Int == 1, "and reaches A")
+    }
+
     /// A push killed between writing a document's readable copy and its commit, whose
     /// document then moves before the retry: the retry removes the uncommitted copy at the
     /// old path (it stayed in the view for good before).

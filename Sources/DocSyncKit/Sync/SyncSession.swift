@@ -146,23 +146,30 @@ final class SyncSession {
         let carried = PushPlan.carried(state.pending)
         var rewound = RewoundHistory(lost: state.cursor ?? "", commonPosition: nil, common: [:], contents: [:])
         var affected = Set<String>()
-        for (refId, held) in state.base where !incoming.contains(refId) {
+        for (refId, held) in state.base {
+            let brought = incoming.contains(refId)
             guard let current = there[refId] else {
-                affected.insert(refId)  // gone from the remote's history: sent again
+                if !brought { affected.insert(refId) }  // gone from the remote's history: sent again
                 continue
             }
             guard let version = current.version, version != held,
                 let (base, bytes) = remote.mergeBase(
                     of: refId, held: [held.changesetId] + (carried[refId] ?? []), theirs: current.changesetId)
             else { continue }
+            // One this pull brings merges from the base, which is right where the held
+            // version is one the remote's goes back to; where it is not (it was on the
+            // chain that lost), measured from it, the tree's edit in it looked unchanged
+            // and the remote's version was taken whole.
+            if brought {
+                guard base != held else { continue }
+                affected.insert(refId)
+                rewound.common[refId] = base
+                rewound.contents[base.hash] = try bytes ?? remote.read(Self.entry(of: base))
+                continue
+            }
             affected.insert(refId)
             rewound.common[refId] = base
-            rewound.contents[base.hash] =
-                try bytes
-                ?? remote.read(
-                    RemoteEntry(
-                        refId: refId, changesetId: base.changesetId, hash: base.hash, path: base.path, deleted: false,
-                        replica: "", time: 0))
+            rewound.contents[base.hash] = try bytes ?? remote.read(Self.entry(of: base))
             changes.entries.append(current)
         }
         guard !affected.isEmpty else { return }
@@ -170,6 +177,13 @@ final class SyncSession {
             "no longer holds versions a pull of this tree that did not finish had taken (a push it lost since); "
             + "they are merged again with what it holds now"
         try rebase(onto: rewound, only: affected)
+    }
+
+    /// A remote entry for a version, to read its bytes.
+    static func entry(of version: DocVersion) -> RemoteEntry {
+        RemoteEntry(
+            refId: version.refId, changesetId: version.changesetId, hash: version.hash, path: version.path,
+            deleted: false, replica: "", time: 0)
     }
 
     /// The bytes of the version `deletion` deleted: from the object store if this tree
