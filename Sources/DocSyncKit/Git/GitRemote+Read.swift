@@ -156,15 +156,20 @@ extension GitRemote {
         return changes
     }
 
+    /// How far back `ownVersions` looks.
+    static let ownVersionsWalk = 1_000
+
     /// The versions this tree's own commits after `from` up to `head` hold, by refId (see
     /// `RemoteChanges.ownVersions`), along the first parents. Usually there are none: a
-    /// push moves the cursor past its own commit unless it was killed first.
+    /// push moves the cursor past its own commit unless it was killed first. At most
+    /// `ownVersionsWalk` commits are read: a cursor reached only through a plain-git
+    /// merge's second parent would otherwise cost a walk of the whole history per pull.
     func ownVersions(after from: GitOID?, upTo head: GitOID) -> [String: Set<String>] {
         guard let me = localReplica, let from else { return [:] }
         var out: [String: Set<String>] = [:]
         var current: GitOID? = head
         var walked = 0
-        while let id = current, id != from, walked < Self.gcHistoryLimit, let info = try? repo.commit(id) {
+        while let id = current, id != from, walked < Self.ownVersionsWalk, let info = try? repo.commit(id) {
             if Self.replicaId(inMessage: info.message) == me {
                 let parentTree = try? info.parents.first.map { try repo.commit($0).tree }
                 for change in (try? repo.diff(from: parentTree ?? nil, to: info.tree)) ?? [] {

@@ -44,13 +44,6 @@ struct PullPlanner {
     /// the runs had happened one after the other, not this run's first merge: stamped
     /// when it was made, that merge beat later saves of other replicas.
     var userVersions: [String: UserVersion] = [:]
-    /// What the user had of a document when the run first met it: its base, its file's
-    /// version, and the published versions its pending content carried (`madeFrom`).
-    struct UserVersion {
-        var base: DocVersion?
-        var local: DocVersion?
-        var madeFrom: [String]
-    }
     /// Per document, the base a merge is measured from instead of the tree's, where its
     /// pending content carries versions beyond that base (see `SyncSession.carriedMergeBases`).
     var mergeBases: [String: DocVersion] = [:]
@@ -389,10 +382,9 @@ struct PullPlanner {
                     .local(
                         kind, version: result,
                         fromPath: publishedVersion?.path != result.path ? publishedVersion?.path : nil))
-                // What the replaced actions' content was made from, the merge is made from too;
-                // merged again from the user's version, only what that one was made from
-                // (not what an earlier pull of the run merged into the file and this merge
-                // dropped: named as a parent, it would read as overwritten on purpose).
+                // What the replaced actions' content was made from, the merge is too; merged
+                // again from the user's version, only what that was made from (not what this
+                // merge dropped: named as a parent, it would read as overwritten on purpose).
                 let from =
                     plan.remerged.contains(refId)
                     ? userVersions[refId]?.madeFrom ?? []
