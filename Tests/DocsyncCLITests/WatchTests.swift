@@ -221,7 +221,9 @@ struct WatchTests {
     @Test("SIGTERM during a sync: it finishes, logs it and exits 0; SIGINT exits 0 too")
     func signalsStopCleanly() {
         let box = Sandbox()
-        let (w, probe) = Self.setUp(box, .dir, debounceMs: 100)
+        // Why 1.5 s: the 300 writes must all land before the edits settle, so that one sync
+        // carries them; with 100 ms, a loaded CI machine paused mid-loop and the sync took 86.
+        let (w, probe) = Self.setUp(box, .dir, debounceMs: 1500)
         let watch = WatchProcess(w)
         #expect(watch.waitStarted(), watch.comment)
         let before = watch.syncLines.count
