@@ -51,15 +51,7 @@ extension DirectoryRemote {
         // Every object first, complete (a pack's index in place) before any readable copy:
         // finishing a dead push (PushIntent) removes only copies whose content is in
         // objects/. More than 16 go into one pack instead of a file each.
-        for write in writes {
-            if let new = write.new, !objects.contains(new.hash), let content = try write.content() {
-                try objects.put(content, hash: new.hash)
-            }
-        }
-        for shared in conflicts {
-            if let bytes = shared.bytes { try objects.put(bytes) }
-        }
-        try objects.seal()
+        try FolderRemoteFiles.storeObjects(of: writes, conflicts: conflicts, in: objects)
         // Removals first, so a document may move onto a path another one just left.
         for write in writes {
             guard let previous = write.previous, write.new?.path != previous.path else { continue }

@@ -2,6 +2,20 @@ import Foundation
 
 /// What both folder layouts (format 1 and the drive layout) do alike with their files.
 enum FolderRemoteFiles {
+    /// Every new version a push writes and every conflict copy it shares, into `objects`,
+    /// the batch sealed (a pack's index in place): complete before anything names them.
+    static func storeObjects(of writes: [RemoteWrite], conflicts: [SharedConflict], in objects: ObjectStore) throws {
+        for write in writes {
+            if let new = write.new, !objects.contains(new.hash), let content = try write.content() {
+                try objects.put(content, hash: new.hash)
+            }
+        }
+        for shared in conflicts {
+            if let bytes = shared.bytes { try objects.put(bytes) }
+        }
+        try objects.seal()
+    }
+
     /// The bytes of a version `history` returned, from the remote's objects/.
     static func content(of version: RemoteVersionInfo, refId: String, objects: ObjectStore, url: String) throws
         -> [UInt8]

@@ -28,15 +28,7 @@ extension DriveFolderRemote {
         guard now.tip?.commit == expected?.tip, now.seen == expected?.seen ?? [:] else { throw RemoteError.moved }
         let seq = try nextSeq(replica.replicaId, after: expected?.seen[replica.replicaId] ?? 0)
         let time = FileSystem.currentTimeNanos / 1_000_000
-        for write in writes {
-            if let new = write.new, !objects.contains(new.hash), let content = try write.content() {
-                try objects.put(content, hash: new.hash)
-            }
-        }
-        for shared in conflicts {
-            if let bytes = shared.bytes { try objects.put(bytes) }
-        }
-        try objects.seal()
+        try FolderRemoteFiles.storeObjects(of: writes, conflicts: conflicts, in: objects)
         // The commit's lines are encoded as they are made, not kept as entries first, so a
         // first push never holds both.
         let header = DriveCommit.Header(
