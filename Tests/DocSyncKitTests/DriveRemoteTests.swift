@@ -731,13 +731,10 @@ final class DriveCopies {
         }
     }
 
-    /// Found by the drive model check's campaign (seed 22525960): a tree whose push lost a
-    /// fork to a chain without the document sends it again as a new document (its base has
-    /// none); a later pull met another replica's version of it, and measured the merge
-    /// from nothing, as the tree's base held no version: every field that differed
-    /// collided, and the tree's own newer value went to the conflict store. The merge is
-    /// measured from the versions the pending content carries, base or not.
-    @Test func aDocumentSentAgainAsNewMergesFromWhatItCarries() throws {
+    /// a creates d; c takes it and a edits `fa`; b's longer chain without d wins; c, having
+    /// lost, sends d again and edits `fc`; a pulls b's chain only: it lost too, and d waits
+    /// to be sent again as new (no base). c's pushes have not reached a yet.
+    static func documentWaitingToBeSentAgainAsNew() throws -> DriveCopies {
         let drive = DriveCopies()
         try drive.make("a")
         drive.write("a", "seed.json", "{\"x\": 0}")
@@ -763,6 +760,17 @@ final class DriveCopies {
         let rewound = try a.run(.pull)  // a lost too: d waits to be sent again, as new
         a.close()
         #expect(rewound.notices.contains { $0.contains("at the same time") })
+        return drive
+    }
+
+    /// Found by the drive model check's campaign (seed 22525960): a tree whose push lost a
+    /// fork to a chain without the document sends it again as a new document (its base has
+    /// none); a later pull met another replica's version of it, and measured the merge
+    /// from nothing, as the tree's base held no version: every field that differed
+    /// collided, and the tree's own newer value went to the conflict store. The merge is
+    /// measured from the versions the pending content carries, base or not.
+    @Test func aDocumentSentAgainAsNewMergesFromWhatItCarries() throws {
+        let drive = try Self.documentWaitingToBeSentAgainAsNew()
         drive.propagate("c", "a")
         let merged = try drive.sync("a")
         #expect(merged.conflicts.isEmpty, "different fields: no conflict, \(merged.conflicts)")
@@ -775,30 +783,7 @@ final class DriveCopies {
     /// version: that merge was measured from the user's base alone, not from what the
     /// user's content carried beyond it.
     @Test func aRetryMergesFromWhatTheUsersVersionCarries() throws {
-        let drive = DriveCopies()
-        try drive.make("a")
-        drive.write("a", "seed.json", "{\"x\": 0}")
-        try drive.sync("a")
-        try drive.make("b")
-        try drive.make("c")
-        drive.write("a", "d.json", "{\"fa\": 0, \"fc\": 0}")
-        try drive.sync("a")
-        drive.propagate("a", "c")
-        try drive.sync("c")
-        drive.edit("a", "d.json", "fa", to: 1)
-        try drive.sync("a")
-        for x in 1...3 {
-            drive.edit("b", "seed.json", "x", to: x)
-            try drive.sync("b")
-        }
-        drive.propagate("b", "c")
-        try drive.sync("c")
-        drive.edit("c", "d.json", "fc", to: 2)
-        try drive.sync("c")
-        drive.propagate("b", "a")
-        let a = try Workspace.open(at: drive.tree("a"), readOnly: false)
-        _ = try a.run(.pull)
-        a.close()
+        let drive = try Self.documentWaitingToBeSentAgainAsNew()
         drive.propagate("c", "a")
         // A push of c changing d again arrives between a's pull and a's push: a's push
         // lost the race, and the retry merges d again.

@@ -45,6 +45,21 @@ struct ModelFoundRegressionTests {
                 in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "\"\(field)\": \(value)"))
     }
 
+    /// A and B on their own copies (0 and 1) of one drive-layout folder remote: A makes it
+    /// with `seed.json` holding `seed` and syncs; B clones it once its copy has the files.
+    static func twoOnDriveCopies(_ box: Sandbox, seed: String) throws -> (DriveModelCheckTests.Copies, Replica, Replica)
+    {
+        let drive = DriveModelCheckTests.Copies(root: box.root)
+        let (a, b) = (box.replica("A"), box.replica("B"))
+        a.write("seed.json", seed)
+        #expect(CLI.run(["init", "--remote", drive.copy(0), "--name", "A", "A"], in: box.root).exit == 0)
+        #expect(a.run("sync").exit == 0)
+        try FileManager.default.createDirectory(atPath: drive.copy(1), withIntermediateDirectories: true)
+        drive.propagate(0, 1) { _ in true }
+        #expect(CLI.run(["clone", "--name", "B", drive.copy(1), "B"], in: box.root).exit == 0)
+        return (drive, a, b)
+    }
+
     static func conflicts(_ r: Replica) -> [[String: Any]] {
         (JSONHelp.parse(r.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []
     }
@@ -305,14 +320,7 @@ struct ModelFoundRegressionTests {
         "drive: a fork's merge is measured from the version the tree holds, even after a pull killed before its cursor")
     func forkMergeFromTheHeldVersionAfterAKilledPull() throws {
         let box = Sandbox("killed-fork-pull")
-        let drive = DriveModelCheckTests.Copies(root: box.root)
-        let a = box.replica("A"), b = box.replica("B")
-        a.write("seed.json", "{\"fa\": 0, \"fb\": 0}\n")
-        #expect(CLI.run(["init", "--remote", drive.copy(0), "--name", "A", "A"], in: box.root).exit == 0)
-        #expect(a.run("sync").exit == 0)
-        try FileManager.default.createDirectory(atPath: drive.copy(1), withIntermediateDirectories: true)
-        drive.propagate(0, 1) { _ in true }
-        #expect(CLI.run(["clone", "--name", "B", drive.copy(1), "B"], in: box.root).exit == 0)
+        let (drive, a, b) = try Self.twoOnDriveCopies(box, seed: "{\"fa\": 0, \"fb\": 0}\n")
         let set = Self.setField
         set(a, "fa", 1)
         #expect(a.run("sync").exit == 0)  // A's chain: height 2
@@ -395,14 +403,7 @@ struct ModelFoundRegressionTests {
     )
     func landedPushOnALostChainIsSentAgain() throws {
         let box = Sandbox("landed-lost")
-        let drive = DriveModelCheckTests.Copies(root: box.root)
-        let (a, b) = (box.replica("A"), box.replica("B"))
-        a.write("seed.json", "{\"fa\": 0}\n")
-        #expect(CLI.run(["init", "--remote", drive.copy(0), "--name", "A", "A"], in: box.root).exit == 0)
-        #expect(a.run("sync").exit == 0)
-        try FileManager.default.createDirectory(atPath: drive.copy(1), withIntermediateDirectories: true)
-        drive.propagate(0, 1) { _ in true }
-        #expect(CLI.run(["clone", "--name", "B", drive.copy(1), "B"], in: box.root).exit == 0)
+        let (drive, a, b) = try Self.twoOnDriveCopies(box, seed: "{\"fa\": 0}\n")
         b.write("x.json", "{\"by\": \"B\"}\n")
         var r = b.run(["sync"], env: ["DOCSYNC_CRASH_AT": "push.after-remote-commit"])
         #expect(r.exit == 137, "B's push lands, B is killed before it says so: \(r)")
@@ -431,14 +432,7 @@ struct ModelFoundRegressionTests {
     )
     func landedEditOnALostChainIsMergedAgain() throws {
         let box = Sandbox("landed-lost-edit")
-        let drive = DriveModelCheckTests.Copies(root: box.root)
-        let (a, b) = (box.replica("A"), box.replica("B"))
-        a.write("seed.json", "{\"fa\": 0, \"fb\": 0}\n")
-        #expect(CLI.run(["init", "--remote", drive.copy(0), "--name", "A", "A"], in: box.root).exit == 0)
-        #expect(a.run("sync").exit == 0)
-        try FileManager.default.createDirectory(atPath: drive.copy(1), withIntermediateDirectories: true)
-        drive.propagate(0, 1) { _ in true }
-        #expect(CLI.run(["clone", "--name", "B", drive.copy(1), "B"], in: box.root).exit == 0)
+        let (drive, a, b) = try Self.twoOnDriveCopies(box, seed: "{\"fa\": 0, \"fb\": 0}\n")
         Self.setField(b, "fb", 1)
         var r = b.run(["sync"], env: ["DOCSYNC_CRASH_AT": "push.after-remote-commit"])
         #expect(r.exit == 137, "B's push lands, B is killed before it says so: \(r)")
