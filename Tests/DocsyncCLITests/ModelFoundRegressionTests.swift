@@ -452,6 +452,50 @@ struct ModelFoundRegressionTests {
         #expect(a.json("seed.json")?["fb"] as? Int == 1, "and reaches A")
     }
 
+    /// Found by the drive model check's campaign (seed 23983056, a spurious conflict): a
+    /// push landed but was not journaled, then its chain lost a fork; the tree's next push
+    /// of the document named as parents only the versions its base held, not the landed
+    /// one its content was made from, so a replica that held the landed version found
+    /// their common version too old. The remote now says which pending versions the tree's
+    /// own commits hold, and the next push names them.
+    @Test("drive: after a lost fork, a push names the landed but unjournaled version its content was made from")
+    func landedUnjournaledVersionIsNamedAfterALostFork() throws {
+        let box = Sandbox("landed-unjournaled")
+        let drive = DriveModelCheckTests.Copies(root: box.root)
+        let (a, b) = (box.replica("A"), box.replica("B"))
+        a.write("seed.json", "{\"fa\": 0, \"fb\": 0}\n")
+        #expect(CLI.run(["init", "--remote", drive.copy(0), "--name", "A", "A"], in: box.root).exit == 0)
+        #expect(a.run("sync").exit == 0)
+        try FileManager.default.createDirectory(atPath: drive.copy(1), withIntermediateDirectories: true)
+        drive.propagate(0, 1) { _ in true }
+        #expect(CLI.run(["clone", "--name", "B", drive.copy(1), "B"], in: box.root).exit == 0)
+        Self.setField(b, "fb", 1)
+        let r = b.run(["sync"], env: ["DOCSYNC_CRASH_AT": "push.after-remote-commit"])
+        #expect(r.exit == 137, "B's push lands, B is killed before it says so: \(r)")
+        let landed = b.json("seed.json")?["changesetId"] as? String ?? ""
+        Self.setField(b, "fb", 2)
+        for value in [1, 2] {
+            Self.setField(a, "fa", value)
+            #expect(a.run("sync").exit == 0)  // A's chain outgrows B's push
+        }
+        drive.propagate(0, 1) { _ in true }
+        #expect(b.run("sync").exit == 0)
+        #expect(b.json("seed.json")?["fb"] as? Int == 2 && b.json("seed.json")?["fa"] as? Int == 2)
+        // B's newest commit file names the landed version among the seed's parents.
+        let config = try String(contentsOfFile: box.path("B/.docsync/config"), encoding: .utf8)
+        let id =
+            (try NSRegularExpression(pattern: "\"core.replicaId\" : \"([0-9a-f]+)\""))
+            .firstMatch(in: config, range: NSRange(config.startIndex..., in: config))
+            .flatMap { Range($0.range(at: 1), in: config) }.map { String(config[$0]) } ?? ""
+        let commits = drive.copy(1) + "/.docsync/replicas/\(id)/commits"
+        let newest =
+            try FileManager.default.contentsOfDirectory(atPath: commits).compactMap { name in
+                Int(name.prefix { $0.isNumber }).map { ($0, name) }
+            }.max { $0.0 < $1.0 }?.1 ?? ""
+        let text = try String(contentsOfFile: commits + "/" + newest, encoding: .utf8)
+        #expect(!landed.isEmpty && text.contains(landed), "B's last push names \(landed): \(text)")
+    }
+
     /// A push killed between writing a document's readable copy and its commit, whose
     /// document then moves before the retry: the retry removes the uncommitted copy at the
     /// old path (it stayed in the view for good before).

@@ -278,6 +278,11 @@ public protocol Remote: AnyObject {
     /// Tells the remote which versions the tree holds (its base), before a pull: a remote
     /// that checks what a version names as its parents has them at hand then.
     func tellHeldVersions(_ held: @escaping (_ refId: String, _ changesetId: String) -> Bool)
+    /// Of `candidates` (versions of this tree's pending actions, by refId), those a commit
+    /// this tree's replica made at or after `time` holds, on any chain: pushes that landed
+    /// before the run that made them was killed. The tree's later versions are made from
+    /// them, and a remote whose versions name their parents names them too.
+    func ownCommitsHold(_ candidates: [String: Set<String>], since time: Int64) -> [String: Set<String>]
 }
 
 extension Remote {
@@ -285,6 +290,9 @@ extension Remote {
     public func mergeBase(of refId: String, held: [String], theirs: String) -> (DocVersion, [UInt8]?)? { nil }
     public var historiesFork: Bool { false }
     public func tellHeldVersions(_ held: @escaping (_ refId: String, _ changesetId: String) -> Bool) {}
+    public func ownCommitsHold(_ candidates: [String: Set<String>], since time: Int64) -> [String: Set<String>] {
+        [:]
+    }
 
     /// A commit of document writes only.
     public func commit(_ writes: [RemoteWrite], expecting cursor: String?, replica: ReplicaInfo) throws -> String {

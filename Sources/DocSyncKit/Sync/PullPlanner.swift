@@ -44,6 +44,9 @@ struct PullPlanner {
     /// the runs had happened one after the other, not this run's first merge: stamped
     /// when it was made, that merge beat later saves of other replicas.
     var userVersions: [String: UserVersion] = [:]
+    /// Pending versions a commit of this tree holds (`SyncSession.landedPending`): a merge
+    /// of the document is made from them too.
+    var landedPending: [String: Set<String>] = [:]
     /// Per document, the base a merge is measured from instead of the tree's, where its
     /// pending content carries versions beyond that base (see `SyncSession.carriedMergeBases`).
     var mergeBases: [String: DocVersion] = [:]
@@ -390,7 +393,9 @@ struct PullPlanner {
                     ? userVersions[refId]?.madeFrom ?? []
                     : (pendingIndices[refId] ?? []).flatMap({ pending[$0].madeFrom ?? [] })
                 var carried: [String] = []
-                for id in from where !carried.contains(id) { carried.append(id) }
+                for id in from + (landedPending[refId] ?? []).sorted() where !carried.contains(id) {
+                    carried.append(id)
+                }
                 if !carried.isEmpty { action.madeFrom = carried }
                 plan.batch.append(action)
             }

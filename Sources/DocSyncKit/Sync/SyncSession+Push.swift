@@ -6,7 +6,11 @@ extension SyncSession {
         plan.writes.reserveCapacity(state.pending.count)
         let tracked = state.tracked
         let movedAt = SyncState.moveTimes(state.pending)
-        let carried = PushPlan.carried(state.pending)
+        askLandedPending()
+        var carried = PushPlan.carried(state.pending)
+        for (refId, ids) in landedPending where state.pending.contains(where: { $0.refId == refId }) {
+            carried[refId, default: []] += ids.sorted()
+        }
         var seen = Set<String>()
         for action in state.pending {
             guard let refId = action.refId else {

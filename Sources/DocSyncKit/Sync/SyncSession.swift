@@ -32,6 +32,7 @@ final class SyncSession {
     /// - Parameter prefetched: the remote's changes since the state's cursor, when the
     ///   run has already read them (first contact).
     func pull(prefetched: RemoteChanges? = nil) throws {
+        askLandedPending()
         var changes = try prefetched ?? remote.changes(since: state.cursor).checked(url: remote.displayURL)
         if let rewound = changes.rewound {
             try rebase(onto: rewound)
@@ -247,6 +248,7 @@ final class SyncSession {
             knownConflict: { store.record(refId: $0, storeName: $1) },
             storeFetched: options.dryRun ? nil : { hash, bytes in try objects.put(bytes, hash: hash) })
         planner.userVersions = userVersions
+        planner.landedPending = landedPending
         planner.mergeBases = mergeBases
         return try planner.plan(changes, time: FileSystem.currentTimeNanos / 1_000_000)
     }
@@ -286,6 +288,25 @@ final class SyncSession {
     /// `PullPlanner.userVersions`). Kept for the whole run, so every retry of a push that
     /// lost a race merges from them again.
     var userVersions: [String: PullPlanner.UserVersion] = [:]
+    /// Versions of this tree's pending actions that a commit of its own already holds
+    /// (pushes that landed before a killed run journaled them; see
+    /// `Remote.ownCommitsHold`), asked once per run, before its first pull changes them.
+    private(set) var landedPending: [String: Set<String>] = [:]
+    private var askedLandedPending = false
+
+    func askLandedPending() {
+        guard !askedLandedPending else { return }
+        askedLandedPending = true
+        var candidates: [String: Set<String>] = [:]
+        var oldest = Int64.max
+        for action in state.pending {
+            guard let refId = action.refId, let version = action.resultingVersion else { continue }
+            candidates[refId, default: []].insert(version.changesetId)
+            oldest = min(oldest, action.time)
+        }
+        guard !candidates.isEmpty else { return }
+        landedPending = remote.ownCommitsHold(candidates, since: oldest)
+    }
     /// The conflict records this run's pulls made, by refId: a retry that decides a
     /// document again from the user's versions takes back the ones it no longer makes.
     var recordedThisRun: [String: [ConflictStore.Record]] = [:]

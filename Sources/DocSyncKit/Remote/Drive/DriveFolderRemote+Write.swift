@@ -194,6 +194,26 @@ extension DriveFolderRemote {
 }
 
 extension DriveFolderRemote {
+    /// Reads this replica's commit files newest first, down to the first made before `time`.
+    public func ownCommitsHold(_ candidates: [String: Set<String>], since time: Int64) -> [String: Set<String>] {
+        guard let me = localReplica, DriveLayout.isPlainName(me), !candidates.isEmpty else { return [:] }
+        let files = DriveCommitFiles(layout: layout)
+        let seqs = ((try? FileSystem.listDirectory(layout.commits(me))) ?? []).compactMap { name in
+            DriveLayout.commitName(name).flatMap { $0.canonical ? $0.seq : nil }
+        }
+        var out: [String: Set<String>] = [:]
+        for seq in seqs.sorted(by: >) {
+            guard let commit = files.load(layout.commitFile(me, seq: seq)), commit.header.replica == me else {
+                continue
+            }
+            if commit.header.time < time { break }
+            for entry in commit.entries where candidates[entry.refId]?.contains(entry.changesetId) == true {
+                out[entry.refId, default: []].insert(entry.changesetId)
+            }
+        }
+        return out
+    }
+
     /// The parents the versions `wanted` (refId, NUL, changesetId) were named with where
     /// they were pushed before (see `RemoteWrite.sentAgain`): in `replica`'s own commit
     /// files first (always in its own copy: it wrote them), then in those of each
