@@ -70,6 +70,20 @@ final class DriveCopies {
         return replicas + "/" + owner + "/commits"
     }
 
+    /// Every file of `name`'s copy, relative to it.
+    func files(_ name: String) -> Set<String> {
+        let root = copy(name)
+        var found = Set<String>()
+        let walker = FileManager.default.enumerator(atPath: root)!
+        while let relative = walker.nextObject() as? String {
+            var isDir: ObjCBool = false
+            if FileManager.default.fileExists(atPath: root + "/" + relative, isDirectory: &isDir), !isDir.boolValue {
+                found.insert(relative)
+            }
+        }
+        return found
+    }
+
     /// Every copy gets every file.
     func propagateAll() {
         for a in names { for b in names where a != b { propagate(a, b) } }
@@ -628,6 +642,57 @@ final class DriveCopies {
         // a gets everything but c's push that lost (the parent c's merge names).
         drive.propagate("b", "a")
         drive.propagate("c", "a") { !cFirst.contains($0) }
+        drive.edit("a", "seed.json", "fa", to: 33)
+        let report = try drive.sync("a")
+        #expect(report.conflicts.isEmpty, "a's own field changed only on a's side: \(report.conflicts)")
+        #expect(report.notices.contains { $0.contains("earlier version(s) not here yet") }, "\(report.notices)")
+        #expect(drive.jsonField("a", "seed.json", "fa") == "33")
+        for _ in 0..<3 {
+            drive.propagateAll()
+            for name in ["a", "b", "c"] {
+                let round = try drive.sync(name)
+                #expect(round.conflicts.isEmpty, "\(name): \(round.conflicts)")
+            }
+        }
+        for name in ["a", "b", "c"] {
+            #expect(drive.jsonField(name, "seed.json", "fa") == "33", "\(name)")
+            #expect(drive.jsonField(name, "seed.json", "fb") == "15", "\(name)")
+            #expect(drive.jsonField(name, "seed.json", "fc") == "13", "\(name)")
+        }
+    }
+
+    /// Found by the drive model check's campaign (seed 22343823): the parent a commit
+    /// names was held only by a commit that had itself not fully arrived (its object had
+    /// not), and counted as here. The reader then measured the merge from an older base,
+    /// as when the parent's commit had not arrived at all. A parent counts as here only
+    /// when a commit holding it counts.
+    @Test func aCommitNamingAVersionOfAWaitingCommitWaitsToo() throws {
+        let drive = DriveCopies()
+        try drive.make("a")
+        drive.write("a", "seed.json", "{\"fa\": 0, \"fb\": 0, \"fc\": 0}")
+        try drive.sync("a")
+        try drive.make("b")
+        try drive.make("c")
+        drive.edit("a", "seed.json", "fa", to: 2)
+        try drive.sync("a")
+        drive.propagate("a", "c")
+        try drive.sync("c")
+        let before = drive.files("c")
+        drive.edit("c", "seed.json", "fc", to: 13)
+        try drive.sync("c")  // c's push: its commit file and its object
+        let cFirstObjects = drive.files("c").subtracting(before).filter { !$0.contains("/commits/") }
+        #expect(!cFirstObjects.isEmpty)
+        for fb in [5, 14, 15] {  // b's longer chain wins
+            drive.edit("b", "seed.json", "fb", to: fb)
+            try drive.sync("b")
+        }
+        drive.propagate("b", "c")
+        try drive.sync("c")  // c lost: its version merged onto b's, naming it as a parent
+        drive.edit("a", "seed.json", "fa", to: 17)
+        try drive.sync("a")
+        // a gets everything but the object of c's push that lost: its commit file is here.
+        drive.propagate("b", "a")
+        drive.propagate("c", "a") { !cFirstObjects.contains($0) }
         drive.edit("a", "seed.json", "fa", to: 33)
         let report = try drive.sync("a")
         #expect(report.conflicts.isEmpty, "a's own field changed only on a's side: \(report.conflicts)")

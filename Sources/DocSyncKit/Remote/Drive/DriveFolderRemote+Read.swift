@@ -80,10 +80,9 @@ extension DriveFolderRemote {
             if missing > 0 { missingObjects[id] = missing }
             var ok = missing == 0
             if ok, commit.entries.contains(where: { !($0.parents ?? []).isEmpty }) {
-                if presence == nil {
-                    presence = ParentPresence(read: files.commits.values, layout: layout, held: heldVersion)
-                }
-                let absent = presence!.missing(in: commit)
+                let checker = presence ?? ParentPresence(read: files.commits.values, layout: layout, held: heldVersion)
+                presence = checker
+                let absent = checker.missing(in: commit, counts: counts)
                 if absent > 0 {
                     missingParents[id] = absent
                     ok = false
@@ -104,6 +103,13 @@ extension DriveFolderRemote {
             }
             completeness[id] = ok
             return ok
+        }
+        /// Whether a commit holding a parent version counts: read before, or read now
+        /// and complete itself.
+        func counts(_ id: String) -> Bool {
+            if id == format.base || id == cursor?.tip { return true }
+            if let parts = DriveCommit.parts(of: id), parts.seq <= known[parts.replica] ?? 0 { return true }
+            return files.commits[id] != nil && isComplete(id)
         }
         func isDeadRoot(_ id: String) -> Bool {
             guard let header = files.commits[id]?.header else { return false }

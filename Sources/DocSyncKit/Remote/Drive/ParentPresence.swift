@@ -14,7 +14,8 @@
 final class ParentPresence {
     private let layout: DriveLayout
     private let held: ((_ refId: String, _ changesetId: String) -> Bool)?
-    private var known = Set<String>()
+    /// Per version (refId, NUL, changesetId), the commits read that hold it.
+    private var holders: [String: [String]] = [:]
     private var indexed = Set<String>()
     /// Per maker, the commit files not read yet, newest last (popped first).
     private var unread: [String: [String]] = [:]
@@ -26,24 +27,29 @@ final class ParentPresence {
         for commit in read { index(commit) }
     }
 
-    /// The versions a commit names as parents that are not here.
-    func missing(in commit: DriveCommit) -> Int {
+    /// The versions a commit names as parents that are not here. A version counts as
+    /// here when the tree holds it or a commit holding it `counts` (has itself fully
+    /// arrived): a parent held only by a commit still waiting for its objects is not here
+    /// either, and read at once the merge would be measured from an older base.
+    func missing(in commit: DriveCommit, counts: (_ commitId: String) -> Bool) -> Int {
         var count = 0
         for entry in commit.entries where entry.conflict == nil && entry.purgedDeletion != true {
-            for parent in entry.parents ?? [] where !isHere(entry.refId, parent) { count += 1 }
+            for parent in entry.parents ?? [] where !isHere(entry.refId, parent, counts: counts) { count += 1 }
         }
         return count
     }
 
-    func isHere(_ refId: String, _ changesetId: String) -> Bool {
+    func isHere(_ refId: String, _ changesetId: String, counts: (_ commitId: String) -> Bool) -> Bool {
+        if held?(refId, changesetId) == true { return true }
         let key = refId + "\u{0}" + changesetId
-        if known.contains(key) || held?(refId, changesetId) == true { return true }
+        // A copy: `counts` may check other versions, and read more commits, meanwhile.
+        if (holders[key] ?? []).contains(where: counts) { return true }
         if let maker = ChangesetID(changesetId)?.replica, DriveLayout.isPlainName(maker) {
             if unread[maker] == nil { unread[maker] = commitFiles(of: maker) }
-            while !known.contains(key), let path = unread[maker]?.popLast() {
-                if let commit = Self.load(path) { index(commit) }
+            while let path = unread[maker]?.popLast() {
+                guard let commit = Self.load(path), index(commit) else { continue }
+                if holders[key]?.contains(commit.id) == true, counts(commit.id) { return true }
             }
-            if known.contains(key) { return true }
         }
         if !searchedAll {
             searchedAll = true
@@ -54,15 +60,19 @@ final class ParentPresence {
                 }
                 unread[replica] = []
             }
+            return (holders[key] ?? []).contains(where: counts)
         }
-        return known.contains(key)
+        return false
     }
 
-    private func index(_ commit: DriveCommit) {
-        guard indexed.insert(commit.id).inserted else { return }
+    /// Notes the versions a commit holds; false when it was noted before.
+    @discardableResult
+    private func index(_ commit: DriveCommit) -> Bool {
+        guard indexed.insert(commit.id).inserted else { return false }
         for entry in commit.entries where entry.conflict == nil && entry.purgedDeletion != true && !entry.deleted {
-            known.insert(entry.refId + "\u{0}" + entry.changesetId)
+            holders[entry.refId + "\u{0}" + entry.changesetId, default: []].append(commit.id)
         }
+        return true
     }
 
     private static func load(_ path: String) -> DriveCommit? {
