@@ -70,14 +70,14 @@ import Testing
         for dir in dirs where rng.chance(50) {
             let ws = try Workspace.open(at: dir, readOnly: false)
             defer { ws.close() }
-            try ws.setConfig("gc.tombstoneMaxAgeDays", Self.tinyTombstoneMaxAgeDays)
+            try ws.settings.set("gc.tombstoneMaxAgeDays", Self.tinyTombstoneMaxAgeDays)
         }
         var syncs = 0, quiescentPoints = 0, gcs = 0, purged = 0
         func sync(_ dir: String) throws {
             syncs += 1
             let ws = try Workspace.open(at: dir, readOnly: false)
             defer { ws.close() }
-            _ = try ws.run(.both, options: SyncOptions(force: true))
+            _ = try ws.sync.run(.both, options: SyncOptions(force: true))
         }
         // A tally every replica adds to, online or not: with `plays` declared a counter,
         // the merged value must be the sum of every increment made anywhere. The other
@@ -86,7 +86,7 @@ import Testing
         var tallyExpected = 0, increments = 0
         for dir in dirs {
             let ws = try Workspace.open(at: dir, readOnly: false)
-            try ws.setConfig("merge.counters", "plays")
+            try ws.settings.set("merge.counters", "plays")
             ws.close()
         }
         files.write(dirs[0], tally, "{\"v\": \"tally\", \"plays\": 0}")
@@ -118,7 +118,7 @@ import Testing
             gcs += 1
             let ws = try Workspace.open(at: dirs[i], readOnly: false)
             defer { ws.close() }
-            let report = try ws.collectGarbage(dryRun: false, localOnly: offline.contains(i))
+            let report = try ws.gc.collect(dryRun: false, localOnly: offline.contains(i))
             purged += report.remote?.purged.count ?? 0
             note(
                 "gc r\(i) offline=\(offline.sorted()) purged \(report.remote?.purged.map { $0.path ?? $0.refId } ?? [])"
@@ -245,7 +245,7 @@ import Testing
                 if !lost.isEmpty { return purged }
                 for d in dirs {
                     let ws = try Workspace.open(at: d, readOnly: true)
-                    let problems = ws.verify()
+                    let problems = ws.checks.verify()
                     ws.close()
                     #expect(problems.isEmpty, "verify at step \(step), \(context): \(problems)")
                 }

@@ -74,7 +74,7 @@ import Testing
         #expect(set.snapshot(a)["gone.json"] == nil)
         for dir in [a, b] {
             let ws = try Workspace.open(at: dir, readOnly: true)
-            #expect(ws.verify() == [], "verify after a crash at \(point)")
+            #expect(ws.checks.verify() == [], "verify after a crash at \(point)")
             ws.close()
         }
         // No temp file is left where a scan could take it for a document.
@@ -222,8 +222,8 @@ extension CrashRecoveryTests {
         func gc() throws -> GCReport {
             let ws = try Workspace.open(at: a, readOnly: false)
             defer { ws.close() }
-            _ = try ws.setConfig("gc.tombstoneMaxAgeDays", "0.000001")
-            return try ws.collectGarbage(dryRun: false)
+            _ = try ws.settings.set("gc.tombstoneMaxAgeDays", "0.000001")
+            return try ws.gc.collect(dryRun: false)
         }
         Thread.sleep(forTimeInterval: 0.1)
         let stopped = try stopsAt(point) { _ = try gc() }
@@ -245,7 +245,7 @@ extension CrashRecoveryTests {
         #expect(try FolderRemoteFormat.open(set.remote).changes(since: nil).entries.allSatisfy { !$0.deleted })
         for dir in [a, b] {
             let check = try Workspace.open(at: dir, readOnly: true)
-            #expect(check.verify() == [], "verify after gc stopped at \(point)")
+            #expect(check.checks.verify() == [], "verify after gc stopped at \(point)")
             check.close()
         }
         print("RELIABILITY crash-point kind=engine point=\(point) killed=\(stopped ? 1 : 0)")

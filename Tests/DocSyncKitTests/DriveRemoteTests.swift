@@ -93,7 +93,7 @@ final class DriveCopies {
     func sync(_ name: String) throws -> SyncReport {
         let ws = try Workspace.open(at: tree(name), readOnly: false)
         defer { ws.close() }
-        return try ws.run(.both)
+        return try ws.sync.run(.both)
     }
 
     func write(_ name: String, _ relative: String, _ text: String) {
@@ -302,7 +302,7 @@ final class DriveCopies {
         try FileManager.default.removeItem(atPath: drive.copy("b") + "/x.json")
         for name in ["a", "b"] {
             let ws = try Workspace.open(at: drive.tree(name), readOnly: true)
-            #expect(ws.verify() == [], "\(name)")
+            #expect(ws.checks.verify() == [], "\(name)")
             ws.close()
         }
         try drive.make("c")
@@ -380,7 +380,7 @@ final class DriveCopies {
         try Data("{\"v\": 1}".utf8).write(to: URL(fileURLWithPath: folder.sub("tree/x.json")))
         let open = try Workspace.open(at: folder.sub("tree"), readOnly: false)
         defer { open.close() }
-        let report = try open.run(.both)
+        let report = try open.sync.run(.both)
         #expect(
             report.warnings.contains { $0.contains("sync service") && $0.contains(".stfolder") }, "\(report.warnings)")
         #expect(report.pushed.count == 1)
@@ -403,7 +403,7 @@ final class DriveCopies {
         #expect(drive.documents("b") == ["keep.json", "other.json"])
         drive.propagateAll()
         let ws = try Workspace.open(at: drive.tree("a"), readOnly: false)
-        let report = try ws.collectGarbage(dryRun: false)
+        let report = try ws.gc.collect(dryRun: false)
         ws.close()
         #expect(report.remote?.purged.map(\.path) == ["gone.json"])
         drive.propagateAll()
@@ -779,7 +779,7 @@ final class DriveCopies {
                 drive.propagate(a, b)
             }
         }
-        let report = try ws.run(.both)
+        let report = try ws.sync.run(.both)
         ws.close()
         #expect(arrived && report.conflicts.isEmpty)
         for _ in 0..<3 {
@@ -822,7 +822,7 @@ final class DriveCopies {
         try drive.sync("c")
         drive.propagate("b", "a")
         let a = try Workspace.open(at: drive.tree("a"), readOnly: false)
-        let rewound = try a.run(.pull)  // a lost too: d waits to be sent again, as new
+        let rewound = try a.sync.run(.pull)  // a lost too: d waits to be sent again, as new
         a.close()
         #expect(rewound.notices.contains { $0.contains("at the same time") })
         return drive
@@ -862,7 +862,7 @@ final class DriveCopies {
                 drive.propagate("c", "a")
             }
         }
-        let merged = try ws.run(.both)
+        let merged = try ws.sync.run(.both)
         ws.close()
         #expect(arrived)
         #expect(merged.conflicts.isEmpty, "different fields: no conflict, \(merged.conflicts)")

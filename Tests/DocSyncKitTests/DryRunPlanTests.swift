@@ -78,7 +78,7 @@ struct DryRunPlanTests {
         // The max-delete guard has tests of its own; here it would only stop the scenario.
         for dir in [a, b] {
             let ws = try Workspace.open(at: dir, readOnly: false)
-            try ws.setConfig("push.maxDeleteShare", "1")
+            try ws.settings.set("push.maxDeleteShare", "1")
             ws.close()
         }
         var compared = 0
@@ -90,7 +90,7 @@ struct DryRunPlanTests {
             do {
                 let ws = try Workspace.open(at: syncing, readOnly: true)
                 defer { ws.close() }
-                planned = try ws.run(.both, options: SyncOptions(dryRun: true))
+                planned = try ws.sync.run(.both, options: SyncOptions(dryRun: true))
             }
             let done = try set.sync(syncing)
             let shown = Shape(planned), happened = Shape(done)

@@ -12,7 +12,7 @@ import Testing
     private func gc(_ dir: String, dryRun: Bool = false, localOnly: Bool = false) throws -> GCReport {
         let ws = try Workspace.open(at: dir, readOnly: dryRun)
         defer { ws.close() }
-        return try ws.collectGarbage(dryRun: dryRun, localOnly: localOnly)
+        return try ws.gc.collect(dryRun: dryRun, localOnly: localOnly)
     }
 
     @Test func gcPacksTheCacheIntoOnePackAndEverythingStillReadsBack() throws {
@@ -52,7 +52,7 @@ import Testing
 
         // The history is all still there, and syncing goes on from the repacked cache.
         let ws = try Workspace.open(at: b, readOnly: true)
-        let history = try ws.history(of: "doc.json", relativeTo: b)
+        let history = try ws.history.document("doc.json", relativeTo: b)
         ws.close()
         #expect(
             history.remoteError == nil && history.remote.count == 5,

@@ -71,7 +71,7 @@ final class GitReplicaSet {
     func sync(_ dir: String) throws -> SyncReport {
         let ws = try Workspace.open(at: dir, readOnly: false)
         defer { ws.close() }
-        return try ws.run(.both)
+        return try ws.sync.run(.both)
     }
 
     /// A plain `git clone` of the remote.
@@ -186,7 +186,7 @@ final class GitReplicaSet {
         try set.sync(a)
         docs.write(b, "from-b.json", "{\"v\": \"b\"}")
         let ws = try Workspace.open(at: b, readOnly: false)
-        let report = try ws.run(.push)
+        let report = try ws.sync.run(.push)
         ws.close()
         #expect(report.pushed.map(\.path) == ["from-b.json"])
         #expect(report.pulled.map(\.path) == ["from-a.json"])
@@ -227,9 +227,9 @@ final class GitReplicaSet {
         try set.sync(a)
         #expect(field(docs.read(a, "d.json"), "refId") != firstRefId)
         let ws = try Workspace.open(at: a, readOnly: false)
-        try ws.setConfig("gc.tombstoneMaxAgeDays", "0.000000001")
+        try ws.settings.set("gc.tombstoneMaxAgeDays", "0.000000001")
         Thread.sleep(forTimeInterval: 0.01)
-        let report = try ws.collectGarbage(dryRun: false)
+        let report = try ws.gc.collect(dryRun: false)
         ws.close()
         #expect(report.remote?.purged.map(\.refId) == [firstRefId])
         try set.sync(b)
@@ -265,9 +265,9 @@ final class GitReplicaSet {
         try set.sync(b)
         let c = try set.make("c")
         let ws = try Workspace.open(at: c, readOnly: false)
-        try ws.setConfig("remote.branch", "nope")
+        try ws.settings.set("remote.branch", "nope")
         do {
-            _ = try ws.run(.both)
+            _ = try ws.sync.run(.both)
             Issue.record("expected an error")
         } catch let error as RemoteError {
             #expect(error.localizedDescription.contains("branch 'nope' does not exist"))

@@ -35,7 +35,7 @@ final class TransportReplicas {
         let dir = folder.sub(name)
         let (ws, _) = try Workspace.initialize(at: dir, remoteURL: url, kind: .git, replicaName: name)
         defer { ws.close() }
-        for (key, value) in config.sorted(by: { $0.key < $1.key }) { try ws.setConfig(key, value) }
+        for (key, value) in config.sorted(by: { $0.key < $1.key }) { try ws.settings.set(key, value) }
         return dir
     }
 
@@ -43,7 +43,7 @@ final class TransportReplicas {
     func sync(_ dir: String) throws -> SyncReport {
         let ws = try Workspace.open(at: dir, readOnly: false)
         defer { ws.close() }
-        return try ws.run(.both)
+        return try ws.sync.run(.both)
     }
 
     /// The error a sync throws (nil if it did not throw), with its user-facing message.
@@ -59,7 +59,7 @@ final class TransportReplicas {
     func pendingCount(_ dir: String) throws -> Int {
         let ws = try Workspace.open(at: dir, readOnly: true)
         defer { ws.close() }
-        return try ws.status().pending.count
+        return try ws.sync.status().pending.count
     }
 
     func write(_ dir: String, _ relative: String, _ text: String) {
@@ -275,7 +275,7 @@ extension GitTransportTests {
                         defer { ws.close() }
                         ready.signal()
                         go.wait()
-                        do { record(try ws.run(.both), nil) } catch { record(nil, error) }
+                        do { record(try ws.sync.run(.both), nil) } catch { record(nil, error) }
                     }
                     thread.start()
                 }

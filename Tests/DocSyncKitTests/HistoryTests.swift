@@ -17,12 +17,13 @@ import Testing
             try sync(a)
         }
         let ws = try Workspace.open(at: a, readOnly: false)
-        let history = try ws.history(of: "h.json", relativeTo: a)
+        let history = try ws.history.document("h.json", relativeTo: a)
         #expect(history.remoteError == nil)
         #expect(history.remote.count == 3)
         #expect(history.local.filter { $0.entry.isLocalAction }.count == 3)
         let first = try #require(history.remote.last)
-        let report = try ws.restore("h.json", relativeTo: a, at: String(first.changesetId.prefix(20)), dryRun: false)
+        let report = try ws.history.restore(
+            "h.json", relativeTo: a, at: String(first.changesetId.prefix(20)), dryRun: false)
         ws.close()
         #expect(report.pendingAfter == 1)
         let restored = try #require(files.read(a, "h.json"))
@@ -50,8 +51,8 @@ import Testing
         try files.sync(a)
         files.write(a, "u.json", files.read(a, "u.json")!.replacingOccurrences(of: "synced", with: "local edit"))
         let ws = try Workspace.open(at: a, readOnly: false)
-        _ = try ws.restore("u.json", relativeTo: a, at: nil, dryRun: false)
-        let log = try ws.log()
+        _ = try ws.history.restore("u.json", relativeTo: a, at: nil, dryRun: false)
+        let log = try ws.history.log()
         ws.close()
         #expect(field(files.read(a, "u.json"), "v") == "synced")
         // The edit that was undone is still in the journal and the object store.

@@ -150,7 +150,7 @@ import Testing
         let before = Self.files(objects)
 
         let ws = try Workspace.open(at: b, readOnly: false)
-        let dry = try ws.run(.pull, options: SyncOptions(dryRun: true))
+        let dry = try ws.sync.run(.pull, options: SyncOptions(dryRun: true))
         ws.close()
         #expect(dry.pulled.count == 40)
         let afterDryRun = Self.files(objects)

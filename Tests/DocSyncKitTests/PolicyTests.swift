@@ -31,7 +31,7 @@ import Testing
         func sync(_ dir: String) throws -> SyncReport {
             let ws = try Workspace.open(at: dir, readOnly: false)
             defer { ws.close() }
-            return try ws.run(.both)
+            return try ws.sync.run(.both)
         }
 
         /// Edits are saved in the order they are made: each one's mtime is at least 2 ms
@@ -57,7 +57,7 @@ import Testing
         func config(_ i: Int, _ key: String, _ value: String) throws {
             let ws = try Workspace.open(at: dirs[i], readOnly: false)
             defer { ws.close() }
-            try ws.setConfig(key, value)
+            try ws.settings.set(key, value)
         }
 
         func converge() throws {
@@ -106,12 +106,12 @@ import Testing
         #expect(trio.json(2)["city"] as? String == "Rome")
         #expect(trio.json(2)["name"] as? String == "Annie")
         let ws = try Workspace.open(at: trio.dirs[1], readOnly: false)
-        let open = ws.conflicts()
+        let open = ws.conflicts.list()
         #expect(open.count == 1 && open.first?.side == .remote && open.first?.fields == ["city"])
         // Take the version that lost: a's whole document comes back as a new edit.
-        _ = try ws.resolve("rec.json", relativeTo: trio.dirs[1], take: "remote", dryRun: false)
-        #expect(ws.conflicts().isEmpty)
-        #expect(ws.conflicts(all: true).count == 1)
+        _ = try ws.conflicts.resolve("rec.json", relativeTo: trio.dirs[1], take: "remote", dryRun: false)
+        #expect(ws.conflicts.list().isEmpty)
+        #expect(ws.conflicts.list(all: true).count == 1)
         ws.close()
         #expect(trio.json(1)["city"] as? String == "Paris")
         try trio.converge()
@@ -147,7 +147,7 @@ import Testing
             #expect((trio.json(1)["name"] as? String == "b-name") == (expected == "b-side"), "policy \(policy)")
             #expect(report.conflicts.count == 1, "policy \(policy)")
             let ws = try Workspace.open(at: trio.dirs[1], readOnly: true)
-            #expect(ws.conflicts().first?.policy?.rawValue == policy)
+            #expect(ws.conflicts.list().first?.policy?.rawValue == policy)
             ws.close()
         }
     }
@@ -156,12 +156,12 @@ import Testing
         let set = ReplicaSet()
         let a = try set.make("a")
         let ws = try Workspace.open(at: a, readOnly: false)
-        try ws.setConfig("merge.policyFor.contacts/**", "lww")
-        try ws.setConfig("merge.policyFor.*.json", "manual")
+        try ws.settings.set("merge.policyFor.contacts/**", "lww")
+        try ws.settings.set("merge.policyFor.*.json", "manual")
         #expect(ws.config.policy(for: "contacts/x/ann.json") == .lww)
         #expect(ws.config.policy(for: "top.json") == .manual)
         #expect(ws.config.policy(for: "notes/n.json") == .merge)
-        #expect(throws: Config.Problem.self) { try ws.setConfig("merge.policyFor.x/**", "nonsense") }
+        #expect(throws: Config.Problem.self) { try ws.settings.set("merge.policyFor.x/**", "nonsense") }
         ws.close()
     }
 
@@ -173,10 +173,10 @@ import Testing
         try trio.sync(trio.dirs[1])
         trio.edit(1, "\"Y\"", "\"X and Y\"")
         let ws = try Workspace.open(at: trio.dirs[1], readOnly: false)
-        let report = try ws.resolve("rec.json", relativeTo: trio.dirs[1], take: nil, dryRun: false)
-        #expect(ws.conflicts().isEmpty)
+        let report = try ws.conflicts.resolve("rec.json", relativeTo: trio.dirs[1], take: nil, dryRun: false)
+        #expect(ws.conflicts.list().isEmpty)
         #expect(report.pendingAfter == 1)
-        let log = try ws.log()
+        let log = try ws.history.log()
         #expect(log.contains { $0.entry.kind == .resolve })
         ws.close()
         try trio.converge()

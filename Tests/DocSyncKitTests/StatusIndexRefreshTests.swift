@@ -43,7 +43,7 @@ import Testing
     private func status(_ root: String) throws -> StatusReport {
         let workspace = try Workspace.open(at: root, readOnly: true)
         defer { workspace.close() }
-        return try workspace.status()
+        return try workspace.sync.status()
     }
 
     @Test func aStatusSavesWhatItReadSoTheNextRunReadsNothing() throws {
@@ -94,7 +94,7 @@ import Testing
         try set.sync(a)
         // A save replaces the file (a new inode), so its stat data tells whether one happened.
         let newer = try FileSystem.status(layout.index)
-        _ = try reader.status()
+        _ = try reader.sync.status()
         #expect(try FileSystem.status(layout.index) == newer, "the newer index is kept")
         #expect(StatCache.load(from: layout.index)["four.json"] != nil)
     }

@@ -61,10 +61,10 @@ final class ReplicaSet {
     }
 
     @discardableResult
-    func sync(_ dir: String, _ direction: Workspace.Direction = .both, force: Bool = false) throws -> SyncReport {
+    func sync(_ dir: String, _ direction: SyncService.Direction = .both, force: Bool = false) throws -> SyncReport {
         let ws = try Workspace.open(at: dir, readOnly: false)
         defer { ws.close() }
-        return try ws.run(direction, options: SyncOptions(force: force))
+        return try ws.sync.run(direction, options: SyncOptions(force: force))
     }
 
     func write(_ dir: String, _ relative: String, _ text: String) {

@@ -166,7 +166,7 @@ import Testing
         #expect(field(set.read(a, "c.json"), "v") == "2")
         #expect(set.snapshot(a) == set.snapshot(b))
         let ws = try Workspace.open(at: b, readOnly: true)
-        #expect(try ws.status().conflicts.count == 1)
+        #expect(try ws.sync.status().conflicts.count == 1)
     }
 
     @Test func identicalChangesAreNotAConflict() throws {
@@ -274,7 +274,7 @@ import Testing
         try FileManager.default.removeItem(atPath: a + "/.docsync/state")
         #expect(throws: SyncState.Damaged.self) { try Workspace.open(at: a, readOnly: false) }
         let (ws, _) = try Workspace.resetBase(at: a)
-        let report = try ws.run(.both)
+        let report = try ws.sync.run(.both)
         ws.close()
         #expect(report.conflicts.isEmpty)
         #expect(Set(set.snapshot(a).keys) == ["one.json", "two.json", "three.json"])
@@ -395,13 +395,13 @@ import Testing
         let ws = try Workspace.open(at: a, readOnly: false)
         // No remote there: refused as a likely typo, then another remote: refused without
         // an explicit reset of the base.
-        #expect(throws: Workspace.Failure.self) { try ws.setConfig("remote.url", set.folder.sub("second-remote")) }
+        #expect(throws: Workspace.Failure.self) { try ws.settings.set("remote.url", set.folder.sub("second-remote")) }
         #expect(throws: Workspace.Failure.self) {
-            try ws.setConfig("remote.url", set.folder.sub("second-remote"), create: true)
+            try ws.settings.set("remote.url", set.folder.sub("second-remote"), create: true)
         }
         #expect(!FileManager.default.fileExists(atPath: set.folder.sub("second-remote")))
-        #expect(try ws.setConfig("remote.url", set.folder.sub("second-remote"), create: true, resetBase: true))
-        let report = try ws.run(.both)
+        #expect(try ws.settings.set("remote.url", set.folder.sub("second-remote"), create: true, resetBase: true))
+        let report = try ws.sync.run(.both)
         ws.close()
         #expect(report.pushed.map(\.path) == ["one.json"])
         #expect(set.read(set.folder.sub("second-remote"), "one.json") == set.read(a, "one.json"))

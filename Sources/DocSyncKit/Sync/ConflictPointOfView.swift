@@ -47,7 +47,7 @@ public struct ConflictPointOfView: Sendable, Equatable {
     }
 }
 
-extension Workspace {
+extension ConflictService {
     /// Where a document is now in this tree (nil: not tracked here).
     public func currentPath(of refId: String) -> String? { state.tracked[refId]?.path }
 

@@ -16,13 +16,14 @@ extension DocSync {
 
         func run() throws {
             try global.withWorkspace(readOnly: true) { workspace in
-                let report = try workspace.blame(document, pointer: pointer, relativeTo: global.workingDirectory)
+                let report = try workspace.history.blame(
+                    document, pointer: pointer, relativeTo: global.workingDirectory)
                 if let error = report.remoteError {
                     Output.warning("the remote's history was not read (\(error)); from this replica's journal only")
                 }
                 if global.json { return try Output.json(BlameJSON(report), command: "blame") }
                 // Names from the remote's own list of replicas (both kinds), else what this tree knows.
-                var names = workspace.replicaNames()
+                var names = workspace.replicas.names()
                 for known in (try? workspace.makeRemote().knownReplicas()) ?? []
                 where !known.name.isEmpty && names[known.replicaId] == nil {
                     names[known.replicaId] = known.name

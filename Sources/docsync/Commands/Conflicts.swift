@@ -15,7 +15,7 @@ extension DocSync {
 
         func run() throws {
             try global.withWorkspace(readOnly: true) { workspace in
-                let records = workspace.conflicts(all: all)
+                let records = workspace.conflicts.list(all: all)
                 if global.json {
                     try Output.json(
                         ["conflicts": records.map { ConflictJSON(record: $0, replicaId: workspace.config.replicaId) }],
@@ -27,7 +27,7 @@ extension DocSync {
                     return
                 }
                 let own = workspace.config.replicaId
-                let names = workspace.replicaNames(
+                let names = workspace.replicas.names(
                     fromRemote: records.contains { r in
                         [r.replica, r.lostBy, ChangesetID(r.winner)?.replica].contains { $0.map { $0 != own } ?? false }
                     })
@@ -35,11 +35,11 @@ extension DocSync {
                     let what =
                         r.fields.map { $0.isEmpty ? "whole document" : "fields " + $0.joined(separator: ", ") }
                         ?? "whole document"
-                    let now = workspace.currentPath(of: r.refId)
+                    let now = workspace.conflicts.currentPath(of: r.refId)
                     Output.line(
                         "\(now ?? r.path)  (\(r.refId))"
                             + (r.renameLost == true || now == nil || now == r.path ? "" : "  (was \(r.path))"))
-                    let view = workspace.pointOfView(of: r)
+                    let view = workspace.conflicts.pointOfView(of: r)
                     let by =
                         r.replica.map {
                             $0 == own ? "" : "; recorded by replica \(ReplicaLabel.text($0, names: names))"
@@ -99,7 +99,7 @@ extension DocSync {
 
         func run() throws {
             try global.withWorkspace(readOnly: dryRun) { workspace in
-                let report = try workspace.resolve(
+                let report = try workspace.conflicts.resolve(
                     document, relativeTo: global.workingDirectory, take: take, whole: whole, dryRun: dryRun)
                 try SyncPrinter(global: global).finish(report, verb: "Resolved", command: "resolve")
             }

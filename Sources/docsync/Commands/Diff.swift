@@ -47,8 +47,8 @@ extension DocSync {
                 diffs = [try compareFiles()]
             } else {
                 diffs = try global.withWorkspace(readOnly: true) { workspace in
-                    try workspace.diff(
-                        documents, relativeTo: global.workingDirectory, against: Workspace.DiffTarget(against))
+                    try workspace.history.diff(
+                        documents, relativeTo: global.workingDirectory, against: HistoryService.DiffTarget(against))
                 }
             }
             if global.json { return try Output.json(DiffJSON(documents: diffs), command: "diff") }

@@ -28,7 +28,7 @@ extension DocSync {
             // Read without the tree lock: an editor may stay open for hours, and cron
             // runs must go on meanwhile. The write below checks nothing changed since.
             let reader = try Workspace.open(at: global.workingDirectory, readOnly: true)
-            let (path, refId, original) = try reader.editableDocument(
+            let (path, refId, original) = try reader.editing.editableDocument(
                 document, relativeTo: global.workingDirectory)
             let tmpFolder = reader.layout.metadata + "/tmp"
             for (leftover, kept) in Self.keepLeftoverCopies(in: tmpFolder, workspace: reader) {
@@ -47,11 +47,11 @@ extension DocSync {
                 try Self.runEditor(on: temp)
                 let edited = try FileSystem.readFile(temp)
                 guard
-                    let problem = Workspace.checkEdit(original: original, edited: edited)
-                        ?? Workspace.checkSchema(edited, path: path, schemas: schemas)
+                    let problem = EditingService.checkEdit(original: original, edited: edited)
+                        ?? EditingService.checkSchema(edited, path: path, schemas: schemas)
                 else {
                     let report = try global.withWorkspace(readOnly: false) { workspace in
-                        try workspace.applyEdit(path: path, refId: refId, original: original, edited: edited)
+                        try workspace.editing.applyEdit(path: path, refId: refId, original: original, edited: edited)
                     }
                     if global.json { return try Output.json(report, command: "edit") }
                     if report.outcome == "unchanged" {
@@ -71,7 +71,7 @@ extension DocSync {
                     }
                 }
                 try global.withWorkspace(readOnly: true) { workspace in
-                    let kept = try workspace.keepRejected(edited, for: path)
+                    let kept = try workspace.editing.keepRejected(edited, for: path)
                     if global.json {
                         try Output.json(
                             EditReport(
@@ -97,7 +97,7 @@ extension DocSync {
                 if kill(pid, 0) == 0 || errno == EPERM { continue }
                 let file = folder + "/" + name
                 guard let bytes = try? FileSystem.readFile(file),
-                    let target = try? workspace.keepRejected(
+                    let target = try? workspace.editing.keepRejected(
                         bytes, for: parts.dropLast(2).joined(separator: ".") + ".json")
                 else { continue }
                 try? FileSystem.removeFile(file)
@@ -149,7 +149,7 @@ extension DocSync {
 
         func run() throws {
             try global.withWorkspace(readOnly: false) { workspace in
-                let report = try workspace.createDocument(
+                let report = try workspace.editing.createDocument(
                     at: path, relativeTo: global.workingDirectory, template: from)
                 if global.json {
                     try Output.json(report, command: "new")

@@ -23,7 +23,7 @@ extension DocSync {
                 let view = ProgressView(global: global)
                 workspace.progress = view.handler
                 defer { view.clear() }
-                let report = try workspace.collectGarbage(dryRun: dryRun, localOnly: localOnly)
+                let report = try workspace.gc.collect(dryRun: dryRun, localOnly: localOnly)
                 view.clear()
                 for warning in report.warnings { Output.warning(warning) }
                 if global.json {

@@ -22,7 +22,7 @@ extension DocSync {
 
             func run() throws {
                 try global.withWorkspace(readOnly: true) { workspace in
-                    let report = try workspace.replicas()
+                    let report = try workspace.replicas.list()
                     if global.json {
                         try Output.json(ReplicasJSON(report), command: "replicas")
                         return
@@ -53,7 +53,7 @@ extension DocSync {
 
             func run() throws {
                 try global.withWorkspace(readOnly: dryRun) { workspace in
-                    let gone = try workspace.forgetReplica(name, force: force, dryRun: dryRun)
+                    let gone = try workspace.replicas.forget(name, force: force, dryRun: dryRun)
                     if global.json {
                         try Output.json(
                             ForgetJSON(

@@ -23,11 +23,11 @@ extension DocSync {
 
         func run() throws {
             try global.withWorkspace(readOnly: true) { workspace in
-                let status = try workspace.status()
+                let status = try workspace.sync.status()
                 for problem in status.problems { Output.problem(problem.message) }
                 for warning in status.warnings { Output.warning(warning) }
                 // status works offline: the remote's replica records only when a line names another replica.
-                let names = workspace.replicaNames(fromRemote: status.conflicts.contains { $0.deleted == true })
+                let names = workspace.replicas.names(fromRemote: status.conflicts.contains { $0.deleted == true })
                 if global.json {
                     try Output.json(StatusJSON(status: status, replicaName: names[status.replicaId]), command: "status")
                     if !status.problems.isEmpty { throw ExitCode.failure }
@@ -62,7 +62,7 @@ extension DocSync {
                     collisions.map { record in
                         let fields =
                             record.fields.map { $0.isEmpty ? "" : " (fields: \($0.joined(separator: ", ")))" } ?? ""
-                        let sentence = workspace.pointOfView(of: record).sentence(record) {
+                        let sentence = workspace.conflicts.pointOfView(of: record).sentence(record) {
                             $0 == status.replicaId ? "this replica" : names[$0] ?? $0
                         }
                         return "\(record.path)  \(sentence)\(fields)"
@@ -73,11 +73,11 @@ extension DocSync {
                 section(
                     "Deletions that lost to an edit (the edit was kept)",
                     deletionsLost.map { record in
-                        let deletedHere = workspace.sideHere(of: record) == .local
+                        let deletedHere = workspace.conflicts.sideHere(of: record) == .local
                         let who = deletedHere ? "deleted here" : "deleted by \(name(record.lostBy ?? record.replica))"
                         return
                             "\(record.path)  \(who), edited \(deletedHere ? "elsewhere" : "here"): kept version \(record.winner); "
-                            + "`docsync resolve \(record.path) --take \(workspace.sideHere(of: record).rawValue)` deletes it after all"
+                            + "`docsync resolve \(record.path) --take \(workspace.conflicts.sideHere(of: record).rawValue)` deletes it after all"
                     },
                     hint: "the deleted version is kept in .docsync/conflicts/")
                 section(
@@ -155,8 +155,8 @@ extension DocSync {
         func run() throws {
             try global.withWorkspace(readOnly: true) { workspace in
                 if let document {
-                    let names = workspace.replicaNames()
-                    var history = try workspace.history(of: document, relativeTo: global.workingDirectory)
+                    let names = workspace.replicas.names()
+                    var history = try workspace.history.document(document, relativeTo: global.workingDirectory)
                     let journalHadEntries = !history.local.isEmpty
                     history.local = window(history.local) { $0.entry.time }
                     // Newest first: the window's last N are the first N.
@@ -189,13 +189,13 @@ extension DocSync {
                     }
                     return
                 }
-                var entries = try workspace.log()
+                var entries = try workspace.history.log()
                 if pending { entries = entries.filter(\.pending) }
                 entries = window(entries) { $0.entry.time }
                 // The remote's replica records only when an entry names another replica.
                 // The remote's records name other replicas: needed for held versions, and for
                 // cursor lines of a drive-layout remote (which name the replica of the push).
-                let names = workspace.replicaNames(
+                let names = workspace.replicas.names(
                     fromRemote: entries.contains { item in
                         if item.entry.kind == .held { return true }
                         if case .cursor(let cursor) = item.entry.event { return RemoteCursorText.namesReplicas(cursor) }
@@ -225,7 +225,7 @@ extension DocSync {
 
         func run() throws {
             try global.withWorkspace(readOnly: true) { workspace in
-                let problems = workspace.verify(includeRemote: !localOnly)
+                let problems = workspace.checks.verify(includeRemote: !localOnly)
                 if global.json {
                     try Output.json(
                         VerifyJSON(ok: problems.isEmpty, remoteChecked: !localOnly, problems: problems),
@@ -312,7 +312,7 @@ extension DocSync {
                         errorCode: "unknown-key")
                 }
                 if writes {
-                    let remoteChanged = try workspace.setConfig(
+                    let remoteChanged = try workspace.settings.set(
                         key, unset ? nil : value, relativeTo: global.workingDirectory, create: create,
                         resetBase: resetBase)
                     if global.json {

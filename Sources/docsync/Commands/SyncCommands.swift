@@ -46,7 +46,7 @@ protocol RemoteCommand: ParsableCommand {
     associatedtype Flags: RemoteFlags
     var global: GlobalOptions { get }
     var flags: Flags { get }
-    static var direction: Workspace.Direction { get }
+    static var direction: SyncService.Direction { get }
     static var verb: String { get }
 }
 
@@ -57,14 +57,14 @@ extension RemoteCommand {
             workspace.progress = view.handler
             let report: SyncReport
             do {
-                report = try workspace.run(Self.direction, options: flags.options)
+                report = try workspace.sync.run(Self.direction, options: flags.options)
                 view.clear()
             } catch {
                 view.clear()
                 throw error
             }
             // The remote's replica names only when a line names another replica.
-            let names = workspace.replicaNames(fromRemote: report.conflicts.contains { $0.recordedBy != nil })
+            let names = workspace.replicas.names(fromRemote: report.conflicts.contains { $0.recordedBy != nil })
             try SyncPrinter(global: global, streamed: view.streamed, replicaNames: names)
                 .finish(report, verb: Self.verb, command: Self._commandName)
         }
@@ -79,7 +79,7 @@ extension DocSync {
                 "If the remote changed since the last sync, its changes are pulled and reconciled first: a push never overwrites a version it has not seen.\n\n"
                 + remoteExitStatusHelp
         )
-        static let direction = Workspace.Direction.push
+        static let direction = SyncService.Direction.push
         static let verb = "Pushed"
         @OptionGroup var global: GlobalOptions
         @OptionGroup var flags: SyncFlags
@@ -92,7 +92,7 @@ extension DocSync {
                 "Local edits are journaled first, so a conflicting remote version never overwrites them: the losing version is kept under .docsync/conflicts/.\n\n"
                 + remoteExitStatusHelp
         )
-        static let direction = Workspace.Direction.pull
+        static let direction = SyncService.Direction.pull
         static let verb = "Pulled"
         @OptionGroup var global: GlobalOptions
         @OptionGroup var flags: PullFlags
@@ -104,7 +104,7 @@ extension DocSync {
             abstract: "Pull, reconcile and push: what cron runs.",
             discussion: remoteExitStatusHelp
         )
-        static let direction = Workspace.Direction.both
+        static let direction = SyncService.Direction.both
         static let verb = "Synced"
         @OptionGroup var global: GlobalOptions
         @OptionGroup var flags: SyncFlags
@@ -146,7 +146,7 @@ extension DocSync {
 
         func run() throws {
             try global.withWorkspace(readOnly: dryRun) { workspace in
-                let report = try workspace.restore(
+                let report = try workspace.history.restore(
                     documents, relativeTo: global.workingDirectory, at: at, deleted: deleted, dryRun: dryRun)
                 try SyncPrinter(global: global).finish(report, verb: "Restored", command: "restore")
             }
@@ -170,7 +170,8 @@ extension DocSync {
 
         func run() throws {
             try global.withWorkspace(readOnly: dryRun) { workspace in
-                let report = try workspace.remove(paths: paths, relativeTo: global.workingDirectory, dryRun: dryRun)
+                let report = try workspace.editing.remove(
+                    paths: paths, relativeTo: global.workingDirectory, dryRun: dryRun)
                 try SyncPrinter(global: global).finish(report, verb: "Removed", command: "rm")
             }
         }

@@ -204,7 +204,7 @@ struct WatchLoop {
         do {
             let workspace = try Workspace.open(at: root, readOnly: false)
             defer { workspace.close() }
-            let result = try workspace.run(.both)
+            let result = try workspace.sync.run(.both)
             outcome.report = result
             lastIndex = workspace.statCache
             if let unreachable = result.remoteUnreachable {

@@ -27,7 +27,7 @@ public struct DocumentDiff: Codable, Sendable {
     }
 }
 
-extension Workspace {
+extension HistoryService {
     /// What to compare with.
     public enum DiffTarget: Sendable, Equatable {
         case base, remote
@@ -56,7 +56,7 @@ extension Workspace {
             for entry in try remote!.changes(since: state.cursor).entries { remoteChanged[entry.refId] = entry }
         }
         if docs.isEmpty {
-            let status = try status()
+            let status = try workspace.sync.status()
             var seen = Set<String>()
             for change in status.pending + status.unrecorded {
                 let known = state.tracked[change.refId] != nil || state.base[change.refId] != nil
@@ -73,7 +73,7 @@ extension Workspace {
             }
         }
         if case .changeset = target, docs.isEmpty {
-            throw Failure.gaveUp(
+            throw Workspace.Failure.gaveUp(
                 "a changesetId names one document's version: give the document (docsync diff DOC --against ID)")
         }
 
@@ -99,7 +99,9 @@ extension Workspace {
                     oldId = base.changesetId
                 }
             case .changeset(let id):
-                guard let refId else { throw Failure.gaveUp("\(path) has no versions yet (it is not recorded)") }
+                guard let refId else {
+                    throw Workspace.Failure.gaveUp("\(path) has no versions yet (it is not recorded)")
+                }
                 let found = try version(of: refId, named: path, path: path, at: id, exists: current != nil)
                 old = found.bytes
                 oldId = found.changesetId

@@ -15,7 +15,11 @@ public struct ReplicasReport: Sendable {
     public var replicas: [Entry]
 }
 
-extension Workspace {
+/// `docsync replicas`: the replicas a remote knows, forgetting one, their names.
+public struct ReplicaService: WorkspaceService {
+    public let workspace: Workspace
+
+    public init(workspace: Workspace) { self.workspace = workspace }
     public enum ReplicaFailure: Error, LocalizedError {
         case unknown(String, known: [String])
         case ambiguous(String, ids: [String])
@@ -39,7 +43,7 @@ extension Workspace {
 
     /// `docsync replicas`. Which tombstones a replica holds back comes from gc's own plan
     /// (a dry run), so the list and gc cannot disagree.
-    public func replicas() throws -> ReplicasReport {
+    public func list() throws -> ReplicasReport {
         let remote = try makeRemote()
         let known = try remote.knownReplicas()
         let rule = TombstoneRule(maxAgeDays: config.number("gc.tombstoneMaxAgeDays"))
@@ -59,7 +63,7 @@ extension Workspace {
     /// `docsync replicas forget NAME`: NAME is a replica id, or a name only one replica has.
     /// Refuses this tree's own replica unless `force`. Returns the replica forgotten (with
     /// `dryRun`, the one that would be; nothing is written).
-    public func forgetReplica(_ nameOrId: String, force: Bool, dryRun: Bool = false) throws
+    public func forget(_ nameOrId: String, force: Bool, dryRun: Bool = false) throws
         -> KnownReplica
     {
         let remote = try makeRemote()
@@ -80,5 +84,20 @@ extension Workspace {
         if target.replicaId == config.replicaId && !force { throw ReplicaFailure.isSelf(nameOrId) }
         if !dryRun { try remote.forgetReplica(target.replicaId, replica: replicaInfo) }
         return target
+    }
+}
+
+extension ReplicaService {
+    /// Readable names of the replicas this tree knows, by id: its own, and with
+    /// `fromRemote` the remote's: on a folder remote every replica record there (read
+    /// without the lock, skipped when the folder cannot be read), on a git remote the
+    /// authors of the history last fetched (no network).
+    public func names(fromRemote: Bool = true) -> [String: String] {
+        var names: [String: String] = [:]
+        if fromRemote, config["remote.url"] != nil, let remote = try? makeRemote() {
+            names = remote.replicaNamesAtHand()
+        }
+        names[config.replicaId] = config["core.replicaName"] ?? config.replicaId
+        return names
     }
 }

@@ -15,24 +15,9 @@ public final class Workspace {
             builtSchemas = nil
         }
     }
-    // `_modify`: a mutation goes to the store's value in place (through get and set, each
-    // one copied the state of every document).
-    var state: SyncState {
-        get { store.state }
-        _modify { yield &store.state }
-    }
-    var journal: Journal { store.journal }
-    var index: StatCache {
-        get { store.index }
-        _modify { yield &store.index }
-    }
-    var objects: ObjectStore { store.objects }
-    var clock: HybridLogicalClock { store.clock }
-    var conflictStore: ConflictStore { store.conflictStore }
-    var readOnly: Bool { store.readOnly }
     /// The stat cache as this workspace last left it (what `close()` saves): `watch`
     /// checks its own writes against it without reading the file back.
-    public var statCache: StatCache { index }
+    public var statCache: StatCache { store.index }
     /// The JSON Schemas records must satisfy, built once per run (recording and the pull
     /// both check against them; a schema is compiled at most once).
     var recordSchemas: RecordSchemas {
@@ -108,7 +93,7 @@ public final class Workspace {
         try SyncState().save(to: layout.state)
         try FileSystem.writeAtomically(layout.journal, [])
         let workspace = try open(at: root, readOnly: false)
-        workspace.noteRemoteReached()
+        workspace.sync.noteRemoteReached()
         return (workspace, createdRemote)
     }
 
@@ -155,31 +140,20 @@ public final class Workspace {
         }
     }
 
-    /// Journals entries (fsynced) and folds them into the state.
-    @discardableResult
-    func append(_ entries: [JournalEntry]) throws -> [JournalEntry] { try store.append(entries) }
-
-    /// Writes the state checkpoint (and the stat cache) atomically.
-    func checkpoint() throws { try store.checkpoint() }
-
-    func saveIndexIfNeeded() throws { try store.saveIndexIfNeeded() }
-
-    func keepRefreshedIndex(_ refreshed: StatCache) { store.keepRefreshedIndex(refreshed) }
-
-    /// Does one logged file operation (see ReplicaStore.redo).
-    func redo(_ entry: JournalEntry.FileOperation, interrupted: Bool = true) -> Bool {
-        store.redo(entry, interrupted: interrupted)
-    }
-
     public func close() { store.close() }
 
-    // MARK: Pieces shared by the commands
+    // MARK: The services over it
 
-    var replicaInfo: ReplicaInfo {
-        ReplicaInfo(
-            replicaId: config.replicaId, name: config["core.replicaName"] ?? config.replicaId,
-            version: ReplicaInfo.softwareVersion)
-    }
+    public var sync: SyncService { SyncService(workspace: self) }
+    public var history: HistoryService { HistoryService(workspace: self) }
+    public var conflicts: ConflictService { ConflictService(workspace: self) }
+    public var editing: EditingService { EditingService(workspace: self) }
+    public var gc: GCService { GCService(workspace: self) }
+    public var replicas: ReplicaService { ReplicaService(workspace: self) }
+    public var settings: SettingsService { SettingsService(workspace: self) }
+    public var checks: VerifyService { VerifyService(workspace: self) }
+
+    // MARK: Pieces shared by the commands
 
     public func makeRemote() throws -> Remote {
         let made = try RemoteFactory(
@@ -188,84 +162,8 @@ public final class Workspace {
         for warning in made.warnings where !warnings.contains(warning) { warnings.append(warning) }
         return made.remote
     }
+}
 
-    /// Scans the tree and journals what changed. With `write` false nothing is touched.
-    /// - Parameter checkpointing: false when the caller checkpoints later in the same run
-    ///   (a sync): the journal already holds what was recorded, and the state of every
-    ///   document is written once per run, not twice.
-    /// - Parameter refreshingIndex: a read-only run keeps what it read in the index (see
-    ///   `keepRefreshedIndex`).
-    /// - Parameter joining: on first contact with a remote, its documents' refIds by path
-    ///   (see `ChangeRecorder.joining`).
-    func recordLocalChanges(
-        write: Bool, report: inout SyncReport, checkpointing: Bool = true,
-        refreshingIndex: Bool = false, joining: [String: String] = [:]
-    ) throws -> ChangeRecorder.Result {
-        let recorder = ChangeRecorder(
-            layout: layout, tracked: state.tracked, index: index, clock: clock, objects: objects,
-            schemas: recordSchemas)
-        recorder.progress = progress
-        recorder.joining = joining
-        if !joining.isEmpty { recorder.rejoining = state.unsyncedMintedDocuments }
-        let result = try recorder.detect(write: write)
-        report.problems += result.problems.map(ReportedProblem.invalidDocument)
-        report.warnings += result.skipped.map { "\($0.path): skipped, \($0.reason)" }
-        report.recorded += result.actions.filter(\.isLocalAction).map(ChangeSummary.init)
-        guard write else {
-            if refreshingIndex { keepRefreshedIndex(recorder.index) }
-            return result
-        }
-        index = recorder.index
-        if !result.actions.isEmpty {
-            try objects.flush()
-            try append(result.actions)
-            try CrashPoint.hit("record.after-journal")
-            try clock.persist()
-            if checkpointing { try checkpoint() }
-        } else {
-            try saveIndexIfNeeded()
-        }
-        return result
-    }
-
-    func setLastSync() {
-        try? FileSystem.writeAtomically(
-            layout.metadata + "/last-sync", Array("\(FileSystem.currentTimeNanos / 1_000_000)\n".utf8), durable: false)
-    }
-
-    /// `.docsync/reached`: when the tree was made (written once). The
-    /// `sync.maxOfflineDays` clock starts at the later of it and the last sync.
-    var reachedFile: String { layout.metadata + "/reached" }
-
-    func noteRemoteReached() {
-        try? FileSystem.writeAtomically(
-            reachedFile, Array("\(FileSystem.currentTimeNanos / 1_000_000)\n".utf8), durable: false)
-    }
-
-    var remoteReachedAt: Int64? {
-        let made = (try? FileSystem.readFile(reachedFile)).flatMap {
-            Int64(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-        }
-        return [made, lastSync, state.lastSync].compactMap { $0 }.max()
-    }
-
-    /// The remote could not be reached: past `sync.maxOfflineDays` since it last was,
-    /// that is an error saying since when (exit 1), not "try again later".
-    func checkOfflineLimit(_ error: RemoteError) throws {
-        guard case let .unreachable(url, reason) = error else { return }
-        guard let since = remoteReachedAt else {
-            noteRemoteReached()
-            return
-        }
-        let days = config.number("sync.maxOfflineDays")
-        if Double(FileSystem.currentTimeNanos / 1_000_000 - since) > days * 86_400_000 {
-            throw Failure.offlineTooLong(url: url, since: since, days: days, reason: reason)
-        }
-    }
-
-    var lastSync: Int64? {
-        (try? FileSystem.readFile(layout.metadata + "/last-sync")).flatMap {
-            Int64(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-        }
-    }
+extension Workspace: WorkspaceService {
+    public var workspace: Workspace { self }
 }

@@ -11,7 +11,7 @@ import Foundation
 ///   for a deleted one: its last live version (the synced one while the deletion is not
 ///   on the remote yet, else the newest this replica kept, else the remote's).
 /// Unrecorded edits are recorded first, so they stay in the journal.
-extension Workspace {
+extension HistoryService {
     /// A version found to restore.
     struct Found {
         var bytes: [UInt8]
@@ -56,7 +56,7 @@ extension Workspace {
         var seen = Set<String>()
         targets = targets.filter { seen.insert($0.refId).inserted }
         if targets.isEmpty {
-            throw Failure.gaveUp("nothing to restore: no document was deleted here since the last sync")
+            throw Workspace.Failure.gaveUp("nothing to restore: no document was deleted here since the last sync")
         }
         var tracked = state.tracked
         if dryRun { for action in local.actions { SyncState.applyLocal(action, to: &tracked) } }
@@ -66,17 +66,17 @@ extension Workspace {
             let found = try version(
                 of: t.refId, named: t.name, path: t.path, at: at, exists: tracked[t.refId] != nil)
             guard let target = t.path ?? found.path else {
-                throw Failure.gaveUp("\(t.name): no path to restore it to")
+                throw Workspace.Failure.gaveUp("\(t.name): no path to restore it to")
             }
             // Never over another document that took the path meanwhile.
             if let other = tracked.values.first(where: { $0.path == target && $0.refId != t.refId }) {
-                throw Failure.gaveUp(
+                throw Workspace.Failure.gaveUp(
                     "\(target) now holds another document (\(other.refId)); move it away, then restore \(t.name)"
                 )
             }
             let scanned: ScannedDocument
             do { scanned = try JSONScanner.scanDocument(found.bytes) } catch {
-                throw Failure.gaveUp("that version of \(t.name) is not valid JSON (\(error.description))")
+                throw Workspace.Failure.gaveUp("that version of \(t.name) is not valid JSON (\(error.description))")
             }
             report.recorded.append(
                 ChangeSummary(kind: .restore, path: target, refId: t.refId, changesetId: found.changesetId))
@@ -146,7 +146,7 @@ extension Workspace {
                     return try fromRemote(v, remote)
                 }
             }
-            throw Failure.gaveUp(
+            throw Workspace.Failure.gaveUp(
                 "\(name) has no synced version to restore; give one with --at (see `docsync log \(name)`)")
         }
         // Every version the prefix names, by changesetId and content: one version may be in
@@ -157,7 +157,7 @@ extension Workspace {
             candidates[e.changesetId! + " " + e.hash!] = (
                 {
                     try fromJournal(e).orThrow(
-                        Failure.gaveUp("version \(e.changesetId!) of \(name) is no longer kept here"))
+                        Workspace.Failure.gaveUp("version \(e.changesetId!) of \(name) is no longer kept here"))
                 },
                 "\(e.changesetId!)  \(Timestamp.rfc3339(e.time))  \(e.path ?? "")  (this replica's journal)"
             )
@@ -181,12 +181,12 @@ extension Workspace {
         if candidates.count > 1 {
             let list = candidates.keys.sorted().map { "  " + candidates[$0]!.described }.joined(
                 separator: "\n")
-            throw Failure.gaveUp(
+            throw Workspace.Failure.gaveUp(
                 "--at \(at) is ambiguous for \(name): it matches \(candidates.count) versions; give more of the id, or a commit id:\n\(list)"
             )
         }
         guard let only = candidates.values.first else {
-            throw Failure.gaveUp(
+            throw Workspace.Failure.gaveUp(
                 "no version '\(at)' of \(name) in this replica's journal or the remote's history; see `docsync log \(name)`"
             )
         }

@@ -1,13 +1,17 @@
 import Foundation
 
-extension Workspace {
+/// `docsync gc`: the remote's tombstones, the journal, the object store, the git cache.
+public struct GCService: WorkspaceService {
+    public let workspace: Workspace
+
+    public init(workspace: Workspace) { self.workspace = workspace }
     /// `docsync gc`: purges the remote's tombstones (unless `localOnly`), then compacts the
     /// journal down to the pending local actions, removes objects nothing refers to, and
     /// puts a git remote's cache repository into one pack.
     /// Explicit only; never drops an action that has not reached the remote. With
     /// `dryRun` it reports and changes nothing (the workspace is then opened read-only,
     /// without the tree lock, like every --dry-run).
-    public func collectGarbage(dryRun: Bool, localOnly: Bool = false) throws -> GCReport {
+    public func collect(dryRun: Bool, localOnly: Bool = false) throws -> GCReport {
         var report = GCReport()
         report.dryRun = dryRun
         report.warnings += warnings

@@ -36,7 +36,11 @@ public struct EditReport: Codable, Sendable {
     }
 }
 
-extension Workspace {
+/// `docsync edit`, `new` and `rm`: changes made through docsync rather than an editor.
+public struct EditingService: WorkspaceService {
+    public let workspace: Workspace
+
+    public init(workspace: Workspace) { self.workspace = workspace }
     // MARK: edit
 
     /// The record `doc` names (a path relative to `cwd`, or a refId): its path in the
@@ -46,7 +50,7 @@ extension Workspace {
     ) {
         let (refId, path) = try resolveDocument(doc, relativeTo: cwd)
         guard let path, let bytes = try SafeTreeIO(root: layout.root).readIfPresent(path) else {
-            throw Failure.notTracked(doc)
+            throw Workspace.Failure.notTracked(doc)
         }
         return (path, refId, bytes)
     }
@@ -122,7 +126,7 @@ extension Workspace {
         // The recorder may have stamped a changesetId into an unrecorded edit: compare
         // without it, and keep the new id if that is all that changed.
         guard let current, Self.sameExceptChangeset(current, original) else {
-            throw Failure.gaveUp(
+            throw Workspace.Failure.gaveUp(
                 "\(path) changed on disk while it was being edited; nothing was written. Run `docsync edit` again"
             )
         }
@@ -210,7 +214,7 @@ extension Workspace {
         do { try SafeTreeIO(root: layout.root).write(relative, stamped) } catch let refused
             as SafeTreeIO.Refused
         {
-            throw Failure.gaveUp("refused to write \(refused.description)")
+            throw Workspace.Failure.gaveUp("refused to write \(refused.description)")
         }
         try clock.persist()
         var recorded = SyncReport()
@@ -218,5 +222,39 @@ extension Workspace {
         return EditReport(
             path: relative, refId: refId, changesetId: state.tracked[refId]?.changesetId,
             outcome: "created")
+    }
+}
+
+extension EditingService {
+    // MARK: rm
+
+    /// Deletes tracked documents (paths relative to `cwd`) and records the deletions.
+    public func remove(paths: [String], relativeTo cwd: String, dryRun: Bool) throws -> SyncReport {
+        let byPath = Dictionary(state.tracked.values.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
+        var targets: [String] = []
+        for path in paths {
+            let absolute = FileSystem.absolute(path.hasPrefix("/") ? path : FileSystem.join(cwd, path))
+            guard absolute.hasPrefix(layout.root + "/") else { throw Workspace.Failure.notTracked(path) }
+            let relative = String(absolute.dropFirst(layout.root.count + 1))
+            guard byPath[relative] != nil else { throw Workspace.Failure.notTracked(path) }
+            targets.append(relative)
+        }
+        var report = SyncReport()
+        report.dryRun = dryRun
+        if dryRun {
+            report.recorded = targets.map {
+                ChangeSummary(kind: .delete, path: $0, refId: byPath[$0]!.refId, changesetId: byPath[$0]!.changesetId)
+            }
+            return report
+        }
+        // Record first, so any unrecorded edit to these files is journaled (and its
+        // content kept) before the file goes.
+        _ = try recordLocalChanges(write: true, report: &report)
+        for path in targets { try FileSystem.removeFile(layout.absolute(path)) }
+        var second = SyncReport()
+        _ = try recordLocalChanges(write: true, report: &second)
+        report.recorded += second.recorded
+        report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
+        return report
     }
 }

@@ -23,7 +23,7 @@ public struct BlameReport: Codable, Sendable {
     public var remoteError: String?
 }
 
-extension Workspace {
+extension HistoryService {
     /// One version of a record, as blame reads it.
     private struct BlameVersion {
         var changesetId: String
@@ -39,11 +39,12 @@ extension Workspace {
     public func blame(_ doc: String, pointer: String?, relativeTo cwd: String) throws -> BlameReport {
         let (refId, path) = try resolveDocument(doc, relativeTo: cwd)
         guard let path, let bytes = try SafeTreeIO(root: layout.root).readIfPresent(path) else {
-            throw Failure.notTracked(doc)
+            throw Workspace.Failure.notTracked(doc)
         }
         let current: JSONValue
         do { current = try JSONValueParser.parseDocument(bytes) } catch {
-            throw Failure.gaveUp("\(path):\(error.line):\(error.column): \(error.reason); blame needs a valid document")
+            throw Workspace.Failure.gaveUp(
+                "\(path):\(error.line):\(error.column): \(error.reason); blame needs a valid document")
         }
 
         var versions: [String: BlameVersion] = [:]

@@ -3,9 +3,13 @@ import Foundation
 
 // MARK: - Conflicts and resolve
 
-extension Workspace {
+/// `docsync conflicts` and `docsync resolve`.
+public struct ConflictService: WorkspaceService {
+    public let workspace: Workspace
+
+    public init(workspace: Workspace) { self.workspace = workspace }
     /// Conflict records, newest last; open ones only unless `all`.
-    public func conflicts(all: Bool = false) -> [ConflictStore.Record] {
+    public func list(all: Bool = false) -> [ConflictStore.Record] {
         conflictStore.list().filter { all || $0.isOpen }
     }
 
@@ -45,7 +49,9 @@ extension Workspace {
         if !dryRun { _ = try recordLocalChanges(write: true, report: &report) }
         let (refId, currentPath) = try resolveDocument(doc, relativeTo: cwd)
         let open = conflictStore.list().filter { $0.refId == refId && $0.isOpen }
-        guard !open.isEmpty else { throw Failure.gaveUp("\(doc) has no open conflict (see `docsync conflicts`)") }
+        guard !open.isEmpty else {
+            throw Workspace.Failure.gaveUp("\(doc) has no open conflict (see `docsync conflicts`)")
+        }
         let path = currentPath ?? open.last!.path
 
         // The stored version whose values are wanted (nil: the kept side, already there).
@@ -53,7 +59,8 @@ extension Workspace {
         switch take {
         case nil:
             if whole {
-                throw Failure.gaveUp("--whole needs --take local|remote|ID: which stored version to bring back")
+                throw Workspace.Failure.gaveUp(
+                    "--whole needs --take local|remote|ID: which stored version to bring back")
             }
         case "local", "remote":
             chosen = open.last { sideHere(of: $0).rawValue == take }
@@ -63,11 +70,11 @@ extension Workspace {
         case let id?:
             let matches = open.filter { $0.changesetId.hasPrefix(id) }
             guard let match = matches.last else {
-                throw Failure.gaveUp(
+                throw Workspace.Failure.gaveUp(
                     "no stored version '\(id)' in the open conflicts of \(doc); see `docsync conflicts`")
             }
             if Set(matches.map(\.changesetId)).count > 1 {
-                throw Failure.gaveUp(
+                throw Workspace.Failure.gaveUp(
                     "'\(id)' matches several stored versions of \(doc): \(matches.map(\.changesetId).joined(separator: ", "))"
                 )
             }
@@ -139,7 +146,7 @@ extension Workspace {
         case let .move(target):
             guard target != path, let tracked else { break }
             guard try io.readIfPresent(target) == nil else {
-                throw Failure.gaveUp("\(target) holds another file; move it away, then resolve \(path) again")
+                throw Workspace.Failure.gaveUp("\(target) holds another file; move it away, then resolve \(path) again")
             }
             var moved = tracked
             moved.path = target
@@ -177,7 +184,7 @@ extension Workspace {
         let view = pointOfView(of: record)
         let owner =
             view.storedIsLocal
-            ? "local" : view.storedBy.map { "\(replicaNames(fromRemote: false)[$0] ?? $0)'s" } ?? "remote"
+            ? "local" : view.storedBy.map { "\(workspace.replicas.names(fromRemote: false)[$0] ?? $0)'s" } ?? "remote"
         return "\(owner) version \(record.changesetId)'s"
     }
 
@@ -186,7 +193,7 @@ extension Workspace {
     private func replicaId(named text: String, among records: [ConflictStore.Record]) -> String? {
         let authors = Set(records.flatMap { [$0.lostBy, ChangesetID($0.winner)?.replica].compactMap { $0 } })
         if authors.contains(text) { return text }
-        let names = replicaNames()
+        let names = workspace.replicas.names()
         return authors.first { names[$0] == text }
     }
 
@@ -198,16 +205,17 @@ extension Workspace {
         if record.renameLost == true { return record.path == documentPath ? nil : .move(to: record.path) }
         let stored = try conflictStore.bytes(of: record)
         guard let storedValue = try? JSONValueParser.parse(stored) else {
-            throw Failure.gaveUp("the stored version \(record.changesetId) is not valid JSON")
+            throw Workspace.Failure.gaveUp("the stored version \(record.changesetId) is not valid JSON")
         }
         let currentBytes = try SafeTreeIO(root: layout.root).readIfPresent(documentPath)
         guard let currentBytes else {
             if whole { return .whole(stored, undone: []) }
-            throw Failure.gaveUp("\(documentPath) is not in the tree; bring the whole stored version back with --whole")
+            throw Workspace.Failure.gaveUp(
+                "\(documentPath) is not in the tree; bring the whole stored version back with --whole")
         }
         let current: JSONValue
         do { current = try JSONValueParser.parseDocument(currentBytes) } catch {
-            throw Failure.gaveUp(
+            throw Workspace.Failure.gaveUp(
                 "\(documentPath):\(error.line):\(error.column): \(error.reason); fix it first (or take the whole stored version with --whole)"
             )
         }
@@ -216,7 +224,7 @@ extension Workspace {
             return .whole(stored, undone: FieldPaths.differing(current, storedValue).filter { !fields.contains($0) })
         }
         guard let fields = record.fields, !fields.isEmpty else {
-            throw Failure.gaveUp(
+            throw Workspace.Failure.gaveUp(
                 "this conflict record names no fields (an older docsync recorded it); take the whole stored version with --whole"
             )
         }

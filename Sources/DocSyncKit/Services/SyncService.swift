@@ -10,7 +10,11 @@ public struct SyncOptions: Sendable {
     }
 }
 
-extension Workspace {
+/// `pull`, `push`, `sync` and `status`: the tree against its remote.
+public struct SyncService: WorkspaceService {
+    public let workspace: Workspace
+
+    public init(workspace: Workspace) { self.workspace = workspace }
     public enum Direction: Sendable { case pull, push, both }
 
     /// `pull`, `push` and `sync`: record local changes, then talk to the remote. A push
@@ -25,8 +29,8 @@ extension Workspace {
         report.warnings += warnings
         // The versions the base holds are here: a drive remote checks that a commit's
         // named parents arrived without reading older commit files for them.
-        remote.tellHeldVersions { [weak self] refId, changesetId in
-            self?.state.base[refId]?.changesetId == changesetId
+        remote.tellHeldVersions { [weak store] refId, changesetId in
+            store?.state.base[refId]?.changesetId == changesetId
         }
         // First contact: the remote's documents are listed before anything is recorded,
         // so that files without ids of their own (or with ids docsync gave them while the
@@ -55,7 +59,7 @@ extension Workspace {
         // Folded into the state by now; the session needs the rest of `local`, not these
         // (a first push of 100,000 documents carried them through the whole run).
         local.actions = []
-        let session = SyncSession(workspace: self, remote: remote, options: options, local: local, report: report)
+        let session = SyncSession(workspace: workspace, remote: remote, options: options, local: local, report: report)
         do {
             if let firstContactFailure { throw firstContactFailure }
             // A held version waits for a pull to meet the fixed file, even on `push`.
@@ -97,5 +101,67 @@ extension Workspace {
         return state.held.values.compactMap { hold in
             hold.refId.flatMap { tracked[$0]?.path }.map { "\($0): remote version \(hold.changesetId ?? "?")" }
         }.sorted()
+    }
+}
+
+extension SyncService {
+    // MARK: status
+
+    public func status() throws -> StatusReport {
+        var scratch = SyncReport()
+        let local = try recordLocalChanges(write: false, report: &scratch, refreshingIndex: true)
+        let synced = lastSync ?? state.lastSync
+        // An attempt is news only until a run gets through.
+        let attempt = DeferredAttempt.load(layout).flatMap { $0.time > (synced ?? 0) ? $0 : nil }
+        return StatusReport(
+            root: layout.root, replicaId: config.replicaId, remote: config["remote.url"], lastSync: synced,
+            pending: state.pending.map(ChangeSummary.init), unrecorded: local.actions.map(ChangeSummary.init),
+            conflicts: conflictStore.list().filter(\.isOpen), waiting: waitingVersions, problems: scratch.problems,
+            warnings: warnings + scratch.warnings, lastAttempt: attempt)
+    }
+}
+
+// MARK: When the remote was last reached
+
+extension SyncService {
+    func setLastSync() {
+        try? FileSystem.writeAtomically(
+            layout.metadata + "/last-sync", Array("\(FileSystem.currentTimeNanos / 1_000_000)\n".utf8), durable: false)
+    }
+
+    /// `.docsync/reached`: when the tree was made (written once). The
+    /// `sync.maxOfflineDays` clock starts at the later of it and the last sync.
+    var reachedFile: String { layout.metadata + "/reached" }
+
+    func noteRemoteReached() {
+        try? FileSystem.writeAtomically(
+            reachedFile, Array("\(FileSystem.currentTimeNanos / 1_000_000)\n".utf8), durable: false)
+    }
+
+    var remoteReachedAt: Int64? {
+        let made = (try? FileSystem.readFile(reachedFile)).flatMap {
+            Int64(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        return [made, lastSync, state.lastSync].compactMap { $0 }.max()
+    }
+
+    /// The remote could not be reached: past `sync.maxOfflineDays` since it last was,
+    /// that is an error saying since when (exit 1), not "try again later".
+    func checkOfflineLimit(_ error: RemoteError) throws {
+        guard case let .unreachable(url, reason) = error else { return }
+        guard let since = remoteReachedAt else {
+            noteRemoteReached()
+            return
+        }
+        let days = config.number("sync.maxOfflineDays")
+        if Double(FileSystem.currentTimeNanos / 1_000_000 - since) > days * 86_400_000 {
+            throw Workspace.Failure.offlineTooLong(url: url, since: since, days: days, reason: reason)
+        }
+    }
+
+    var lastSync: Int64? {
+        (try? FileSystem.readFile(layout.metadata + "/last-sync")).flatMap {
+            Int64(String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        }
     }
 }

@@ -1,0 +1,115 @@
+import DocSyncJSON
+import Foundation
+
+/// A command's engine over one opened tree: sync, history, conflicts, editing, gc,
+/// replicas, settings, verify. Each is its own type taking the `Workspace` (the opened
+/// replica store and the remote it names); the members below reach the store through it,
+/// so a service reads as if it held the store itself. `Workspace` conforms too: what
+/// every command needs (recording local changes, finding a document) is written once.
+public protocol WorkspaceService {
+    var workspace: Workspace { get }
+}
+
+extension WorkspaceService {
+    var store: ReplicaStore { workspace.store }
+    public var layout: TreeLayout { workspace.store.layout }
+    var config: Config {
+        get { workspace.config }
+        nonmutating set { workspace.config = newValue }
+    }
+    var state: SyncState {
+        get { workspace.store.state }
+        nonmutating _modify { yield &workspace.store.state }
+    }
+    var journal: Journal { workspace.store.journal }
+    var index: StatCache {
+        get { workspace.store.index }
+        nonmutating _modify { yield &workspace.store.index }
+    }
+    var objects: ObjectStore { workspace.store.objects }
+    var clock: HybridLogicalClock { workspace.store.clock }
+    var conflictStore: ConflictStore { workspace.store.conflictStore }
+    var readOnly: Bool { workspace.store.readOnly }
+    var recordSchemas: RecordSchemas { workspace.recordSchemas }
+    var warnings: [String] {
+        get { workspace.store.warnings }
+        nonmutating _modify { yield &workspace.store.warnings }
+    }
+    var progress: ProgressHandler? { workspace.progress }
+    var replicaInfo: ReplicaInfo {
+        ReplicaInfo(
+            replicaId: config.replicaId, name: config["core.replicaName"] ?? config.replicaId,
+            version: ReplicaInfo.softwareVersion)
+    }
+
+    func makeRemote() throws -> Remote { try workspace.makeRemote() }
+
+    @discardableResult
+    func append(_ entries: [JournalEntry]) throws -> [JournalEntry] { try workspace.store.append(entries) }
+    func checkpoint() throws { try workspace.store.checkpoint() }
+    func saveIndexIfNeeded() throws { try workspace.store.saveIndexIfNeeded() }
+    func redo(_ entry: JournalEntry.FileOperation, interrupted: Bool = true) -> Bool {
+        workspace.store.redo(entry, interrupted: interrupted)
+    }
+
+    /// Scans the tree and journals what changed. With `write` false nothing is touched.
+    /// - Parameter checkpointing: false when the caller checkpoints later in the same run
+    ///   (a sync): the journal already holds what was recorded, and the state of every
+    ///   document is written once per run, not twice.
+    /// - Parameter refreshingIndex: a read-only run keeps what it read in the index (see
+    ///   `ReplicaStore.keepRefreshedIndex`).
+    /// - Parameter joining: on first contact with a remote, its documents' refIds by path
+    ///   (see `ChangeRecorder.joining`).
+    func recordLocalChanges(
+        write: Bool, report: inout SyncReport, checkpointing: Bool = true,
+        refreshingIndex: Bool = false, joining: [String: String] = [:]
+    ) throws -> ChangeRecorder.Result {
+        let recorder = ChangeRecorder(
+            layout: layout, tracked: state.tracked, index: index, clock: clock, objects: objects,
+            schemas: recordSchemas)
+        recorder.progress = progress
+        recorder.joining = joining
+        if !joining.isEmpty { recorder.rejoining = state.unsyncedMintedDocuments }
+        let result = try recorder.detect(write: write)
+        report.problems += result.problems.map(ReportedProblem.invalidDocument)
+        report.warnings += result.skipped.map { "\($0.path): skipped, \($0.reason)" }
+        report.recorded += result.actions.filter(\.isLocalAction).map(ChangeSummary.init)
+        guard write else {
+            if refreshingIndex { store.keepRefreshedIndex(recorder.index) }
+            return result
+        }
+        index = recorder.index
+        if !result.actions.isEmpty {
+            try objects.flush()
+            try append(result.actions)
+            try CrashPoint.hit("record.after-journal")
+            try clock.persist()
+            if checkpointing { try checkpoint() }
+        } else {
+            try saveIndexIfNeeded()
+        }
+        return result
+    }
+
+    /// Finds a document by path (relative to `cwd`), refId, or a path it had before.
+    func resolveDocument(_ doc: String, relativeTo cwd: String) throws -> (refId: String, path: String?) {
+        let tracked = state.tracked
+        let absolute = FileSystem.absolute(doc.hasPrefix("/") ? doc : FileSystem.join(cwd, doc))
+        let log = { try workspace.history.log() }
+        if absolute.hasPrefix(layout.root + "/") {
+            let relative = String(absolute.dropFirst(layout.root.count + 1))
+            if let v = tracked.values.first(where: { $0.path == relative }) { return (v.refId, v.path) }
+            if let bytes = try? FileSystem.readFile(absolute),
+                let ref = (try? JSONScanner.scanDocument(bytes))?.member(named: "refId")?.stringValue
+            {
+                return (ref, relative)
+            }
+            if let entry = try log().last(where: { $0.entry.path == relative && $0.entry.refId != nil }) {
+                return (entry.entry.refId!, relative)
+            }
+        }
+        if let v = tracked[doc] { return (v.refId, v.path) }
+        if let entry = try log().last(where: { $0.entry.refId == doc }) { return (doc, entry.entry.path) }
+        throw Workspace.Failure.notTracked(doc)
+    }
+}
