@@ -111,8 +111,11 @@ struct PullPlanner {
             if let refId = action.refId { pendingIndices[refId, default: []].append(index) }
         }
         let localMoves = SyncState.moveTimes(pending)
-        func seqsPending(_ refId: String, through last: Int = .max) -> [Int] {
-            (pendingIndices[refId] ?? []).filter { $0 <= last }.map { pending[$0].seq }
+        func pendingVersions(_ refId: String) -> [PendingVersion] {
+            (pendingIndices[refId] ?? []).map {
+                PendingVersion(
+                    seq: pending[$0].seq, version: pending[$0].resultingVersion, madeFrom: pending[$0].madeFrom ?? [])
+            }
         }
         var decisions: [(index: Int, decision: Reconciler.Decision, base: DocVersion?, mergeLocal: DocVersion?)] = []
         decisions.reserveCapacity(changes.entries.count + heldIncoming.count)
@@ -121,41 +124,15 @@ struct PullPlanner {
             let change = incoming(index)
             clock.observe(change.entry.changesetId)
             let refId = change.entry.refId
-            var base = self.base[refId]
             let local = tracked[refId]
-            // What the decision merges as "local": the file's version, or the user's version
-            // where an earlier pull of this run merged it already (see `userVersions`).
-            var mergeLocal = local
-            // The remote holds a version this tree pushed but never journaled as pushed (a
-            // crash between the remote's commit and `done`): our own version, the base of
-            // what was edited since, not a concurrent change.
-            if let remoteVersion = change.entry.version, remoteVersion != base,
-                let landed = pendingIndices[refId]?.last(where: { pending[$0].resultingVersion == remoteVersion })
-            {
-                let seqs = seqsPending(refId, through: landed)
-                plan.batch.append(JournalEntry(.done(refId: refId, seqs: seqs, reason: .pushed)))
-                base = remoteVersion
-            } else if let own = changes.ownVersions[refId],
-                let landed = pendingIndices[refId]?.last(where: { index in
-                    pending[index].resultingVersion.map { own.contains($0.changesetId) } ?? false
-                }), let version = pending[landed].resultingVersion, version != base
-            {
-                // The same, where another replica built on that version before this pull:
-                // the edits made since were made on it, not on the version before.
-                let seqs = seqsPending(refId, through: landed)
-                plan.batch.append(JournalEntry(.done(refId: refId, seqs: seqs, reason: .pushed)))
-                base = version
-            } else if let user = userVersions[refId], user.base != base || user.local != local {
-                // Also where an earlier pull left the file as it was (its edit beat a remote
-                // deletion): it moved the base. Decide again from what the user had, as a
-                // run that started now would.
-                (base, mergeLocal) = (user.base, user.local)
-                plan.remerged.insert(refId)
-                // Measured from what the user's content carries too (see `mergeBases`).
-                if let measured = mergeBases[refId] { base = measured }
-            } else if let measured = mergeBases[refId] {
-                base = measured
+            let start = Self.decisionStart(
+                base: self.base[refId], local: local, remote: change.entry.version, pending: pendingVersions(refId),
+                ownVersions: changes.ownVersions[refId], user: userVersions[refId], mergeBase: mergeBases[refId])
+            if !start.landedSeqs.isEmpty {
+                plan.batch.append(JournalEntry(.done(refId: refId, seqs: start.landedSeqs, reason: .pushed)))
             }
+            if start.remerged { plan.remerged.insert(refId) }
+            let (base, mergeLocal) = (start.base, start.local)
             guard
                 let decision = Reconciler.decide(
                     base: base, local: mergeLocal, remote: change.entry.version, localMovedAt: localMoves[refId],
@@ -349,56 +326,13 @@ struct PullPlanner {
                             side: lost.side, deleted: false)))
             }
 
-            let result = decision.result
-            let pendingSeqs = seqsPending(refId)
-            // Pending actions describe the old local state: finished if the outcome is
-            // what the remote has, replaced if the outcome is not what they describe.
-            if !pendingSeqs.isEmpty && (result != local || result == publishedVersion) {
-                plan.batch.append(JournalEntry(.done(refId: refId, seqs: pendingSeqs, reason: .superseded)))
-            }
-            plan.batch.append(
-                JournalEntry(
-                    .seen(
-                        refId: refId,
-                        publishedVersion.map { .version($0) }
-                            ?? .deleted(changesetId: change.entry.changesetId, path: change.entry.path), reason: nil)))
-            if result != local {
-                plan.batch.append(
-                    JournalEntry(
-                        .apply(
-                            .init(
-                                refId: refId, changesetId: result?.changesetId ?? change.entry.changesetId,
-                                result: result,
-                                fromPath: local?.path, fromHash: local?.hash))))
-                plan.pulled.append(
-                    ChangeSummary(
-                        kind: .between(local, result),
-                        path: result?.path ?? local?.path ?? "", refId: refId, changesetId: result?.changesetId,
-                        fromPath: result != nil && local?.path != result?.path ? local?.path : nil))
-            }
-            // The outcome differs from what the remote has: that difference is a local
-            // change to push (a path kept apart, a local edit that won, a merge).
-            if let result, result != publishedVersion, result != local || pendingSeqs.isEmpty {
-                let kind: JournalEntry.LocalAction =
-                    publishedVersion == nil ? .create : (result.hash == publishedVersion?.hash ? .rename : .update)
-                var action = JournalEntry(
-                    .local(
-                        kind, version: result,
-                        fromPath: publishedVersion?.path != result.path ? publishedVersion?.path : nil))
-                // What the replaced actions' content was made from, the merge is too; merged
-                // again from the user's version, only what that was made from (not what this
-                // merge dropped: named as a parent, it would read as overwritten on purpose).
-                let from =
-                    plan.remerged.contains(refId)
-                    ? userVersions[refId]?.madeFrom ?? []
-                    : (pendingIndices[refId] ?? []).flatMap({ pending[$0].madeFrom ?? [] })
-                var carried: [String] = []
-                for id in from + (landedPending[refId] ?? []).sorted() where !carried.contains(id) {
-                    carried.append(id)
-                }
-                if !carried.isEmpty { action.madeFrom = carried }
-                plan.batch.append(action)
-            }
+            let bookkeeping = Self.bookkeeping(
+                refId: refId, local: local, result: decision.result, published: publishedVersion,
+                remoteChangesetId: change.entry.changesetId, remotePath: change.entry.path,
+                pending: pendingVersions(refId), remerged: plan.remerged.contains(refId),
+                userMadeFrom: userVersions[refId]?.madeFrom ?? [], landedPending: landedPending[refId] ?? [])
+            plan.batch += bookkeeping.entries
+            if let pulled = bookkeeping.pulled { plan.pulled.append(pulled) }
         }
         return plan
     }
