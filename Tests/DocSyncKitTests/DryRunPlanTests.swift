@@ -21,8 +21,10 @@ struct DryRunPlanTests {
         init(_ report: SyncReport) {
             pulled = report.pulled.map { "\($0.kind) \($0.path) \($0.fromPath ?? "")" }.sorted()
             pushed = report.pushed.map { "\($0.kind) \($0.path) \($0.fromPath ?? "")" }.sorted()
-            conflicts = report.conflicts.map { "\($0.path) \($0.stored) \(($0.fields ?? []).joined(separator: ","))" }
-                .sorted()
+            conflicts = report.conflicts.map {
+                "\($0.path) \($0.stored.rawValue) \(($0.fields ?? []).joined(separator: ","))"
+            }
+            .sorted()
             waiting = report.waiting.count
         }
     }

@@ -159,7 +159,7 @@ import Testing
         let report = try set.sync(b)  // …b's is later, so b's wins and a's is kept aside
         #expect(report.conflicts.count == 1)
         let conflict = try #require(report.conflicts.first)
-        #expect(conflict.stored == "remote")
+        #expect(conflict.stored == .remote)
         let kept = try #require(conflict.file)
         #expect(field(set.read(b, kept), "v") == "1")
         try set.sync(a)

@@ -7,8 +7,8 @@ extension PullPlanner {
     static func lossHeard(_ record: ConflictStore.Record, by replicaId: String) -> ConflictSummary? {
         guard record.isOpen, record.replica != replicaId, record.lostBy == replicaId else { return nil }
         return ConflictSummary(
-            refId: record.refId, path: record.path, kept: "remote", keptChangesetId: record.winner,
-            stored: record.deleted == true ? "deletion" : "version", storedChangesetId: record.changesetId,
+            refId: record.refId, path: record.path, kept: .remote, keptChangesetId: record.winner,
+            stored: record.deleted == true ? .deletion : .version, storedChangesetId: record.changesetId,
             file: record.file, fields: record.fields, recordedBy: record.replica)
     }
 
@@ -67,8 +67,8 @@ extension PullPlanner {
             plan.conflictSummaries.append(
                 ConflictSummary(
                     refId: refId, path: decision.result?.path ?? loser.version.path,
-                    kept: settled?.merged == true ? "merged" : decision.contentFrom.rawValue,
-                    keptChangesetId: winner, stored: loser.side.rawValue,
+                    kept: settled?.merged == true ? .merged : decision.contentFrom == .local ? .local : .remote,
+                    keptChangesetId: winner, stored: .version(of: loser.side),
                     storedChangesetId: loser.version.changesetId, file: record.file, fields: record.fields))
             plan.batch.append(
                 JournalEntry(
@@ -109,8 +109,8 @@ extension PullPlanner {
             keep(record, bytes: deletedBytes, in: &plan)
             plan.conflictSummaries.append(
                 ConflictSummary(
-                    refId: refId, path: kept.path, kept: side == .local ? "remote" : "local",
-                    keptChangesetId: kept.changesetId, stored: "\(side.rawValue) deletion",
+                    refId: refId, path: kept.path, kept: .other(than: side),
+                    keptChangesetId: kept.changesetId, stored: .deletion(of: side),
                     storedChangesetId: deletedId, file: record.file))
             plan.batch.append(
                 JournalEntry(
@@ -140,8 +140,8 @@ extension PullPlanner {
             keep(record, bytes: bytes, in: &plan)
             plan.conflictSummaries.append(
                 ConflictSummary(
-                    refId: refId, path: kept.path, kept: lost.side == .local ? "remote" : "local",
-                    keptChangesetId: kept.changesetId, stored: "\(lost.side.rawValue) rename",
+                    refId: refId, path: kept.path, kept: .other(than: lost.side),
+                    keptChangesetId: kept.changesetId, stored: .rename(of: lost.side),
                     storedChangesetId: lost.version.changesetId, file: record.file))
             plan.batch.append(
                 JournalEntry(

@@ -36,12 +36,37 @@ public struct ChangeSummary: Codable, Sendable, Equatable {
     }
 }
 
+/// Which version a conflict kept in the file.
+public enum KeptVersion: String, Codable, Sendable, Equatable {
+    case local, remote, merged
+
+    /// The side that is not `side`: what stays when `side`'s deletion or name lost.
+    static func other(than side: Reconciler.Side) -> KeptVersion { side == .local ? .remote : .local }
+}
+
+/// What a conflict stored aside: a side's version, deletion or name; or, for a loss heard
+/// from the replica that recorded it, that replica's version or deletion.
+public enum StoredVersion: String, Codable, Sendable, Equatable {
+    case local, remote
+    case localDeletion = "local deletion", remoteDeletion = "remote deletion"
+    case localRename = "local rename", remoteRename = "remote rename"
+    case version, deletion
+
+    static func version(of side: Reconciler.Side) -> StoredVersion { side == .local ? .local : .remote }
+    static func deletion(of side: Reconciler.Side) -> StoredVersion {
+        side == .local ? .localDeletion : .remoteDeletion
+    }
+    static func rename(of side: Reconciler.Side) -> StoredVersion { side == .local ? .localRename : .remoteRename }
+
+    public var isDeletion: Bool { [.localDeletion, .remoteDeletion, .deletion].contains(self) }
+}
+
 public struct ConflictSummary: Codable, Sendable, Equatable {
     public var refId: String
     public var path: String
-    public var kept: String
+    public var kept: KeptVersion
     public var keptChangesetId: String
-    public var stored: String
+    public var stored: StoredVersion
     public var storedChangesetId: String
     public var file: String?
     /// Fields changed differently on both sides, when the document was merged.

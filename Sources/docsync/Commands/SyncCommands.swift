@@ -220,14 +220,14 @@ struct SyncPrinter {
             for c in report.conflicts {
                 let fields = c.fields.map { $0.isEmpty ? "" : " (fields \($0.joined(separator: ", ")))" } ?? ""
                 if let by = c.recordedBy {
-                    let what = c.stored.hasSuffix("deletion") ? "your deletion" : "your version \(c.storedChangesetId)"
+                    let what = c.stored.isDeletion ? "your deletion" : "your version \(c.storedChangesetId)"
                     Output.line(
                         "conflict        \(c.path)\(fields): \(what) lost to \(c.keptChangesetId) at replica \(ReplicaLabel.text(by, names: replicaNames)) (kept in \(c.file ?? "the conflict store"))"
                     )
                     continue
                 }
                 Output.line(
-                    "\(tag)conflict  \(report.dryRun ? "" : "      ")\(c.path)\(fields): kept \(c.kept) \(c.keptChangesetId), \(c.stored) version \(c.storedChangesetId) stored"
+                    "\(tag)conflict  \(report.dryRun ? "" : "      ")\(c.path)\(fields): kept \(c.kept.rawValue) \(c.keptChangesetId), \(c.stored.rawValue) version \(c.storedChangesetId) stored"
                         + (c.file.map { " in \($0)" } ?? ""))
             }
             for r in report.restored ?? [] {
