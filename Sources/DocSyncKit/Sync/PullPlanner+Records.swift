@@ -32,23 +32,19 @@ extension PullPlanner {
         bytes: () throws -> [UInt8], time: Int64, in plan: inout PullPlan
     ) throws {
         try recordLoser(
-            of: decision, change: change, base: base, mergeLocal: mergeLocal, settled: settled,
-            remoteBytes: remoteBytes, bytes: bytes, time: time, in: &plan)
-        try recordLostDeletion(
-            of: decision, change: change, base: base, mergeLocal: mergeLocal, settled: settled,
-            remoteBytes: remoteBytes, bytes: bytes, time: time, in: &plan)
+            of: decision, refId: change.refId, settled: settled, remoteBytes: remoteBytes, time: time, in: &plan)
+        try recordLostDeletion(of: decision, change: change, base: base, time: time, in: &plan)
         try recordLostRename(
-            of: decision, change: change, base: base, mergeLocal: mergeLocal, settled: settled,
-            remoteBytes: remoteBytes, bytes: bytes, time: time, in: &plan)
+            of: decision, change: change, mergeLocal: mergeLocal, remoteBytes: remoteBytes, bytes: bytes, time: time,
+            in: &plan)
     }
 
     /// Content changed differently on both sides: the version that lost.
     private func recordLoser(
-        of decision: Reconciler.Decision, change: RemoteEntry, base: DocVersion?, mergeLocal: DocVersion?,
-        settled: (policy: MergePolicy, fields: [String], merged: Bool)?, remoteBytes: [UInt8]?,
-        bytes: () throws -> [UInt8], time: Int64, in plan: inout PullPlan
+        of decision: Reconciler.Decision, refId: String,
+        settled: (policy: MergePolicy, fields: [String], merged: Bool)?, remoteBytes: [UInt8]?, time: Int64,
+        in plan: inout PullPlan
     ) throws {
-        let refId = change.refId
         let winner = decision.result?.changesetId ?? ""
         if let loser = decision.loser {
             let loserBytes = loser.side == .remote ? remoteBytes : try readObject(loser.version.hash)
@@ -80,9 +76,8 @@ extension PullPlanner {
 
     /// An edit beat a deletion: the deleted version.
     private func recordLostDeletion(
-        of decision: Reconciler.Decision, change: RemoteEntry, base: DocVersion?, mergeLocal: DocVersion?,
-        settled: (policy: MergePolicy, fields: [String], merged: Bool)?, remoteBytes: [UInt8]?,
-        bytes: () throws -> [UInt8], time: Int64, in plan: inout PullPlan
+        of decision: Reconciler.Decision, change: RemoteEntry, base: DocVersion?, time: Int64,
+        in plan: inout PullPlan
     ) throws {
         let refId = change.refId
         if let side = decision.lostDeletion, let kept = decision.result {
@@ -121,8 +116,7 @@ extension PullPlanner {
 
     /// Renamed on both sides: the name that lost.
     private func recordLostRename(
-        of decision: Reconciler.Decision, change: RemoteEntry, base: DocVersion?, mergeLocal: DocVersion?,
-        settled: (policy: MergePolicy, fields: [String], merged: Bool)?, remoteBytes: [UInt8]?,
+        of decision: Reconciler.Decision, change: RemoteEntry, mergeLocal: DocVersion?, remoteBytes: [UInt8]?,
         bytes: () throws -> [UInt8], time: Int64, in plan: inout PullPlan
     ) throws {
         let refId = change.refId
