@@ -28,7 +28,7 @@ extension PullPlanner {
     /// against rename. Each keeps the losing version's bytes with its record.
     func recordLosses(
         of decision: Reconciler.Decision, change: RemoteEntry, base: DocVersion?, mergeLocal: DocVersion?,
-        settled: (policy: MergePolicy, fields: [String], merged: Bool)?, remoteBytes: [UInt8]?,
+        settled: Settled?, remoteBytes: [UInt8]?,
         bytes: () throws -> [UInt8], time: Int64, in plan: inout PullPlan
     ) throws {
         try recordLoser(
@@ -42,7 +42,7 @@ extension PullPlanner {
     /// Content changed differently on both sides: the version that lost.
     private func recordLoser(
         of decision: Reconciler.Decision, refId: String,
-        settled: (policy: MergePolicy, fields: [String], merged: Bool)?, remoteBytes: [UInt8]?, time: Int64,
+        settled: Settled?, remoteBytes: [UInt8]?, time: Int64,
         in plan: inout PullPlan
     ) throws {
         let winner = decision.result?.changesetId ?? ""

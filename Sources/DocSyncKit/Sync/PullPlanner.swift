@@ -77,29 +77,14 @@ struct PullPlanner {
 
         // The remote's entries are read in place, not copied: at 100,000 documents each
         // copy of them was tens of megabytes. Held versions that meet a fix come after.
-        var heldIncoming: [Incoming] = []
+        var heldIncoming: [Incoming]
         func incoming(_ index: Int) -> Incoming {
             index < changes.entries.count
                 ? Incoming(entry: changes.entries[index], held: false) : heldIncoming[index - changes.entries.count]
         }
-        let named = Set(changes.entries.map(\.refId))
-        for (refId, hold) in held.sorted(by: { $0.key < $1.key }) {
-            guard case let .held(_, waiting, replica) = hold.event else { continue }
-            let localPath = tracked[refId]?.path
-            if named.contains(refId) {
-                if localPath.map({ !unreadable.contains($0) }) ?? true { plan.settledHolds.append(refId) }
-                continue
-            }
-            guard localPath.map({ !unreadable.contains($0) }) ?? true else { continue }
-            // The file is valid again: the held version meets the fix three-way.
-            heldIncoming.append(
-                Incoming(
-                    entry: RemoteEntry(
-                        refId: refId, changesetId: waiting.changesetId, hash: waiting.version?.hash ?? hold.deletedHash,
-                        path: waiting.path,
-                        deleted: waiting.version == nil, replica: replica ?? "", time: hold.time), held: true))
-            plan.settledHolds.append(refId)
-        }
+        let (meetingFixes, settledHolds) = heldVersions(beside: changes.entries)
+        heldIncoming = meetingFixes
+        plan.settledHolds += settledHolds
 
         let trackedByPath = Dictionary(tracked.values.map { ($0.path, $0.refId) }, uniquingKeysWith: { a, _ in a })
         var claimedPaths = Set<String>()
@@ -164,24 +149,7 @@ struct PullPlanner {
             // The local file is not a valid document right now: never overwrite it. The
             // remote version waits aside (the base stays), to meet the fix three-way.
             if let local, unreadable.contains(local.path) {
-                if let remoteVersion { try keepFetched(remoteVersion.hash, try bytes(), in: &plan) }
-                var hold = JournalEntry(
-                    .held(
-                        refId: refId,
-                        remoteVersion.map { .version($0) }
-                            ?? .deleted(changesetId: change.entry.changesetId, path: change.entry.path),
-                        replica: change.entry.replica))
-                // A deletion of a version this tree does not have: keep that version now, for
-                // the record the fix will meet (the remote may have dropped it by then).
-                if remoteVersion == nil, let deleted = readDeleted(change.entry) {
-                    let hash = ContentHash.of(deleted)
-                    try keepFetched(hash, deleted, in: &plan)
-                    hold.deletedHash = hash
-                }
-                plan.batch.append(hold)
-                plan.notices.append(
-                    "\(local.path): not a valid document here, so the remote \(remoteVersion == nil ? "deletion" : "version") waits; "
-                        + "it is merged with your fix on the first sync after the file is valid again")
+                try holdAside(change.entry, local: local, bytes: bytes, in: &plan)
                 continue
             }
             // Never write over a file that is not this document's own.
@@ -201,44 +169,15 @@ struct PullPlanner {
             }
             if let result = decision.result { claimedPaths.insert(result.path) }
 
-            var settled: (policy: MergePolicy, fields: [String], merged: Bool)? = nil
+            var settled: Settled? = nil
             var remoteBytes: [UInt8]? = nil
             if let remoteVersion, decision.contentFrom == .remote || decision.loser != nil {
                 let fetched = try bytes()
                 remoteBytes = fetched
                 try keepFetched(remoteVersion.hash, fetched, in: &plan)
-                let localBytes = try decision.loser == nil ? nil : mergeLocal.map { try readObject($0.hash) }
-                // The same edit made on both sides differs only in the stamped
-                // changesetId: take the remote's, no conflict (but two equal additions to
-                // a counter are two additions).
-                let baseBytes = try base.map { try readObject($0.hash) }
-                if decision.loser != nil, let mergeLocal, let localBytes,
-                    ContentIdentity.sameApartFromChangesetId(localBytes, fetched),
-                    !(config.policy(for: decision.result?.path ?? mergeLocal.path) == .merge
-                        && ContentPolicy.changesCounters(base: baseBytes, edited: localBytes, counters: counters))
-                {
-                    decision.loser = nil
-                    decision.contentFrom = .remote
-                    decision.notice = nil
-                    decision.result = DocVersion(
-                        refId: refId, changesetId: remoteVersion.changesetId, hash: remoteVersion.hash,
-                        path: decision.result?.path ?? remoteVersion.path)
-                }
-                // Content changed differently on both sides: the policy for this path
-                // settles it (field merge by default).
-                if decision.loser != nil, let mergeLocal, let localBytes, let target = decision.result?.path {
-                    let policy = config.policy(for: target)
-                    let outcome = ContentPolicy(policy: policy, counters: counters, arrays: arrayRules).settle(
-                        base: baseBytes, local: mergeLocal, localBytes: localBytes,
-                        remote: remoteVersion, remoteBytes: fetched, path: target,
-                        newChangesetId: { clock.next().description })
-                    if let merged = outcome.mergedBytes { plan.objects[outcome.result.hash] = merged }
-                    decision.result = outcome.result
-                    decision.contentFrom = outcome.contentFrom ?? .local
-                    decision.loser = outcome.loser
-                    decision.notice = outcome.notice
-                    settled = (policy, outcome.fields, outcome.mergedBytes != nil)
-                }
+                settled = try settleContent(
+                    of: &decision, remote: remoteVersion, remoteBytes: fetched, base: base, mergeLocal: mergeLocal,
+                    counters: counters, arrayRules: arrayRules, in: &plan)
             }
             for notice in [decision.pathNotice, decision.notice].compactMap({ $0 }) {
                 plan.notices.append("\(decision.result?.path ?? local?.path ?? refId): \(notice)")
