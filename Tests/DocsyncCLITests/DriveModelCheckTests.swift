@@ -88,20 +88,7 @@ import Testing
         "drive kind: replicas on their own copies, files copied in part and out of order, syncs killed: every step keeps each user's edits, and all end equal to the model",
         arguments: seeds)
     func agreesWithTheModel(seed: UInt64) throws {
-        // The one open defect (docs/RELIABILITY.md, "Still open"): once in 457 campaign runs
-        // a replica that re-sent another replica's older version after a lost fork met its
-        // newer one and recorded a conflict where none happened (the newer value kept, exit
-        // 3). Recorded as a known issue by those words only: a value lost, a record lost or
-        // anything else fails the test; `DOCSYNC_DRIVE_MODEL_STRICT=1` fails on it too.
-        if Self.env["DOCSYNC_DRIVE_MODEL_STRICT"] == "1" { return try check(seed: seed) }
-        try withKnownIssue("drive: a spurious conflict after a lost fork (open, issue 25)", isIntermittent: true) {
-            try check(seed: seed)
-        } matching: { issue in
-            issue.comments.contains { comment in
-                let text = comment.rawValue
-                return text.contains("→ exit 3") && text.contains("conflict ") && !text.contains("its user last saved")
-            }
-        }
+        try check(seed: seed)
     }
 
     func check(seed: UInt64) throws {
