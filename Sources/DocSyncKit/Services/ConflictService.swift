@@ -54,50 +54,9 @@ public struct ConflictService: WorkspaceService {
         }
         let path = currentPath ?? open.last!.path
 
-        // The stored version whose values are wanted (nil: the kept side, already there).
-        var chosen: ConflictStore.Record? = nil
-        switch take {
-        case nil:
-            if whole {
-                throw Workspace.Failure.gaveUp(
-                    "--whole needs --take local|remote|ID: which stored version to bring back")
-            }
-        case "local", "remote":
-            chosen = open.last { sideHere(of: $0).rawValue == take }
-        case let replica? where replicaId(named: replica, among: open) != nil:
-            let id = replicaId(named: replica, among: open)!
-            chosen = open.last { $0.lostBy == id }
-        case let id?:
-            let matches = open.filter { $0.changesetId.hasPrefix(id) }
-            guard let match = matches.last else {
-                throw Workspace.Failure.gaveUp(
-                    "no stored version '\(id)' in the open conflicts of \(doc); see `docsync conflicts`")
-            }
-            if Set(matches.map(\.changesetId)).count > 1 {
-                throw Workspace.Failure.gaveUp(
-                    "'\(id)' matches several stored versions of \(doc): \(matches.map(\.changesetId).joined(separator: ", "))"
-                )
-            }
-            chosen = match
-        }
-
+        let chosen = try chosenRecord(take: take, whole: whole, among: open, doc: doc)
         let write = try chosen.map { try plannedWrite(for: $0, documentPath: path, whole: whole) } ?? nil
-        switch write {
-        case let .fields(_, replaced):
-            report.notices.append(
-                "\(path): took the \(describeSide(chosen!)) values of \(replaced.joined(separator: ", ")); every other field stays as it is now"
-            )
-        case let .whole(_, undone):
-            report.notices.append(
-                "\(path): brought back the whole stored version \(chosen!.changesetId)"
-                    + (undone.isEmpty ? "" : "; this undoes later edits of \(undone.joined(separator: ", "))"))
-        case .delete:
-            report.notices.append("\(path): the deletion wins; the document is deleted")
-        case let .move(target):
-            report.notices.append("\(path): takes the name \(target) after all; the document moves there")
-        case nil:
-            report.notices.append("\(path): kept as it is now")
-        }
+        report.notices.append(Self.notice(for: write, chosen: chosen, path: path, side: chosen.map(describeSide)))
         report.recorded.append(
             ChangeSummary(kind: .resolve, path: path, refId: refId, changesetId: chosen?.changesetId))
         if dryRun { return report }
@@ -108,52 +67,7 @@ public struct ConflictService: WorkspaceService {
         // Why: a resolve killed between writing the file and journaling pushed the taken
         // values as an ordinary edit and left the conflict open.
         let io = SafeTreeIO(root: layout.root)
-        let tracked = state.tracked[refId]
-        let fileBytes = try io.readIfPresent(path)
-        var entries: [JournalEntry] = []
-        func operation(
-            _ result: DocVersion?, _ action: JournalEntry.LocalAction, _ version: DocVersion, fromPath: String? = nil
-        ) {
-            entries.append(
-                JournalEntry(
-                    .apply(
-                        .init(
-                            refId: refId, changesetId: result?.changesetId ?? version.changesetId, result: result,
-                            fromPath: path, fromHash: fileBytes.map(ContentHash.of)))))
-            entries.append(JournalEntry(.local(action, version: version, fromPath: fromPath)))
-        }
-        switch write {
-        case let .fields(value, _):
-            let current = fileBytes ?? []
-            var stamped = value
-            let changesetId = clock.next().description
-            if case .object(var members) = stamped {
-                members["changesetId"] = .string(changesetId)
-                stamped = .object(members)
-            }
-            let bytes = ContentPolicy.keepingLineEndsAndBOM(
-                of: current, JSONValueWriter.write(stamped, indent: JSONValueWriter.detectIndent(of: current)))
-            let version = DocVersion(refId: refId, changesetId: changesetId, hash: try objects.put(bytes), path: path)
-            operation(version, .update, version)
-        case let .whole(bytes, _):
-            let scanned = try JSONScanner.scanDocument(bytes)
-            let changesetId = clock.next().description
-            let stamped = IdentityStamper.stamp(bytes, scanned: scanned, refId: refId, changesetId: changesetId)
-            let version = DocVersion(refId: refId, changesetId: changesetId, hash: try objects.put(stamped), path: path)
-            operation(version, .update, version)
-        case .delete:
-            if let tracked { operation(nil, .delete, tracked) }
-        case let .move(target):
-            guard target != path, let tracked else { break }
-            guard try io.readIfPresent(target) == nil else {
-                throw Workspace.Failure.gaveUp("\(target) holds another file; move it away, then resolve \(path) again")
-            }
-            var moved = tracked
-            moved.path = target
-            operation(moved, .rename, moved, fromPath: path)
-        case nil:
-            break
-        }
+        var entries = try fileEntries(for: write, refId: refId, path: path, io: io)
         if !entries.isEmpty {
             try objects.flush()
             try clock.persist()
@@ -190,7 +104,7 @@ public struct ConflictService: WorkspaceService {
 
     /// The id of the replica `text` names (its name or id) if it made one of the versions
     /// of these records.
-    private func replicaId(named text: String, among records: [ConflictStore.Record]) -> String? {
+    func replicaId(named text: String, among records: [ConflictStore.Record]) -> String? {
         let authors = Set(records.flatMap { [$0.lostBy, ChangesetID($0.winner)?.replica].compactMap { $0 } })
         if authors.contains(text) { return text }
         let names = workspace.replicas.names()
