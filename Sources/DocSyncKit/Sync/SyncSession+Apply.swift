@@ -14,6 +14,38 @@ extension SyncSession {
             try? remote.noteReplica(workspace.replicaInfo, seen: plan.cursor)
             return
         }
+        try keepObjectsAndConflicts(of: plan)
+
+        let fileOps = plan.fileOperations
+        let baseBefore = Dictionary(fileOps.map { ($0.refId, state.base[$0.refId]) }, uniquingKeysWith: { a, _ in a })
+        try workspace.append(plan.batch)
+        try CrashPoint.hit("pull.after-journal")
+        let skipped = try writeFiles(of: plan, fileOps)
+        // One flush for every file written and removed above, before anything is journaled
+        // after them: the `apply` entries redo a file a crash cut short only until the
+        // cursor and checkpoint below move past them. Why: one fsync per file (and per
+        // folder) made a 10,000-document clone spend most of its time waiting on the disk.
+        FileSystem.syncFilesystem(containing: workspace.layout.root)
+        // A skipped document keeps its old base, so the local file is compared with what
+        // it really came from next time (and conflicts are kept, not overwritten).
+        let reverts = skipped.sorted().map { refId -> JournalEntry in
+            let old = baseBefore[refId] ?? nil
+            return JournalEntry.notApplied(refId: refId, base: old)
+        }
+        if !reverts.isEmpty { try workspace.append(reverts) }
+        try CrashPoint.hit("pull.after-files")
+        if skipped.isEmpty {
+            try workspace.append([JournalEntry(.cursor(plan.cursor))])
+            try? remote.noteReplica(workspace.replicaInfo, seen: plan.cursor)
+        }
+        try workspace.clock.persist()
+        try workspace.checkpoint()
+    }
+
+    /// The plan's objects (merge results), its conflict records (withdrawing those an
+    /// earlier pull of this run made and this one no longer does) and the records other
+    /// replicas shared, kept before anything is journaled.
+    private func keepObjectsAndConflicts(of plan: PullPlan) throws {
         for (hash, bytes) in plan.objects.sorted(by: { $0.key < $1.key }) {
             try workspace.objects.put(bytes, hash: hash)
         }
@@ -30,11 +62,12 @@ extension SyncSession {
         }
         for record in plan.conflicts { recordedThisRun[record.refId, default: []].append(record) }
         for shared in plan.incoming { _ = try workspace.conflictStore.receive(shared) }
+    }
 
-        let fileOps = plan.fileOperations
-        let baseBefore = Dictionary(fileOps.map { ($0.refId, state.base[$0.refId]) }, uniquingKeysWith: { a, _ in a })
-        try workspace.append(plan.batch)
-        try CrashPoint.hit("pull.after-journal")
+    /// Removes the files that leave or move, then writes the new versions (checked against
+    /// the file still holding what the plan read); returns the documents skipped (a file
+    /// changed meanwhile, or a write refused), which keep their old base.
+    private func writeFiles(of plan: PullPlan, _ fileOps: [JournalEntry.FileOperation]) throws -> Set<String> {
         // Removals first, so a document can move onto a path another one just left.
         let io = SafeTreeIO(root: workspace.layout.root)
         let schemas = workspace.recordSchemas
@@ -80,20 +113,7 @@ extension SyncSession {
                 continue
             }
             do {
-                // Merge results are in the plan; what was fetched was stored while planning
-                // (read back and checked against its hash here).
-                let content = try plan.objects[target.hash] ?? workspace.objects.get(target.hash)
-                // Not fsynced one by one: one flush below, before the cursor moves past them.
-                try io.write(target.path, content, durable: false)
-                // Applied all the same: another replica may check against an older schema,
-                // and refusing it would leave this tree behind everyone else.
-                if schemas.mightApply(to: content) {
-                    for problem in schemas.verdict(path: target.path, bytes: content).problems {
-                        report.warnings.append(
-                            "pulled \(problem.description) (the record fails its schema; it was written, fix it here or where it was edited)"
-                        )
-                    }
-                }
+                try writeFile(target, of: plan, io: io, schemas: schemas)
             } catch let refused as SafeTreeIO.Refused {
                 report.problems.append(.other("refused to write \(refused.description)"))
                 skipped.insert(op.refId)
@@ -108,24 +128,26 @@ extension SyncSession {
             applied(op)
         }
         workspace.progress?(.finished(.pull))
-        // One flush for every file written and removed above, before anything is journaled
-        // after them: the `apply` entries redo a file a crash cut short only until the
-        // cursor and checkpoint below move past them. Why: one fsync per file (and per
-        // folder) made a 10,000-document clone spend most of its time waiting on the disk.
-        FileSystem.syncFilesystem(containing: workspace.layout.root)
-        // A skipped document keeps its old base, so the local file is compared with what
-        // it really came from next time (and conflicts are kept, not overwritten).
-        let reverts = skipped.sorted().map { refId -> JournalEntry in
-            let old = baseBefore[refId] ?? nil
-            return JournalEntry.notApplied(refId: refId, base: old)
+        return skipped
+    }
+
+    /// Writes one pulled version (not fsynced: one flush follows for all of them) and
+    /// warns when it fails its schema: applied all the same, since another replica may
+    /// check against an older schema, and refusing it would leave this tree behind.
+    private func writeFile(_ target: DocVersion, of plan: PullPlan, io: SafeTreeIO, schemas: RecordSchemas) throws {
+        // Merge results are in the plan; what was fetched was stored while planning
+        // (read back and checked against its hash here).
+        let content = try plan.objects[target.hash] ?? workspace.objects.get(target.hash)
+        // Not fsynced one by one: one flush below, before the cursor moves past them.
+        try io.write(target.path, content, durable: false)
+        // Applied all the same: another replica may check against an older schema,
+        // and refusing it would leave this tree behind everyone else.
+        if schemas.mightApply(to: content) {
+            for problem in schemas.verdict(path: target.path, bytes: content).problems {
+                report.warnings.append(
+                    "pulled \(problem.description) (the record fails its schema; it was written, fix it here or where it was edited)"
+                )
+            }
         }
-        if !reverts.isEmpty { try workspace.append(reverts) }
-        try CrashPoint.hit("pull.after-files")
-        if skipped.isEmpty {
-            try workspace.append([JournalEntry(.cursor(plan.cursor))])
-            try? remote.noteReplica(workspace.replicaInfo, seen: plan.cursor)
-        }
-        try workspace.clock.persist()
-        try workspace.checkpoint()
     }
 }
