@@ -47,7 +47,6 @@ extension HistoryService {
     /// `target`. Reads the tree, the object store and, for `.remote` and changesets, the
     /// remote; changes nothing.
     public func diff(_ docs: [String], relativeTo cwd: String, against target: DiffTarget) throws -> [DocumentDiff] {
-        var wanted: [(refId: String?, path: String)] = []
         var remoteChanged: [String: RemoteEntry] = [:]
         // One remote for the listing and the reads: a git remote reads from what it fetched.
         var remote: Remote?
@@ -55,23 +54,7 @@ extension HistoryService {
             remote = try makeRemote()
             for entry in try remote!.changes(since: state.cursor).entries { remoteChanged[entry.refId] = entry }
         }
-        if docs.isEmpty {
-            let status = try workspace.sync.status()
-            var seen = Set<String>()
-            for change in status.pending + status.unrecorded {
-                let known = state.tracked[change.refId] != nil || state.base[change.refId] != nil
-                let key = known ? change.refId : "path:" + change.path
-                if seen.insert(key).inserted { wanted.append((known ? change.refId : nil, change.path)) }
-            }
-            for (refId, entry) in remoteChanged.sorted(by: { $0.key < $1.key }) where seen.insert(refId).inserted {
-                wanted.append((refId, state.tracked[refId]?.path ?? entry.path ?? refId))
-            }
-        } else {
-            for doc in docs {
-                let (refId, path) = try resolveDocument(doc, relativeTo: cwd)
-                wanted.append((state.tracked[refId] != nil || state.base[refId] != nil ? refId : nil, path ?? doc))
-            }
-        }
+        let wanted = try wantedDocuments(docs, relativeTo: cwd, remoteChanged: remoteChanged)
         if case .changeset = target, docs.isEmpty {
             throw Workspace.Failure.gaveUp(
                 "a changesetId names one document's version: give the document (docsync diff DOC --against ID)")
@@ -107,48 +90,80 @@ extension HistoryService {
                 oldId = found.changesetId
                 against = found.changesetId
             }
-            var result = DocumentDiff(
+            let result = DocumentDiff(
                 path: path, refId: refId, against: against, againstChangesetId: oldId, changes: [])
-            // refId and changesetId are docsync's, not the user's edits: not shown.
-            switch (old, current) {
-            case (nil, nil): continue
-            case (nil, let now?):
-                result.note = "new"
-                do {
-                    let value = try JSONValueParser.parseDocument(now)
-                    result.changes = [
-                        JSONDiff.Change(
-                            pointer: "", kind: .added, old: nil,
-                            new: JSONValueWriter.compactString(value.removing(.both)))
-                    ]
-                } catch {
-                    result.note = "new, not a valid document: \(error.line):\(error.column): \(error.reason)"
-                }
-            case (let was?, nil):
-                result.note = "deleted"
-                result.changes =
-                    (try? JSONValueParser.parse(was)).map {
-                        [
-                            JSONDiff.Change(
-                                pointer: "", kind: .removed, old: JSONValueWriter.compactString($0.removing(.both)),
-                                new: nil)
-                        ]
-                    } ?? []
-            case (let was?, let now?):
-                guard let a = try? JSONValueParser.parse(was) else {
-                    result.note = "the version compared with is not valid JSON"
-                    break
-                }
-                do {
-                    let b = try JSONValueParser.parseDocument(now)
-                    result.changes = JSONDiff.changes(from: a.removing(.both), to: b.removing(.both))
-                } catch {
-                    result.note = "not a valid document: \(error.line):\(error.column): \(error.reason)"
-                }
-            }
-            if result.changes.isEmpty && result.note == nil { continue }
-            out.append(result)
+            if let compared = Self.compared(old, current, into: result) { out.append(compared) }
         }
         return out
+    }
+
+    /// The documents a diff covers, by refId (nil: not recorded yet) and path: those named,
+    /// or every one changed here since the last sync and every one the remote changed.
+    private func wantedDocuments(_ docs: [String], relativeTo cwd: String, remoteChanged: [String: RemoteEntry])
+        throws -> [(refId: String?, path: String)]
+    {
+        var wanted: [(refId: String?, path: String)] = []
+        if docs.isEmpty {
+            let status = try workspace.sync.status()
+            var seen = Set<String>()
+            for change in status.pending + status.unrecorded {
+                let known = state.tracked[change.refId] != nil || state.base[change.refId] != nil
+                let key = known ? change.refId : "path:" + change.path
+                if seen.insert(key).inserted { wanted.append((known ? change.refId : nil, change.path)) }
+            }
+            for (refId, entry) in remoteChanged.sorted(by: { $0.key < $1.key }) where seen.insert(refId).inserted {
+                wanted.append((refId, state.tracked[refId]?.path ?? entry.path ?? refId))
+            }
+        } else {
+            for doc in docs {
+                let (refId, path) = try resolveDocument(doc, relativeTo: cwd)
+                wanted.append((state.tracked[refId] != nil || state.base[refId] != nil ? refId : nil, path ?? doc))
+            }
+        }
+        return wanted
+    }
+
+    /// `result` with the changes from `old` to `current` (nil: none, or neither exists).
+    /// refId and changesetId are docsync's, not the user's edits: not shown.
+    static func compared(_ old: [UInt8]?, _ current: [UInt8]?, into result: DocumentDiff) -> DocumentDiff? {
+        var result = result
+        // refId and changesetId are docsync's, not the user's edits: not shown.
+        switch (old, current) {
+        case (nil, nil): return nil
+        case (nil, let now?):
+            result.note = "new"
+            do {
+                let value = try JSONValueParser.parseDocument(now)
+                result.changes = [
+                    JSONDiff.Change(
+                        pointer: "", kind: .added, old: nil,
+                        new: JSONValueWriter.compactString(value.removing(.both)))
+                ]
+            } catch {
+                result.note = "new, not a valid document: \(error.line):\(error.column): \(error.reason)"
+            }
+        case (let was?, nil):
+            result.note = "deleted"
+            result.changes =
+                (try? JSONValueParser.parse(was)).map {
+                    [
+                        JSONDiff.Change(
+                            pointer: "", kind: .removed, old: JSONValueWriter.compactString($0.removing(.both)),
+                            new: nil)
+                    ]
+                } ?? []
+        case (let was?, let now?):
+            guard let a = try? JSONValueParser.parse(was) else {
+                result.note = "the version compared with is not valid JSON"
+                break
+            }
+            do {
+                let b = try JSONValueParser.parseDocument(now)
+                result.changes = JSONDiff.changes(from: a.removing(.both), to: b.removing(.both))
+            } catch {
+                result.note = "not a valid document: \(error.line):\(error.column): \(error.reason)"
+            }
+        }
+        return result.changes.isEmpty && result.note == nil ? nil : result
     }
 }
