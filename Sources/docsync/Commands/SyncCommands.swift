@@ -205,67 +205,7 @@ struct SyncPrinter {
         if global.json {
             try Output.json(WithFields(base: SyncReportJSON(report: report), extra: extra), command: command)
         } else {
-            let tag = report.dryRun ? "would " : ""
-            for c in report.recorded {
-                Output.detail(
-                    "\(tag)record  \(c.kind.rawValue.padding(6))  \(c.path)"
-                        + (c.fromPath.map { "  (from \($0))" } ?? ""))
-            }
-            for c in report.pulled where !streamed.contains(ProgressView.key("pull", c)) {
-                Output.line(Self.changeLine(verb: "pull", c, tag: tag))
-            }
-            for c in report.pushed where !streamed.contains(ProgressView.key("push", c)) {
-                Output.line(Self.changeLine(verb: "push", c, tag: tag))
-            }
-            for c in report.conflicts {
-                let fields = c.fields.map { $0.isEmpty ? "" : " (fields \($0.joined(separator: ", ")))" } ?? ""
-                if let by = c.recordedBy {
-                    let what = c.stored.isDeletion ? "your deletion" : "your version \(c.storedChangesetId)"
-                    Output.line(
-                        "conflict        \(c.path)\(fields): \(what) lost to \(c.keptChangesetId) at replica \(ReplicaLabel.text(by, names: replicaNames)) (kept in \(c.file ?? "the conflict store"))"
-                    )
-                    continue
-                }
-                Output.line(
-                    "\(tag)conflict  \(report.dryRun ? "" : "      ")\(c.path)\(fields): kept \(c.kept.rawValue) \(c.keptChangesetId), \(c.stored.rawValue) version \(c.storedChangesetId) stored"
-                        + (c.file.map { " in \($0)" } ?? ""))
-            }
-            for r in report.restored ?? [] {
-                Output.line(
-                    "\(tag)restore \(r.path): version \(r.version) (from the \(r.source == "remote" ? "remote" : "journal"))"
-                        + (r.changesetId.map { ", now \($0)" } ?? ""))
-            }
-            for n in report.notices { Output.line("note            \(n)") }
-            for w in report.waiting {
-                Output.line("waiting         \(w) (merged with the file once it is valid again)")
-            }
-            var parts = [
-                "\(report.recorded.count) recorded", "\(report.pulled.count) pulled", "\(report.pushed.count) pushed"
-            ]
-            if !report.conflicts.isEmpty {
-                parts.append("\(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s")")
-            }
-            let skipped = max(report.invalidFiles.count, report.problems.count - report.invalidFiles.count)
-            if !report.problems.isEmpty { parts.append("\(skipped) file\(skipped == 1 ? "" : "s") skipped") }
-            if report.pendingAfter > 0 { parts.append("\(report.pendingAfter) pending") }
-            if let refused = report.refusedPush {
-                Output.line(
-                    "refused push: it would delete \(refused.count) of the remote's \(refused.total) documents (push.maxDeleteShare \(refused.maxDeleteShare)); nothing was sent:"
-                )
-                for d in refused.deletions.prefix(20) { Output.line("  would delete  \(d.path)") }
-                if refused.deletions.count > 20 { Output.line("  … and \(refused.deletions.count - 20) more") }
-                Output.line("To bring them all back:  \(refused.restoreCommand)")
-                Output.line("To delete them after all: docsync \(command) --force")
-            }
-            if report.remoteUnreachable != nil {
-                Output.line(
-                    "Remote unreachable: \(report.recorded.count) change(s) recorded, \(report.pendingAfter) document(s) pending; they will be sent on the next run"
-                )
-            } else {
-                Output.line(
-                    (report.dryRun ? "Dry run: " : "") + "\(verb): " + parts.joined(separator: ", ")
-                        + (extraLine.map { " " + $0 } ?? ""))
-            }
+            printText(report, verb: verb, command: command, extraLine: extraLine)
         }
         if !report.conflicts.isEmpty && global.quiet {
             // Even a quiet cron run says this, so the mail shows it.
@@ -293,6 +233,77 @@ struct SyncPrinter {
         }
         if !report.conflicts.isEmpty && !report.dryRun { throw ExitStatus.conflicts }
     }
+
+    /// The report as text: one line per change, conflict, note, then the summary.
+    private func printText(_ report: SyncReport, verb: String, command: String, extraLine: String?) {
+        let tag = report.dryRun ? "would " : ""
+        for c in report.recorded {
+            Output.detail(
+                "\(tag)record  \(c.kind.rawValue.padding(6))  \(c.path)"
+                    + (c.fromPath.map { "  (from \($0))" } ?? ""))
+        }
+        for c in report.pulled where !streamed.contains(ProgressView.key("pull", c)) {
+            Output.line(Self.changeLine(verb: "pull", c, tag: tag))
+        }
+        for c in report.pushed where !streamed.contains(ProgressView.key("push", c)) {
+            Output.line(Self.changeLine(verb: "push", c, tag: tag))
+        }
+        for c in report.conflicts { Output.line(conflictLine(c, tag: tag, dryRun: report.dryRun)) }
+        for r in report.restored ?? [] {
+            Output.line(
+                "\(tag)restore \(r.path): version \(r.version) (from the \(r.source == "remote" ? "remote" : "journal"))"
+                    + (r.changesetId.map { ", now \($0)" } ?? ""))
+        }
+        for n in report.notices { Output.line("note            \(n)") }
+        for w in report.waiting {
+            Output.line("waiting         \(w) (merged with the file once it is valid again)")
+        }
+        var parts = [
+            "\(report.recorded.count) recorded", "\(report.pulled.count) pulled", "\(report.pushed.count) pushed"
+        ]
+        if !report.conflicts.isEmpty {
+            parts.append("\(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s")")
+        }
+        let skipped = max(report.invalidFiles.count, report.problems.count - report.invalidFiles.count)
+        if !report.problems.isEmpty { parts.append("\(skipped) file\(skipped == 1 ? "" : "s") skipped") }
+        if report.pendingAfter > 0 { parts.append("\(report.pendingAfter) pending") }
+        if let refused = report.refusedPush { Self.printRefused(refused, command: command) }
+        if report.remoteUnreachable != nil {
+            Output.line(
+                "Remote unreachable: \(report.recorded.count) change(s) recorded, \(report.pendingAfter) document(s) pending; they will be sent on the next run"
+            )
+        } else {
+            Output.line(
+                (report.dryRun ? "Dry run: " : "") + "\(verb): " + parts.joined(separator: ", ")
+                    + (extraLine.map { " " + $0 } ?? ""))
+        }
+    }
+
+    /// One conflict of the report: kept and stored, or, heard from the replica that
+    /// recorded it, which version of this replica's lost.
+    private func conflictLine(_ c: ConflictSummary, tag: String, dryRun: Bool) -> String {
+        let fields = c.fields.map { $0.isEmpty ? "" : " (fields \($0.joined(separator: ", ")))" } ?? ""
+        if let by = c.recordedBy {
+            let what = c.stored.isDeletion ? "your deletion" : "your version \(c.storedChangesetId)"
+            return
+                "conflict        \(c.path)\(fields): \(what) lost to \(c.keptChangesetId) at replica \(ReplicaLabel.text(by, names: replicaNames)) (kept in \(c.file ?? "the conflict store"))"
+        }
+        return
+            "\(tag)conflict  \(dryRun ? "" : "      ")\(c.path)\(fields): kept \(c.kept.rawValue) \(c.keptChangesetId), \(c.stored.rawValue) version \(c.storedChangesetId) stored"
+            + (c.file.map { " in \($0)" } ?? "")
+    }
+
+    /// A push the delete guard refused: what it would have deleted, and the two ways on.
+    private static func printRefused(_ refused: RefusedPush, command: String) {
+        Output.line(
+            "refused push: it would delete \(refused.count) of the remote's \(refused.total) documents (push.maxDeleteShare \(refused.maxDeleteShare)); nothing was sent:"
+        )
+        for d in refused.deletions.prefix(20) { Output.line("  would delete  \(d.path)") }
+        if refused.deletions.count > 20 { Output.line("  … and \(refused.deletions.count - 20) more") }
+        Output.line("To bring them all back:  \(refused.restoreCommand)")
+        Output.line("To delete them after all: docsync \(command) --force")
+    }
+
 }
 
 extension String {
