@@ -19,19 +19,7 @@ extension DirectoryRemote {
         guard now.generation == expected?.position.generation ?? 0, now.length == expected?.position.length ?? 0 else {
             throw RemoteError.moved
         }
-        let feed = feedPath(epoch: now.epoch)
-        let feedBytes = try readFeedFile(from: 0, epoch: now.epoch)
-        // Why: appending to a feed cut below the committed length (damage, a partial copy)
-        // wrote lines at the wrong offsets and committed them, making it worse.
-        guard feedBytes.count >= now.length else {
-            throw RemoteError.damaged(
-                url: displayURL,
-                reason: "\(feed) is shorter than its recorded length (\(feedBytes.count) < \(now.length))")
-        }
-        if feedBytes.count > now.length {
-            // A pusher died after appending but before committing: drop its torn tail.
-            try FileSystem.truncate(feed, to: now.length)
-        }
+        let feed = try feedCutToCommitted(now)
         let io = SafeTreeIO(root: root)
         try finishInterruptedPush(at: now, io: io)
         try recordIntent(for: writes)
@@ -52,7 +40,57 @@ extension DirectoryRemote {
         // finishing a dead push (PushIntent) removes only copies whose content is in
         // objects/. More than 16 go into one pack instead of a file each.
         try FolderRemoteFiles.storeObjects(of: writes, conflicts: conflicts, in: objects)
-        // Removals first, so a document may move onto a path another one just left.
+        feedData += try writeDocuments(writes, io: io, replica: replica, time: time, heartbeat: heartbeat)
+        for shared in conflicts {
+            let hash = shared.bytes.map(ContentHash.of)
+            feedData += try feedLine(
+                RemoteEntry(
+                    refId: RemoteEntry.conflictKey(shared.record), changesetId: shared.record.changesetId, hash: hash,
+                    path: nil, deleted: false, replica: replica.replicaId, time: time, conflict: shared.record))
+        }
+        // One flush for all documents and objects, before the feed makes them visible.
+        FileSystem.syncFilesystem(containing: meta)
+        try CrashPoint.hit("remote.after-documents")
+        // The commit point is only ours if the lock still is and nobody committed since.
+        guard lock.stillHeld else {
+            throw RemoteError.locked(url: displayURL, holder: "our lock was broken as stale during a long push")
+        }
+        guard try position() == now else { throw RemoteError.moved }
+        try FileSystem.append(feed, feedData)
+        try CrashPoint.hit("remote.after-feed")
+        let next = Position(generation: now.generation + 1, length: now.length + feedData.count, epoch: now.epoch)
+        try FileSystem.writeAtomically(meta + "/generation", Array(next.text.utf8))
+        clearIntent()
+        let cursor = Cursor(remoteId: id, position: next).text
+        try? writeReplicaRecord(replica, seen: cursor)
+        return cursor
+    }
+
+    /// The feed of the committed position, with a dead pusher's torn tail (appended, never
+    /// committed) cut off; a feed shorter than its committed length is damage.
+    private func feedCutToCommitted(_ now: Position) throws -> String {
+        let feed = feedPath(epoch: now.epoch)
+        let feedBytes = try readFeedFile(from: 0, epoch: now.epoch)
+        // Why: appending to a feed cut below the committed length (damage, a partial copy)
+        // wrote lines at the wrong offsets and committed them, making it worse.
+        guard feedBytes.count >= now.length else {
+            throw RemoteError.damaged(
+                url: displayURL,
+                reason: "\(feed) is shorter than its recorded length (\(feedBytes.count) < \(now.length))")
+        }
+        if feedBytes.count > now.length {
+            // A pusher died after appending but before committing: drop its torn tail.
+            try FileSystem.truncate(feed, to: now.length)
+        }
+        return feed
+    }
+
+    /// Writes the documents of a push (removals first) and tombstones, keeping a file
+    /// someone edited in the folder; returns their feed lines.
+    private func writeDocuments(
+        _ writes: [RemoteWrite], io: SafeTreeIO, replica: ReplicaInfo, time: Int64, heartbeat: () -> Void
+    ) throws -> [UInt8] {
+        var feedData: [UInt8] = []
         for write in writes {
             guard let previous = write.previous, write.new?.path != previous.path else { continue }
             try removeDocument(previous, io: io)
@@ -85,29 +123,7 @@ extension DirectoryRemote {
                 feedData += try feedLine(tombstone)
             }
         }
-        for shared in conflicts {
-            let hash = shared.bytes.map(ContentHash.of)
-            feedData += try feedLine(
-                RemoteEntry(
-                    refId: RemoteEntry.conflictKey(shared.record), changesetId: shared.record.changesetId, hash: hash,
-                    path: nil, deleted: false, replica: replica.replicaId, time: time, conflict: shared.record))
-        }
-        // One flush for all documents and objects, before the feed makes them visible.
-        FileSystem.syncFilesystem(containing: meta)
-        try CrashPoint.hit("remote.after-documents")
-        // The commit point is only ours if the lock still is and nobody committed since.
-        guard lock.stillHeld else {
-            throw RemoteError.locked(url: displayURL, holder: "our lock was broken as stale during a long push")
-        }
-        guard try position() == now else { throw RemoteError.moved }
-        try FileSystem.append(feed, feedData)
-        try CrashPoint.hit("remote.after-feed")
-        let next = Position(generation: now.generation + 1, length: now.length + feedData.count, epoch: now.epoch)
-        try FileSystem.writeAtomically(meta + "/generation", Array(next.text.utf8))
-        clearIntent()
-        let cursor = Cursor(remoteId: id, position: next).text
-        try? writeReplicaRecord(replica, seen: cursor)
-        return cursor
+        return feedData
     }
 
     /// Deletes docsync temporary files (`.docsync-tmp-…`) in the document folders this
