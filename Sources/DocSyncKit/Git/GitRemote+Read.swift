@@ -36,90 +36,16 @@ extension GitRemote {
                     "this tree's last synced commit \(from ?? "") is no longer in the fetched history (history rewritten?)"
             )
         }
-        var warnings: [String] = []
         let diff = try repo.diff(from: fromTree, to: headCommit.tree)
-        // Sized once: grown by doubling, a clone's table of 100,000 documents held its old
-        // and new storage at once, at the peak of the clone.
-        var puts: [String: (Int, RemoteEntry)] = [:]
-        puts.reserveCapacity(diff.count)
-        var deletes: [String: (Int, RemoteEntry)] = [:]
         let introductions = try plainGitIntroductions(of: diff, from: from, head: head)
-        var order = 0
-        var conflictMeta: [String: ConflictStore.Record] = [:]
-        var conflictBytes: [String: GitOID] = [:]
-        var moved: [String: MovedRecord] = [:]
-        for change in diff {
-            order += 1
-            if let path = change.newPath, let blob = change.newBlob, path.hasPrefix(Self.movedFolder) {
-                if let bytes = try? repo.blob(blob),
-                    let record = try? JSONDecoder().decode(MovedRecord.self, from: Data(bytes))
-                {
-                    moved[record.refId] = record
-                }
-                continue
-            }
-            if let path = change.newPath, let blob = change.newBlob, path.hasPrefix(Self.conflictFolder) {
-                if path.hasSuffix(".meta.json") {
-                    if let bytes = try? repo.blob(blob),
-                        let record = try? JSONDecoder().decode(ConflictStore.Record.self, from: Data(bytes)),
-                        RefID.isAcceptable(record.refId), RefID.isAcceptable(record.changesetId),
-                        Self.conflictPaths(record).meta == path
-                    {
-                        conflictMeta[String(path.dropLast(".meta.json".count))] = record
-                    }
-                } else if path.hasSuffix(".json") {
-                    conflictBytes[String(path.dropLast(".json".count))] = blob
-                }
-                continue
-            }
-            if let name = change.undecodableName, name.hasSuffix(".json") {
-                warnings.append(
-                    "\(displayURL): \(name): the file name is not valid UTF-8; not pulled (rename it on the remote)")
-            }
-            var refIdNowAtOldPath: String?
-            if let path = change.newPath, let blob = change.newBlob {
-                if path.hasPrefix(Self.tombstoneFolder) {
-                    if let entry = tombstone(blob) { deletes[entry.refId] = (order, entry) }
-                } else if Self.isDocumentPath(path) {
-                    let oldBytes = try change.oldBlob.map { try repo.blob($0) }
-                    switch try entry(
-                        path: path, blob: blob, previous: oldBytes, commitTime: headCommit.time,
-                        introduction: introductions.found[path + "\u{0}" + blob], historyRead: introductions.complete)
-                    {
-                    case .success(let entry):
-                        puts[entry.refId] = (order, entry)
-                        if change.oldPath == path { refIdNowAtOldPath = entry.refId }
-                    case .failure(let problem): warnings.append(problem.message)
-                    }
-                } else if path.hasSuffix(".json"), !path.hasPrefix(".docsync/"),
-                    let problem = DocumentPath.problem(path)
-                {
-                    // Why: such a file (a name over 255 bytes, say) was skipped silently,
-                    // so nobody learned it was not pulled.
-                    warnings.append("\(displayURL): \(path): \(problem); not pulled")
-                }
-            }
-            // Removed here (deleted, or moved: the put of the same refId wins), or replaced
-            // by another document at the same path: once gc purged its tombstone, nothing
-            // else says that one went.
-            if let path = change.oldPath, let blob = change.oldBlob, Self.isDocumentPath(path),
-                change.newPath != path || refIdNowAtOldPath != nil
-            {
-                let bytes = try repo.blob(blob)
-                if let scanned = try? JSONScanner.scanDocument(bytes),
-                    let refId = scanned.member(named: "refId")?.stringValue, deletes[refId] == nil,
-                    refId != refIdNowAtOldPath
-                {
-                    let cs = scanned.member(named: "changesetId")?.stringValue ?? ""
-                    deletes[refId] = (
-                        order,
-                        RemoteEntry(
-                            refId: refId, changesetId: cs, hash: ContentHash.of(bytes), path: path, deleted: true,
-                            replica: Self.gitReplica, time: headCommit.time * 1000)
-                    )
-                }
-            }
+        var read = DiffReading(capacity: diff.count)
+        for (index, change) in diff.enumerated() {
+            try self.read(
+                change, order: index + 1, into: &read, headTime: headCommit.time, introductions: introductions)
         }
+        var (puts, deletes, warnings) = (read.puts, read.deletes, read.warnings)
+        let (moved, conflictMeta, conflictBytes) = (read.moved, read.conflictMeta, read.conflictBytes)
+        read = DiffReading(capacity: 0)
         // A document whose file went without a tombstone (purged by gc, or deleted with
         // plain git): a purge commit may still say who deleted it.
         let untold = Set(deletes.filter { puts[$0.key] == nil && $0.value.1.replica == Self.gitReplica }.keys)

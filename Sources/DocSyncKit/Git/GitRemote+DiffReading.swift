@@ -1,0 +1,98 @@
+import DocSyncJSON
+import Foundation
+
+/// Reading one diff between the tree's last commit and the head, change by change.
+extension GitRemote {
+    /// What the changes of a diff say, gathered as they are read.
+    struct DiffReading {
+        /// By refId, with the change's position in the diff: the remote's order.
+        var puts: [String: (Int, RemoteEntry)] = [:]
+        var deletes: [String: (Int, RemoteEntry)] = [:]
+        var conflictMeta: [String: ConflictStore.Record] = [:]
+        var conflictBytes: [String: GitOID] = [:]
+        var moved: [String: MovedRecord] = [:]
+        var warnings: [String] = []
+
+        // Sized once: grown by doubling, a clone's table of 100,000 documents held its old
+        // and new storage at once, at the peak of the clone.
+        init(capacity: Int) { puts.reserveCapacity(capacity) }
+    }
+
+    /// Reads one change: a rename record, a shared conflict record, a tombstone, a
+    /// document (its new version, and the one it replaced or removed), or a file that is
+    /// not pulled (said as a warning).
+    func read(
+        _ change: GitRepository.FileChange, order: Int, into reading: inout DiffReading, headTime: Int64,
+        introductions: (found: [String: PlainGitIntroduction], complete: Bool)
+    ) throws {
+        if let path = change.newPath, let blob = change.newBlob, path.hasPrefix(Self.movedFolder) {
+            if let bytes = try? repo.blob(blob),
+                let record = try? JSONDecoder().decode(MovedRecord.self, from: Data(bytes))
+            {
+                reading.moved[record.refId] = record
+            }
+            return
+        }
+        if let path = change.newPath, let blob = change.newBlob, path.hasPrefix(Self.conflictFolder) {
+            if path.hasSuffix(".meta.json") {
+                if let bytes = try? repo.blob(blob),
+                    let record = try? JSONDecoder().decode(ConflictStore.Record.self, from: Data(bytes)),
+                    RefID.isAcceptable(record.refId), RefID.isAcceptable(record.changesetId),
+                    Self.conflictPaths(record).meta == path
+                {
+                    reading.conflictMeta[String(path.dropLast(".meta.json".count))] = record
+                }
+            } else if path.hasSuffix(".json") {
+                reading.conflictBytes[String(path.dropLast(".json".count))] = blob
+            }
+            return
+        }
+        if let name = change.undecodableName, name.hasSuffix(".json") {
+            reading.warnings.append(
+                "\(displayURL): \(name): the file name is not valid UTF-8; not pulled (rename it on the remote)")
+        }
+        var refIdNowAtOldPath: String?
+        if let path = change.newPath, let blob = change.newBlob {
+            if path.hasPrefix(Self.tombstoneFolder) {
+                if let entry = tombstone(blob) { reading.deletes[entry.refId] = (order, entry) }
+            } else if Self.isDocumentPath(path) {
+                let oldBytes = try change.oldBlob.map { try repo.blob($0) }
+                switch try entry(
+                    path: path, blob: blob, previous: oldBytes, commitTime: headTime,
+                    introduction: introductions.found[path + "\u{0}" + blob], historyRead: introductions.complete)
+                {
+                case .success(let entry):
+                    reading.puts[entry.refId] = (order, entry)
+                    if change.oldPath == path { refIdNowAtOldPath = entry.refId }
+                case .failure(let problem): reading.warnings.append(problem.message)
+                }
+            } else if path.hasSuffix(".json"), !path.hasPrefix(".docsync/"),
+                let problem = DocumentPath.problem(path)
+            {
+                // Why: such a file (a name over 255 bytes, say) was skipped silently,
+                // so nobody learned it was not pulled.
+                reading.warnings.append("\(displayURL): \(path): \(problem); not pulled")
+            }
+        }
+        // Removed here (deleted, or reading.moved: the put of the same refId wins), or replaced
+        // by another document at the same path: once gc purged its tombstone, nothing
+        // else says that one went.
+        if let path = change.oldPath, let blob = change.oldBlob, Self.isDocumentPath(path),
+            change.newPath != path || refIdNowAtOldPath != nil
+        {
+            let bytes = try repo.blob(blob)
+            if let scanned = try? JSONScanner.scanDocument(bytes),
+                let refId = scanned.member(named: "refId")?.stringValue, reading.deletes[refId] == nil,
+                refId != refIdNowAtOldPath
+            {
+                let cs = scanned.member(named: "changesetId")?.stringValue ?? ""
+                reading.deletes[refId] = (
+                    order,
+                    RemoteEntry(
+                        refId: refId, changesetId: cs, hash: ContentHash.of(bytes), path: path, deleted: true,
+                        replica: Self.gitReplica, time: headTime * 1000)
+                )
+            }
+        }
+    }
+}
