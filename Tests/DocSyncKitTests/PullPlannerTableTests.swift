@@ -262,8 +262,41 @@ import Testing
         #expect(out.pulled.map(Self.render) == c.pulled)
     }
 
+    // MARK: Where an incoming version goes
+
+    struct PlaceCase: CustomTestStringConvertible, Sendable {
+        var name: String
+        var path: String
+        var taken: Set<String>
+        var expected: String
+        var testDescription: String { name }
+    }
+
+    static let placeCases: [PlaceCase] = [
+        PlaceCase(name: "a free path is kept", path: "a.json", taken: [], expected: "a.json"),
+        PlaceCase(
+            name: "another document's path: beside it, tagged with the refId", path: "a.json", taken: ["a.json"],
+            expected: "a~0123abcd.json"),
+        PlaceCase(
+            name: "the tagged path taken too: numbered", path: "a.json", taken: ["a.json", "a~0123abcd.json"],
+            expected: "a~0123abcd-2.json"),
+        PlaceCase(
+            name: "in a folder", path: "people/a.json", taken: ["people/a.json"],
+            expected: "people/a~0123abcd.json")
+    ]
+
+    @Test(arguments: placeCases)
+    func placed(_ c: PlaceCase) {
+        let version = DocVersion(refId: "0123abcd-ef", changesetId: "cs", hash: "h", path: c.path)
+        let placed = PullPlanner.placed(version) { !c.taken.contains($0) }
+        #expect(placed.version.path == c.expected)
+        #expect(placed.version.changesetId == "cs" && placed.version.hash == "h")
+        #expect((placed.notice != nil) == (c.expected != c.path))
+        if let notice = placed.notice { #expect(notice.contains(c.path) && notice.contains(c.expected)) }
+    }
+
     @Test func theTableHasEnoughCases() {
-        #expect(Self.startCases.count + Self.bookCases.count >= 40)
+        #expect(Self.startCases.count + Self.bookCases.count + Self.placeCases.count >= 40)
     }
 
     static func render(_ entry: JournalEntry) -> String {

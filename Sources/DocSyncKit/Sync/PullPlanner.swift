@@ -67,13 +67,7 @@ struct PullPlanner {
         let arrayRules = config.arrayRules
         var plan = PullPlan(cursor: changes.cursor)
         plan.problems = changes.warnings
-        plan.incoming = changes.conflicts.filter { shared in
-            guard let known = knownConflict(shared.record.refId, shared.record.storeName) else { return true }
-            return known.isOpen && !shared.record.isOpen
-        }
-        // The replica whose version lost hears of it (a conflict of its own, exit 3);
-        // the others just list the record.
-        plan.conflictSummaries += plan.incoming.compactMap { Self.lossHeard($0.record, by: replicaId) }
+        receiveSharedConflicts(changes.conflicts, into: &plan)
 
         // The remote's entries are read in place, not copied: at 100,000 documents each
         // copy of them was tens of megabytes. Held versions that meet a fix come after.
@@ -89,19 +83,8 @@ struct PullPlanner {
         let trackedByPath = Dictionary(tracked.values.map { ($0.path, $0.refId) }, uniquingKeysWith: { a, _ in a })
         var claimedPaths = Set<String>()
         var vacated = Set<String>()
-        // Each document's pending actions, found by refId rather than by scanning all of
-        // them per document (a pull of many changes over many pending ones was quadratic).
-        var pendingIndices: [String: [Int]] = [:]
-        for (index, action) in pending.enumerated() {
-            if let refId = action.refId { pendingIndices[refId, default: []].append(index) }
-        }
+        let pendingVersions = PendingVersion.byDocument(pending)
         let localMoves = SyncState.moveTimes(pending)
-        func pendingVersions(_ refId: String) -> [PendingVersion] {
-            (pendingIndices[refId] ?? []).map {
-                PendingVersion(
-                    seq: pending[$0].seq, version: pending[$0].resultingVersion, madeFrom: pending[$0].madeFrom ?? [])
-            }
-        }
         var decisions: [(index: Int, decision: Reconciler.Decision, base: DocVersion?, mergeLocal: DocVersion?)] = []
         decisions.reserveCapacity(changes.entries.count + heldIncoming.count)
 
@@ -111,7 +94,8 @@ struct PullPlanner {
             let refId = change.entry.refId
             let local = tracked[refId]
             let start = Self.decisionStart(
-                base: self.base[refId], local: local, remote: change.entry.version, pending: pendingVersions(refId),
+                base: self.base[refId], local: local, remote: change.entry.version,
+                pending: pendingVersions[refId] ?? [],
                 ownVersions: changes.ownVersions[refId], user: userVersions[refId], mergeBase: mergeBases[refId])
             if !start.landedSeqs.isEmpty {
                 plan.batch.append(JournalEntry(.done(refId: refId, seqs: start.landedSeqs, reason: .pushed)))
@@ -153,19 +137,13 @@ struct PullPlanner {
                 continue
             }
             // Never write over a file that is not this document's own.
-            if var result = decision.result, result.path != local?.path {
-                let isFree: (String) -> Bool = { path in
+            if let result = decision.result, result.path != local?.path {
+                let placed = Self.placed(result) { path in
                     !claimedPaths.contains(path)
                         && (vacated.contains(path) || (trackedByPath[path] == nil && !isOccupied(path)))
                 }
-                if !isFree(result.path) {
-                    let original = result.path
-                    result.path = DocumentPath.sibling(of: original, tag: String(refId.prefix(8)), isFree: isFree)
-                    decision.result = result
-                    plan.notices.append(
-                        "\(original): both sides have a different document at this path; the incoming one is kept as \(result.path)"
-                    )
-                }
+                decision.result = placed.version
+                if let notice = placed.notice { plan.notices.append(notice) }
             }
             if let result = decision.result { claimedPaths.insert(result.path) }
 
@@ -188,7 +166,7 @@ struct PullPlanner {
             let bookkeeping = Self.bookkeeping(
                 refId: refId, local: local, result: decision.result, published: publishedVersion,
                 remoteChangesetId: change.entry.changesetId, remotePath: change.entry.path,
-                pending: pendingVersions(refId), remerged: plan.remerged.contains(refId),
+                pending: pendingVersions[refId] ?? [], remerged: plan.remerged.contains(refId),
                 userMadeFrom: userVersions[refId]?.madeFrom ?? [], landedPending: landedPending[refId] ?? [])
             plan.batch += bookkeeping.entries
             if let pulled = bookkeeping.pulled { plan.pulled.append(pulled) }
