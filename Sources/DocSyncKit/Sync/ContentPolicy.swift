@@ -77,17 +77,7 @@ struct ContentPolicy {
         let lostSides = Set(merge.conflicts.map { $0.taken == .local ? Reconciler.Side.remote : .local })
         let loserSide: Reconciler.Side? = lostSides.contains(.local) ? .local : lostSides.first
         let loser = loserSide.map { ($0, $0 == .local ? local : remote) }
-        let note: String
-        if let loserSide {
-            let described = merge.conflicts.map {
-                "\($0.path.isEmpty ? "(root)" : $0.path) (kept \($0.taken.rawValue))"
-            }
-            note =
-                "changed on both sides: merged field by field; changed on both: \(described.joined(separator: ", ")) "
-                + "(collisions go to the later changesetId, an edit beats a removal); the \(loserSide.rawValue) version is in the conflict store"
-        } else {
-            note = "changed on both sides: merged field by field"
-        }
+        let note = Self.mergeNote(merge.conflicts, loser: loserSide)
         // The merge may come out as exactly one side's document: keep that version as is.
         for (side, value, version) in [(Reconciler.Side.local, l, local), (.remote, r, remote)]
         where merge.merged.isSameDocument(as: value, ignoring: .both) {
@@ -95,20 +85,37 @@ struct ContentPolicy {
             result.path = path
             return Outcome(result: result, contentFrom: side, loser: loser, fields: fields, notice: note)
         }
-        let changesetId = newChangesetId()
-        var merged = merge.merged
+        let (version, bytes) = Self.stamped(
+            merge.merged, refId: local.refId, changesetId: newChangesetId(), layout: layoutBytes, path: path)
+        return Outcome(
+            result: version, mergedBytes: bytes, contentFrom: nil, loser: loser, fields: fields, notice: note)
+    }
+
+    /// What a field merge says: which fields collided and which side each kept, and which
+    /// version went to the conflict store.
+    static func mergeNote(_ conflicts: [FieldMerge.FieldConflict], loser: Reconciler.Side?) -> String {
+        guard let loser else { return "changed on both sides: merged field by field" }
+        let described = conflicts.map { "\($0.path.isEmpty ? "(root)" : $0.path) (kept \($0.taken.rawValue))" }
+        return "changed on both sides: merged field by field; changed on both: \(described.joined(separator: ", ")) "
+            + "(collisions go to the later changesetId, an edit beats a removal); the \(loser.rawValue) version is in the conflict store"
+    }
+
+    /// A merged document as a new version: its changesetId (and refId, if the merge lost
+    /// it) set, written in the layout of `layout`'s file (indent, line ends, BOM).
+    static func stamped(_ merged: JSONValue, refId: String, changesetId: String, layout: [UInt8], path: String)
+        -> (DocVersion, [UInt8])
+    {
+        var merged = merged
         if case .object(var members) = merged {
             members["changesetId"] = .string(changesetId)
             if members["refId"] == nil {
-                members.updateValue(.string(local.refId), forKey: "refId", insertingAt: 0)
+                members.updateValue(.string(refId), forKey: "refId", insertingAt: 0)
             }
             merged = .object(members)
         }
-        let bytes = Self.keepingLineEndsAndBOM(
-            of: layoutBytes, JSONValueWriter.write(merged, indent: JSONValueWriter.detectIndent(of: layoutBytes)))
-        let version = DocVersion(refId: local.refId, changesetId: changesetId, hash: ContentHash.of(bytes), path: path)
-        return Outcome(
-            result: version, mergedBytes: bytes, contentFrom: nil, loser: loser, fields: fields, notice: note)
+        let bytes = keepingLineEndsAndBOM(
+            of: layout, JSONValueWriter.write(merged, indent: JSONValueWriter.detectIndent(of: layout)))
+        return (DocVersion(refId: refId, changesetId: changesetId, hash: ContentHash.of(bytes), path: path), bytes)
     }
 
     /// The merged text with the local file's CRLF line ends and byte order mark, if it
