@@ -58,29 +58,7 @@ extension DirectoryRemote {
             return report
         }
 
-        var compacted = ""
-        for (i, entry) in entries.enumerated() where latest[entry.refId] == i && !purged.contains(entry.refId) {
-            // A purged deletion's line goes once the document has come back.
-            if entry.purgedDeletion == true,
-                latest[String(entry.refId.dropFirst(RemoteEntry.purgedPrefix.count))] != nil
-            {
-                continue
-            }
-            compacted += ChecksummedLines.encode(lines[i].payload)
-        }
-        // Who deleted each purged document stays in the feed (see `RemoteEntry.purgedDeletion`).
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        for (i, entry) in entries.enumerated() where latest[entry.refId] == i && purged.contains(entry.refId) {
-            // The deleted version's hash too: a replica that still has an older version
-            // keeps the one that was deleted (objects/ keeps it) if its edit beats the deletion.
-            var line = RemoteEntry(
-                refId: RemoteEntry.purgedKey(entry.refId), changesetId: entry.changesetId, hash: entry.hash, path: nil,
-                deleted: true, replica: entry.replica, time: entry.time)
-            line.purgedDeletion = true
-            compacted += ChecksummedLines.encode(String(decoding: try encoder.encode(line), as: UTF8.self))
-        }
-        let bytes = Array(compacted.utf8)
+        let bytes = try Self.compactedFeed(lines: lines, entries: entries, latest: latest, purged: purged)
         let next = Position(generation: now.generation + 1, length: bytes.count, epoch: now.generation + 1)
         try FileSystem.writeAtomically(feedPath(epoch: next.epoch), bytes)
         try CrashPoint.hit("gc.after-remote-feed")
@@ -133,5 +111,35 @@ extension DirectoryRemote {
             let epoch: Int? = name == "feed" ? 0 : name.hasPrefix("feed-") ? Int(name.dropFirst(5)) : nil
             if let epoch, epoch < previous { try? FileSystem.removeFile(meta + "/" + name) }
         }
+    }
+
+    /// The feed after a purge: each document's latest line, but the purged deletions',
+    /// which become a line saying who deleted what (and go once the document is back).
+    static func compactedFeed(
+        lines: [ChecksummedLines.Line], entries: [RemoteEntry], latest: [String: Int], purged: Set<String>
+    ) throws -> [UInt8] {
+        var compacted = ""
+        for (i, entry) in entries.enumerated() where latest[entry.refId] == i && !purged.contains(entry.refId) {
+            // A purged deletion's line goes once the document has come back.
+            if entry.purgedDeletion == true,
+                latest[String(entry.refId.dropFirst(RemoteEntry.purgedPrefix.count))] != nil
+            {
+                continue
+            }
+            compacted += ChecksummedLines.encode(lines[i].payload)
+        }
+        // Who deleted each purged document stays in the feed (see `RemoteEntry.purgedDeletion`).
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        for (i, entry) in entries.enumerated() where latest[entry.refId] == i && purged.contains(entry.refId) {
+            // The deleted version's hash too: a replica that still has an older version
+            // keeps the one that was deleted (objects/ keeps it) if its edit beats the deletion.
+            var line = RemoteEntry(
+                refId: RemoteEntry.purgedKey(entry.refId), changesetId: entry.changesetId, hash: entry.hash, path: nil,
+                deleted: true, replica: entry.replica, time: entry.time)
+            line.purgedDeletion = true
+            compacted += ChecksummedLines.encode(String(decoding: try encoder.encode(line), as: UTF8.self))
+        }
+        return Array(compacted.utf8)
     }
 }
