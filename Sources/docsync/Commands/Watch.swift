@@ -82,6 +82,66 @@ struct WatchLoop {
     }
 
     mutating func run() throws {
+        let signalFd = try Self.installSignalPipe()
+
+        let watcher: TreeWatcher
+        do { watcher = try TreeWatcher(root: root) } catch let failure as TreeWatcher.Failure {
+            throw CommandFailure(message: failure.localizedDescription, code: .failure, errorCode: "watch-limit")
+        }
+        emitStart(folders: watcher.folderCount)
+
+        var scheduler = WatchScheduler(debounce: debounce, pullInterval: pullInterval, now: Self.now())
+        var stopSignal: Int32? = nil
+
+        while stopSignal == nil {
+            let due: Double
+            switch scheduler.decide(now: Self.now()) {
+            case .wait(let until):
+                due = until
+            case .syncNow(let trigger):
+                let (code, retryIn) = syncOnce(trigger: trigger, backoff: scheduler.nextRetryDelay)
+                try noteEditsDuringSync(watcher, into: &scheduler)
+                // This sync's own push replaced the remote's commit point: not news. (A push by
+                // another replica during this sync waits for the next pull.)
+                _ = remoteWatcher?.drain()
+                scheduler.finished(trigger, retry: code == ExitStatus.tempFail || retryIn != nil, at: Self.now())
+                continue
+            }
+            // Blocks until an event, a signal or the next due time: no CPU while idle.
+            let timeout = Int32(min(((due - Self.now()) * 1000).rounded(.up) + 1, Double(Int32.max)))
+            var fds = [
+                pollfd(fd: watcher.fd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: signalFd, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: remoteWatcher?.fd ?? -1, events: Int16(POLLIN), revents: 0)
+            ]
+            let ready = poll(&fds, 3, max(timeout, 0))
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw CommandFailure(message: "poll: \(String(cString: strerror(errno)))", code: .failure)
+            }
+            if fds[1].revents != 0 {
+                var byte: UInt8 = 0
+                if read(signalFd, &byte, 1) == 1 { stopSignal = Int32(byte) }
+            }
+            if fds[0].revents != 0 {
+                let changes: TreeWatcher.Changes
+                do { changes = try watcher.drain() } catch let failure as TreeWatcher.Failure {
+                    throw CommandFailure(
+                        message: failure.localizedDescription, code: .failure, errorCode: "watch-limit")
+                }
+                scheduler.treeChanged(relevant: changes.relevant, overflowed: changes.overflowed, at: Self.now())
+            }
+            if fds[2].revents != 0, remoteWatcher?.drain() == true {
+                // Another replica pushed: pull once its push has settled, like an edit here.
+                scheduler.remotePushed(at: Self.now())
+            }
+        }
+        emitStop(signal: stopSignal ?? SIGTERM)
+    }
+
+    /// SIGINT and SIGTERM as bytes on a pipe the loop polls (a handler may only write(2));
+    /// returns the pipe's read end.
+    private static func installSignalPipe() throws -> Int32 {
         var pipeFds: [Int32] = [-1, -1]
         guard pipe(&pipeFds) == 0 else {
             throw CommandFailure(message: "cannot create a pipe: \(String(cString: strerror(errno)))", code: .failure)
@@ -107,73 +167,24 @@ struct WatchLoop {
         sigaddset(&unblock, SIGINT)
         sigaddset(&unblock, SIGTERM)
         sigprocmask(SIG_UNBLOCK, &unblock, nil)
+        return pipeFds[0]
+    }
 
-        let watcher: TreeWatcher
-        do { watcher = try TreeWatcher(root: root) } catch let failure as TreeWatcher.Failure {
-            throw CommandFailure(message: failure.localizedDescription, code: .failure, errorCode: "watch-limit")
+    /// After a sync: its own writes (ids stamped, pulled versions) came back as events;
+    /// they are not edits when every file is as the sync left it. An edit made meanwhile is.
+    private func noteEditsDuringSync(_ watcher: TreeWatcher, into scheduler: inout WatchScheduler) throws {
+        do {
+            let own = try watcher.drain()
+            if own.relevant
+                && (own.structural
+                    || !StatCache.unchangedSinceLastScan(root: root, paths: own.documents, known: lastIndex))
+            {
+                scheduler.treeChanged(relevant: true, overflowed: own.overflowed, at: Self.now())
+            }
+        } catch let failure as TreeWatcher.Failure {
+            throw CommandFailure(
+                message: failure.localizedDescription, code: .failure, errorCode: "watch-limit")
         }
-        emitStart(folders: watcher.folderCount)
-
-        var scheduler = WatchScheduler(debounce: debounce, pullInterval: pullInterval, now: Self.now())
-        var stopSignal: Int32? = nil
-
-        while stopSignal == nil {
-            let due: Double
-            switch scheduler.decide(now: Self.now()) {
-            case .wait(let until):
-                due = until
-            case .syncNow(let trigger):
-                let (code, retryIn) = syncOnce(trigger: trigger, backoff: scheduler.nextRetryDelay)
-                // The sync's own writes (ids stamped, pulled versions) came back as events: they
-                // are not edits when every file is as the sync left it. An edit made meanwhile is.
-                do {
-                    let own = try watcher.drain()
-                    if own.relevant
-                        && (own.structural
-                            || !StatCache.unchangedSinceLastScan(root: root, paths: own.documents, known: lastIndex))
-                    {
-                        scheduler.treeChanged(relevant: true, overflowed: own.overflowed, at: Self.now())
-                    }
-                } catch let failure as TreeWatcher.Failure {
-                    throw CommandFailure(
-                        message: failure.localizedDescription, code: .failure, errorCode: "watch-limit")
-                }
-                // This sync's own push replaced the remote's commit point: not news. (A push by
-                // another replica during this sync waits for the next pull.)
-                _ = remoteWatcher?.drain()
-                scheduler.finished(trigger, retry: code == ExitStatus.tempFail || retryIn != nil, at: Self.now())
-                continue
-            }
-            // Blocks until an event, a signal or the next due time: no CPU while idle.
-            let timeout = Int32(min(((due - Self.now()) * 1000).rounded(.up) + 1, Double(Int32.max)))
-            var fds = [
-                pollfd(fd: watcher.fd, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: pipeFds[0], events: Int16(POLLIN), revents: 0),
-                pollfd(fd: remoteWatcher?.fd ?? -1, events: Int16(POLLIN), revents: 0)
-            ]
-            let ready = poll(&fds, 3, max(timeout, 0))
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw CommandFailure(message: "poll: \(String(cString: strerror(errno)))", code: .failure)
-            }
-            if fds[1].revents != 0 {
-                var byte: UInt8 = 0
-                if read(pipeFds[0], &byte, 1) == 1 { stopSignal = Int32(byte) }
-            }
-            if fds[0].revents != 0 {
-                let changes: TreeWatcher.Changes
-                do { changes = try watcher.drain() } catch let failure as TreeWatcher.Failure {
-                    throw CommandFailure(
-                        message: failure.localizedDescription, code: .failure, errorCode: "watch-limit")
-                }
-                scheduler.treeChanged(relevant: changes.relevant, overflowed: changes.overflowed, at: Self.now())
-            }
-            if fds[2].revents != 0, remoteWatcher?.drain() == true {
-                // Another replica pushed: pull once its push has settled, like an edit here.
-                scheduler.remotePushed(at: Self.now())
-            }
-        }
-        emitStop(signal: stopSignal ?? SIGTERM)
     }
 
     // MARK: One sync
@@ -346,50 +357,4 @@ struct WatchLoop {
         Output.printedJSON = true
         StandardOutput.flush()
     }
-}
-
-/// `--json`: a sync's line.
-struct WatchSyncLine: Encodable {
-    var event = "sync"
-    var time: String
-    var trigger: String
-    var exitCode: Int32
-    var meaning: String
-    var recorded: Int
-    var pulled: Int
-    var pushed: Int
-    var conflicts: Int
-    var problems: [String]
-    var pendingAfter: Int
-    var message: String?
-    var retryInSeconds: Int?
-
-    init(
-        time: String, trigger: String, exitCode: Int32, meaning: String, recorded: Int, pulled: Int, pushed: Int,
-        conflicts: Int, problems: [String], pendingAfter: Int, message: String?, retryInSeconds: Int?
-    ) {
-        self.time = time
-        self.trigger = trigger
-        self.exitCode = exitCode
-        self.meaning = meaning
-        self.recorded = recorded
-        self.pulled = pulled
-        self.pushed = pushed
-        self.conflicts = conflicts
-        self.problems = problems
-        self.pendingAfter = pendingAfter
-        self.message = message
-        self.retryInSeconds = retryInSeconds
-    }
-}
-
-/// `--json`: the first line (`watching`) and the last (`stopped`).
-struct WatchEventLine: Encodable {
-    var event: String
-    var time: String
-    var root: String
-    var folders: Int?
-    var debounceMs: Int?
-    var pullSeconds: Double?
-    var signal: String?
 }
