@@ -23,51 +23,9 @@ extension DriveFolderRemote {
         let replicas = ((try? FileSystem.listDirectory(layout.replicas)) ?? []).filter {
             DriveLayout.isPlainName($0) && FileSystem.isDirectory(layout.replicaFolder($0))
         }.sorted()
-        // A replica's files never disappear from a folder on their own: if the last one
-        // this tree read is gone, the folder went back in time (a backup restored, or a
-        // sync service that restored an older copy). Say so; guessing could lose data.
-        for (replica, seq) in known where seq > 0 && !FileSystem.exists(layout.commitFile(replica, seq: seq)) {
-            throw RemoteError.damaged(
-                url: displayURL,
-                reason:
-                    "\(layout.commitFile(replica, seq: seq)) is gone, and this tree had read it: the folder went back "
-                    + "in time (restored from an older copy?). Nothing was changed; restore the folder, or run `docsync reset-base` to sync this tree with it as it is"
-            )
-        }
-        var canonical: [String: [Int: String]] = [:]
-        var unreadable: [String] = []
-        var byId: [String: String] = [:]
-        var duplicates: [String] = []
-        for replica in replicas {
-            let names = (try? FileSystem.listDirectory(layout.commits(replica))) ?? []
-            for name in names.sorted() {
-                guard let (seq, isCanonical) = DriveLayout.commitName(name) else { continue }
-                if isCanonical, seq <= known[replica] ?? 0 { continue }
-                let path = layout.commits(replica) + "/" + name
-                if !isCanonical {
-                    // A service's copy of a commit this replica's own file holds, byte for
-                    // byte: tidied.
-                    if let copy = try? FileSystem.readFile(path),
-                        copy == (try? FileSystem.readFile(layout.commitFile(replica, seq: seq)))
-                    {
-                        duplicates.append(path)
-                        continue
-                    }
-                    files.noteCopy(name, of: replica)
-                }
-                guard let commit = files.load(path) else {
-                    unreadable.append("replicas/\(replica)/commits/\(name)")
-                    continue
-                }
-                guard commit.header.replica == replica else { continue }
-                if isCanonical { canonical[replica, default: [:]][seq] = commit.id }
-                if let first = byId[commit.id] {
-                    if !isCanonical { duplicates.append(path) } else if first != path { duplicates.append(first) }
-                } else {
-                    byId[commit.id] = path
-                }
-            }
-        }
+        let listing = try readCommitFiles(of: replicas, above: known, into: files)
+        let (canonical, unreadable, byId, duplicates) =
+            (listing.canonical, listing.unreadable, listing.byId, listing.duplicates)
         var completeness: [String: Bool] = [:]
         var missingObjects: [String: Int] = [:]
         var missingParents: [String: Int] = [:]
@@ -116,24 +74,14 @@ extension DriveFolderRemote {
             return header.parent == nil && format.base != nil && id != format.base
         }
         var candidates: [DriveCommit.Header] = []
-        var waiting: [String] = []
         for id in byId.keys.sorted() {
             if isComplete(id), let header = files.commits[id]?.header { candidates.append(header) }
         }
-        for id in byId.keys.sorted() where completeness[id] == false {
-            guard let header = files.commits[id]?.header else { continue }
-            if isDeadRoot(id) { continue }
-            let objectsNote =
-                missingObjects[id].map { ", \($0) version(s) not here yet" }
-                ?? missingParents[id].map { ", it names \($0) earlier version(s) not here yet" } ?? ""
-            waiting.append(
-                "\(displayURL): push \(header.seq) of replica \(header.replica) has not fully arrived yet\(objectsNote); it is read on a later sync"
-            )
+        let incomplete = byId.keys.sorted().compactMap { id -> WaitingCommit? in
+            guard completeness[id] == false, let header = files.commits[id]?.header, !isDeadRoot(id) else { return nil }
+            return WaitingCommit(header: header, missingObjects: missingObjects[id], missingParents: missingParents[id])
         }
-        for file in unreadable {
-            waiting.append(
-                "\(displayURL): .docsync/\(file) is incomplete (still being copied?); it is read on a later sync")
-        }
+        let waiting = Self.waitingNotes(incomplete, unreadable: unreadable, url: displayURL)
         if let tip = cursor?.tip, let header = files.header(tip) { candidates.append(header) }
         var seen: [String: Int] = [:]
         for replica in Set(replicas).union(known.keys) {
@@ -144,6 +92,90 @@ extension DriveFolderRemote {
             if seq > 0 { seen[replica] = seq }
         }
         return Scan(tip: DriveHistory.tip(candidates), seen: seen, waiting: waiting, duplicateCopies: duplicates)
+    }
+
+    /// A commit read but not usable yet, and what it waits for.
+    struct WaitingCommit {
+        var header: DriveCommit.Header
+        var missingObjects: Int?
+        var missingParents: Int?
+    }
+
+    /// What `sync` says about commits and files that have not fully arrived.
+    static func waitingNotes(_ commits: [WaitingCommit], unreadable: [String], url: String) -> [String] {
+        commits.map { commit in
+            let what =
+                commit.missingObjects.map { ", \($0) version(s) not here yet" }
+                ?? commit.missingParents.map { ", it names \($0) earlier version(s) not here yet" } ?? ""
+            return
+                "\(url): push \(commit.header.seq) of replica \(commit.header.replica) has not fully arrived yet\(what); it is read on a later sync"
+        }
+            + unreadable.map {
+                "\(url): .docsync/\($0) is incomplete (still being copied?); it is read on a later sync"
+            }
+    }
+
+    /// The commit files read in one scan: by replica and number (canonical names only),
+    /// by commit id, and the service copies and unreadable files met on the way.
+    struct CommitListing {
+        var canonical: [String: [Int: String]] = [:]
+        var unreadable: [String] = []
+        var byId: [String: String] = [:]
+        var duplicates: [String] = []
+    }
+
+    /// Reads every replica's commit files above what this tree read before (`known`), and
+    /// says when a file it read is gone (the folder went back in time).
+    func readCommitFiles(of replicas: [String], above known: [String: Int], into files: DriveCommitFiles) throws
+        -> CommitListing
+    {
+        // A replica's files never disappear from a folder on their own: if the last one
+        // this tree read is gone, the folder went back in time (a backup restored, or a
+        // sync service that restored an older copy). Say so; guessing could lose data.
+        for (replica, seq) in known where seq > 0 && !FileSystem.exists(layout.commitFile(replica, seq: seq)) {
+            throw RemoteError.damaged(
+                url: displayURL,
+                reason:
+                    "\(layout.commitFile(replica, seq: seq)) is gone, and this tree had read it: the folder went back "
+                    + "in time (restored from an older copy?). Nothing was changed; restore the folder, or run `docsync reset-base` to sync this tree with it as it is"
+            )
+        }
+        var listing = CommitListing()
+        for replica in replicas {
+            let names = (try? FileSystem.listDirectory(layout.commits(replica))) ?? []
+            for name in names.sorted() {
+                guard let (seq, isCanonical) = DriveLayout.commitName(name) else { continue }
+                if isCanonical, seq <= known[replica] ?? 0 { continue }
+                let path = layout.commits(replica) + "/" + name
+                if !isCanonical {
+                    // A service's copy of a commit this replica's own file holds, byte for
+                    // byte: tidied.
+                    if let copy = try? FileSystem.readFile(path),
+                        copy == (try? FileSystem.readFile(layout.commitFile(replica, seq: seq)))
+                    {
+                        listing.duplicates.append(path)
+                        continue
+                    }
+                    files.noteCopy(name, of: replica)
+                }
+                guard let commit = files.load(path) else {
+                    listing.unreadable.append("replicas/\(replica)/commits/\(name)")
+                    continue
+                }
+                guard commit.header.replica == replica else { continue }
+                if isCanonical { listing.canonical[replica, default: [:]][seq] = commit.id }
+                if let first = listing.byId[commit.id] {
+                    if !isCanonical {
+                        listing.duplicates.append(path)
+                    } else if first != path {
+                        listing.duplicates.append(first)
+                    }
+                } else {
+                    listing.byId[commit.id] = path
+                }
+            }
+        }
+        return listing
     }
 
     func cursor(_ scan: Scan, format: Format) -> DriveCursor {
