@@ -93,66 +93,12 @@ enum GitTransport {
         callbacks.credentials = { out, _, usernameFromURL, allowed, payload in
             guard let payload, let out else { return -1 }
             let context = Unmanaged<TransportContext>.fromOpaque(payload).takeUnretainedValue()
-            context.credentialAttempts += 1
-            // libgit2 asks again after a refusal: a bounded number of tries, then give up.
-            guard context.credentialAttempts <= 3 else { return GIT_EUSER.rawValue }
-            let user = usernameFromURL.map { String(cString: $0) } ?? context.url.user ?? "git"
-            if allowed & GIT_CREDENTIAL_USERNAME.rawValue != 0 {
-                return git_credential_username_new(out, user)
-            }
-            if allowed & GIT_CREDENTIAL_SSH_KEY.rawValue != 0 {
-                let agent = ProcessInfo.processInfo.environment["SSH_AUTH_SOCK"].map { !$0.isEmpty } ?? false
-                if agent && context.credentialAttempts == 1 {
-                    context.lastCredentialKind = "ssh-agent"
-                    return git_credential_ssh_key_from_agent(out, user)
-                }
-                let candidates = [context.settings.sshKey, context.identityFile, "~/.ssh/id_ed25519"].compactMap { $0 }
-                    .map(context.expand)
-                guard let key = candidates.first(where: { FileSystem.exists($0) }) else { return GIT_EUSER.rawValue }
-                context.lastCredentialKind = "key \(key)"
-                let publicKey = FileSystem.exists(key + ".pub") ? key + ".pub" : nil
-                return git_credential_ssh_key_new(out, user, publicKey, key, nil)
-            }
-            if allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT.rawValue != 0 {
-                guard context.credentialAttempts == 1, let credential = context.httpsCredential() else {
-                    return GIT_EUSER.rawValue
-                }
-                context.lastCredentialKind = "token"
-                return git_credential_userpass_plaintext_new(out, credential.user, credential.password)
-            }
-            return GIT_EUSER.rawValue
+            return GitTransport.credential(out, usernameFromURL: usernameFromURL, allowed: allowed, context: context)
         }
         callbacks.certificate_check = { cert, valid, host, payload in
             guard let payload, let cert else { return -1 }
             let context = Unmanaged<TransportContext>.fromOpaque(payload).takeUnretainedValue()
-            let hostName = host.map { String(cString: $0) } ?? context.url.host ?? "?"
-            if cert.pointee.cert_type == GIT_CERT_HOSTKEY_LIBSSH2 {
-                let hostkey = UnsafeRawPointer(cert).assumingMemoryBound(to: git_cert_hostkey.self).pointee
-                guard hostkey.type.rawValue & GIT_CERT_SSH_RAW.rawValue != 0, let raw = hostkey.hostkey else {
-                    context.trustProblem = "the ssh server \(hostName) did not present a host key docsync can check"
-                    return GIT_ECERTIFICATE.rawValue
-                }
-                let key = Array(UnsafeRawBufferPointer(start: raw, count: hostkey.hostkey_len))
-                let port = context.url.port ?? 22
-                let name = KnownHosts.name(host: hostName, port: port)
-                switch KnownHosts(path: context.knownHostsPath).verify(host: hostName, port: port, key: key) {
-                case .trusted:
-                    return 0
-                case .unknown:
-                    context.trustProblem =
-                        "host \(name) is not in \(context.knownHostsPath) (key fingerprint \(KnownHosts.fingerprint(key))); if that is the right server, add it, e.g. `ssh-keyscan -p \(port) \(hostName) >> \(context.knownHostsPath)`, after checking the fingerprint"
-                case .mismatch:
-                    context.trustProblem =
-                        "host key of \(name) does NOT match \(context.knownHostsPath) (server presented \(KnownHosts.fingerprint(key))); this may be an attack. Fix known_hosts only if you know the key changed"
-                case .revoked:
-                    context.trustProblem = "host key of \(name) is marked @revoked in \(context.knownHostsPath)"
-                }
-                return GIT_ECERTIFICATE.rawValue
-            }
-            if valid != 0 { return 0 }
-            context.trustProblem =
-                "the TLS certificate of \(hostName) is not trusted; if you use a private CA, set it with `docsync config remote.caFile /path/ca.pem`"
-            return GIT_ECERTIFICATE.rawValue
+            return GitTransport.checkCertificate(cert, valid: valid != 0, host: host, context: context)
         }
         // After the server said where its branches are, before it is asked to move one:
         // the step a concurrent push races with.
@@ -169,6 +115,77 @@ enum GitTransport {
             return 0
         }
         return callbacks
+    }
+
+    /// The credential libgit2 asks for: the ssh agent once, then a key file; a token for
+    /// https; a bounded number of tries, then give up.
+    private static func credential(
+        _ out: UnsafeMutablePointer<UnsafeMutablePointer<git_credential>?>, usernameFromURL: UnsafePointer<CChar>?,
+        allowed: UInt32, context: TransportContext
+    ) -> Int32 {
+        context.credentialAttempts += 1
+        // libgit2 asks again after a refusal: a bounded number of tries, then give up.
+        guard context.credentialAttempts <= 3 else { return GIT_EUSER.rawValue }
+        let user = usernameFromURL.map { String(cString: $0) } ?? context.url.user ?? "git"
+        if allowed & GIT_CREDENTIAL_USERNAME.rawValue != 0 {
+            return git_credential_username_new(out, user)
+        }
+        if allowed & GIT_CREDENTIAL_SSH_KEY.rawValue != 0 {
+            let agent = ProcessInfo.processInfo.environment["SSH_AUTH_SOCK"].map { !$0.isEmpty } ?? false
+            if agent && context.credentialAttempts == 1 {
+                context.lastCredentialKind = "ssh-agent"
+                return git_credential_ssh_key_from_agent(out, user)
+            }
+            let candidates = [context.settings.sshKey, context.identityFile, "~/.ssh/id_ed25519"].compactMap { $0 }
+                .map(context.expand)
+            guard let key = candidates.first(where: { FileSystem.exists($0) }) else { return GIT_EUSER.rawValue }
+            context.lastCredentialKind = "key \(key)"
+            let publicKey = FileSystem.exists(key + ".pub") ? key + ".pub" : nil
+            return git_credential_ssh_key_new(out, user, publicKey, key, nil)
+        }
+        if allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT.rawValue != 0 {
+            guard context.credentialAttempts == 1, let credential = context.httpsCredential() else {
+                return GIT_EUSER.rawValue
+            }
+            context.lastCredentialKind = "token"
+            return git_credential_userpass_plaintext_new(out, credential.user, credential.password)
+        }
+        return GIT_EUSER.rawValue
+    }
+
+    /// Whether the server is the one known: an ssh host key against known_hosts, a TLS
+    /// certificate as libgit2 validated it. A refusal says why (`trustProblem`).
+    private static func checkCertificate(
+        _ cert: UnsafeMutablePointer<git_cert>, valid: Bool, host: UnsafePointer<CChar>?, context: TransportContext
+    ) -> Int32 {
+        let hostName = host.map { String(cString: $0) } ?? context.url.host ?? "?"
+        if cert.pointee.cert_type == GIT_CERT_HOSTKEY_LIBSSH2 {
+            let hostkey = UnsafeRawPointer(cert).assumingMemoryBound(to: git_cert_hostkey.self).pointee
+            guard hostkey.type.rawValue & GIT_CERT_SSH_RAW.rawValue != 0, let raw = hostkey.hostkey else {
+                context.trustProblem = "the ssh server \(hostName) did not present a host key docsync can check"
+                return GIT_ECERTIFICATE.rawValue
+            }
+            let key = Array(UnsafeRawBufferPointer(start: raw, count: hostkey.hostkey_len))
+            let port = context.url.port ?? 22
+            let name = KnownHosts.name(host: hostName, port: port)
+            switch KnownHosts(path: context.knownHostsPath).verify(host: hostName, port: port, key: key) {
+            case .trusted:
+                return 0
+            case .unknown:
+                context.trustProblem =
+                    "host \(name) is not in \(context.knownHostsPath) (key fingerprint \(KnownHosts.fingerprint(key))); if that is the right server, add it, e.g. `ssh-keyscan -p \(port) \(hostName) >> \(context.knownHostsPath)`, after checking the fingerprint"
+            case .mismatch:
+                context.trustProblem =
+                    "host key of \(name) does NOT match \(context.knownHostsPath) (server presented \(KnownHosts.fingerprint(key))); this may be an attack. Fix known_hosts only if you know the key changed"
+            case .revoked:
+                context.trustProblem = "host key of \(name) is marked @revoked in \(context.knownHostsPath)"
+            }
+            return GIT_ECERTIFICATE.rawValue
+        }
+        if valid { return 0 }
+        context.trustProblem =
+            "the TLS certificate of \(hostName) is not trusted; if you use a private CA, set it with `docsync config remote.caFile /path/ca.pem`"
+        return GIT_ECERTIFICATE.rawValue
     }
 
     /// Makes an in-memory remote for `url` (nothing is written to any config).
