@@ -8,7 +8,8 @@ extension SyncSession {
         let movedAt = SyncState.moveTimes(state.pending)
         askLandedPending()
         var carried = PushPlan.carried(state.pending)
-        for (refId, ids) in landedPending where state.pending.contains(where: { $0.refId == refId }) {
+        let pendingDocuments = landedPending.isEmpty ? [] : Set(state.pending.compactMap(\.refId))
+        for (refId, ids) in landedPending where pendingDocuments.contains(refId) {
             carried[refId, default: []] += ids.sorted()
         }
         var seen = Set<String>()

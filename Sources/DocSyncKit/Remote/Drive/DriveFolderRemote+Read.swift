@@ -24,8 +24,6 @@ extension DriveFolderRemote {
             DriveLayout.isPlainName($0) && FileSystem.isDirectory(layout.replicaFolder($0))
         }.sorted()
         let listing = try readCommitFiles(of: replicas, above: known, into: files)
-        let (canonical, unreadable, byId, duplicates) =
-            (listing.canonical, listing.unreadable, listing.byId, listing.duplicates)
         var completeness: [String: Bool] = [:]
         var missingObjects: [String: Int] = [:]
         var missingParents: [String: Int] = [:]
@@ -74,24 +72,26 @@ extension DriveFolderRemote {
             return header.parent == nil && format.base != nil && id != format.base
         }
         var candidates: [DriveCommit.Header] = []
-        for id in byId.keys.sorted() {
+        let ids = listing.byId.keys.sorted()
+        for id in ids {
             if isComplete(id), let header = files.commits[id]?.header { candidates.append(header) }
         }
-        let incomplete = byId.keys.sorted().compactMap { id -> WaitingCommit? in
+        let incomplete = ids.compactMap { id -> WaitingCommit? in
             guard completeness[id] == false, let header = files.commits[id]?.header, !isDeadRoot(id) else { return nil }
             return WaitingCommit(header: header, missingObjects: missingObjects[id], missingParents: missingParents[id])
         }
-        let waiting = Self.waitingNotes(incomplete, unreadable: unreadable, url: displayURL)
+        let waiting = Self.waitingNotes(incomplete, unreadable: listing.unreadable, url: displayURL)
         if let tip = cursor?.tip, let header = files.header(tip) { candidates.append(header) }
         var seen: [String: Int] = [:]
         for replica in Set(replicas).union(known.keys) {
             var seq = known[replica] ?? 0
             // An upgrade that died before its commit point left a root that never counts:
             // passed over, or every read would open it again.
-            while let id = canonical[replica]?[seq + 1], isComplete(id) || isDeadRoot(id) { seq += 1 }
+            while let id = listing.canonical[replica]?[seq + 1], isComplete(id) || isDeadRoot(id) { seq += 1 }
             if seq > 0 { seen[replica] = seq }
         }
-        return Scan(tip: DriveHistory.tip(candidates), seen: seen, waiting: waiting, duplicateCopies: duplicates)
+        return Scan(
+            tip: DriveHistory.tip(candidates), seen: seen, waiting: waiting, duplicateCopies: listing.duplicates)
     }
 
     /// A commit read but not usable yet, and what it waits for.

@@ -194,7 +194,9 @@ extension DriveFolderRemote {
 }
 
 extension DriveFolderRemote {
-    /// Reads this replica's commit files newest first, down to the first made before `time`.
+    /// Reads this replica's commit files newest first, down to the first made before
+    /// `time`: that one (usually the last push, which can hold a whole first push) only for
+    /// its header line, the ones after it whole.
     public func ownCommitsHold(_ candidates: [String: Set<String>], since time: Int64) -> [String: Set<String>] {
         guard let me = localReplica, DriveLayout.isPlainName(me), !candidates.isEmpty else { return [:] }
         let files = DriveCommitFiles(layout: layout)
@@ -203,10 +205,12 @@ extension DriveFolderRemote {
         }
         var out: [String: Set<String>] = [:]
         for seq in seqs.sorted(by: >) {
-            guard let commit = files.load(layout.commitFile(me, seq: seq)), commit.header.replica == me else {
-                continue
-            }
-            if commit.header.time < time { break }
+            let path = layout.commitFile(me, seq: seq)
+            guard let header = DriveCommitFiles.readPrefix(path).flatMap({ DriveCommit.decodeHeader($0[...]) }),
+                header.replica == me
+            else { continue }
+            if header.time < time { break }
+            guard let commit = files.load(path) else { continue }
             for entry in commit.entries where candidates[entry.refId]?.contains(entry.changesetId) == true {
                 out[entry.refId, default: []].insert(entry.changesetId)
             }
