@@ -7,7 +7,6 @@ import Foundation
 public final class Workspace {
     /// What the replica keeps on disk (see ReplicaStore); the members below reach it.
     let store: ReplicaStore
-    public var layout: TreeLayout { store.layout }
     public internal(set) var config: Config {
         get { store.config }
         set {
