@@ -19,7 +19,7 @@ extension ChangeRecorder {
     }
 
     /// Where `path` is among `files` (sorted by path in byte order, as the walk leaves them).
-    func fileIndex(of path: String, in files: [FileInfo]) -> Int? {
+    static func fileIndex(of path: String, in files: [FileInfo]) -> Int? {
         var low = 0, high = files.count
         while low < high {
             let mid = (low + high) / 2
@@ -73,6 +73,16 @@ extension ChangeRecorder {
                     kind, version: DocVersion(refId: refId, changesetId: changesetId, hash: f.hash, path: f.path),
                     fromPath: fromPath))
         }
+        guard let hash = try stamp(f, refId: refId, newRefId: newRefId, changesetId: changesetId) else { return nil }
+        return JournalEntry(
+            .local(
+                kind, version: DocVersion(refId: refId, changesetId: changesetId, hash: hash, path: f.path),
+                fromPath: fromPath))
+    }
+
+    /// Writes the ids into the file (without reformatting it) and stores the stamped
+    /// version; its hash, or nil (the file left alone) if the file changed under us.
+    private func stamp(_ f: FileInfo, refId: String, newRefId: Bool, changesetId: String) throws -> String? {
         let absolute = layout.absolute(f.path)
         let bytes = try f.bytes ?? FileSystem.readFile(absolute)
         guard let scanned = try? JSONScanner.scanDocument(bytes) else { return nil }
@@ -96,9 +106,6 @@ extension ChangeRecorder {
                 path: f.path, stat: after, hash: hash, refId: refId, changesetId: changesetId,
                 readAtNanos: FileSystem.currentTimeNanos)
         }
-        return JournalEntry(
-            .local(
-                kind, version: DocVersion(refId: refId, changesetId: changesetId, hash: hash, path: f.path),
-                fromPath: fromPath))
+        return hash
     }
 }

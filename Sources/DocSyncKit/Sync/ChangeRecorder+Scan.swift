@@ -1,0 +1,124 @@
+import DocSyncJSON
+import Foundation
+
+/// The first half of `detect`: what each file of the walk holds, from the stat cache
+/// where it vouches for the file, else by reading and scanning it.
+extension ChangeRecorder {
+    /// What the scan made of one file.
+    enum FileScan {
+        case file(FileInfo)
+        /// Not a valid document: reported, its path unreadable (not a deletion);
+        /// `forget` drops its stat-cache entry so the next run reads it again.
+        case invalid([DocumentProblem], forget: Bool)
+    }
+
+    /// Every file of the walk that holds a document, in walk order; the others go to
+    /// `result` as problems. Leaves the stat cache holding only files that are here.
+    func scanFiles(_ entries: [TreeWalker.Entry], into result: inout Result) -> [FileInfo] {
+        var files: [FileInfo] = []
+        files.reserveCapacity(entries.count)
+        for (fileNumber, entry) in entries.enumerated() {
+            progress?(.step(.scan, done: fileNumber, total: entries.count))
+            switch scanFile(entry) {
+            case .file(let info):
+                files.append(info)
+            case .invalid(let problems, let forget):
+                result.problems += problems
+                result.unreadablePaths.insert(entry.path)
+                if forget { index.remove(path: entry.path) }
+            }
+        }
+        // Entries of files that are gone. Why the count first: a no-op run then builds no
+        // set of every path only to find nothing.
+        if index.entries.count > files.count {
+            index.retain(paths: Set(entries.map(\.path)))
+        }
+        progress?(.step(.scan, done: entries.count, total: entries.count))
+        progress?(.finished(.scan))
+        return files
+    }
+
+    func scanFile(_ entry: TreeWalker.Entry) -> FileScan {
+        if let cached = index[entry.path], cached.matches(entry.stat) {
+            return scanCached(entry, cached)
+        }
+        // A name no remote can hold (a newline or control character in it) is this
+        // file's problem alone: reported like invalid JSON, everything else syncs.
+        if let problem = DocumentPath.problem(entry.path) {
+            let reason = "this file name cannot be synced (\(problem)); rename the file"
+            return .invalid([DocumentProblem(path: DocumentPath.printable(entry.path), reason: reason)], forget: false)
+        }
+        return readAndScan(entry)
+    }
+
+    /// A file the stat cache vouches for: its ids and hash come from the cache.
+    private func scanCached(_ entry: TreeWalker.Entry, _ cached: StatCache.Entry) -> FileScan {
+        var info = FileInfo(
+            path: entry.path, stat: entry.stat, hash: cached.hash,
+            refId: cached.refId.isEmpty ? nil : cached.refId,
+            changesetId: cached.changesetId.isEmpty ? nil : cached.changesetId)
+        // The one lookup of its document for most files on a no-op run, which the
+        // record reuses instead of asking `tracked` again.
+        if let known = info.refId.flatMap({ tracked[$0] }), known.hash == info.hash {
+            info.unchanged = known.path == info.path
+            return .file(info)
+        }
+        // Read by `status` or a dry run and not recorded since: checked now.
+        if let bytes = try? FileSystem.readFile(layout.absolute(entry.path)),
+            let scanned = try? JSONScanner.scanDocument(bytes),
+            let problems = schemaProblems(entry.path, bytes, scanned)
+        {
+            return .invalid(problems, forget: true)
+        }
+        return .file(info)
+    }
+
+    /// A file the stat cache does not vouch for: read, scanned, checked, and cached.
+    private func readAndScan(_ entry: TreeWalker.Entry) -> FileScan {
+        let readAt = FileSystem.currentTimeNanos
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.readFile(layout.absolute(entry.path)) } catch {
+            let reason = "cannot read: \(error.localizedDescription)"
+            return .invalid([DocumentProblem(path: entry.path, reason: reason)], forget: false)
+        }
+        let scanned: ScannedDocument
+        do { scanned = try JSONScanner.scanDocument(bytes) } catch {
+            let problem = DocumentProblem(
+                path: entry.path, line: error.line, column: error.column, reason: error.reason)
+            return .invalid([problem], forget: true)
+        }
+        // The scan is not kept: stamping scans the file again. Why: kept for every new
+        // file until the record, the scans were a third of a first push's memory.
+        var info = FileInfo(path: entry.path, stat: entry.stat, hash: ContentHash.of(bytes), bytes: bytes)
+        if let member = scanned.member(named: "refId") {
+            if let value = member.stringValue, RefID.isAcceptable(value) {
+                info.refId = value
+            } else if member.kind != .string {
+                let problem = DocumentProblem(path: entry.path, reason: "\"refId\" must be a string")
+                return .invalid([problem], forget: false)
+            }
+        }
+        if let member = scanned.member(named: "changesetId"), member.kind == .string {
+            info.changesetId = member.stringValue
+        }
+        // Content this tree has not recorded for its document: only such versions are
+        // checked against a schema (one pulled or recorded before a schema changed is
+        // not this replica's new edit, and holding it would hold the remote's next one).
+        let known = info.refId.flatMap { tracked[$0] }
+        let isNewVersion = known?.hash != info.hash
+        // A new version that fails its schema is held like invalid JSON: reported,
+        // never recorded or pushed, and what the remote sends for it waits aside.
+        if isNewVersion, let problems = schemaProblems(entry.path, bytes, scanned) {
+            return .invalid(problems, forget: true)
+        }
+        index.record(
+            path: entry.path, stat: entry.stat, hash: info.hash, refId: info.refId ?? "",
+            changesetId: info.changesetId ?? "", readAtNanos: readAt)
+        // Bytes the tree already recorded are not held: after a clone (every entry
+        // racy) or a lost index, every file is read again, and few need recording
+        // (a copy that does is read again then).
+        if !isNewVersion { info.bytes = nil }
+        info.unchanged = !isNewVersion && known?.path == info.path
+        return .file(info)
+    }
+}

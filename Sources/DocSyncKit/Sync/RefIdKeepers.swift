@@ -1,0 +1,67 @@
+/// Who keeps a refId that several files carry: the file at the tracked path, else the
+/// file that was there before (same inode: moved, not copied), else the one with the
+/// tracked content, else the first by path. The rest are copies.
+///
+/// Most refIds are carried by one file: only the shared ones get a list. A refId is
+/// shared only if some file away from the document's tracked path carries it (a new
+/// file, a copy, a move), so only those are collected; each is then joined by the file
+/// at the tracked path if that one carries it too. Why: a no-op run then builds no table
+/// of every file's refId only to find no copies.
+struct RefIdKeepers {
+    let files: [ChangeRecorder.FileInfo]
+    let tracked: [String: DocVersion]
+    /// The stat cache as it was before this scan (for the inodes of tracked paths).
+    let previousIndex: StatCache
+    /// Tracked paths whose files are not valid documents right now.
+    let unreadable: Set<String>
+    /// refId → the indices of the files carrying it, for refIds more than one file carries.
+    let sharedRefIds: [String: [Int]]
+
+    init(
+        files: [ChangeRecorder.FileInfo], tracked: [String: DocVersion], previousIndex: StatCache,
+        unreadable: Set<String>
+    ) {
+        self.files = files
+        self.tracked = tracked
+        self.previousIndex = previousIndex
+        self.unreadable = unreadable
+        self.sharedRefIds = Self.sharedRefIds(files: files, tracked: tracked)
+    }
+
+    static func sharedRefIds(files: [ChangeRecorder.FileInfo], tracked: [String: DocVersion]) -> [String: [Int]] {
+        var awayCarriers: [String: [Int]] = [:]
+        for i in files.indices where !files[i].unchanged {
+            guard let r = files[i].refId, tracked[r]?.path != files[i].path else { continue }
+            awayCarriers[r, default: []].append(i)
+        }
+        var shared: [String: [Int]] = [:]
+        for (r, away) in awayCarriers {
+            var carriers = away
+            if let home = tracked[r].flatMap({ ChangeRecorder.fileIndex(of: $0.path, in: files) }),
+                files[home].refId == r
+            {
+                carriers.append(home)
+                carriers.sort()
+            }
+            if carriers.count > 1 { shared[r] = carriers }
+        }
+        return shared
+    }
+
+    /// The index of the file that keeps `ref`, asked by the file at `carrier`; nil when
+    /// no file does (the tracked file is there but unreadable).
+    func keeper(of ref: String, carrier: Int) -> Int? {
+        // The common case, asked once per file: no file unreadable, no refId shared.
+        if unreadable.isEmpty && sharedRefIds.isEmpty { return carrier }
+        let t = tracked[ref]
+        // The tracked file is still there but not a valid document right now: it keeps
+        // the identity (it is not deleted either), and every other file carrying the
+        // refId is a copy. Why: a copy made just before the original was saved half-way
+        // took the identity, as a rename, and the original was deleted everywhere.
+        if let t, unreadable.contains(t.path) { return nil }
+        guard let idxs = sharedRefIds[ref] else { return carrier }
+        let oldInode = t.flatMap { previousIndex[$0.path]?.inode }
+        return idxs.first { files[$0].path == t?.path } ?? idxs.first { files[$0].stat.inode == oldInode }
+            ?? idxs.first { files[$0].hash == t?.hash } ?? idxs[0]
+    }
+}
