@@ -292,7 +292,7 @@ import Testing
         #expect(placed.version.path == c.expected)
         #expect(placed.version.changesetId == "cs" && placed.version.hash == "h")
         #expect((placed.notice != nil) == (c.expected != c.path))
-        if let notice = placed.notice { #expect(notice.contains(c.path) && notice.contains(c.expected)) }
+        if let notice = placed.notice { #expect(notice == .placedBeside(path: c.path, placedAt: c.expected)) }
     }
 
     @Test func theTableHasEnoughCases() {

@@ -114,7 +114,11 @@ import Testing
         #expect(decision.result?.path == "theirs.json")
         #expect(decision.loser == nil, "a rename alone loses no content")
         let notice = try #require(decision.pathNotice)
-        #expect(notice.contains("theirs.json") && notice.contains("local rename to mine.json"), "\(notice)")
+        #expect(
+            notice
+                == .renamedOnBothSides(
+                    kept: "theirs.json", byRenameTime: false, lostSide: .local, lostPath: "mine.json"))
+        #expect(notice.description.contains("local rename to mine.json"), "\(notice)")
         // One side renamed, or both to the same path: nothing to say.
         #expect(
             Reconciler.decide(
@@ -143,14 +147,16 @@ import Testing
         let lost = try #require(here.renameLoser)
         #expect(lost.version.path == (later == "mine.json" ? "theirs.json" : "mine.json"))
         #expect(lost.side == (later == "mine.json" ? .remote : .local))
-        #expect(here.pathNotice?.contains("the later rename") == true)
+        #expect(here.pathNotice?.description.contains("the later rename") == true)
         // Without both times, the later changesetId decides, as before.
         let untimed = try #require(
             Reconciler.decide(
                 base: Self.base, local: Self.v(Self.mid, "h0", "mine.json"),
                 remote: Self.v(Self.late, "h0", "theirs.json"),
                 localMovedAt: 500))
-        #expect(untimed.result?.path == "theirs.json" && untimed.pathNotice?.contains("later changesetId") == true)
+        #expect(
+            untimed.result?.path == "theirs.json"
+                && untimed.pathNotice?.description.contains("later changesetId") == true)
         // No base (both sides brought the document back at different paths): no rename lost.
         let reborn = try #require(
             Reconciler.decide(

@@ -19,7 +19,7 @@ struct ContentPolicy {
         var contentFrom: Reconciler.Side?
         var loser: (side: Reconciler.Side, version: DocVersion)?
         var fields: [String] = []
-        var notice: String?
+        var notice: DocumentNotice?
     }
 
     let policy: MergePolicy
@@ -32,25 +32,22 @@ struct ContentPolicy {
         newChangesetId: () -> String
     ) -> Outcome {
         let localIsLater = changesetOrder(remote.changesetId, local.changesetId)
-        func whole(_ side: Reconciler.Side, _ why: String) -> Outcome {
+        func whole(_ side: Reconciler.Side, _ why: DocumentNotice.KeptBecause) -> Outcome {
             var winner = side == .local ? local : remote
             winner.path = path
             let loser = side == .local ? remote : local
             return Outcome(
-                result: winner, contentFrom: side, loser: (side == .local ? .remote : .local, loser),
-                notice:
-                    "changed on both sides: kept the \(side.rawValue) version (\(why)); the \(side == .local ? "remote" : "local") one is in the conflict store"
-            )
+                result: winner, contentFrom: side, loser: (side.other, loser), notice: .keptWhole(side, because: why))
         }
         switch policy {
-        case .local: return whole(.local, "policy local")
-        case .remote: return whole(.remote, "policy remote")
-        case .manual: return whole(.remote, "policy manual: run `docsync resolve` to settle")
-        case .lww: return whole(localIsLater ? .local : .remote, "later changesetId")
+        case .local: return whole(.local, .policy(.local))
+        case .remote: return whole(.remote, .policy(.remote))
+        case .manual: return whole(.remote, .policy(.manual))
+        case .lww: return whole(localIsLater ? .local : .remote, .policy(.lww))
         case .merge: break
         }
         guard let l = try? JSONValueParser.parse(localBytes), let r = try? JSONValueParser.parse(remoteBytes) else {
-            return whole(localIsLater ? .local : .remote, "later changesetId; too deep to merge field by field")
+            return whole(localIsLater ? .local : .remote, .tooDeepToMerge)
         }
         let b = base.flatMap { try? JSONValueParser.parse($0) }
         // Merged with the earlier save as the first side and its file's layout, so that
@@ -93,11 +90,10 @@ struct ContentPolicy {
 
     /// What a field merge says: which fields collided and which side each kept, and which
     /// version went to the conflict store.
-    static func mergeNote(_ conflicts: [FieldMerge.FieldConflict], loser: Reconciler.Side?) -> String {
-        guard let loser else { return "changed on both sides: merged field by field" }
-        let described = conflicts.map { "\($0.path.isEmpty ? "(root)" : $0.path) (kept \($0.taken.rawValue))" }
-        return "changed on both sides: merged field by field; changed on both: \(described.joined(separator: ", ")) "
-            + "(collisions go to the later changesetId, an edit beats a removal); the \(loser.rawValue) version is in the conflict store"
+    static func mergeNote(_ conflicts: [FieldMerge.FieldConflict], loser: Reconciler.Side?) -> DocumentNotice {
+        .merged(
+            collisions: conflicts.map { .init(path: $0.path, taken: $0.taken == .local ? .local : .remote) },
+            loser: loser)
     }
 
     /// A merged document as a new version: its changesetId (and refId, if the merge lost

@@ -47,8 +47,6 @@ extension PullPlanner {
             hold.deletedHash = hash
         }
         plan.batch.append(hold)
-        plan.notices.append(
-            "\(local.path): not a valid document here, so the remote \(remoteVersion == nil ? "deletion" : "version") waits; "
-                + "it is merged with your fix on the first sync after the file is valid again")
+        plan.notices.append(DocumentNotice.waitsForFix(path: local.path, deletion: remoteVersion == nil).description)
     }
 }

@@ -13,14 +13,13 @@ extension PullPlanner {
     /// Where an incoming version goes: its own path when that is free (`isFree`: not
     /// claimed by this pull, and left by its document or never anyone's), else a sibling
     /// path tagged with its refId, and a notice saying so. Never over another document.
-    static func placed(_ version: DocVersion, isFree: (String) -> Bool) -> (version: DocVersion, notice: String?) {
+    static func placed(_ version: DocVersion, isFree: (String) -> Bool) -> (
+        version: DocVersion, notice: DocumentNotice?
+    ) {
         guard !isFree(version.path) else { return (version, nil) }
         var moved = version
         moved.path = DocumentPath.sibling(of: version.path, tag: String(version.refId.prefix(8)), isFree: isFree)
-        return (
-            moved,
-            "\(version.path): both sides have a different document at this path; the incoming one is kept as \(moved.path)"
-        )
+        return (moved, .placedBeside(path: version.path, placedAt: moved.path))
     }
 }
 

@@ -1,21 +1,17 @@
 import DocSyncJSON
 
 /// Decides what a pull does: from the sync state, the recorded local state and the
-/// remote's changes to a `PullPlan`. It reads (remote contents, stored objects, which
-/// tree paths are taken) but writes nothing, so a dry run is this and nothing else. The
-/// one exception is `storeFetched`: a real pull stores each remote version it fetches
-/// in the object store as it goes (content-addressed and unreferenced until the plan's
-/// batch is journaled, so harmless if the pull stops there; gc drops it).
+/// remote's changes to a `PullPlan`. The decisions are `DocumentPlanner`'s pure functions;
+/// this type feeds them (reads remote contents, stored objects, which tree paths are
+/// taken) and gathers their results, but writes nothing, so a dry run is this and nothing
+/// else. The one exception is `storeFetched`: a real pull stores each remote version it
+/// fetches in the object store as it goes (content-addressed and unreferenced until the
+/// plan's batch is journaled, so harmless if the pull stops there; gc drops it).
 ///
-/// Per document, the three-way decision is `Reconciler.decide`; then, in this order:
-/// - the local file is not a valid document: the remote version is held aside (the base
-///   does not move), and merged with the fix once the file is valid again;
-/// - the target path belongs to another document: the incoming one goes beside it;
-/// - content changed on both sides: the same edit is taken as is, otherwise the policy
-///   for the path settles it (field merge by default); the version that lost is kept;
-/// - an edit beat a deletion: recorded like a conflict;
-/// - journal: pending actions finished or superseded, the new base, the file operation,
-///   and whatever the outcome leaves to push.
+/// Two passes: every document is decided first (`DocumentPlanner.decide`), so a path one
+/// document leaves is free for another; then each is carried out in order
+/// (`carryOut`): held aside if its file is invalid, placed beside a document holding its
+/// path, its content settled by policy, its losses recorded, its journal entries written.
 struct PullPlanner {
     let base: [String: DocVersion]
     let pending: [JournalEntry]
@@ -61,116 +57,79 @@ struct PullPlanner {
         var held: Bool
     }
 
+    /// The remote's entries, then the held versions that meet a fix. The entries are read
+    /// in place, not copied: at 100,000 documents each copy was tens of megabytes.
+    struct IncomingList {
+        let entries: [RemoteEntry]
+        let held: [Incoming]
+        var count: Int { entries.count + held.count }
+        subscript(index: Int) -> Incoming {
+            index < entries.count ? Incoming(entry: entries[index], held: false) : held[index - entries.count]
+        }
+    }
+
+    /// What the first pass found: each document with something to do, and what the
+    /// second pass needs of the others.
+    struct Decided {
+        var documents: [(index: Int, plan: DocumentPlan)] = []
+        var pendingVersions: [String: [PendingVersion]]
+        /// Paths that documents of this pull move away from: free for incoming versions.
+        var vacated = Set<String>()
+        var trackedByPath: [String: String]
+    }
+
     func plan(_ changes: RemoteChanges, time: Int64) throws -> PullPlan {
-        // Read from the configuration once per plan, not once per document merged.
-        let counters = config.counters
-        let arrayRules = config.arrayRules
+        let settings = DocumentPlanner.Settings(config: config, replicaId: replicaId)
         var plan = PullPlan(cursor: changes.cursor)
         plan.problems = changes.warnings
         receiveSharedConflicts(changes.conflicts, into: &plan)
-
-        // The remote's entries are read in place, not copied: at 100,000 documents each
-        // copy of them was tens of megabytes. Held versions that meet a fix come after.
-        var heldIncoming: [Incoming]
-        func incoming(_ index: Int) -> Incoming {
-            index < changes.entries.count
-                ? Incoming(entry: changes.entries[index], held: false) : heldIncoming[index - changes.entries.count]
-        }
         let (meetingFixes, settledHolds) = heldVersions(beside: changes.entries)
-        heldIncoming = meetingFixes
         plan.settledHolds += settledHolds
-
-        let trackedByPath = Dictionary(tracked.values.map { ($0.path, $0.refId) }, uniquingKeysWith: { a, _ in a })
-        var claimedPaths = Set<String>()
-        var vacated = Set<String>()
-        let pendingVersions = PendingVersion.byDocument(pending)
-        let localMoves = SyncState.moveTimes(pending)
-        var decisions: [(index: Int, decision: Reconciler.Decision, base: DocVersion?, mergeLocal: DocVersion?)] = []
-        decisions.reserveCapacity(changes.entries.count + heldIncoming.count)
-
-        for index in 0..<(changes.entries.count + heldIncoming.count) {
-            let change = incoming(index)
-            clock.observe(change.entry.changesetId)
-            let refId = change.entry.refId
-            let local = tracked[refId]
-            let start = Self.decisionStart(
-                base: self.base[refId], local: local, remote: change.entry.version,
-                pending: pendingVersions[refId] ?? [],
-                ownVersions: changes.ownVersions[refId], user: userVersions[refId], mergeBase: mergeBases[refId])
-            if !start.landedSeqs.isEmpty {
-                plan.batch.append(JournalEntry(.done(refId: refId, seqs: start.landedSeqs, reason: .pushed)))
-            }
-            if start.remerged { plan.remerged.insert(refId) }
-            let (base, mergeLocal) = (start.base, start.local)
-            guard
-                let decision = Reconciler.decide(
-                    base: base, local: mergeLocal, remote: change.entry.version, localMovedAt: localMoves[refId],
-                    remoteMovedAt: change.entry.movedAt ?? change.entry.time)
-            else { continue }
-            decisions.append((index, decision, base, mergeLocal))
-            // Why not an invalid file: it stays where it is, so its path is not free.
-            if let from = local?.path, decision.result?.path != from, !unreadable.contains(from) {
-                vacated.insert(from)
-            }
-        }
-
+        let incoming = IncomingList(entries: changes.entries, held: meetingFixes)
+        let decided = decideAll(incoming, ownVersions: changes.ownVersions, into: &plan)
         // A document pulled as is takes two journal entries (seen, apply).
-        plan.batch.reserveCapacity(plan.batch.count + 2 * decisions.count)
-        for (index, initial, base, mergeLocal) in decisions {
-            let change = incoming(index)
-            var decision = initial
-            let refId = change.entry.refId
-            let local = tracked[refId]
-            let remoteVersion = change.entry.version
-            let publishedVersion =
-                change.entry.publishedHash.map { hash in
-                    remoteVersion.map { DocVersion(refId: $0.refId, changesetId: "", hash: hash, path: $0.path) }
-                } ?? remoteVersion
-            func bytes() throws -> [UInt8] {
-                change.held ? try readObject(change.entry.hash ?? "") : try readRemote(change.entry)
-            }
-
-            // The local file is not a valid document right now: never overwrite it. The
-            // remote version waits aside (the base stays), to meet the fix three-way.
-            if let local, unreadable.contains(local.path) {
-                try holdAside(change.entry, local: local, bytes: bytes, in: &plan)
-                continue
-            }
-            // Never write over a file that is not this document's own.
-            if let result = decision.result, result.path != local?.path {
-                let placed = Self.placed(result) { path in
-                    !claimedPaths.contains(path)
-                        && (vacated.contains(path) || (trackedByPath[path] == nil && !isOccupied(path)))
-                }
-                decision.result = placed.version
-                if let notice = placed.notice { plan.notices.append(notice) }
-            }
-            if let result = decision.result { claimedPaths.insert(result.path) }
-
-            var settled: Settled? = nil
-            var remoteBytes: [UInt8]? = nil
-            if let remoteVersion, decision.contentFrom == .remote || decision.loser != nil {
-                let fetched = try bytes()
-                remoteBytes = fetched
-                try keepFetched(remoteVersion.hash, fetched, in: &plan)
-                settled = try settleContent(
-                    of: &decision, remote: remoteVersion, remoteBytes: fetched, base: base, mergeLocal: mergeLocal,
-                    counters: counters, arrayRules: arrayRules, in: &plan)
-            }
-            for notice in [decision.pathNotice, decision.notice].compactMap({ $0 }) {
-                plan.notices.append("\(decision.result?.path ?? local?.path ?? refId): \(notice)")
-            }
-            try recordLosses(
-                of: decision, change: change.entry, base: base, mergeLocal: mergeLocal, settled: settled,
-                remoteBytes: remoteBytes, bytes: bytes, time: time, in: &plan)
-            let bookkeeping = Self.bookkeeping(
-                refId: refId, local: local, result: decision.result, published: publishedVersion,
-                remoteChangesetId: change.entry.changesetId, remotePath: change.entry.path,
-                pending: pendingVersions[refId] ?? [], remerged: plan.remerged.contains(refId),
-                userMadeFrom: userVersions[refId]?.madeFrom ?? [], landedPending: landedPending[refId] ?? [])
-            plan.batch += bookkeeping.entries
-            if let pulled = bookkeeping.pulled { plan.pulled.append(pulled) }
+        plan.batch.reserveCapacity(plan.batch.count + 2 * decided.documents.count)
+        var claimedPaths = Set<String>()
+        for (index, document) in decided.documents {
+            try carryOut(
+                document, change: incoming[index], decided: decided, claimedPaths: &claimedPaths, settings: settings,
+                time: time, into: &plan)
         }
         return plan
+    }
+
+    /// The first pass: every document's decision before any is carried out, so that a
+    /// path one document leaves is free for another's incoming version.
+    private func decideAll(
+        _ incoming: IncomingList, ownVersions: [String: Set<String>], into plan: inout PullPlan
+    ) -> Decided {
+        var decided = Decided(
+            pendingVersions: PendingVersion.byDocument(pending),
+            trackedByPath: Dictionary(tracked.values.map { ($0.path, $0.refId) }, uniquingKeysWith: { a, _ in a }))
+        let localMoves = SyncState.moveTimes(pending)
+        decided.documents.reserveCapacity(incoming.count)
+        for index in 0..<incoming.count {
+            let entry = incoming[index].entry
+            clock.observe(entry.changesetId)
+            let refId = entry.refId
+            let local = tracked[refId]
+            let document = DocumentPlanner.decide(
+                DocumentInputs(
+                    entry: entry, base: base[refId], local: local,
+                    localIsUnreadable: local.map { unreadable.contains($0.path) } ?? false,
+                    pending: decided.pendingVersions[refId] ?? [], ownVersions: ownVersions[refId],
+                    user: userVersions[refId], mergeBase: mergeBases[refId], localMovedAt: localMoves[refId]))
+            if !document.start.landedSeqs.isEmpty {
+                plan.batch.append(JournalEntry(.done(refId: refId, seqs: document.start.landedSeqs, reason: .pushed)))
+            }
+            if document.start.remerged { plan.remerged.insert(refId) }
+            guard let decision = document.decision else { continue }
+            decided.documents.append((index, document))
+            // Why not an invalid file: it stays where it is, so its path is not free.
+            if let from = local?.path, decision.result?.path != from, !unreadable.contains(from) {
+                decided.vacated.insert(from)
+            }
+        }
+        return decided
     }
 }

@@ -23,9 +23,9 @@ public enum Reconciler {
         /// A version that lost and must be kept aside.
         public var loser: (side: Side, version: DocVersion)?
         /// What to tell the user about the content decision.
-        public var notice: String?
+        public var notice: DocumentNotice?
         /// What to tell the user about the path decision (a rename that was not applied).
-        public var pathNotice: String?
+        public var pathNotice: DocumentNotice?
         /// The side whose deletion lost to an edit on the other side (recorded like a
         /// conflict, so the replica that deleted learns why the document came back).
         public var lostDeletion: Side?
@@ -56,13 +56,13 @@ public enum Reconciler {
         guard let local else {
             return Decision(
                 result: remote, contentFrom: .remote,
-                notice: "deleted here but edited on the remote: kept the remote edit (recorded as a conflict)",
+                notice: .editBeatDeletion(deletedOn: .local),
                 lostDeletion: .local)
         }
         guard let remote else {
             return Decision(
                 result: local, contentFrom: .local,
-                notice: "deleted on the remote but edited here: kept the local edit (recorded as a conflict)",
+                notice: .editBeatDeletion(deletedOn: .remote),
                 lostDeletion: .remote)
         }
         let localContentChanged = local.hash != base?.hash
@@ -84,7 +84,7 @@ public enum Reconciler {
             loser = localIsLater ? (.remote, remote) : (.local, local)
         }
         let path: String
-        var pathNotice: String? = nil
+        var pathNotice: DocumentNotice? = nil
         var renameLoser: (Side, DocVersion)? = nil
         if !localMoved {
             path = remote.path
@@ -95,9 +95,9 @@ public enum Reconciler {
             // rename lost, the later version's path is kept.
             path = localIsLater ? local.path : remote.path
             if local.path != remote.path {
-                pathNotice =
-                    "at different paths on both sides: kept \(path) (later changesetId); the \(localIsLater ? "remote" : "local") path "
-                    + "\(localIsLater ? remote.path : local.path) was not applied"
+                pathNotice = .differentPaths(
+                    kept: path, notApplied: localIsLater ? remote.path : local.path,
+                    notAppliedSide: localIsLater ? .remote : .local)
             }
         } else {
             let byTime = localMovedAt.flatMap { l in remoteMovedAt.flatMap { r in l == r ? nil : l > r } }
@@ -107,10 +107,9 @@ public enum Reconciler {
             if local.path != remote.path {
                 let lostSide: Side = localRenameWins ? .remote : .local
                 renameLoser = (lostSide, lostSide == .local ? local : remote)
-                let why = byTime == nil ? "later changesetId" : "the later rename"
-                pathNotice =
-                    "renamed on both sides: kept \(path) (\(why)); the \(lostSide.rawValue) rename to \(localRenameWins ? remote.path : local.path) "
-                    + "is a recorded conflict (`docsync resolve \(path) --take \(lostSide.rawValue)` takes that name)"
+                pathNotice = .renamedOnBothSides(
+                    kept: path, byRenameTime: byTime != nil, lostSide: lostSide,
+                    lostPath: localRenameWins ? remote.path : local.path)
             }
         }
 
@@ -119,9 +118,7 @@ public enum Reconciler {
         result.path = path
         return Decision(
             result: result, contentFrom: contentFrom, loser: loser,
-            notice: loser.map {
-                "changed on both sides: kept the \(contentFrom.rawValue) version (later changesetId), the \($0.0.rawValue) one is in the conflict store"
-            },
+            notice: loser.map { _ in .changedOnBothSides(kept: contentFrom) },
             pathNotice: pathNotice, renameLoser: renameLoser)
     }
 }
