@@ -49,7 +49,18 @@ struct ContentPolicy {
         guard let l = try? JSONValueParser.parse(localBytes), let r = try? JSONValueParser.parse(remoteBytes) else {
             return whole(localIsLater ? .local : .remote, .tooDeepToMerge)
         }
-        let b = base.flatMap { try? JSONValueParser.parse($0) }
+        return fieldMerge(
+            base: base.flatMap { try? JSONValueParser.parse($0) }, local: (local, l, localBytes),
+            remote: (remote, r, remoteBytes), localIsLater: localIsLater, path: path, newChangesetId: newChangesetId)
+    }
+
+    /// The `merge` policy: field by field against the base, collisions to the later side.
+    private func fieldMerge(
+        base b: JSONValue?, local: (version: DocVersion, value: JSONValue, bytes: [UInt8]),
+        remote: (version: DocVersion, value: JSONValue, bytes: [UInt8]), localIsLater: Bool, path: String,
+        newChangesetId: () -> String
+    ) -> Outcome {
+        let (l, r) = (local.value, remote.value)
         // Merged with the earlier save as the first side and its file's layout, so that
         // every replica merging the same three versions writes the same bytes, whichever
         // side is local; conflicts are then said by side again.
@@ -65,7 +76,7 @@ struct ContentPolicy {
                 return c
             }
         }
-        let layoutBytes = localIsLater ? remoteBytes : localBytes
+        let layoutBytes = localIsLater ? remote.bytes : local.bytes
         let fields = merge.conflicts.map(\.path)
         // A side lost if the merge dropped any of its values: a collision it lost, or a
         // removal the other side's edit beat. When both lost something, keep the local
@@ -73,17 +84,17 @@ struct ContentPolicy {
         // nowhere else.
         let lostSides = Set(merge.conflicts.map { $0.taken == .local ? Reconciler.Side.remote : .local })
         let loserSide: Reconciler.Side? = lostSides.contains(.local) ? .local : lostSides.first
-        let loser = loserSide.map { ($0, $0 == .local ? local : remote) }
+        let loser = loserSide.map { ($0, $0 == .local ? local.version : remote.version) }
         let note = Self.mergeNote(merge.conflicts, loser: loserSide)
         // The merge may come out as exactly one side's document: keep that version as is.
-        for (side, value, version) in [(Reconciler.Side.local, l, local), (.remote, r, remote)]
+        for (side, value, version) in [(Reconciler.Side.local, l, local.version), (.remote, r, remote.version)]
         where merge.merged.isSameDocument(as: value, ignoring: .both) {
             var result = version
             result.path = path
             return Outcome(result: result, contentFrom: side, loser: loser, fields: fields, notice: note)
         }
         let (version, bytes) = Self.stamped(
-            merge.merged, refId: local.refId, changesetId: newChangesetId(), layout: layoutBytes, path: path)
+            merge.merged, refId: local.version.refId, changesetId: newChangesetId(), layout: layoutBytes, path: path)
         return Outcome(
             result: version, mergedBytes: bytes, contentFrom: nil, loser: loser, fields: fields, notice: note)
     }

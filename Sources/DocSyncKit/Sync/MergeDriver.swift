@@ -42,25 +42,13 @@ public enum MergeDriver {
         replica: String?, nowMillis: UInt64
     ) throws -> Outcome {
         func parse(_ bytes: [UInt8], _ name: String) throws -> JSONValue {
-            // A repeated member name is refused: merging would keep one of its values silently.
-            do { return try JSONValueParser.parse(bytes, uniqueMemberNames: true) } catch {
-                throw Failure(
-                    message:
-                        "\(name) (\(path ?? "the file")):\(error.line):\(error.column): \(error.reason); not merged")
-            }
+            try Self.parse(bytes, name, path: path)
         }
         let o = try parse(ours, "ours"), t = try parse(theirs, "theirs")
         let b =
             base.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) ? nil : try parse(base, "base")
         let (oursId, theirsId) = (changesetId(of: o), changesetId(of: t))
-        // The same id on both sides: both were edited outside docsync from one version, so
-        // neither is later; the tie goes to ours, as git's does.
-        let tie = oursId != nil && oursId == theirsId
-        let oursLater = tie || (oursId.flatMap { ours in theirsId.map { changesetOrder($0, ours) } } ?? true)
-        let why =
-            tie
-            ? "both sides carry the same changesetId (edited outside docsync): ours, as git does"
-            : oursId != nil && theirsId != nil ? "later changesetId" : "no changesetIds to compare: ours, as git does"
+        let (oursLater, why) = Self.later(oursId: oursId, theirsId: theirsId)
         let winner = oursLater ? "ours" : "theirs"
 
         let policy = path.map(config.policy(for:)) ?? config.policy(for: "")
@@ -92,17 +80,45 @@ public enum MergeDriver {
             outcome.result = theirs
             return outcome
         }
-        var value = merged.merged
-        if case .object(var members) = value, members["changesetId"] != nil || oursId != nil || theirsId != nil {
-            let latest = [oursId, theirsId].compactMap { $0.flatMap(ChangesetID.init) }.max()
-            let wall = max(nowMillis, (latest?.wallMillis ?? 0) + 1)
-            let id = ChangesetID(wallMillis: wall, counter: 0, replica: replica ?? ReplicaID.generate())
-            members["changesetId"] = .string(id.description)
-            value = .object(members)
-        }
+        let value = Self.stamped(
+            merged.merged, oursId: oursId, theirsId: theirsId, replica: replica, nowMillis: nowMillis)
         outcome.result = ContentPolicy.keepingLineEndsAndBOM(
             of: ours, JSONValueWriter.write(value, indent: JSONValueWriter.detectIndent(of: ours)))
         return outcome
+    }
+
+    /// A repeated member name is refused: merging would keep one of its values silently.
+    static func parse(_ bytes: [UInt8], _ name: String, path: String?) throws -> JSONValue {
+        do { return try JSONValueParser.parse(bytes, uniqueMemberNames: true) } catch {
+            throw Failure(
+                message: "\(name) (\(path ?? "the file")):\(error.line):\(error.column): \(error.reason); not merged")
+        }
+    }
+
+    /// Whether ours is the later side, and why. The same id on both sides: both were
+    /// edited outside docsync from one version, so neither is later; the tie goes to
+    /// ours, as git's does.
+    static func later(oursId: String?, theirsId: String?) -> (oursLater: Bool, why: String) {
+        let tie = oursId != nil && oursId == theirsId
+        let oursLater = tie || (oursId.flatMap { ours in theirsId.map { changesetOrder($0, ours) } } ?? true)
+        let why =
+            tie
+            ? "both sides carry the same changesetId (edited outside docsync): ours, as git does"
+            : oursId != nil && theirsId != nil ? "later changesetId" : "no changesetIds to compare: ours, as git does"
+        return (oursLater, why)
+    }
+
+    /// A merge of two documents with ids is a new version: a changesetId later than both.
+    static func stamped(
+        _ merged: JSONValue, oursId: String?, theirsId: String?, replica: String?, nowMillis: UInt64
+    ) -> JSONValue {
+        guard case .object(var members) = merged, members["changesetId"] != nil || oursId != nil || theirsId != nil
+        else { return merged }
+        let latest = [oursId, theirsId].compactMap { $0.flatMap(ChangesetID.init) }.max()
+        let wall = max(nowMillis, (latest?.wallMillis ?? 0) + 1)
+        let id = ChangesetID(wallMillis: wall, counter: 0, replica: replica ?? ReplicaID.generate())
+        members["changesetId"] = .string(id.description)
+        return .object(members)
     }
 
     static func changesetId(of value: JSONValue) -> String? {

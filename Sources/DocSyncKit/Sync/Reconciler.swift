@@ -65,54 +65,11 @@ public enum Reconciler {
                 notice: .editBeatDeletion(deletedOn: .remote),
                 lostDeletion: .remote)
         }
-        let localContentChanged = local.hash != base?.hash
-        let remoteContentChanged = remote.hash != base?.hash
-        let localMoved = local.path != base?.path
-        let remoteMoved = remote.path != base?.path
         let localIsLater = changesetOrder(remote.changesetId, local.changesetId)
-
-        var contentFrom: Side
-        var loser: (Side, DocVersion)? = nil
-        if !localContentChanged {
-            contentFrom = .remote
-        } else if !remoteContentChanged {
-            contentFrom = .local
-        } else if local.hash == remote.hash {
-            contentFrom = .remote
-        } else {
-            contentFrom = localIsLater ? .local : .remote
-            loser = localIsLater ? (.remote, remote) : (.local, local)
-        }
-        let path: String
-        var pathNotice: DocumentNotice? = nil
-        var renameLoser: (Side, DocVersion)? = nil
-        if !localMoved {
-            path = remote.path
-        } else if !remoteMoved {
-            path = local.path
-        } else if base == nil {
-            // Both sides brought the document back (or made it) at different paths: no
-            // rename lost, the later version's path is kept.
-            path = localIsLater ? local.path : remote.path
-            if local.path != remote.path {
-                pathNotice = .differentPaths(
-                    kept: path, notApplied: localIsLater ? remote.path : local.path,
-                    notAppliedSide: localIsLater ? .remote : .local)
-            }
-        } else {
-            let byTime = localMovedAt.flatMap { l in remoteMovedAt.flatMap { r in l == r ? nil : l > r } }
-            let localRenameWins = byTime ?? localIsLater
-            path = localRenameWins ? local.path : remote.path
-            // The rename that lost is said and kept, so the user can take that name after all.
-            if local.path != remote.path {
-                let lostSide: Side = localRenameWins ? .remote : .local
-                renameLoser = (lostSide, lostSide == .local ? local : remote)
-                pathNotice = .renamedOnBothSides(
-                    kept: path, byRenameTime: byTime != nil, lostSide: lostSide,
-                    lostPath: localRenameWins ? remote.path : local.path)
-            }
-        }
-
+        let (contentFrom, loser) = content(base: base, local: local, remote: remote, localIsLater: localIsLater)
+        let (path, pathNotice, renameLoser) = path(
+            base: base, local: local, remote: remote, localIsLater: localIsLater, localMovedAt: localMovedAt,
+            remoteMovedAt: remoteMovedAt)
         let winner = contentFrom == .local ? local : remote
         var result = winner
         result.path = path
@@ -120,5 +77,47 @@ public enum Reconciler {
             result: result, contentFrom: contentFrom, loser: loser,
             notice: loser.map { _ in .changedOnBothSides(kept: contentFrom) },
             pathNotice: pathNotice, renameLoser: renameLoser)
+    }
+
+    /// Whose content the document keeps, and the version that lost (content changed on
+    /// both sides differently: the later changesetId wins).
+    static func content(base: DocVersion?, local: DocVersion, remote: DocVersion, localIsLater: Bool) -> (
+        Side, (Side, DocVersion)?
+    ) {
+        if local.hash == base?.hash { return (.remote, nil) }
+        if remote.hash == base?.hash { return (.local, nil) }
+        if local.hash == remote.hash { return (.remote, nil) }
+        return localIsLater ? (.local, (.remote, remote)) : (.remote, (.local, local))
+    }
+
+    /// Where the document ends up: a rename on one side applies; renamed on both sides,
+    /// the later rename (or, without both times, the later changesetId) wins and the
+    /// other is said and kept as a conflict.
+    static func path(
+        base: DocVersion?, local: DocVersion, remote: DocVersion, localIsLater: Bool, localMovedAt: Int64?,
+        remoteMovedAt: Int64?
+    ) -> (String, DocumentNotice?, (Side, DocVersion)?) {
+        if local.path == base?.path { return (remote.path, nil, nil) }
+        if remote.path == base?.path { return (local.path, nil, nil) }
+        if base == nil {
+            // Both sides brought the document back (or made it) at different paths: no
+            // rename lost, the later version's path is kept.
+            let path = localIsLater ? local.path : remote.path
+            guard local.path != remote.path else { return (path, nil, nil) }
+            let notice = DocumentNotice.differentPaths(
+                kept: path, notApplied: localIsLater ? remote.path : local.path,
+                notAppliedSide: localIsLater ? .remote : .local)
+            return (path, notice, nil)
+        }
+        let byTime = localMovedAt.flatMap { l in remoteMovedAt.flatMap { r in l == r ? nil : l > r } }
+        let localRenameWins = byTime ?? localIsLater
+        let path = localRenameWins ? local.path : remote.path
+        // The rename that lost is said and kept, so the user can take that name after all.
+        guard local.path != remote.path else { return (path, nil, nil) }
+        let lostSide: Side = localRenameWins ? .remote : .local
+        let notice = DocumentNotice.renamedOnBothSides(
+            kept: path, byRenameTime: byTime != nil, lostSide: lostSide,
+            lostPath: localRenameWins ? remote.path : local.path)
+        return (path, notice, (lostSide, lostSide == .local ? local : remote))
     }
 }

@@ -68,50 +68,22 @@ extension SyncSession {
     /// the file still holding what the plan read); returns the documents skipped (a file
     /// changed meanwhile, or a write refused), which keep their old base.
     private func writeFiles(of plan: PullPlan, _ fileOps: [JournalEntry.FileOperation]) throws -> Set<String> {
-        // Removals first, so a document can move onto a path another one just left.
         let io = SafeTreeIO(root: workspace.layout.root)
-        let schemas = workspace.recordSchemas
         var skipped = Set<String>()
-        func skip(_ op: JournalEntry.FileOperation, _ message: String) {
-            report.warnings.append(message)
-            skipped.insert(op.refId)
-        }
-        // Each pulled document is reported as soon as its file is in place (when anybody
-        // listens: at 100,000 documents the grouping alone is megabytes).
-        var unreported = workspace.progress == nil ? [:] : Dictionary(grouping: plan.pulled, by: \.refId)
+        var progress = AppliedProgress(session: self, plan: plan, total: fileOps.count)
         workspace.index.reserve(fileOps.count)
-        var finishedOps = 0
-        func applied(_ op: JournalEntry.FileOperation) {
-            finishedOps += 1
-            for summary in unreported.removeValue(forKey: op.refId) ?? [] {
-                workspace.progress?(.document(.pull, summary))
-            }
-            workspace.progress?(.step(.pull, done: finishedOps, total: fileOps.count))
-        }
+        // Removals first, so a document can move onto a path another one just left.
         for op in fileOps {
             guard let from = op.fromPath, op.result?.path != from else { continue }
-            if let current = try? io.readIfPresent(from), ContentHash.of(current) != op.fromHash {
-                skip(
-                    op,
-                    "\(from): changed on disk while syncing (or tracked but in .docsyncignore); left in place, the remote version waits for the next sync"
-                )
-                continue
-            }
+            if changedOnDisk(from, op, io: io, skipped: &skipped) { continue }
             try io.remove(from)
             workspace.index.remove(path: from)
-            if op.result == nil { applied(op) }
+            if op.result == nil { progress.applied(op) }
         }
+        let schemas = workspace.recordSchemas
         for op in fileOps {
             guard let target = op.result, !skipped.contains(op.refId) else { continue }
-            if target.path == op.fromPath, let current = try? io.readIfPresent(target.path),
-                ContentHash.of(current) != op.fromHash
-            {
-                skip(
-                    op,
-                    "\(target.path): changed on disk while syncing (or tracked but in .docsyncignore); left in place, the remote version waits for the next sync"
-                )
-                continue
-            }
+            if target.path == op.fromPath, changedOnDisk(target.path, op, io: io, skipped: &skipped) { continue }
             do {
                 try writeFile(target, of: plan, io: io, schemas: schemas)
             } catch let refused as SafeTreeIO.Refused {
@@ -125,10 +97,46 @@ extension SyncSession {
                     changesetId: target.changesetId,
                     readAtNanos: FileSystem.currentTimeNanos)
             }
-            applied(op)
+            progress.applied(op)
         }
         workspace.progress?(.finished(.pull))
         return skipped
+    }
+
+    /// The file at `path` no longer holds what the plan read: it is left in place, the
+    /// document skipped (and warned of).
+    private func changedOnDisk(
+        _ path: String, _ op: JournalEntry.FileOperation, io: SafeTreeIO, skipped: inout Set<String>
+    ) -> Bool {
+        guard let current = try? io.readIfPresent(path), ContentHash.of(current) != op.fromHash else { return false }
+        report.warnings.append(
+            "\(path): changed on disk while syncing (or tracked but in .docsyncignore); left in place, the remote version waits for the next sync"
+        )
+        skipped.insert(op.refId)
+        return true
+    }
+
+    /// Tells whoever listens of each pulled document as soon as its file is in place.
+    private struct AppliedProgress {
+        let session: SyncSession
+        /// When anybody listens: at 100,000 documents the grouping alone is megabytes.
+        var unreported: [String: [ChangeSummary]]
+        var finished = 0
+        let total: Int
+
+        init(session: SyncSession, plan: PullPlan, total: Int) {
+            self.session = session
+            self.total = total
+            unreported = session.workspace.progress == nil ? [:] : Dictionary(grouping: plan.pulled, by: \.refId)
+        }
+
+        mutating func applied(_ op: JournalEntry.FileOperation) {
+            finished += 1
+            for summary in unreported.removeValue(forKey: op.refId) ?? [] {
+                session.workspace.progress?(.document(.pull, summary))
+            }
+            session.workspace.progress?(.step(.pull, done: finished, total: total))
+        }
     }
 
     /// Writes one pulled version (not fsynced: one flush follows for all of them) and
