@@ -8,90 +8,6 @@ import Foundation
 /// lost learns of it on its next sync, and a resolve on any replica settles the record
 /// everywhere. A record is identified by its document and the losing changesetId.
 public struct ConflictStore {
-    public struct Record: Codable, Sendable, Equatable {
-        public var refId: String
-        /// The stored (losing) version.
-        public var changesetId: String
-        public var path: String
-        /// Which side the stored version came from, seen from the replica that recorded it.
-        public var side: Reconciler.Side
-        /// The changesetId of the version that was kept in the document.
-        public var winner: String
-        public var time: Int64
-        public var file: String?
-        /// The policy that decided.
-        public var policy: MergePolicy?
-        /// Fields whose values differ between the two versions (collided, or for a whole
-        /// document decision every differing field), dotted paths. `resolve --take`
-        /// replaces exactly these.
-        public var fields: [String]?
-        /// When `docsync resolve` settled it; nil while open.
-        public var resolved: Int64?
-        /// The stored side is a deletion that lost to an edit (the bytes are the version
-        /// that was deleted).
-        public var deleted: Bool?
-        /// The replica that recorded the conflict.
-        public var replica: String?
-        /// The replica whose version (or deletion) lost: it is told on its next sync.
-        public var lostBy: String?
-        /// Why the version was kept aside, when it is not a lost collision.
-        public var reason: String?
-        /// How it was settled: local, remote, a changesetId, or "as is"; and by whom.
-        public var take: String?
-        public var resolvedBy: String?
-        /// False while this record (or its resolution) still has to go to the remote.
-        public var shared: Bool?
-        /// The stored version's *name* lost: the document was renamed on both sides, and
-        /// `path` is the rename that was not applied (its content is the kept one's).
-        public var renameLost: Bool?
-
-        public var isOpen: Bool { resolved == nil }
-
-        /// The record's name in the store (and on the remote): the losing changesetId; for
-        /// a deletion that lost, `<deleted changesetId>.deletion.<winner>.<deleter>`, so a
-        /// version that lost a field, and each replica's deletion of it that lost to an
-        /// edit, are records of their own.
-        public var storeName: String {
-            ConflictStore.storeName(
-                changesetId: changesetId, deleted: deleted == true, winner: winner, deleter: lostBy,
-                renamed: renameLost == true)
-        }
-
-        public init(
-            refId: String, changesetId: String, path: String, side: Reconciler.Side, winner: String, time: Int64,
-            policy: MergePolicy? = nil, fields: [String]? = nil, deleted: Bool? = nil, replica: String? = nil,
-            lostBy: String? = nil,
-            reason: String? = nil, renameLost: Bool? = nil
-        ) {
-            self.refId = refId
-            self.changesetId = changesetId
-            self.path = path
-            self.side = side
-            self.winner = winner
-            self.time = time
-            self.policy = policy
-            self.fields = fields
-            self.deleted = deleted
-            self.replica = replica
-            self.lostBy = lostBy
-            self.reason = reason
-            self.renameLost = renameLost
-            self.file = ConflictStore.relativeFile(
-                refId: refId,
-                storeName: ConflictStore.storeName(
-                    changesetId: changesetId, deleted: deleted == true,
-                    winner: winner, deleter: lostBy,
-                    renamed: renameLost == true))
-        }
-
-        /// The same record as the remote should hold it (no local bookkeeping).
-        var forSharing: Record {
-            var copy = self
-            copy.shared = nil
-            return copy
-        }
-    }
-
     public let root: String
 
     public init(root: String) { self.root = root }
@@ -155,9 +71,7 @@ public struct ConflictStore {
     public func markResolved(_ refId: String, take: String, by replica: String) throws -> [Record] {
         var settled: [Record] = []
         for var record in list() where record.refId == refId && record.isOpen {
-            record.resolved = FileSystem.currentTimeNanos / 1_000_000
-            record.take = take
-            record.resolvedBy = replica
+            record.resolution = .init(time: FileSystem.currentTimeNanos / 1_000_000, take: take, by: replica)
             record.shared = false
             try save(record)
             settled.append(record)
@@ -176,9 +90,7 @@ public struct ConflictStore {
             return record
         }
         guard local.isOpen, !record.isOpen else { return nil }
-        local.resolved = record.resolved
-        local.take = record.take
-        local.resolvedBy = record.resolvedBy
+        local.resolution = record.resolution
         local.shared = true
         try save(local)
         return local
@@ -194,7 +106,7 @@ public struct ConflictStore {
     func markShared(_ records: [Record]) throws {
         for shared in records {
             guard var record = record(refId: shared.refId, storeName: shared.storeName),
-                record.resolved == shared.resolved
+                record.resolution == shared.resolution
             else { continue }
             record.shared = true
             try save(record)

@@ -46,8 +46,8 @@ extension DocumentPlanner {
         }
         let record = ConflictStore.Record(
             refId: refId, changesetId: loser.version.changesetId, path: loser.version.path, side: loser.side,
-            winner: winner, time: time, policy: settled.settled?.policy ?? .lww, fields: fields, replica: replicaId,
-            lostBy: ChangesetID(loser.version.changesetId)?.replica)
+            winner: winner, time: time, kind: .version(policy: settled.settled?.policy ?? .lww, fields: fields),
+            replica: replicaId, lostBy: ChangesetID(loser.version.changesetId)?.replica)
         let kept: KeptVersion =
             settled.settled?.merged == true ? .merged : decision.contentFrom == .local ? .local : .remote
         let summary = ConflictSummary(
@@ -74,7 +74,7 @@ extension DocumentPlanner {
         let deletedId = side == .remote ? entry.changesetId : (base?.changesetId ?? kept.changesetId)
         var record = ConflictStore.Record(
             refId: entry.refId, changesetId: deletedId, path: base?.path ?? kept.path, side: side,
-            winner: kept.changesetId, time: time, deleted: true, replica: replicaId,
+            winner: kept.changesetId, time: time, kind: .deletion, replica: replicaId,
             lostBy: side == .local ? replicaId : entry.replica, reason: "an edit beat a deletion")
         let deletedOther = side == .remote && plan.deletesAnotherVersion
         let deletedBytes = deletedOther ? content.deleted : content.base
@@ -102,9 +102,8 @@ extension DocumentPlanner {
             lost.side == .local || lost.version.hash == plan.start.local?.hash ? content.local : content.remote
         let record = ConflictStore.Record(
             refId: entry.refId, changesetId: lost.version.changesetId, path: lost.version.path, side: lost.side,
-            winner: kept.changesetId, time: time, replica: replicaId,
-            lostBy: lost.side == .local ? replicaId : entry.replica,
-            reason: "renamed on both sides", renameLost: true)
+            winner: kept.changesetId, time: time, kind: .rename, replica: replicaId,
+            lostBy: lost.side == .local ? replicaId : entry.replica, reason: "renamed on both sides")
         let summary = ConflictSummary(
             refId: entry.refId, path: kept.path, kept: .other(than: lost.side), keptChangesetId: kept.changesetId,
             stored: .rename(of: lost.side), storedChangesetId: lost.version.changesetId, file: record.file)
