@@ -535,5 +535,3 @@ private struct ExactDecimal {
         return (negative ? "-" : "") + text
     }
 }
-
-@inline(__always) private func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
