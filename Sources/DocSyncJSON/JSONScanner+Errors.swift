@@ -11,15 +11,15 @@ public struct JSONSyntaxError: Error, Equatable, Sendable, CustomStringConvertib
     /// Short lowercase explanation, e.g. "unterminated string".
     public var reason: String
 
+    /// "line L, column C: reason"
+    public var description: String { "line \(line), column \(column): \(reason)" }
+
     public init(offset: Int, line: Int, column: Int, reason: String) {
         self.offset = offset
         self.line = line
         self.column = column
         self.reason = reason
     }
-
-    /// "line L, column C: reason"
-    public var description: String { "line \(line), column \(column): \(reason)" }
 }
 
 extension JSONScanner.Scanner {
