@@ -147,7 +147,7 @@ extension JSONScanner.Scanner {
         return pos > start
     }
 
-    mutating func scanLiteral(_ word: StaticString) throws(JSONSyntaxError) {
+    @inline(__always) mutating func scanLiteral(_ word: StaticString) throws(JSONSyntaxError) {
         let text = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
         for expected in text {
             guard pos < end, buf[pos] == expected else { throw error("invalid literal, expected '\(word)'") }
