@@ -71,55 +71,12 @@ extension Merger {
         func byId(_ array: [JSONValue]) -> [String: JSONValue] {
             Dictionary(array.map { (Self.identity(of: $0, key: key)!, $0) }, uniquingKeysWith: { a, _ in a })
         }
-        let ids = (
+        let ids = RecordIds(
             base: base.map { Self.identity(of: $0, key: key)! }, local: local.map { Self.identity(of: $0, key: key)! },
-            remote: remote.map { Self.identity(of: $0, key: key)! }
-        )
+            remote: remote.map { Self.identity(of: $0, key: key)! })
         let (b, l, r) = (byId(base), byId(local), byId(remote))
-
-        // Which elements survive: on both sides, added on one, or changed on one and
-        // removed on the other (an edit beats a removal).
-        var survivors = Set<String>()
-        var beatRemoval: [String: FieldMerge.Winner] = [:]
-        for id in Set(ids.local + ids.remote) {
-            switch (l[id], r[id]) {
-            case (_?, _?): survivors.insert(id)
-            case (let kept?, nil), (nil, let kept?):
-                let side: FieldMerge.Winner = l[id] != nil ? .local : .remote
-                guard let was = b[id] else {
-                    survivors.insert(id)
-                    continue
-                }
-                if kept != was {
-                    survivors.insert(id)
-                    beatRemoval[id] = side
-                }
-            case (nil, nil): break
-            }
-        }
-
-        // Order: the sequence merge of the identities, survivors only, then any survivor the
-        // order lost right after its predecessor on the side that kept it.
-        var tokens = Tokens()
-        let sequence = SequenceMerge.merge(
-            base: tokens.of(ids.base), local: tokens.of(ids.local), remote: tokens.of(ids.remote),
-            laterIsLocal: laterIsLocal)
-        let sideIds = [ids.base, ids.local, ids.remote]
-        var order: [String] = []
-        var placed = Set<String>()
-        for (side, index) in sequence.elements {
-            let id = sideIds[side][index]
-            if survivors.contains(id), placed.insert(id).inserted { order.append(id) }
-        }
-        let (earlierIds, laterIds) = laterIsLocal ? (ids.remote, ids.local) : (ids.local, ids.remote)
-        for list in [earlierIds, laterIds] {
-            for id in list where survivors.contains(id) && !placed.contains(id) {
-                let keeper = laterIds.contains(id) ? laterIds : earlierIds
-                let before = keeper[..<keeper.firstIndex(of: id)!].last { placed.contains($0) }
-                order.insert(id, at: before.flatMap { order.firstIndex(of: $0) }.map { $0 + 1 } ?? 0)
-                placed.insert(id)
-            }
-        }
+        let (survivors, beatRemoval) = Self.survivingRecords(ids: ids, base: b, local: l, remote: r)
+        let order = Self.recordOrder(ids: ids, survivors: survivors, laterIsLocal: laterIsLocal)
 
         // Each element, merged at its place in the result.
         let elementNode = trie.child(node, "*")
@@ -146,6 +103,65 @@ extension Merger {
             }
         }
         return merged
+    }
+
+    /// The identities of each side's elements, in its order.
+    struct RecordIds {
+        var base: [String]
+        var local: [String]
+        var remote: [String]
+    }
+
+    /// Which elements survive: on both sides, added on one, or changed on one and removed
+    /// on the other (an edit beats a removal; `beatRemoval` says which side's edit).
+    static func survivingRecords(
+        ids: RecordIds, base: [String: JSONValue], local: [String: JSONValue], remote: [String: JSONValue]
+    ) -> (survivors: Set<String>, beatRemoval: [String: FieldMerge.Winner]) {
+        var survivors = Set<String>()
+        var beatRemoval: [String: FieldMerge.Winner] = [:]
+        for id in Set(ids.local + ids.remote) {
+            switch (local[id], remote[id]) {
+            case (_?, _?): survivors.insert(id)
+            case (let kept?, nil), (nil, let kept?):
+                let side: FieldMerge.Winner = local[id] != nil ? .local : .remote
+                guard let was = base[id] else {
+                    survivors.insert(id)
+                    continue
+                }
+                if kept != was {
+                    survivors.insert(id)
+                    beatRemoval[id] = side
+                }
+            case (nil, nil): break
+            }
+        }
+        return (survivors, beatRemoval)
+    }
+
+    /// Order: the sequence merge of the identities, survivors only, then any survivor the
+    /// order lost right after its predecessor on the side that kept it.
+    static func recordOrder(ids: RecordIds, survivors: Set<String>, laterIsLocal: Bool) -> [String] {
+        var tokens = Tokens()
+        let sequence = SequenceMerge.merge(
+            base: tokens.of(ids.base), local: tokens.of(ids.local), remote: tokens.of(ids.remote),
+            laterIsLocal: laterIsLocal)
+        let sideIds = [ids.base, ids.local, ids.remote]
+        var order: [String] = []
+        var placed = Set<String>()
+        for (side, index) in sequence.elements {
+            let id = sideIds[side][index]
+            if survivors.contains(id), placed.insert(id).inserted { order.append(id) }
+        }
+        let (earlierIds, laterIds) = laterIsLocal ? (ids.remote, ids.local) : (ids.local, ids.remote)
+        for list in [earlierIds, laterIds] {
+            for id in list where survivors.contains(id) && !placed.contains(id) {
+                let keeper = laterIds.contains(id) ? laterIds : earlierIds
+                let before = keeper[..<keeper.firstIndex(of: id)!].last { placed.contains($0) }
+                order.insert(id, at: before.flatMap { order.firstIndex(of: $0) }.map { $0 + 1 } ?? 0)
+                placed.insert(id)
+            }
+        }
+        return order
     }
 
     /// One element on both sides, merged with the earlier save as "local" (so the result
@@ -196,8 +212,9 @@ extension Merger {
     }
 }
 
-/// Equal JSON values (by exact compact text) as equal Ints, for SequenceMerge.
-private struct Tokens {
+/// Equal JSON values (by exact compact text) as equal Ints, for SequenceMerge (and the
+/// sequence diff of JSONDiff).
+struct Tokens {
     private var known: [String: Int] = [:]
 
     mutating func of(_ values: [JSONValue]) -> [Int] {

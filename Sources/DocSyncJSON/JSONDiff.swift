@@ -80,37 +80,49 @@ public enum JSONDiff {
     {
         var out: [Change] = []
         if let key = keys.first(where: { Merger.isIdentity($0, in: [x, y]) }) {
-            let newIndex = Dictionary(
-                uniqueKeysWithValues: y.enumerated().map { (Merger.identity(of: $1, key: key)!, $0) })
-            let oldIds = Set(x.map { Merger.identity(of: $0, key: key)! })
-            for (i, element) in x.enumerated() {
-                let id = Merger.identity(of: element, key: key)!
-                if let j = newIndex[id] {
-                    diff(element, y[j], pointer: pointer + "/\(j)", depth: depth + 1, keys: keys, into: &out)
-                } else {
-                    out.append(
-                        Change(
-                            pointer: pointer + "/\(i)", kind: .removed, old: JSONValueWriter.compactString(element),
-                            new: nil))
-                }
-            }
-            for (j, element) in y.enumerated() where !oldIds.contains(Merger.identity(of: element, key: key)!) {
+            recordChanges(x, y, key: key, pointer: pointer, depth: depth, keys: keys, into: &out)
+        } else {
+            sequenceChanges(x, y, pointer: pointer, depth: depth, keys: keys, into: &out)
+        }
+        return out
+    }
+
+    /// Elements matched by their identity member: a matched pair is diffed (at its new
+    /// index), the rest are removed or added.
+    private static func recordChanges(
+        _ x: [JSONValue], _ y: [JSONValue], key: String, pointer: String, depth: Int, keys: [String],
+        into out: inout [Change]
+    ) {
+        let newIndex = Dictionary(
+            uniqueKeysWithValues: y.enumerated().map { (Merger.identity(of: $1, key: key)!, $0) })
+        let oldIds = Set(x.map { Merger.identity(of: $0, key: key)! })
+        for (i, element) in x.enumerated() {
+            let id = Merger.identity(of: element, key: key)!
+            if let j = newIndex[id] {
+                diff(element, y[j], pointer: pointer + "/\(j)", depth: depth + 1, keys: keys, into: &out)
+            } else {
                 out.append(
                     Change(
-                        pointer: pointer + "/\(j)", kind: .added, old: nil, new: JSONValueWriter.compactString(element))
-                )
+                        pointer: pointer + "/\(i)", kind: .removed, old: JSONValueWriter.compactString(element),
+                        new: nil))
             }
-            return out
         }
-        var tokens: [String: Int] = [:]
-        func token(_ v: JSONValue) -> Int {
-            let text = JSONValueWriter.compactString(v)
-            if let t = tokens[text] { return t }
-            tokens[text] = tokens.count
-            return tokens.count - 1
+        for (j, element) in y.enumerated() where !oldIds.contains(Merger.identity(of: element, key: key)!) {
+            out.append(
+                Change(
+                    pointer: pointer + "/\(j)", kind: .added, old: nil, new: JSONValueWriter.compactString(element))
+            )
         }
-        let (tx, ty) = (x.map(token), y.map(token))
-        let match = SequenceMerge.matches(tx, ty)
+    }
+
+    /// Elements matched as a sequence (equal values in order): between two matched pairs,
+    /// the removed and added elements are diffed pairwise, and the surplus of either is
+    /// removed or added.
+    private static func sequenceChanges(
+        _ x: [JSONValue], _ y: [JSONValue], pointer: String, depth: Int, keys: [String], into out: inout [Change]
+    ) {
+        var tokens = Tokens()
+        let match = SequenceMerge.matches(tokens.of(x), tokens.of(y))
         var j = 0
         var i = 0
         while i <= x.count {
@@ -139,6 +151,5 @@ public enum JSONDiff {
             i = k + 1
             j = end + 1
         }
-        return out
     }
 }

@@ -85,66 +85,86 @@ private struct Builder {
         if end >= 3, buf[0] == 0xEF, buf[1] == 0xBB, buf[2] == 0xBF { pos = 3 }
         skipWhitespace()
 
-        value: while true {
-            var value: JSONValue
+        // Each turn reads one value; an opened container goes on with its first child.
+        while true {
+            let value: JSONValue
             switch buf[pos] {
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                let isObject = buf[pos] == UInt8(ascii: "{")
                 guard stack.count < maxDepth else {
                     discardStack()
                     return nil
                 }
-                pos += 1
-                skipWhitespace()
-                if buf[pos] == UInt8(ascii: isObject ? "}" : "]") {
-                    pos += 1
-                    value = isObject ? .object([:]) : .array([])
-                } else {
-                    stack.append(Frame(isObject: isObject))
-                    if isObject { readKey() }
-                    continue value
-                }
-            case quote:
-                value = .string(readString())
-            case UInt8(ascii: "t"):
-                pos += 4
-                value = .bool(true)
-            case UInt8(ascii: "f"):
-                pos += 5
-                value = .bool(false)
-            case UInt8(ascii: "n"):
-                pos += 4
-                value = .null
-            default:  // a number
-                let start = pos
-                while pos < end, isNumberByte(buf[pos]) { pos += 1 }
-                value = .number(String(decoding: UnsafeBufferPointer(rebasing: buf[start..<pos]), as: UTF8.self))
+                guard let empty = openContainer() else { continue }
+                value = empty
+            default:
+                value = readScalar()
             }
-
-            // `value` is complete: add it to the innermost open container, closing those
-            // that end here.
-            while !stack.isEmpty {
-                let top = stack.count - 1
-                if stack[top].isObject {
-                    if var replaced = stack[top].object.updateValue(value, forKey: stack[top].key) {
-                        replaced.dismantle()  // duplicate key; the old value may be deep
-                    }
-                } else {
-                    stack[top].array.append(value)
-                }
-                skipWhitespace()
-                let byte = buf[pos]
-                pos += 1
-                if byte == UInt8(ascii: ",") {
-                    skipWhitespace()
-                    if stack[top].isObject { readKey() }
-                    continue value
-                }
-                let frame = stack.removeLast()
-                value = frame.isObject ? .object(frame.object) : .array(frame.array)
-            }
-            return value
+            if let document = add(value) { return document }
         }
+    }
+
+    /// The '{' or '[' at `pos`: an empty container's value, or nil with `pos` at the
+    /// first child of the container it opened.
+    private mutating func openContainer() -> JSONValue? {
+        let isObject = buf[pos] == UInt8(ascii: "{")
+        pos += 1
+        skipWhitespace()
+        if buf[pos] == UInt8(ascii: isObject ? "}" : "]") {
+            pos += 1
+            return isObject ? .object([:]) : .array([])
+        }
+        stack.append(Frame(isObject: isObject))
+        if isObject { readKey() }
+        return nil
+    }
+
+    /// The string, literal or number at `pos`.
+    private mutating func readScalar() -> JSONValue {
+        switch buf[pos] {
+        case quote:
+            return .string(readString())
+        case UInt8(ascii: "t"):
+            pos += 4
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            pos += 5
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            pos += 4
+            return .null
+        default:  // a number
+            let start = pos
+            while pos < end, isNumberByte(buf[pos]) { pos += 1 }
+            return .number(String(decoding: UnsafeBufferPointer(rebasing: buf[start..<pos]), as: UTF8.self))
+        }
+    }
+
+    /// Adds a complete value to the innermost open container, closing those that end
+    /// here: the whole document once the last one closes, nil when another value follows
+    /// (with `pos` at it).
+    private mutating func add(_ value: JSONValue) -> JSONValue? {
+        var value = value
+        while !stack.isEmpty {
+            let top = stack.count - 1
+            if stack[top].isObject {
+                if var replaced = stack[top].object.updateValue(value, forKey: stack[top].key) {
+                    replaced.dismantle()  // duplicate key; the old value may be deep
+                }
+            } else {
+                stack[top].array.append(value)
+            }
+            skipWhitespace()
+            let byte = buf[pos]
+            pos += 1
+            if byte == UInt8(ascii: ",") {
+                skipWhitespace()
+                if stack[top].isObject { readKey() }
+                return nil
+            }
+            let frame = stack.removeLast()
+            value = frame.isObject ? .object(frame.object) : .array(frame.array)
+        }
+        return value
     }
 
     /// Frees the open containers without recursion (their members may be deep).

@@ -135,6 +135,8 @@ private struct Writer {
     let pretty: Bool
     let indent: [UInt8]
     var out: [UInt8] = []
+    /// The containers being written, innermost last.
+    var stack: [Frame] = []
 
     init(pretty: Bool, indent: [UInt8]) {
         self.pretty = pretty
@@ -142,57 +144,66 @@ private struct Writer {
     }
 
     mutating func write(_ root: JSONValue) {
-        var stack: [Frame] = []
         var value = root
-        nextValue: while true {
-            switch value {
-            case .object(let members) where members.isEmpty:
-                out += [UInt8(ascii: "{"), UInt8(ascii: "}")]
-            case .array(let items) where items.isEmpty:
-                out += [UInt8(ascii: "["), UInt8(ascii: "]")]
-            case .object(let members):
-                out.append(UInt8(ascii: "{"))
-                stack.append(Frame(container: .object(members)))
-            case .array(let items):
-                out.append(UInt8(ascii: "["))
-                stack.append(Frame(container: .array(items)))
-            case .string(let text):
-                writeString(text)
-            case .number(let text):
-                out += text.utf8
-            case .bool(let flag):
-                out += (flag ? "true" : "false").utf8
-            case .null:
-                out += "null".utf8
-            }
-
-            // Find the next value to write, closing finished containers on the way.
-            while let top = stack.last {
-                if top.next < top.count {
-                    if top.next > 0 { out.append(UInt8(ascii: ",")) }
-                    newline(depth: stack.count)
-                    switch top.container {
-                    case .object(let members):
-                        writeString(members.keys[top.next])
-                        out.append(UInt8(ascii: ":"))
-                        if pretty { out.append(0x20) }
-                        value = members.values[top.next]
-                    case .array(let items):
-                        value = items[top.next]
-                    }
-                    stack[stack.count - 1].next += 1
-                    continue nextValue
-                }
-                let frame = stack.removeLast()
-                newline(depth: stack.count)
-                if case .object = frame.container {
-                    out.append(UInt8(ascii: "}"))
-                } else {
-                    out.append(UInt8(ascii: "]"))
-                }
-            }
-            return
+        while true {
+            begin(value)
+            guard let next = nextValue() else { return }
+            value = next
         }
+    }
+
+    /// Writes a scalar or an empty container whole, or a container's opening bracket
+    /// (pushing it, to write its members next).
+    private mutating func begin(_ value: JSONValue) {
+        switch value {
+        case .object(let members) where members.isEmpty:
+            out += [UInt8(ascii: "{"), UInt8(ascii: "}")]
+        case .array(let items) where items.isEmpty:
+            out += [UInt8(ascii: "["), UInt8(ascii: "]")]
+        case .object(let members):
+            out.append(UInt8(ascii: "{"))
+            stack.append(Frame(container: .object(members)))
+        case .array(let items):
+            out.append(UInt8(ascii: "["))
+            stack.append(Frame(container: .array(items)))
+        case .string(let text):
+            writeString(text)
+        case .number(let text):
+            out += text.utf8
+        case .bool(let flag):
+            out += (flag ? "true" : "false").utf8
+        case .null:
+            out += "null".utf8
+        }
+    }
+
+    /// The next value to write (after its separator and key), closing finished
+    /// containers on the way; nil when the root is done.
+    private mutating func nextValue() -> JSONValue? {
+        while let top = stack.last {
+            if top.next < top.count {
+                if top.next > 0 { out.append(UInt8(ascii: ",")) }
+                newline(depth: stack.count)
+                stack[stack.count - 1].next += 1
+                switch top.container {
+                case .object(let members):
+                    writeString(members.keys[top.next])
+                    out.append(UInt8(ascii: ":"))
+                    if pretty { out.append(0x20) }
+                    return members.values[top.next]
+                case .array(let items):
+                    return items[top.next]
+                }
+            }
+            let frame = stack.removeLast()
+            newline(depth: stack.count)
+            if case .object = frame.container {
+                out.append(UInt8(ascii: "}"))
+            } else {
+                out.append(UInt8(ascii: "]"))
+            }
+        }
+        return nil
     }
 
     private mutating func newline(depth: Int) {

@@ -5,6 +5,28 @@
 import DocSyncJSON
 
 extension Evaluator {
+    /// `$ref`, `$dynamicRef`, `allOf`/`anyOf`/`oneOf`, `not`, `if`: subschemas on the same value.
+    func applyApplicator(
+        _ kind: Keyword, _ keyword: String, _ value: JSONValue, _ keywords: JSONObject, _ instance: JSONValue,
+        _ path: InstancePath, _ context: EvaluationContext, _ outcome: inout Outcome
+    ) {
+        switch kind {
+        case .ref:
+            if case .string(let ref) = value { outcome.absorb(followReference(ref, instance, path, context)) }
+        case .dynamicRef:
+            if case .string(let ref) = value {
+                outcome.absorb(followDynamicReference(ref, instance, path, context))
+            }
+        case .combination:
+            if case .array(let schemas) = value {
+                checkCombination(keyword, schemas, instance, path, context, &outcome)
+            }
+        case .not: checkNot(value, instance, path, context, &outcome)
+        case .if: checkConditional(value, keywords, instance, path, context, &outcome)
+        default: break
+        }
+    }
+
     func followReference(_ ref: String, _ instance: JSONValue, _ path: InstancePath, _ context: EvaluationContext)
         -> Outcome
     {

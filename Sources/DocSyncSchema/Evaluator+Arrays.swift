@@ -5,6 +5,21 @@
 import DocSyncJSON
 
 extension Evaluator {
+    /// The array keywords but `unevaluatedItems` (which waits for all the others).
+    func checkArrayKeyword(
+        _ kind: Keyword, _ keyword: String, _ value: JSONValue, _ keywords: JSONObject, _ instance: JSONValue,
+        _ path: InstancePath, _ context: EvaluationContext, _ outcome: inout Outcome
+    ) {
+        switch kind {
+        case .items, .prefixItems, .additionalItems:
+            checkItems(keyword, value, keywords, instance, path, context, &outcome)
+        case .contains: checkContains(value, keywords, instance, path, context, &outcome)
+        case .itemCount: checkItemCount(keyword, value, instance, path, &outcome)
+        case .uniqueItems: checkUniqueItems(value, instance, path, &outcome)
+        default: break
+        }
+    }
+
     func checkItems(
         _ keyword: String, _ value: JSONValue, _ keywords: JSONObject, _ instance: JSONValue,
         _ path: InstancePath, _ context: EvaluationContext, _ outcome: inout Outcome
@@ -69,12 +84,8 @@ extension Evaluator {
         _ keyword: String, _ bound: JSONValue, _ instance: JSONValue, _ path: InstancePath,
         _ outcome: inout Outcome
     ) {
-        guard case .array(let items) = instance, let limit = count(bound) else { return }
-        if keyword == "minItems", items.count < limit {
-            outcome.fail(path, keyword, "expected at least \(limit) items, found \(items.count)")
-        } else if keyword == "maxItems", items.count > limit {
-            outcome.fail(path, keyword, "expected at most \(limit) items, found \(items.count)")
-        }
+        guard case .array(let items) = instance else { return }
+        checkSize(keyword, bound, found: items.count, of: "items", path, &outcome)
     }
 
     func checkUniqueItems(_ flag: JSONValue, _ instance: JSONValue, _ path: InstancePath, _ outcome: inout Outcome) {

@@ -5,6 +5,21 @@
 import DocSyncJSON
 
 extension Evaluator {
+    /// The object keywords but `unevaluatedProperties` (which waits for all the others).
+    func checkObjectKeyword(
+        _ kind: Keyword, _ keyword: String, _ value: JSONValue, _ keywords: JSONObject, _ instance: JSONValue,
+        _ path: InstancePath, _ context: EvaluationContext, _ outcome: inout Outcome
+    ) {
+        switch kind {
+        case .properties: checkProperties(keyword, value, keywords, instance, path, context, &outcome)
+        case .propertyNames: checkPropertyNames(value, instance, path, context, &outcome)
+        case .required: checkRequired(value, instance, path, &outcome)
+        case .propertyCount: checkPropertyCount(keyword, value, instance, path, &outcome)
+        case .dependencies, .dependentOnly2020: checkDependencies(keyword, value, instance, path, context, &outcome)
+        default: break
+        }
+    }
+
     /// `properties`, `patternProperties` and `additionalProperties`; the last one looks at
     /// its two siblings to know which members are additional.
     func checkProperties(
@@ -73,12 +88,8 @@ extension Evaluator {
         _ keyword: String, _ bound: JSONValue, _ instance: JSONValue, _ path: InstancePath,
         _ outcome: inout Outcome
     ) {
-        guard case .object(let members) = instance, let limit = count(bound) else { return }
-        if keyword == "minProperties", members.count < limit {
-            outcome.fail(path, keyword, "expected at least \(limit) properties, found \(members.count)")
-        } else if keyword == "maxProperties", members.count > limit {
-            outcome.fail(path, keyword, "expected at most \(limit) properties, found \(members.count)")
-        }
+        guard case .object(let members) = instance else { return }
+        checkSize(keyword, bound, found: members.count, of: "properties", path, &outcome)
     }
 
     /// `dependentRequired` (lists of names), `dependentSchemas` (schemas) and draft-07

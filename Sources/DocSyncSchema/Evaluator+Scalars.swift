@@ -6,6 +6,23 @@
 import DocSyncJSON
 
 extension Evaluator {
+    /// Keywords on any value (`type`, `enum`, `const`, `format`), numbers and strings.
+    func checkValueKeyword(
+        _ kind: Keyword, _ keyword: String, _ value: JSONValue, _ instance: JSONValue, _ path: InstancePath,
+        _ outcome: inout Outcome
+    ) {
+        switch kind {
+        case .type: checkType(value, instance, path, &outcome)
+        case .enum: checkEnum(value, instance, path, &outcome)
+        case .const: if !jsonEqual(value, instance) { outcome.fail(path, "const", "expected \(short(value))") }
+        case .format: checkFormat(value, instance, path, &outcome)
+        case .numberBound: checkNumber(keyword, value, instance, path, &outcome)
+        case .length: checkLength(keyword, value, instance, path, &outcome)
+        case .pattern: checkPattern(value, instance, path, &outcome)
+        default: break
+        }
+    }
+
     func checkType(_ expected: JSONValue, _ instance: JSONValue, _ path: InstancePath, _ outcome: inout Outcome) {
         let names: [String]
         switch expected {
@@ -73,13 +90,8 @@ extension Evaluator {
         _ keyword: String, _ bound: JSONValue, _ instance: JSONValue, _ path: InstancePath,
         _ outcome: inout Outcome
     ) {
-        guard case .string(let text) = instance, let limit = count(bound) else { return }
-        let length = text.unicodeScalars.count
-        if keyword == "minLength", length < limit {
-            outcome.fail(path, keyword, "expected at least \(limit) characters, found \(length)")
-        } else if keyword == "maxLength", length > limit {
-            outcome.fail(path, keyword, "expected at most \(limit) characters, found \(length)")
-        }
+        guard case .string(let text) = instance else { return }
+        checkSize(keyword, bound, found: text.unicodeScalars.count, of: "characters", path, &outcome)
     }
 
     func checkPattern(_ pattern: JSONValue, _ instance: JSONValue, _ path: InstancePath, _ outcome: inout Outcome) {
@@ -114,6 +126,20 @@ func typeName(_ instance: JSONValue) -> String {
     case .array: "array"
     case .string: "string"
     case .number: has(type: "integer", instance) ? "integer" : "number"
+    }
+}
+
+/// A `min…` or `max…` keyword on a size (characters, items, properties): fails when
+/// `found` is on the wrong side of the bound.
+func checkSize(
+    _ keyword: String, _ bound: JSONValue, found: Int, of unit: String, _ path: InstancePath,
+    _ outcome: inout Outcome
+) {
+    guard let limit = count(bound) else { return }
+    if keyword.hasPrefix("min"), found < limit {
+        outcome.fail(path, keyword, "expected at least \(limit) \(unit), found \(found)")
+    } else if keyword.hasPrefix("max"), found > limit {
+        outcome.fail(path, keyword, "expected at most \(limit) \(unit), found \(found)")
     }
 }
 

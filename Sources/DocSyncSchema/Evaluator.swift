@@ -59,82 +59,41 @@ struct Evaluator {
             }
             return outcome
         }
+        applyKeywords(keywords, instance, path, context, &outcome)
+        return outcome
+    }
 
+    /// Every keyword of the schema that applies in its draft, by family (the families'
+    /// dispatch is in the Evaluator+… files); the unevaluated keywords last, as they see
+    /// what every other keyword evaluated.
+    private func applyKeywords(
+        _ keywords: JSONObject, _ instance: JSONValue, _ path: InstancePath, _ context: EvaluationContext,
+        _ outcome: inout Outcome
+    ) {
         var unevaluatedProperties: JSONValue?, unevaluatedItems: JSONValue?
         for (keyword, value) in keywords {
             guard let kind = Keyword.table[keyword], kind.applies(in: draft) else { continue }
             switch kind {
-            // Applicators on the same value.
-            case .ref:
-                if case .string(let ref) = value { outcome.absorb(followReference(ref, instance, path, context)) }
-            case .dynamicRef:
-                if case .string(let ref) = value {
-                    outcome.absorb(followDynamicReference(ref, instance, path, context))
-                }
-            case .combination:
-                if case .array(let schemas) = value {
-                    checkCombination(keyword, schemas, instance, path, context, &outcome)
-                }
-            case .not:
-                checkNot(value, instance, path, context, &outcome)
-            case .if:
-                checkConditional(value, keywords, instance, path, context, &outcome)
-
-            // Any value.
-            case .type:
-                checkType(value, instance, path, &outcome)
-            case .enum:
-                checkEnum(value, instance, path, &outcome)
-            case .const:
-                if !jsonEqual(value, instance) { outcome.fail(path, "const", "expected \(short(value))") }
-            case .format:
-                checkFormat(value, instance, path, &outcome)
-
-            // Numbers.
-            case .numberBound:
-                checkNumber(keyword, value, instance, path, &outcome)
-
-            // Strings.
-            case .length:
-                checkLength(keyword, value, instance, path, &outcome)
-            case .pattern:
-                checkPattern(value, instance, path, &outcome)
-
-            // Objects.
-            case .properties:
-                checkProperties(keyword, value, keywords, instance, path, context, &outcome)
-            case .propertyNames:
-                checkPropertyNames(value, instance, path, context, &outcome)
-            case .required:
-                checkRequired(value, instance, path, &outcome)
-            case .propertyCount:
-                checkPropertyCount(keyword, value, instance, path, &outcome)
-            case .dependencies, .dependentOnly2020:
-                checkDependencies(keyword, value, instance, path, context, &outcome)
+            case .ref, .dynamicRef, .combination, .not, .if:
+                applyApplicator(kind, keyword, value, keywords, instance, path, context, &outcome)
+            case .type, .enum, .const, .format, .numberBound, .length, .pattern:
+                checkValueKeyword(kind, keyword, value, instance, path, &outcome)
+            case .properties, .propertyNames, .required, .propertyCount, .dependencies, .dependentOnly2020:
+                checkObjectKeyword(kind, keyword, value, keywords, instance, path, context, &outcome)
+            case .items, .prefixItems, .additionalItems, .contains, .itemCount, .uniqueItems:
+                checkArrayKeyword(kind, keyword, value, keywords, instance, path, context, &outcome)
             case .unevaluatedProperties:
                 unevaluatedProperties = value
-
-            // Arrays.
-            case .items, .prefixItems, .additionalItems:
-                checkItems(keyword, value, keywords, instance, path, context, &outcome)
-            case .contains:
-                checkContains(value, keywords, instance, path, context, &outcome)
-            case .itemCount:
-                checkItemCount(keyword, value, instance, path, &outcome)
-            case .uniqueItems:
-                checkUniqueItems(value, instance, path, &outcome)
             case .unevaluatedItems:
                 unevaluatedItems = value
             }
         }
-        // The unevaluated keywords see what every other keyword evaluated.
         if let unevaluatedProperties {
             checkUnevaluatedProperties(unevaluatedProperties, instance, path, context, &outcome)
         }
         if let unevaluatedItems {
             checkUnevaluatedItems(unevaluatedItems, instance, path, context, &outcome)
         }
-        return outcome
     }
 
     /// Applies a subschema to a member or item (at `path`). A `false` subschema reports the
