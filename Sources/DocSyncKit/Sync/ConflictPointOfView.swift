@@ -38,11 +38,11 @@ public struct ConflictPointOfView: Sendable, Equatable {
     public func sentence(_ record: ConflictStore.Record, name: (String) -> String) -> String {
         let stored = storedIsLocal ? "this replica's" : storedBy.map { name($0) + "'s" } ?? "another replica's"
         let kept = keptBy.map { name($0) + "'s" } ?? "another replica's"
-        if record.renameLost == true {
+        if record.isRename {
             return "\(stored) rename to \(record.path) lost to \(kept) rename (version \(record.winner))"
         }
-        let what = record.deleted == true ? "deletion" : "version"
-        let winner = record.deleted == true ? "edit" : "version"
+        let what = record.isDeletion ? "deletion" : "version"
+        let winner = record.isDeletion ? "edit" : "version"
         return "\(stored) \(what) \(record.changesetId) lost to \(kept) \(winner) \(record.winner)"
     }
 }

@@ -8,7 +8,7 @@ extension PullPlanner {
         guard record.isOpen, record.replica != replicaId, record.lostBy == replicaId else { return nil }
         return ConflictSummary(
             refId: record.refId, path: record.path, kept: .remote, keptChangesetId: record.winner,
-            stored: record.deleted == true ? .deletion : .version, storedChangesetId: record.changesetId,
+            stored: record.isDeletion ? .deletion : .version, storedChangesetId: record.changesetId,
             file: record.file, fields: record.fields, recordedBy: record.replica)
     }
 

@@ -58,7 +58,7 @@ final class SyncSession {
             report.conflicts.removeAll {
                 $0.refId == settled.record.refId && $0.storedChangesetId == settled.record.changesetId
                     && $0.recordedBy != nil && $0.recordedBy == settled.record.replica
-                    && ($0.stored == .deletion) == (settled.record.deleted == true)
+                    && ($0.stored == .deletion) == settled.record.isDeletion
             }
         }
         report.conflicts += plan.conflictSummaries
