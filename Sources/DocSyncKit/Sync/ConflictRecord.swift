@@ -94,64 +94,47 @@ extension ConflictStore {
 }
 
 extension ConflictStore.Record: Codable {
-    private enum CodingKeys: String, CodingKey {
-        case refId, changesetId, path, side, winner, time, file, replica, lostBy, reason, shared
-        case policy, fields, deleted, renameLost
-        case resolved, take, resolvedBy
+    /// The JSON's flat shape: every kind's keys, optional.
+    private struct Flat: Codable {
+        var refId: String
+        var changesetId: String
+        var path: String
+        var side: Reconciler.Side
+        var winner: String
+        var time: Int64
+        var file, replica, lostBy, reason: String?
+        var shared: Bool?
+        var policy: MergePolicy?
+        var fields: [String]?
+        var deleted, renameLost: Bool?
+        var resolved: Int64?
+        var take, resolvedBy: String?
     }
 
     public init(from decoder: Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        refId = try c.decode(String.self, forKey: .refId)
-        changesetId = try c.decode(String.self, forKey: .changesetId)
-        path = try c.decode(String.self, forKey: .path)
-        side = try c.decode(Reconciler.Side.self, forKey: .side)
-        winner = try c.decode(String.self, forKey: .winner)
-        time = try c.decode(Int64.self, forKey: .time)
-        file = try c.decodeIfPresent(String.self, forKey: .file)
-        replica = try c.decodeIfPresent(String.self, forKey: .replica)
-        lostBy = try c.decodeIfPresent(String.self, forKey: .lostBy)
-        reason = try c.decodeIfPresent(String.self, forKey: .reason)
-        shared = try c.decodeIfPresent(Bool.self, forKey: .shared)
-        if try c.decodeIfPresent(Bool.self, forKey: .deleted) == true {
-            kind = .deletion
-        } else if try c.decodeIfPresent(Bool.self, forKey: .renameLost) == true {
-            kind = .rename
-        } else {
-            kind = .version(
-                policy: try c.decodeIfPresent(MergePolicy.self, forKey: .policy),
-                fields: try c.decodeIfPresent([String].self, forKey: .fields))
-        }
-        resolution = try c.decodeIfPresent(Int64.self, forKey: .resolved).map {
-            Resolution(
-                time: $0, take: try c.decodeIfPresent(String.self, forKey: .take),
-                by: try c.decodeIfPresent(String.self, forKey: .resolvedBy))
-        }
+        let flat = try Flat(from: decoder)
+        let kind: Kind =
+            flat.deleted == true
+            ? .deletion : flat.renameLost == true ? .rename : .version(policy: flat.policy, fields: flat.fields)
+        self.init(
+            refId: flat.refId, changesetId: flat.changesetId, path: flat.path, side: flat.side, winner: flat.winner,
+            time: flat.time, kind: kind, replica: flat.replica, lostBy: flat.lostBy, reason: flat.reason)
+        file = flat.file
+        shared = flat.shared
+        resolution = flat.resolved.map { Resolution(time: $0, take: flat.take, by: flat.resolvedBy) }
     }
 
     public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(refId, forKey: .refId)
-        try c.encode(changesetId, forKey: .changesetId)
-        try c.encode(path, forKey: .path)
-        try c.encode(side, forKey: .side)
-        try c.encode(winner, forKey: .winner)
-        try c.encode(time, forKey: .time)
-        try c.encodeIfPresent(file, forKey: .file)
-        try c.encodeIfPresent(replica, forKey: .replica)
-        try c.encodeIfPresent(lostBy, forKey: .lostBy)
-        try c.encodeIfPresent(reason, forKey: .reason)
-        try c.encodeIfPresent(shared, forKey: .shared)
+        var flat = Flat(
+            refId: refId, changesetId: changesetId, path: path, side: side, winner: winner, time: time, file: file,
+            replica: replica, lostBy: lostBy, reason: reason, shared: shared, resolved: resolution?.time,
+            take: resolution?.take, resolvedBy: resolution?.by)
         switch kind {
-        case .version(let policy, let fields):
-            try c.encodeIfPresent(policy, forKey: .policy)
-            try c.encodeIfPresent(fields, forKey: .fields)
-        case .deletion: try c.encode(true, forKey: .deleted)
-        case .rename: try c.encode(true, forKey: .renameLost)
+        case .version(let policy, let fields): (flat.policy, flat.fields) = (policy, fields)
+        case .deletion: flat.deleted = true
+        case .rename: flat.renameLost = true
         }
-        try c.encodeIfPresent(resolution?.time, forKey: .resolved)
-        try c.encodeIfPresent(resolution?.take, forKey: .take)
-        try c.encodeIfPresent(resolution?.by, forKey: .resolvedBy)
+        try flat.encode(to: encoder)
     }
 }
 

@@ -50,15 +50,9 @@ extension DocumentPlanner {
             replica: replicaId, lostBy: ChangesetID(loser.version.changesetId)?.replica)
         let kept: KeptVersion =
             settled.settled?.merged == true ? .merged : decision.contentFrom == .local ? .local : .remote
-        let summary = ConflictSummary(
-            refId: refId, path: decision.result?.path ?? loser.version.path, kept: kept, keptChangesetId: winner,
-            stored: .version(of: loser.side), storedChangesetId: loser.version.changesetId, file: record.file,
-            fields: record.fields)
-        let entry = JournalEntry(
-            .conflict(
-                refId: refId, changesetId: loser.version.changesetId, path: loser.version.path, side: loser.side,
-                deleted: false))
-        return DocumentLoss(record: record, bytes: loserBytes, summary: summary, entry: entry)
+        return loss(
+            record, bytes: loserBytes, path: decision.result?.path ?? loser.version.path, kept: kept,
+            stored: .version(of: loser.side))
     }
 
     /// An edit beat a deletion: the deleted version. The version that was deleted: this
@@ -83,12 +77,7 @@ extension DocumentPlanner {
             record.reason =
                 "an edit beat a deletion (the deleted version is no longer on the remote, so it is not kept)"
         }
-        let summary = ConflictSummary(
-            refId: entry.refId, path: kept.path, kept: .other(than: side), keptChangesetId: kept.changesetId,
-            stored: .deletion(of: side), storedChangesetId: deletedId, file: record.file)
-        let journal = JournalEntry(
-            .conflict(refId: entry.refId, changesetId: deletedId, path: record.path, side: side, deleted: true))
-        return DocumentLoss(record: record, bytes: deletedBytes, summary: summary, entry: journal)
+        return loss(record, bytes: deletedBytes, path: kept.path, kept: .other(than: side), stored: .deletion(of: side))
     }
 
     /// Renamed on both sides: the name that lost, kept with whichever side's content
@@ -104,13 +93,22 @@ extension DocumentPlanner {
             refId: entry.refId, changesetId: lost.version.changesetId, path: lost.version.path, side: lost.side,
             winner: kept.changesetId, time: time, kind: .rename, replica: replicaId,
             lostBy: lost.side == .local ? replicaId : entry.replica, reason: "renamed on both sides")
+        return loss(
+            record, bytes: bytes, path: kept.path, kept: .other(than: lost.side), stored: .rename(of: lost.side))
+    }
+
+    /// A record with its bytes, what the user is told of it (the document now at
+    /// `path`), and the journal entry that notes it.
+    private static func loss(
+        _ record: ConflictStore.Record, bytes: [UInt8]?, path: String, kept: KeptVersion, stored: StoredVersion
+    ) -> DocumentLoss {
         let summary = ConflictSummary(
-            refId: entry.refId, path: kept.path, kept: .other(than: lost.side), keptChangesetId: kept.changesetId,
-            stored: .rename(of: lost.side), storedChangesetId: lost.version.changesetId, file: record.file)
-        let journal = JournalEntry(
+            refId: record.refId, path: path, kept: kept, keptChangesetId: record.winner, stored: stored,
+            storedChangesetId: record.changesetId, file: record.file, fields: record.fields)
+        let entry = JournalEntry(
             .conflict(
-                refId: entry.refId, changesetId: lost.version.changesetId, path: lost.version.path, side: lost.side,
-                deleted: false))
-        return DocumentLoss(record: record, bytes: bytes, summary: summary, entry: journal)
+                refId: record.refId, changesetId: record.changesetId, path: record.path, side: record.side,
+                deleted: record.isDeletion))
+        return DocumentLoss(record: record, bytes: bytes, summary: summary, entry: entry)
     }
 }
