@@ -13,12 +13,6 @@ public struct ValidationError: Sendable, Equatable, Hashable, CustomStringConver
     /// A short lowercase reason: "expected integer, found string".
     public var reason: String
 
-    public init(instancePath: String, keyword: String, reason: String) {
-        self.instancePath = instancePath
-        self.keyword = keyword
-        self.reason = reason
-    }
-
     /// `/items/0/qty: expected integer, found string`; the value itself (the empty
     /// pointer) shows as `(root)`.
     public var description: String {
