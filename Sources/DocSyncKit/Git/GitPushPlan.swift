@@ -23,7 +23,7 @@ extension GitRemote {
             if let previous = write.previous, previous.path != write.new?.path { removals.append((previous.path, nil)) }
             if let movedAt = write.movedAt, let new = write.new {
                 let record = MovedRecord(refId: write.refId, path: new.path, movedAt: movedAt, replica: replica)
-                let bytes = Array(try DirectoryRemote.json(record).utf8) + [10]
+                let bytes = Array(try LineEncoding.json(record).utf8) + [10]
                 changes.append((movedPath, { bytes }))
             } else if write.new == nil {
                 removals.append((movedPath, nil))
@@ -41,7 +41,7 @@ extension GitRemote {
                         + (write.previous.map { $0.path != new.path ? " (from \($0.path))" : "" } ?? ""))
             } else {
                 let tombstone = RemoteEntry.deletion(by: write, replica: replica, time: time)
-                let bytes = Array(try DirectoryRemote.json(tombstone).utf8) + [10]
+                let bytes = Array(try tombstone.encodedLine().utf8) + [10]
                 changes.append((tombstonePath, { bytes }))
                 counts["delete", default: 0] += 1
                 lines.append("delete \(write.previous?.path ?? write.refId)")
@@ -50,7 +50,7 @@ extension GitRemote {
 
         mutating func add(_ shared: SharedConflict) throws {
             let paths = GitRemote.conflictPaths(shared.record)
-            let meta = Array(try DirectoryRemote.json(shared.record).utf8) + [10]
+            let meta = Array(try LineEncoding.json(shared.record).utf8) + [10]
             changes.append((paths.meta, { meta }))
             if let bytes = shared.bytes { changes.append((paths.bytes, { bytes })) }
             let what = shared.record.isOpen ? "conflict" : "resolve"

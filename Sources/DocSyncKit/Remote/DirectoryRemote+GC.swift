@@ -132,6 +132,7 @@ extension DirectoryRemote {
             compacted += ChecksummedLines.encode(lines[i].payload)
         }
         // Who deleted each purged document stays in the feed (see `RemoteEntry.purgedDeletion`).
+        // Not `encodedLine()`: these lines have always been written with slashes escaped.
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         for (i, entry) in entries.enumerated() where latest[entry.refId] == i && purged.contains(entry.refId) {

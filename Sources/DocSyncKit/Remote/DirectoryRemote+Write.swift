@@ -121,7 +121,8 @@ extension DirectoryRemote {
                 feedData += try feedLine(.version(new, of: write, replica: replica.replicaId, time: time))
             } else {
                 let tombstone = RemoteEntry.deletion(by: write, replica: replica.replicaId, time: time)
-                try FileSystem.writeAtomically(tombstonePath(write.refId), Array(try Self.json(tombstone).utf8) + [10])
+                try FileSystem.writeAtomically(
+                    tombstonePath(write.refId), Array(try tombstone.encodedLine().utf8) + [10])
                 feedData += try feedLine(tombstone)
             }
         }
@@ -158,35 +159,11 @@ extension DirectoryRemote {
         meta + "/tombstones/" + DocumentPath.fileName(forRefId: refId) + ".json"
     }
 
-    static func json<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
+    /// A record's JSON text (see `LineEncoding.json`), as ConflictStore writes its records.
+    static func json<T: Encodable>(_ value: T) throws -> String { try LineEncoding.json(value) }
 
     func feedLine(_ entry: RemoteEntry) throws -> String.UTF8View {
-        ChecksummedLines.encode(try Self.feedJSON(entry)).utf8
-    }
-
-    /// A feed line's JSON: what `json(entry)` writes, byte for byte, but for a document
-    /// version or tombstone written by hand (`JSONObjectLine`): a first push writes one
-    /// per document. A line sharing a conflict record (a nested object) goes through the
-    /// encoder.
-    static func feedJSON(_ entry: RemoteEntry) throws -> String {
-        guard entry.conflict == nil else { return try json(entry) }
-        var line = JSONObjectLine()
-        line.field("changesetId", entry.changesetId)
-        line.field("deleted", entry.deleted)
-        line.field("hash", entry.hash)
-        line.field("movedAt", entry.movedAt)
-        line.field("parents", entry.parents)
-        line.field("path", entry.path)
-        line.field("publishedHash", entry.publishedHash)
-        line.field("purgedDeletion", entry.purgedDeletion)
-        line.field("refId", entry.refId)
-        line.field("replica", entry.replica)
-        line.field("time", entry.time)
-        return String(decoding: line.finish(), as: UTF8.self)
+        ChecksummedLines.encode(try entry.encodedLine()).utf8
     }
 
     struct ReplicaRecord: Codable {
@@ -220,7 +197,7 @@ extension DirectoryRemote {
         let record = ReplicaRecord(
             replicaId: replica.replicaId, name: replica.name, seen: cursor, time: now, version: replica.version)
         try FileSystem.createDirectories(meta + "/replicas")
-        try FileSystem.writeAtomically(path, Array(try Self.json(record).utf8) + [10])
+        try FileSystem.writeAtomically(path, Array(try LineEncoding.json(record).utf8) + [10])
     }
 
     public func noteReplica(_ replica: ReplicaInfo, seen cursor: String) throws {

@@ -76,11 +76,11 @@ extension DriveFolderRemote {
                 entry = .deletion(by: write, replica: replica, time: time)
                 entry.parents = write.parents
             }
-            lines += ChecksummedLines.encode(try DirectoryRemote.feedJSON(entry)).utf8
+            lines += ChecksummedLines.encode(try entry.encodedLine()).utf8
         }
         for shared in conflicts {
             lines +=
-                ChecksummedLines.encode(try DirectoryRemote.feedJSON(.sharing(shared, replica: replica, time: time)))
+                ChecksummedLines.encode(try RemoteEntry.sharing(shared, replica: replica, time: time).encodedLine())
                 .utf8
         }
         return lines
@@ -111,7 +111,7 @@ extension DriveFolderRemote {
         // Never over another commit: a file under this number that this machine has not
         // read (it arrived meanwhile) keeps its name.
         guard !FileSystem.exists(path) else { throw RemoteError.moved }
-        let first = Array(ChecksummedLines.encode(try DirectoryRemote.json(header)).utf8)
+        let first = Array(ChecksummedLines.encode(try LineEncoding.json(header)).utf8)
         try FileSystem.writeAtomically(path) { fd in
             try FileSystem.writeAll(fd, first, path: path)
             try FileSystem.writeAll(fd, lines, path: path)
