@@ -45,6 +45,10 @@ public struct RemoteEntry: Codable, Sendable, Equatable {
     static func purgedKey(_ refId: String) -> String { purgedPrefix + refId }
     static let purgedPrefix = "purged:"
 
+    /// A document's version or tombstone: not a line sharing a conflict record, nor a
+    /// purged deletion's (folder feeds and drive commits hold those beside documents).
+    var isDocument: Bool { conflict == nil && purgedDeletion != true }
+
     public var version: DocVersion? {
         guard !deleted, let hash, let path else { return nil }
         return DocVersion(refId: refId, changesetId: changesetId, hash: hash, path: path)

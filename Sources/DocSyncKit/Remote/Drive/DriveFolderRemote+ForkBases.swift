@@ -40,7 +40,7 @@ extension DriveFolderRemote {
 
     /// A version (not a deletion or a record line) whose entry names its parents.
     static func namesParents(_ entry: RemoteEntry) -> Bool {
-        entry.conflict == nil && entry.purgedDeletion != true && !entry.deleted && entry.parents != nil
+        entry.isDocument && !entry.deleted && entry.parents != nil
     }
 
     /// For a document both chains changed where the chains hold no version in common,
@@ -50,7 +50,7 @@ extension DriveFolderRemote {
     func betterBases(
         _ base: inout [String: RemoteEntry], ours: [RemoteEntry], theirState: [RemoteEntry], format: Format
     ) {
-        let mine = DriveHistory.latest(ours.filter { $0.conflict == nil && $0.purgedDeletion != true })
+        let mine = DriveHistory.latest(ours.filter { $0.isDocument })
         let theirs = Dictionary(theirState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
         let needing = mine.filter { entry in
             guard let other = theirs[entry.refId], other.changesetId != entry.changesetId else { return false }
@@ -96,7 +96,7 @@ extension DriveFolderRemote {
     ) -> [String: (version: DocVersion, bytes: [UInt8])] {
         let theirs = Dictionary(theirState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
         var authored: [String: [RemoteEntry]] = [:]
-        for entry in authoredEntries where Self.isDocumentEntry(entry) {
+        for entry in authoredEntries where entry.isDocument {
             authored[entry.refId, default: []].append(entry)
         }
         let atFork = Dictionary(commonState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
@@ -123,10 +123,10 @@ extension DriveFolderRemote {
     /// Per document, its versions on the losing chain (see `LosingChain`).
     static func losingChains(commonState: [RemoteEntry], losing: [DriveCommit]) -> [String: LosingChain] {
         var current: [String: RemoteEntry] = [:]
-        for entry in commonState where isDocumentEntry(entry) { current[entry.refId] = entry }
+        for entry in commonState where entry.isDocument { current[entry.refId] = entry }
         var chains: [String: LosingChain] = [:]
         for commit in losing {
-            for entry in commit.entries where isDocumentEntry(entry) {
+            for entry in commit.entries where entry.isDocument {
                 chains[entry.refId, default: []].append((entry, current[entry.refId]))
                 current[entry.refId] = entry
             }
@@ -163,10 +163,5 @@ extension DriveFolderRemote {
     private func bytes(of entry: RemoteEntry?) -> [UInt8]? {
         guard let entry, !entry.deleted, let hash = entry.hash else { return nil }
         return try? objects.get(hash)
-    }
-
-    /// A document's version or tombstone, not a shared conflict's or a purged deletion's line.
-    static func isDocumentEntry(_ entry: RemoteEntry) -> Bool {
-        entry.conflict == nil && entry.purgedDeletion != true
     }
 }

@@ -26,7 +26,7 @@ extension DriveFolderRemote {
             ($0.replicaId, DriveCursor($0.seen).flatMap { $0.remoteId == format.remoteId ? $0.tip : nil })
         }
         let purged = report.judge(
-            state.filter { $0.deleted && $0.purgedDeletion != true && $0.conflict == nil }, by: rule,
+            state.filter { $0.deleted && $0.isDocument }, by: rule,
             replicasKnown: !records.isEmpty
         ) { entry in
             seenTips.filter { _, seen in
@@ -73,7 +73,7 @@ extension DriveFolderRemote {
     /// becomes a purged deletion's entry (who deleted what); one of those goes once its
     /// document has come back.
     static func checkpointEntries(of state: [RemoteEntry], purging purged: Set<String>) -> [RemoteEntry] {
-        let live = Set(state.filter { !$0.deleted && $0.purgedDeletion != true && $0.conflict == nil }.map(\.refId))
+        let live = Set(state.filter { !$0.deleted && $0.isDocument }.map(\.refId))
         var entries = state.filter { !purged.contains($0.refId) && !$0.isPurgedLineOfReturned(live.contains) }
         for entry in state where purged.contains(entry.refId) { entries.append(.purgedLine(of: entry)) }
         return entries

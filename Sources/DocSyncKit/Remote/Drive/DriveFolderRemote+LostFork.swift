@@ -91,7 +91,7 @@ extension DriveFolderRemote {
                 contents[hash] = bytes
             }
         }
-        for entry in checked(Array(base.values), refused: &refused) where Self.isDocumentEntry(entry) {
+        for entry in checked(Array(base.values), refused: &refused) where entry.isDocument {
             if let version = entry.version { versions[entry.refId] = version }
         }
         guard let me = localReplica else { return (versions, contents) }

@@ -194,7 +194,7 @@ extension DriveFolderRemote {
         var out: [String: Set<String>] = [:]
         for header in path where header.replica == me && header.checkpoint != true {
             for entry in files.commit(header.commit)?.entries ?? []
-            where entry.conflict == nil && entry.purgedDeletion != true && !entry.deleted {
+            where entry.isDocument && !entry.deleted {
                 out[entry.refId, default: []].insert(entry.changesetId)
             }
         }
