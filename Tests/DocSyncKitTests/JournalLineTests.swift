@@ -83,6 +83,8 @@ import Testing
         }
     }
 
+    /// Document versions, tombstones, purged deletions, renamed versions naming their
+    /// parents, and lines sharing a conflict record (which take the encoder's path).
     @Test func everyFeedLineIsWhatJSONEncoderWrites() throws {
         var entries: [RemoteEntry] = []
         for (i, text) in Self.awkward.enumerated() {
@@ -104,9 +106,24 @@ import Testing
                     refId: RemoteEntry.purgedKey(v.refId), changesetId: text, hash: nil, path: nil, deleted: true,
                     replica: text, time: 0, purgedDeletion: true))
         }
+        for (i, text) in Self.awkward.enumerated() {
+            var moved = RemoteEntry(
+                refId: text, changesetId: "cs-\(i)", hash: "h", path: text + ".json", deleted: false, replica: text,
+                time: 1)
+            moved.movedAt = [0, -1, .max][i % 3]
+            moved.parents = [[], [text], ["a", text, "b/c"]][i % 3]
+            entries.append(moved)
+            let record = ConflictStore.Record(
+                refId: "ref-\(text)", changesetId: "cs-\(i)", path: text + ".json", side: i % 2 == 0 ? .local : .remote,
+                winner: text, time: Int64(i), fields: [text], deleted: i % 2 == 0, replica: text)
+            entries.append(
+                RemoteEntry(
+                    refId: RemoteEntry.conflictKey(record), changesetId: text, hash: nil, path: nil, deleted: false,
+                    replica: text, time: 2, conflict: record))
+        }
         for entry in entries {
-            let model = try DirectoryRemote.json(entry)
-            let line = try DirectoryRemote.feedJSON(entry)
+            let model = String(decoding: try Self.encoder.encode(entry), as: UTF8.self)
+            let line = try entry.encodedLine()
             #expect(line == model)
             #expect(try JSONDecoder().decode(RemoteEntry.self, from: Data(line.utf8)) == entry)
         }

@@ -70,32 +70,38 @@ enum GitLocalPush {
             var copy = oid
             return git_odb_exists(target, &copy) == 0 && seen.insert(copy.hex).inserted
         }
+        // Depth first from `start`: each object the target lacks, then what it refers to.
+        func walk(_ start: [git_oid], referredTo: (inout git_oid) throws -> [git_oid]) throws {
+            var pending = start
+            while var next = pending.popLast() {
+                guard isNeeded(next) else { continue }
+                missing.append(next)
+                pending += try referredTo(&next)
+            }
+        }
         var trees: [git_oid] = []
-        var commits = [try git_oid(hex: commit)]
-        while var next = commits.popLast() {
-            guard isNeeded(next) else { continue }
-            missing.append(next)
+        try walk([try git_oid(hex: commit)]) { next in
             var object: OpaquePointer?
             try GitError.check(git_commit_lookup(&object, source.pointer, &next), "git_commit_lookup")
             defer { git_commit_free(object) }
             trees.append(git_commit_tree_id(object)!.pointee)
-            for i in 0..<git_commit_parentcount(object) { commits.append(git_commit_parent_id(object, i)!.pointee) }
+            return (0..<git_commit_parentcount(object)).map { git_commit_parent_id(object, $0)!.pointee }
         }
-        while var next = trees.popLast() {
-            guard isNeeded(next) else { continue }
-            missing.append(next)
+        try walk(trees) { next in
             var tree: OpaquePointer?
             try GitError.check(git_tree_lookup(&tree, source.pointer, &next), "git_tree_lookup")
             defer { git_tree_free(tree) }
+            var subtrees: [git_oid] = []
             for i in 0..<git_tree_entrycount(tree) {
                 guard let entry = git_tree_entry_byindex(tree, i) else { continue }
                 let oid = git_tree_entry_id(entry)!.pointee
                 switch git_tree_entry_type(entry) {
-                case GIT_OBJECT_TREE: trees.append(oid)
+                case GIT_OBJECT_TREE: subtrees.append(oid)
                 case GIT_OBJECT_BLOB: if isNeeded(oid) { missing.append(oid) }
                 default: break  // a submodule's commit lives in another repository
                 }
             }
+            return subtrees
         }
         return missing
     }

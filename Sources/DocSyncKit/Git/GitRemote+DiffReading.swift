@@ -34,65 +34,87 @@ extension GitRemote {
             return
         }
         if let path = change.newPath, let blob = change.newBlob, path.hasPrefix(Self.conflictFolder) {
-            if path.hasSuffix(".meta.json") {
-                if let bytes = try? repo.blob(blob),
-                    let record = try? JSONDecoder().decode(ConflictStore.Record.self, from: Data(bytes)),
-                    RefID.isAcceptable(record.refId), RefID.isAcceptable(record.changesetId),
-                    Self.conflictPaths(record).meta == path
-                {
-                    reading.conflictMeta[String(path.dropLast(".meta.json".count))] = record
-                }
-            } else if path.hasSuffix(".json") {
-                reading.conflictBytes[String(path.dropLast(".json".count))] = blob
-            }
+            readConflictFile(path, blob: blob, into: &reading)
             return
         }
         if let name = change.undecodableName, name.hasSuffix(".json") {
             reading.warnings.append(
                 "\(displayURL): \(name): the file name is not valid UTF-8; not pulled (rename it on the remote)")
         }
-        var refIdNowAtOldPath: String?
-        if let path = change.newPath, let blob = change.newBlob {
-            if path.hasPrefix(Self.tombstoneFolder) {
-                if let entry = tombstone(blob) { reading.deletes[entry.refId] = (order, entry) }
-            } else if Self.isDocumentPath(path) {
-                let oldBytes = try change.oldBlob.map { try repo.blob($0) }
-                switch try entry(
-                    path: path, blob: blob, previous: oldBytes, commitTime: headTime,
-                    introduction: introductions.found[path + "\u{0}" + blob], historyRead: introductions.complete)
-                {
-                case .success(let entry):
-                    reading.puts[entry.refId] = (order, entry)
-                    if change.oldPath == path { refIdNowAtOldPath = entry.refId }
-                case .failure(let problem): reading.warnings.append(problem.message)
-                }
-            } else if path.hasSuffix(".json"), !path.hasPrefix(".docsync/"),
-                let problem = DocumentPath.problem(path)
-            {
-                // Why: such a file (a name over 255 bytes, say) was skipped silently,
-                // so nobody learned it was not pulled.
-                reading.warnings.append("\(displayURL): \(path): \(problem); not pulled")
-            }
-        }
+        let refIdNowAtOldPath = try readNewFile(
+            of: change, order: order, into: &reading, headTime: headTime, introductions: introductions)
         // Removed here (deleted, or reading.moved: the put of the same refId wins), or replaced
         // by another document at the same path: once gc purged its tombstone, nothing
         // else says that one went.
         if let path = change.oldPath, let blob = change.oldBlob, Self.isDocumentPath(path),
             change.newPath != path || refIdNowAtOldPath != nil
         {
-            let bytes = try repo.blob(blob)
-            if let scanned = try? JSONScanner.scanDocument(bytes),
-                let refId = scanned.member(named: "refId")?.stringValue, reading.deletes[refId] == nil,
-                refId != refIdNowAtOldPath
-            {
-                let cs = scanned.member(named: "changesetId")?.stringValue ?? ""
-                reading.deletes[refId] = (
-                    order,
-                    RemoteEntry(
-                        refId: refId, changesetId: cs, hash: ContentHash.of(bytes), path: path, deleted: true,
-                        replica: Self.gitReplica, time: headTime * 1000)
-                )
-            }
+            try readRemovedDocument(
+                path, blob: blob, order: order, into: &reading, headTime: headTime,
+                unless: refIdNowAtOldPath)
         }
+    }
+
+    /// A shared conflict's record (`….meta.json`) or the losing version's bytes.
+    private func readConflictFile(_ path: String, blob: GitOID, into reading: inout DiffReading) {
+        if path.hasSuffix(".meta.json") {
+            if let bytes = try? repo.blob(blob),
+                let record = try? JSONDecoder().decode(ConflictStore.Record.self, from: Data(bytes)),
+                RefID.isAcceptable(record.refId), RefID.isAcceptable(record.changesetId),
+                Self.conflictPaths(record).meta == path
+            {
+                reading.conflictMeta[String(path.dropLast(".meta.json".count))] = record
+            }
+        } else if path.hasSuffix(".json") {
+            reading.conflictBytes[String(path.dropLast(".json".count))] = blob
+        }
+    }
+
+    /// The file a change leaves (a tombstone, a document, or a `.json` file that cannot be
+    /// one); returns the refId of the document now at the change's old path, if one is.
+    private func readNewFile(
+        of change: GitRepository.FileChange, order: Int, into reading: inout DiffReading, headTime: Int64,
+        introductions: (found: [String: PlainGitIntroduction], complete: Bool)
+    ) throws -> String? {
+        guard let path = change.newPath, let blob = change.newBlob else { return nil }
+        if path.hasPrefix(Self.tombstoneFolder) {
+            if let entry = tombstone(blob) { reading.deletes[entry.refId] = (order, entry) }
+        } else if Self.isDocumentPath(path) {
+            let oldBytes = try change.oldBlob.map { try repo.blob($0) }
+            switch try entry(
+                path: path, blob: blob, previous: oldBytes, commitTime: headTime,
+                introduction: introductions.found[path + "\u{0}" + blob], historyRead: introductions.complete)
+            {
+            case .success(let entry):
+                reading.puts[entry.refId] = (order, entry)
+                if change.oldPath == path { return entry.refId }
+            case .failure(let problem): reading.warnings.append(problem.message)
+            }
+        } else if path.hasSuffix(".json"), !path.hasPrefix(".docsync/"), let problem = DocumentPath.problem(path) {
+            // Why: such a file (a name over 255 bytes, say) was skipped silently,
+            // so nobody learned it was not pulled.
+            reading.warnings.append("\(displayURL): \(path): \(problem); not pulled")
+        }
+        return nil
+    }
+
+    /// The document a change removed from `path` (or replaced there), as a deletion,
+    /// unless a tombstone already said so or it is the document now there.
+    private func readRemovedDocument(
+        _ path: String, blob: GitOID, order: Int, into reading: inout DiffReading, headTime: Int64,
+        unless refIdNowAtOldPath: String?
+    ) throws {
+        let bytes = try repo.blob(blob)
+        guard let scanned = try? JSONScanner.scanDocument(bytes),
+            let refId = scanned.member(named: "refId")?.stringValue, reading.deletes[refId] == nil,
+            refId != refIdNowAtOldPath
+        else { return }
+        let cs = scanned.member(named: "changesetId")?.stringValue ?? ""
+        reading.deletes[refId] = (
+            order,
+            RemoteEntry(
+                refId: refId, changesetId: cs, hash: ContentHash.of(bytes), path: path, deleted: true,
+                replica: Self.gitReplica, time: headTime * 1000)
+        )
     }
 }

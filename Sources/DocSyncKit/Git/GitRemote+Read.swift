@@ -27,6 +27,26 @@ extension GitRemote {
             rewound = try rewoundHistory(lost: lost, common: common)
             from = common
         }
+        var read = try readDiff(from: from, to: head)
+        tellPurgedDeleters(in: &read, from: from, head: head)
+        for (refId, record) in read.moved where read.puts[refId]?.1.path == record.path {
+            read.puts[refId]?.1.movedAt = record.movedAt
+            read.puts[refId]?.1.replica = record.replica
+        }
+        let conflicts = read.conflictMeta.sorted { $0.key < $1.key }.map { stem, record in
+            SharedConflict(record: record, bytes: read.conflictBytes[stem].flatMap { try? repo.blob($0) })
+        }
+        let warnings = read.warnings
+        var changes = RemoteChanges(
+            entries: Self.inRemoteOrder(&read), cursor: Self.cursorPrefix + head, warnings: warnings,
+            conflicts: conflicts)
+        changes.rewound = rewound
+        changes.ownVersions = ownVersions(after: from, upTo: head)
+        return changes
+    }
+
+    /// Reads the diff between the trees of `from` (nil: none) and `head`, change by change.
+    private func readDiff(from: GitOID?, to head: GitOID) throws -> DiffReading {
         let headCommit = try repo.commit(head)
         let fromTree: GitOID?
         do { fromTree = try from.map { try repo.commit($0).tree } } catch {
@@ -43,43 +63,36 @@ extension GitRemote {
             try self.read(
                 change, order: index + 1, into: &read, headTime: headCommit.time, introductions: introductions)
         }
-        var (puts, deletes, warnings) = (read.puts, read.deletes, read.warnings)
-        let (moved, conflictMeta, conflictBytes) = (read.moved, read.conflictMeta, read.conflictBytes)
-        read = DiffReading(capacity: 0)
-        // A document whose file went without a tombstone (purged by gc, or deleted with
-        // plain git): a purge commit may still say who deleted it.
-        let untold = Set(deletes.filter { puts[$0.key] == nil && $0.value.1.replica == Self.gitReplica }.keys)
-        if !untold.isEmpty {
-            for (refId, deletion) in purgedDeletions(of: untold, from: from, head: head) {
-                deletes[refId]?.1.replica = deletion.replica
-                // The version the tombstone said was deleted, not the file this diff saw go
-                // (the puller's older version, when it never had the deleted one).
-                if !deletion.changesetId.isEmpty, let hash = deletion.hash {
-                    deletes[refId]?.1.changesetId = deletion.changesetId
-                    deletes[refId]?.1.hash = hash
-                }
+        return read
+    }
+
+    /// A document whose file went without a tombstone (purged by gc, or deleted with
+    /// plain git): a purge commit may still say who deleted it.
+    private func tellPurgedDeleters(in read: inout DiffReading, from: GitOID?, head: GitOID) {
+        let untold = Set(read.deletes.filter { read.puts[$0.key] == nil && $0.value.1.replica == Self.gitReplica }.keys)
+        guard !untold.isEmpty else { return }
+        for (refId, deletion) in purgedDeletions(of: untold, from: from, head: head) {
+            read.deletes[refId]?.1.replica = deletion.replica
+            // The version the tombstone said was deleted, not the file this diff saw go
+            // (the puller's older version, when it never had the deleted one).
+            if !deletion.changesetId.isEmpty, let hash = deletion.hash {
+                read.deletes[refId]?.1.changesetId = deletion.changesetId
+                read.deletes[refId]?.1.hash = hash
             }
         }
-        for (refId, record) in moved where puts[refId]?.1.path == record.path {
-            puts[refId]?.1.movedAt = record.movedAt
-            puts[refId]?.1.replica = record.replica
-        }
-        // In the remote's order, a put winning over a delete of the same refId. Why not a
-        // merged copy of `puts`: with any deletion in it, that copied the whole table.
-        var ordered = Array(puts.values)
-        ordered.reserveCapacity(puts.count + deletes.count)
-        for (refId, value) in deletes where puts[refId] == nil { ordered.append(value) }
-        puts = [:]
+    }
+
+    /// The entries in the remote's order, a put winning over a delete of the same refId;
+    /// empties the reading's tables as it goes. Why not a merged copy of `puts`: with any
+    /// deletion in it, that copied the whole table.
+    static func inRemoteOrder(_ read: inout DiffReading) -> [RemoteEntry] {
+        var ordered = Array(read.puts.values)
+        ordered.reserveCapacity(read.puts.count + read.deletes.count)
+        for (refId, value) in read.deletes where read.puts[refId] == nil { ordered.append(value) }
+        read.puts = [:]
+        read.deletes = [:]
         ordered.sort { $0.0 < $1.0 }
-        let entries = ordered.map(\.1)
-        let conflicts = conflictMeta.sorted { $0.key < $1.key }.map { stem, record in
-            SharedConflict(record: record, bytes: conflictBytes[stem].flatMap { try? repo.blob($0) })
-        }
-        var changes = RemoteChanges(
-            entries: entries, cursor: Self.cursorPrefix + head, warnings: warnings, conflicts: conflicts)
-        changes.rewound = rewound
-        changes.ownVersions = ownVersions(after: from, upTo: head)
-        return changes
+        return ordered.map(\.1)
     }
 
     /// How far back `ownVersions` looks.
@@ -171,12 +184,7 @@ extension GitRemote {
             .stringValue
         var needsStamp = false
         if refId.map(RefID.isAcceptable) != true {
-            // Deterministic: every replica adopting this file derives the same id.
-            let digest = ContentHash.of(path + "\n" + blob)
-            let h = Array(digest)
-            refId =
-                "git-" + String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-"
-                + String(h[16..<20]) + "-" + String(h[20..<32])
+            refId = Self.derivedRefId(path: path, blob: blob)
             needsStamp = true
         }
         // Whether the version carries the id of the one it replaced: judged from the commit
@@ -206,6 +214,14 @@ extension GitRemote {
                 refId: refId!, changesetId: changesetId!, hash: ContentHash.of(content), path: path, deleted: false,
                 replica: Self.gitReplica, time: commitTime * 1000,
                 publishedHash: needsStamp ? ContentHash.of(bytes) : nil))
+    }
+
+    /// The refId of a file plain git left without one. Deterministic: every replica
+    /// adopting this file derives the same id.
+    static func derivedRefId(path: String, blob: GitOID) -> String {
+        let h = Array(ContentHash.of(path + "\n" + blob))
+        return "git-" + String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-"
+            + String(h[16..<20]) + "-" + String(h[20..<32])
     }
 
     public func read(_ entry: RemoteEntry) throws -> [UInt8] {

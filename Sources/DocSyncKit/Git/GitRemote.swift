@@ -78,14 +78,7 @@ public final class GitRemote: Remote {
         if error.code == GitError.auth || error.code == GitError.user
             || error.message.lowercased().contains("authentication")
         {
-            let tried =
-                context.lastCredentialKind.isEmpty
-                ? "no usable credentials found" : "tried \(context.lastCredentialKind)"
-            let fix =
-                url.scheme == .ssh
-                ? "load a key into ssh-agent or set `docsync config remote.sshKey ~/.ssh/id_ed25519`"
-                : "set DOCSYNC_GIT_TOKEN or configure a git credential helper"
-            return .rejected(url: displayURL, reason: "authentication failed (\(tried)); \(fix)")
+            return authenticationFailed()
         }
         let lower = error.message.lowercased()
         if url.scheme == .file, !FileSystem.exists(FileSystem.absolute(url.path)) {
@@ -101,12 +94,7 @@ public final class GitRemote: Remote {
         if lower.contains("no space left on device") || lower.contains("disk quota exceeded")
             || Self.isNearlyFull(repo.path)
         {
-            let which = lower.contains("no space left on device") ? "" : "No space left on device for \(repo.path): "
-            return .damaged(
-                url: displayURL,
-                reason:
-                    "\(action) failed: \(error.message) (\(which)the disk is full: free some space and run again; local changes stay recorded)"
-            )
+            return diskFull(error, during: action)
         }
         // The HTTP status only as libgit2 words it. Why: a bare "404" matched a path that
         // merely contained those digits (a temporary folder's UUID) and blamed the URL.
@@ -126,6 +114,29 @@ public final class GitRemote: Remote {
             return .unreachable(url: displayURL, reason: error.message)
         }
         return .damaged(url: displayURL, reason: "\(action) failed: \(error.message)")
+    }
+
+    /// Failed authentication: what was tried, and how to give docsync a credential.
+    private func authenticationFailed() -> RemoteError {
+        let tried =
+            context.lastCredentialKind.isEmpty
+            ? "no usable credentials found" : "tried \(context.lastCredentialKind)"
+        let fix =
+            url.scheme == .ssh
+            ? "load a key into ssh-agent or set `docsync config remote.sshKey ~/.ssh/id_ed25519`"
+            : "set DOCSYNC_GIT_TOKEN or configure a git credential helper"
+        return .rejected(url: displayURL, reason: "authentication failed (\(tried)); \(fix)")
+    }
+
+    /// A full disk: never a network problem (75), so cron does not stay silent about it.
+    private func diskFull(_ error: GitError, during action: String) -> RemoteError {
+        let lower = error.message.lowercased()
+        let which = lower.contains("no space left on device") ? "" : "No space left on device for \(repo.path): "
+        return .damaged(
+            url: displayURL,
+            reason:
+                "\(action) failed: \(error.message) (\(which)the disk is full: free some space and run again; local changes stay recorded)"
+        )
     }
 
     /// Whether the file system holding `path` has (almost) no room left. Why: libgit2

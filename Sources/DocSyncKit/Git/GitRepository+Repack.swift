@@ -63,7 +63,16 @@ extension GitRepository {
         try GitError.check(git_packbuilder_write(builder, nil, 0, nil, nil), "git_packbuilder_write")
         guard let written = git_packbuilder_name(builder).map({ "pack-" + String(cString: $0) }) else { return result }
         FileSystem.syncFilesystem(containing: path)
-        for pack in packs where pack != written + ".pack" {
+        removeRepacked(packs: packs, keeping: written + ".pack", loose: loose, looseFolders: looseFolders)
+        result.objectsPacked = count
+        return result
+    }
+
+    /// Removes the packs (but `kept`) and the loose objects the new pack holds, and tells
+    /// libgit2 to read the object folder again.
+    private func removeRepacked(packs: [String], keeping kept: String, loose: [String], looseFolders: [String]) {
+        let packFolder = path + "/objects/pack"
+        for pack in packs where pack != kept {
             let stem = String(pack.dropLast(".pack".count))
             // The index first: a pack without one is not read, one without its pack is an error.
             for suffix in [".idx", ".rev", ".keep", ".pack"] {
@@ -77,8 +86,6 @@ extension GitRepository {
             _ = git_odb_refresh(odb)
             git_odb_free(odb)
         }
-        result.objectsPacked = count
-        return result
     }
 
     /// `objects/xx`: two lowercase hex digits.

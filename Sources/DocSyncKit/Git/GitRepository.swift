@@ -281,51 +281,14 @@ final class GitRepository {
         var index: OpaquePointer?
         try GitError.check(git_index_new(&index), "git_index_new")
         defer { git_index_free(index) }
-        if let baseTree {
-            var oid = try git_oid(hex: baseTree)
-            var tree: OpaquePointer?
-            try GitError.check(git_tree_lookup(&tree, pointer, &oid), "git_tree_lookup")
-            defer { git_tree_free(tree) }
-            if git_index_read_tree(index, tree) < 0 {
-                // The base holds an entry the index refuses (a '..' that `git mktree` let
-                // through). Why not fail: every later push failed, for good, on a tree
-                // git itself calls broken. The new commit leaves such entries out.
-                let cleaned = try treeWithoutInvalidEntries(baseTree)
-                var cleanOid = try git_oid(hex: cleaned)
-                var cleanTree: OpaquePointer?
-                try GitError.check(git_tree_lookup(&cleanTree, pointer, &cleanOid), "git_tree_lookup")
-                defer { git_tree_free(cleanTree) }
-                try GitError.check(git_index_read_tree(index, cleanTree), "git_index_read_tree")
-            }
-        }
+        if let baseTree { try readBaseTree(baseTree, into: index) }
         // A large commit's blobs go into pack files, not loose files (see GitPackWriter).
         let packer =
             changes.count(where: { $0.content != nil }) > GitPackWriter.looseLimit
             ? try GitPackWriter(repository: pointer, folder: path) : nil
         for change in changes {
             if let load = change.content {
-                let content = try load()
-                var entry = git_index_entry()
-                entry.mode = UInt32(GIT_FILEMODE_BLOB.rawValue)
-                let now = UInt32(Date().timeIntervalSince1970)
-                entry.ctime.seconds = Int32(bitPattern: now)
-                entry.mtime.seconds = Int32(bitPattern: now)
-                // An in-memory index has no repository of its own: write the blob first,
-                // then add an entry that points at it.
-                if let packer {
-                    entry.id = try packer.add(content)
-                } else {
-                    try content.withUnsafeBytes { bytes in
-                        try GitError.check(
-                            git_blob_create_from_buffer(&entry.id, pointer, bytes.baseAddress, bytes.count),
-                            "git_blob_create_from_buffer")
-                    }
-                }
-                entry.file_size = UInt32(truncatingIfNeeded: content.count)
-                try change.path.withCString { path in
-                    entry.path = path
-                    try GitError.check(git_index_add(index, &entry), "git_index_add")
-                }
+                try addBlob(try load(), at: change.path, to: index, packer: packer)
             } else {
                 let result = git_index_remove_bypath(index, change.path)
                 if result != GIT_ENOTFOUND.rawValue { try GitError.check(result, "git_index_remove_bypath") }
@@ -334,6 +297,59 @@ final class GitRepository {
         try packer?.write()
         var treeOid = git_oid()
         try GitError.check(git_index_write_tree_to(&treeOid, index, pointer), "git_index_write_tree_to")
+        return try createCommit(tree: treeOid, parent: parent, message: message, author: author, email: email)
+    }
+
+    /// Fills an in-memory index with the tree `baseTree`.
+    private func readBaseTree(_ baseTree: GitOID, into index: OpaquePointer?) throws {
+        var oid = try git_oid(hex: baseTree)
+        var tree: OpaquePointer?
+        try GitError.check(git_tree_lookup(&tree, pointer, &oid), "git_tree_lookup")
+        defer { git_tree_free(tree) }
+        guard git_index_read_tree(index, tree) < 0 else { return }
+        // The base holds an entry the index refuses (a '..' that `git mktree` let
+        // through). Why not fail: every later push failed, for good, on a tree
+        // git itself calls broken. The new commit leaves such entries out.
+        let cleaned = try treeWithoutInvalidEntries(baseTree)
+        var cleanOid = try git_oid(hex: cleaned)
+        var cleanTree: OpaquePointer?
+        try GitError.check(git_tree_lookup(&cleanTree, pointer, &cleanOid), "git_tree_lookup")
+        defer { git_tree_free(cleanTree) }
+        try GitError.check(git_index_read_tree(index, cleanTree), "git_index_read_tree")
+    }
+
+    /// Writes `content` as a blob (into `packer` if there is one) and adds it to `index` at `path`.
+    private func addBlob(
+        _ content: [UInt8], at path: String, to index: OpaquePointer?, packer: GitPackWriter?
+    ) throws {
+        var entry = git_index_entry()
+        entry.mode = UInt32(GIT_FILEMODE_BLOB.rawValue)
+        let now = UInt32(Date().timeIntervalSince1970)
+        entry.ctime.seconds = Int32(bitPattern: now)
+        entry.mtime.seconds = Int32(bitPattern: now)
+        // An in-memory index has no repository of its own: write the blob first,
+        // then add an entry that points at it.
+        if let packer {
+            entry.id = try packer.add(content)
+        } else {
+            try content.withUnsafeBytes { bytes in
+                try GitError.check(
+                    git_blob_create_from_buffer(&entry.id, pointer, bytes.baseAddress, bytes.count),
+                    "git_blob_create_from_buffer")
+            }
+        }
+        entry.file_size = UInt32(truncatingIfNeeded: content.count)
+        try path.withCString { path in
+            entry.path = path
+            try GitError.check(git_index_add(index, &entry), "git_index_add")
+        }
+    }
+
+    /// The commit object of `tree` on `parent` (none: a root commit), signed by `author` now.
+    private func createCommit(
+        tree treeOid: git_oid, parent: GitOID?, message: String, author: String, email: String
+    ) throws -> GitOID {
+        var treeOid = treeOid
         var tree: OpaquePointer?
         try GitError.check(git_tree_lookup(&tree, pointer, &treeOid), "git_tree_lookup")
         defer { git_tree_free(tree) }

@@ -201,29 +201,38 @@ enum GitTransport {
     {
         let remote = try anonymousRemote(repo, url: url)
         defer { git_remote_free(remote) }
+        var options = fetchOptions(context)
+        let refspec = "+refs/heads/\(branch):refs/remotes/origin/\(branch)"
+        try withStrArray([refspec]) { specs in
+            try GitError.check(git_remote_fetch(remote, &specs, &options, "docsync fetch"), "git_remote_fetch")
+        }
+        let names = branchNames(of: remote)
+        // A branch deleted on the server would leave a stale tracking ref behind.
+        if !names.contains(branch) { repo.deleteReference("refs/remotes/origin/\(branch)") }
+        return names
+    }
+
+    /// A fetch that prunes stale tracking refs and takes no tags.
+    private static func fetchOptions(_ context: TransportContext) -> git_fetch_options {
         var options = git_fetch_options()
         git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION))
         options.callbacks = callbacks(context)
         options.prune = GIT_FETCH_PRUNE
         options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE
-        let refspec = "+refs/heads/\(branch):refs/remotes/origin/\(branch)"
-        try withStrArray([refspec]) { specs in
-            try GitError.check(git_remote_fetch(remote, &specs, &options, "docsync fetch"), "git_remote_fetch")
-        }
+        return options
+    }
+
+    /// The branches the remote advertised in the last fetch (`refs/heads/` left off).
+    private static func branchNames(of remote: OpaquePointer) -> [String] {
         var heads: UnsafeMutablePointer<UnsafePointer<git_remote_head>?>?
         var count = 0
-        var names: [String] = []
-        if git_remote_ls(&heads, &count, remote) == 0, let heads {
-            for i in 0..<count {
-                if let head = heads[i] {
-                    let name = String(cString: head.pointee.name)
-                    if name.hasPrefix("refs/heads/") { names.append(String(name.dropFirst(11))) }
-                }
+        guard git_remote_ls(&heads, &count, remote) == 0, let heads else { return [] }
+        return (0..<count).compactMap { i in
+            guard let name = heads[i].map({ String(cString: $0.pointee.name) }), name.hasPrefix("refs/heads/") else {
+                return nil
             }
+            return String(name.dropFirst(11))
         }
-        // A branch deleted on the server would leave a stale tracking ref behind.
-        if !names.contains(branch) { repo.deleteReference("refs/remotes/origin/\(branch)") }
-        return names
     }
 
     /// Pushes `localRef` to `branch` without force. Throws `GitError` with code
@@ -237,6 +246,7 @@ enum GitTransport {
         var options = git_push_options()
         git_push_options_init(&options, UInt32(GIT_PUSH_OPTIONS_VERSION))
         options.callbacks = callbacks(context)
+        // Set by the push-update callback when the server refuses the branch's update.
         context.pushRejection = nil
         try withStrArray(["\(localRef):refs/heads/\(branch)"]) { specs in
             try GitError.check(git_remote_push(remote, &specs, &options), "git_remote_push")

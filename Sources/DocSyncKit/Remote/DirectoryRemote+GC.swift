@@ -25,31 +25,21 @@ extension DirectoryRemote {
         // Lines and entries correspond one to one: without `refuse`, any bad line throws.
         let lines = try committedFeedLines(from: 0, to: now.length, epoch: now.epoch)
         let entries = try entries(of: lines, epoch: now.epoch)
-        var latest: [String: Int] = [:]
-        for (i, e) in entries.enumerated() { latest[e.refId] = i }
-        // Documents whose latest line is a deletion: the tombstones there are now.
-        let tombstoned = Set(
-            entries.enumerated().filter {
-                latest[$0.element.refId] == $0.offset && $0.element.deleted && $0.element.purgedDeletion != true
-            }.map(\.element.refId))
-
+        let (latest, tombstones) = Self.latestLines(of: entries)
+        let tombstoned = Set(tombstones.map { entries[$0].refId })
         var report = TombstonePurge()
         report.feedBytesBefore = now.length
         let records = replicaRecords()
         report.replicas = records.map(\.replicaId).sorted()
-        var purged = Set<String>()
-        for (i, entry) in entries.enumerated()
-        where latest[entry.refId] == i && entry.deleted && entry.purgedDeletion != true {
-            let end = lines[i].endOffset
+        let purged = report.judge(
+            tombstones.map { entries[$0] }, by: rule, replicasKnown: !records.isEmpty
+        ) { entry in
             // Seen: the replica's last recorded cursor is in this epoch and past the line.
-            let unseenBy = records.filter { record in
+            let end = lines[latest[entry.refId]!].endOffset
+            return records.filter { record in
                 guard let cursor = Cursor(record.seen), cursor.remoteId == id else { return true }
                 return cursor.position.generation < now.epoch || cursor.position.length < end
             }.map(\.replicaId)
-            let seenByAll = !records.isEmpty && unseenBy.isEmpty
-            let reason = rule.reason(deletedAt: entry.time, seenByAll: seenByAll)
-            if reason != nil { purged.insert(entry.refId) }
-            report.record(entry, purgedBecause: reason, unseenBy: unseenBy)
         }
         if dryRun { return report }
         if purged.isEmpty {
@@ -57,8 +47,30 @@ extension DirectoryRemote {
             report.feedBytesAfter = now.length
             return report
         }
-
         let bytes = try Self.compactedFeed(lines: lines, entries: entries, latest: latest, purged: purged)
+        let next = try commitCompactedFeed(bytes, replacing: now, lock: lock)
+        report.feedBytesAfter = bytes.count
+        report.cursorBefore = Cursor(remoteId: id, position: now).text
+        report.cursorAfter = Cursor(remoteId: id, position: next).text
+        removeUncommittedTombstones(keeping: tombstoned.subtracting(purged))
+        removeFeeds(olderThan: now.epoch)
+        return report
+    }
+
+    /// The index of each document's latest line, and those of the latest lines that are
+    /// deletions (not purged deletions' lines): the tombstones there are now, in feed order.
+    static func latestLines(of entries: [RemoteEntry]) -> (latest: [String: Int], tombstones: [Int]) {
+        var latest: [String: Int] = [:]
+        for (i, e) in entries.enumerated() { latest[e.refId] = i }
+        let tombstones = entries.indices.filter {
+            latest[entries[$0].refId] == $0 && entries[$0].deleted && entries[$0].purgedDeletion != true
+        }
+        return (latest, tombstones)
+    }
+
+    /// Writes the compacted feed under a new epoch and commits it by replacing
+    /// `generation`, if the lock is still ours and nobody committed since `now`.
+    private func commitCompactedFeed(_ bytes: [UInt8], replacing now: Position, lock: RemoteLock) throws -> Position {
         let next = Position(generation: now.generation + 1, length: bytes.count, epoch: now.generation + 1)
         try FileSystem.writeAtomically(feedPath(epoch: next.epoch), bytes)
         try CrashPoint.hit("gc.after-remote-feed")
@@ -68,12 +80,7 @@ extension DirectoryRemote {
         guard try position() == now else { throw RemoteError.moved }
         try FileSystem.writeAtomically(meta + "/generation", Array(next.text.utf8))
         try CrashPoint.hit("gc.after-remote-commit")
-        report.feedBytesAfter = bytes.count
-        report.cursorBefore = Cursor(remoteId: id, position: now).text
-        report.cursorAfter = Cursor(remoteId: id, position: next).text
-        removeUncommittedTombstones(keeping: tombstoned.subtracting(purged))
-        removeFeeds(olderThan: now.epoch)
-        return report
+        return next
     }
 
     /// The replica records in `replicas/` (unreadable ones are skipped: a replica whose
@@ -121,23 +128,15 @@ extension DirectoryRemote {
         var compacted = ""
         for (i, entry) in entries.enumerated() where latest[entry.refId] == i && !purged.contains(entry.refId) {
             // A purged deletion's line goes once the document has come back.
-            if entry.purgedDeletion == true,
-                latest[String(entry.refId.dropFirst(RemoteEntry.purgedPrefix.count))] != nil
-            {
-                continue
-            }
+            if entry.isPurgedLineOfReturned({ latest[$0] != nil }) { continue }
             compacted += ChecksummedLines.encode(lines[i].payload)
         }
         // Who deleted each purged document stays in the feed (see `RemoteEntry.purgedDeletion`).
+        // Not `encodedLine()`: these lines have always been written with slashes escaped.
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         for (i, entry) in entries.enumerated() where latest[entry.refId] == i && purged.contains(entry.refId) {
-            // The deleted version's hash too: a replica that still has an older version
-            // keeps the one that was deleted (objects/ keeps it) if its edit beats the deletion.
-            var line = RemoteEntry(
-                refId: RemoteEntry.purgedKey(entry.refId), changesetId: entry.changesetId, hash: entry.hash, path: nil,
-                deleted: true, replica: entry.replica, time: entry.time)
-            line.purgedDeletion = true
+            let line = RemoteEntry.purgedLine(of: entry)
             compacted += ChecksummedLines.encode(String(decoding: try encoder.encode(line), as: UTF8.self))
         }
         return Array(compacted.utf8)

@@ -38,7 +38,7 @@ extension DirectoryRemote {
             let now = try position()
             let entries = try readFeed(from: 0, to: now.length, epoch: now.epoch)
             var latest: [String: RemoteEntry] = [:]
-            for e in entries where e.conflict == nil && e.purgedDeletion != true { latest[e.refId] = e }
+            for e in entries where e.isDocument { latest[e.refId] = e }
             var paths: [String: String] = [:]
             for e in latest.values.sorted(by: { $0.refId < $1.refId }) {
                 if e.deleted {

@@ -27,7 +27,7 @@ extension DirectoryRemote {
             if let path = write.new?.path { paths.insert(path) }
         }
         let intent = PushIntent(paths: paths.sorted(), tombstones: writes.map(\.refId).sorted())
-        try FileSystem.writeAtomically(intentPath, Array(try Self.json(intent).utf8) + [10])
+        try FileSystem.writeAtomically(intentPath, Array(try LineEncoding.json(intent).utf8) + [10])
     }
 
     func clearIntent() { try? FileSystem.removeFile(intentPath) }
@@ -66,7 +66,7 @@ extension DirectoryRemote {
         for refId in intent.tombstones {
             if let entry = latest[refId], entry.deleted {
                 if !FileSystem.exists(tombstonePath(refId)) {
-                    try FileSystem.writeAtomically(tombstonePath(refId), Array(try Self.json(entry).utf8) + [10])
+                    try FileSystem.writeAtomically(tombstonePath(refId), Array(try entry.encodedLine().utf8) + [10])
                 }
             } else {
                 try? FileSystem.removeFile(tombstonePath(refId))

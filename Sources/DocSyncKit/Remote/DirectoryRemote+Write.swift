@@ -24,34 +24,34 @@ extension DirectoryRemote {
         try finishInterruptedPush(at: now, io: io)
         try recordIntent(for: writes)
         let time = FileSystem.currentTimeNanos / 1_000_000
-        // Bytes, not a String turned into bytes at the end: no second copy of the whole
-        // feed text, and no String growth, at a first push's peak.
-        var feedData: [UInt8] = []
-        var lastRefresh = FileSystem.currentTimeNanos
-        func heartbeat() {
-            if FileSystem.currentTimeNanos - lastRefresh > 5_000_000_000 {
-                lock.refresh()
-                lastRefresh = FileSystem.currentTimeNanos
-            }
-        }
+        let heartbeat = Self.heartbeat(refreshing: lock)
         removeLeftoverTemporaryFiles(
             in: Set(writes.compactMap { $0.new.map { ($0.path as NSString).deletingLastPathComponent } }))
         // Every object first, complete (a pack's index in place) before any readable copy:
         // finishing a dead push (PushIntent) removes only copies whose content is in
         // objects/. More than 16 go into one pack instead of a file each.
         try FolderRemoteFiles.storeObjects(of: writes, conflicts: conflicts, in: objects)
-        feedData += try writeDocuments(writes, io: io, replica: replica, time: time, heartbeat: heartbeat)
+        // Bytes, not a String turned into bytes at the end: no second copy of the whole
+        // feed text, and no String growth, at a first push's peak.
+        var feedData = try writeDocuments(writes, io: io, replica: replica, time: time, heartbeat: heartbeat)
         for shared in conflicts {
-            let hash = shared.bytes.map(ContentHash.of)
-            feedData += try feedLine(
-                RemoteEntry(
-                    refId: RemoteEntry.conflictKey(shared.record), changesetId: shared.record.changesetId, hash: hash,
-                    path: nil, deleted: false, replica: replica.replicaId, time: time, conflict: shared.record))
+            feedData += try feedLine(.sharing(shared, replica: replica.replicaId, time: time))
         }
         // One flush for all documents and objects, before the feed makes them visible.
         FileSystem.syncFilesystem(containing: meta)
         try CrashPoint.hit("remote.after-documents")
-        // The commit point is only ours if the lock still is and nobody committed since.
+        let next = try appendCommitted(feedData, to: feed, at: now, lock: lock)
+        clearIntent()
+        let cursor = Cursor(remoteId: id, position: next).text
+        try? writeReplicaRecord(replica, seen: cursor)
+        return cursor
+    }
+
+    /// The commit point: the feed lines appended and `generation` moved past them, only
+    /// if the lock is still ours and nobody committed since `now`.
+    private func appendCommitted(_ feedData: [UInt8], to feed: String, at now: Position, lock: RemoteLock) throws
+        -> Position
+    {
         guard lock.stillHeld else {
             throw RemoteError.locked(url: displayURL, holder: "our lock was broken as stale during a long push")
         }
@@ -60,10 +60,19 @@ extension DirectoryRemote {
         try CrashPoint.hit("remote.after-feed")
         let next = Position(generation: now.generation + 1, length: now.length + feedData.count, epoch: now.epoch)
         try FileSystem.writeAtomically(meta + "/generation", Array(next.text.utf8))
-        clearIntent()
-        let cursor = Cursor(remoteId: id, position: next).text
-        try? writeReplicaRecord(replica, seen: cursor)
-        return cursor
+        return next
+    }
+
+    /// A call to make between documents: refreshes `lock` every 5 s, so a long push is
+    /// not taken for a dead one.
+    private static func heartbeat(refreshing lock: RemoteLock) -> () -> Void {
+        var lastRefresh = FileSystem.currentTimeNanos
+        return {
+            if FileSystem.currentTimeNanos - lastRefresh > 5_000_000_000 {
+                lock.refresh()
+                lastRefresh = FileSystem.currentTimeNanos
+            }
+        }
     }
 
     /// The feed of the committed position, with a dead pusher's torn tail (appended, never
@@ -109,17 +118,11 @@ extension DirectoryRemote {
                     throw RemoteError.unsafe(url: displayURL, reason: error.description)
                 }
                 try FileSystem.removeFile(tombstonePath(write.refId))
-                var entry = RemoteEntry(
-                    refId: write.refId, changesetId: new.changesetId, hash: new.hash, path: new.path,
-                    deleted: false, replica: replica.replicaId, time: time)
-                entry.movedAt = write.movedAt
-                feedData += try feedLine(entry)
+                feedData += try feedLine(.version(new, of: write, replica: replica.replicaId, time: time))
             } else {
-                let deletedId = write.deletedChangesetId ?? write.previous?.changesetId ?? ""
-                let tombstone = RemoteEntry(
-                    refId: write.refId, changesetId: deletedId, hash: write.previous?.hash, path: write.previous?.path,
-                    deleted: true, replica: replica.replicaId, time: time)
-                try FileSystem.writeAtomically(tombstonePath(write.refId), Array(try Self.json(tombstone).utf8) + [10])
+                let tombstone = RemoteEntry.deletion(by: write, replica: replica.replicaId, time: time)
+                try FileSystem.writeAtomically(
+                    tombstonePath(write.refId), Array(try tombstone.encodedLine().utf8) + [10])
                 feedData += try feedLine(tombstone)
             }
         }
@@ -156,35 +159,11 @@ extension DirectoryRemote {
         meta + "/tombstones/" + DocumentPath.fileName(forRefId: refId) + ".json"
     }
 
-    static func json<T: Encodable>(_ value: T) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
+    /// A record's JSON text (see `LineEncoding.json`), as ConflictStore writes its records.
+    static func json<T: Encodable>(_ value: T) throws -> String { try LineEncoding.json(value) }
 
     func feedLine(_ entry: RemoteEntry) throws -> String.UTF8View {
-        ChecksummedLines.encode(try Self.feedJSON(entry)).utf8
-    }
-
-    /// A feed line's JSON: what `json(entry)` writes, byte for byte, but for a document
-    /// version or tombstone written by hand (`JSONObjectLine`): a first push writes one
-    /// per document. A line sharing a conflict record (a nested object) goes through the
-    /// encoder.
-    static func feedJSON(_ entry: RemoteEntry) throws -> String {
-        guard entry.conflict == nil else { return try json(entry) }
-        var line = JSONObjectLine()
-        line.field("changesetId", entry.changesetId)
-        line.field("deleted", entry.deleted)
-        line.field("hash", entry.hash)
-        line.field("movedAt", entry.movedAt)
-        line.field("parents", entry.parents)
-        line.field("path", entry.path)
-        line.field("publishedHash", entry.publishedHash)
-        line.field("purgedDeletion", entry.purgedDeletion)
-        line.field("refId", entry.refId)
-        line.field("replica", entry.replica)
-        line.field("time", entry.time)
-        return String(decoding: line.finish(), as: UTF8.self)
+        ChecksummedLines.encode(try entry.encodedLine()).utf8
     }
 
     struct ReplicaRecord: Codable {
@@ -218,7 +197,7 @@ extension DirectoryRemote {
         let record = ReplicaRecord(
             replicaId: replica.replicaId, name: replica.name, seen: cursor, time: now, version: replica.version)
         try FileSystem.createDirectories(meta + "/replicas")
-        try FileSystem.writeAtomically(path, Array(try Self.json(record).utf8) + [10])
+        try FileSystem.writeAtomically(path, Array(try LineEncoding.json(record).utf8) + [10])
     }
 
     public func noteReplica(_ replica: ReplicaInfo, seen cursor: String) throws {

@@ -79,7 +79,7 @@ extension RemoteChanges {
             conflicts.append(SharedConflict(record: record, bytes: bytes))
         }
         self.init(
-            entries: kept.filter { $0.conflict == nil && $0.purgedDeletion != true }, cursor: cursor,
+            entries: kept.filter { $0.isDocument }, cursor: cursor,
             warnings: warnings, isSnapshot: snapshot, conflicts: conflicts,
             purgedDeleters: snapshot ? purgedDeleters : [:])
         if snapshot { self.purgedDeletions = purgedDeletions }

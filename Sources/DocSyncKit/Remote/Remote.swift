@@ -1,3 +1,4 @@
+import DocSyncJSON
 import Foundation
 
 /// One change as the remote records it: the latest version of a document, or its
@@ -44,9 +45,33 @@ public struct RemoteEntry: Codable, Sendable, Equatable {
     static func purgedKey(_ refId: String) -> String { purgedPrefix + refId }
     static let purgedPrefix = "purged:"
 
+    /// A document's version or tombstone: not a line sharing a conflict record, nor a
+    /// purged deletion's (folder feeds and drive commits hold those beside documents).
+    var isDocument: Bool { conflict == nil && purgedDeletion != true }
+
     public var version: DocVersion? {
         guard !deleted, let hash, let path else { return nil }
         return DocVersion(refId: refId, changesetId: changesetId, hash: hash, path: path)
+    }
+}
+
+extension RemoteEntry: LineEncodable {
+    /// A feed line's fields, in sorted order (see `LineEncodable`); a line sharing a
+    /// conflict record (a nested object) goes through the encoder.
+    func writeFields(to line: inout JSONObjectLine) -> Bool {
+        guard conflict == nil else { return false }
+        line.field("changesetId", changesetId)
+        line.field("deleted", deleted)
+        line.field("hash", hash)
+        line.field("movedAt", movedAt)
+        line.field("parents", parents)
+        line.field("path", path)
+        line.field("publishedHash", publishedHash)
+        line.field("purgedDeletion", purgedDeletion)
+        line.field("refId", refId)
+        line.field("replica", replica)
+        line.field("time", time)
+        return true
     }
 }
 

@@ -33,6 +33,23 @@ public struct TombstonePurge: Codable, Sendable {
 
     public init() {}
 
+    /// Judges each of `tombstones` by `rule`, given the known replicas that have not seen
+    /// it (`unseenBy`), and counts it as purged or kept; returns the refIds to purge. Why
+    /// `replicasKnown`: with no replica record at all, "seen by every replica" says nothing.
+    mutating func judge(
+        _ tombstones: some Sequence<RemoteEntry>, by rule: TombstoneRule, replicasKnown: Bool,
+        unseenBy: (RemoteEntry) -> [String]
+    ) -> Set<String> {
+        var purge = Set<String>()
+        for entry in tombstones {
+            let unseen = unseenBy(entry)
+            let reason = rule.reason(deletedAt: entry.time, seenByAll: replicasKnown && unseen.isEmpty)
+            record(entry, purgedBecause: reason, unseenBy: unseen)
+            if reason != nil { purge.insert(entry.refId) }
+        }
+        return purge
+    }
+
     /// Counts the tombstone of `entry` as purged (`reason` set) or kept.
     /// `unseenBy` are the known replicas that have not seen it: a kept one is held back by them.
     mutating func record(_ entry: RemoteEntry, purgedBecause reason: String?, unseenBy: [String] = []) {

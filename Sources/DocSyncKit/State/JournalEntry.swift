@@ -205,12 +205,10 @@ public struct JournalEntry: Sendable, Equatable {
 
     // MARK: The line format
 
-    /// The entry's JSON text: its fields in sorted order, compact, slashes unescaped.
-    /// Written by hand (`JSONObjectLine`) rather than by `JSONEncoder`, with the same
-    /// bytes (`JournalLineTests` holds the two to that).
-    func encodedLine() throws -> String {
+    /// The entry's fields, in sorted order (see `LineEncodable`): every one is a string,
+    /// number, flag or list of them.
+    func writeFields(to line: inout JSONObjectLine) -> Bool {
         let f = flat
-        var line = JSONObjectLine()
         line.field("changesetId", f.changesetId)
         line.field("cursor", f.cursor)
         line.field("deleted", f.deleted)
@@ -230,7 +228,7 @@ public struct JournalEntry: Sendable, Equatable {
         line.field("seq", seq)
         line.field("seqs", f.seqs)
         line.field("time", time)
-        return String(decoding: line.finish(), as: UTF8.self)
+        return true
     }
 
     static func decode(_ payload: String) throws -> JournalEntry {
@@ -238,7 +236,7 @@ public struct JournalEntry: Sendable, Equatable {
     }
 }
 
-extension JournalEntry: Codable {
+extension JournalEntry: Codable, LineEncodable {
     private enum Field: String, CodingKey {
         case seq, kind, time, refId, changesetId, hash, path, fromPath, fromHash, deleted, seqs, reason, cursor,
             replica, more, mintedId, movedAt, deletedHash, madeFrom

@@ -52,7 +52,7 @@ struct DriveCommit: Sendable, Equatable {
     /// The entry lines of the file (the header line goes first, see `DriveFolderRemote.writeCommit`).
     func encodedEntries() throws -> [UInt8] {
         var out: [UInt8] = []
-        for entry in entries { out += ChecksummedLines.encode(try DirectoryRemote.feedJSON(entry)).utf8 }
+        for entry in entries { out += ChecksummedLines.encode(try entry.encodedLine()).utf8 }
         return out
     }
 

@@ -40,7 +40,7 @@ extension DriveFolderRemote {
 
     /// A version (not a deletion or a record line) whose entry names its parents.
     static func namesParents(_ entry: RemoteEntry) -> Bool {
-        entry.conflict == nil && entry.purgedDeletion != true && !entry.deleted && entry.parents != nil
+        entry.isDocument && !entry.deleted && entry.parents != nil
     }
 
     /// For a document both chains changed where the chains hold no version in common,
@@ -50,7 +50,7 @@ extension DriveFolderRemote {
     func betterBases(
         _ base: inout [String: RemoteEntry], ours: [RemoteEntry], theirState: [RemoteEntry], format: Format
     ) {
-        let mine = DriveHistory.latest(ours.filter { $0.conflict == nil && $0.purgedDeletion != true })
+        let mine = DriveHistory.latest(ours.filter { $0.isDocument })
         let theirs = Dictionary(theirState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
         let needing = mine.filter { entry in
             guard let other = theirs[entry.refId], other.changesetId != entry.changesetId else { return false }
@@ -83,6 +83,10 @@ extension DriveFolderRemote {
         return out
     }
 
+    /// One document's versions on a losing chain, oldest first, each with the version on
+    /// the chain below it.
+    typealias LosingChain = [(entry: RemoteEntry, madeOn: RemoteEntry?)]
+
     /// For each document this replica's losing chain changed and the winning chain still
     /// holds, the base that replays only this replica's own edits (see ForkRebase), with
     /// its bytes. Documents where none can be made keep the base found before.
@@ -92,63 +96,72 @@ extension DriveFolderRemote {
     ) -> [String: (version: DocVersion, bytes: [UInt8])] {
         let theirs = Dictionary(theirState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
         var authored: [String: [RemoteEntry]] = [:]
-        for entry in authoredEntries where entry.conflict == nil && entry.purgedDeletion != true {
+        for entry in authoredEntries where entry.isDocument {
             authored[entry.refId, default: []].append(entry)
-        }
-        var current: [String: RemoteEntry] = [:]
-        for entry in commonState where entry.conflict == nil && entry.purgedDeletion != true {
-            current[entry.refId] = entry
-        }
-        // Per document, its versions on the losing chain, oldest first, each with the
-        // version on the chain below it.
-        var chains: [String: [(entry: RemoteEntry, madeOn: RemoteEntry?)]] = [:]
-        for commit in losing {
-            for entry in commit.entries where entry.conflict == nil && entry.purgedDeletion != true {
-                chains[entry.refId, default: []].append((entry, current[entry.refId]))
-                current[entry.refId] = entry
-            }
-        }
-        func bytes(_ entry: RemoteEntry?) -> [UInt8]? {
-            guard let entry, !entry.deleted, let hash = entry.hash else { return nil }
-            return try? objects.get(hash)
         }
         let atFork = Dictionary(commonState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
         var out: [String: (version: DocVersion, bytes: [UInt8])] = [:]
-        for (refId, chain) in chains {
-            guard let winning = theirs[refId], !winning.deleted, let last = chain.last?.entry, !last.deleted,
-                let lastPath = last.path
-            else { continue }
+        for (refId, chain) in Self.losingChains(commonState: commonState, losing: losing) {
+            guard let winning = theirs[refId], !winning.deleted, let last = chain.last?.entry, !last.deleted else {
+                continue
+            }
             if !chain.contains(where: { $0.entry.replica == me }) {
                 // Nothing of this replica's own to replay: where the winning chain changed
                 // the document, its version is taken as it is (the others replay theirs).
                 if winning.changesetId != atFork[refId]?.changesetId, let version = last.version,
-                    let content = bytes(last)
+                    let content = bytes(of: last)
                 {
                     out[refId] = (version, content)
                 }
                 continue
             }
-            var versions: [(replica: String, bytes: [UInt8], madeOn: [UInt8]?)] = []
-            for (entry, madeOn) in chain {
-                guard let content = bytes(entry) else {
-                    versions = []
-                    break
-                }
-                versions.append((entry.replica, content, bytes(madeOn)))
-            }
-            let held = (chain.map(\.entry) + (authored[refId] ?? [])).compactMap(bytes)
-            guard versions.count == chain.count,
-                let base = ForkRebase.base(chain: versions, me: me, winning: bytes(winning), held: held)
-            else { continue }
-            // The base names the version the replica's first own change was made on (it
-            // never leaves this tree: it is only what the merge is measured from).
-            let from = chain.first { $0.entry.replica == me }?.madeOn ?? last
-            out[refId] = (
-                DocVersion(
-                    refId: refId, changesetId: from.changesetId, hash: ContentHash.of(base), path: from.path ?? lastPath
-                ), base
-            )
+            out[refId] = replayBase(chain, me: me, winning: winning, authored: authored[refId] ?? [])
         }
         return out
+    }
+
+    /// Per document, its versions on the losing chain (see `LosingChain`).
+    static func losingChains(commonState: [RemoteEntry], losing: [DriveCommit]) -> [String: LosingChain] {
+        var current: [String: RemoteEntry] = [:]
+        for entry in commonState where entry.isDocument { current[entry.refId] = entry }
+        var chains: [String: LosingChain] = [:]
+        for commit in losing {
+            for entry in commit.entries where entry.isDocument {
+                chains[entry.refId, default: []].append((entry, current[entry.refId]))
+                current[entry.refId] = entry
+            }
+        }
+        return chains
+    }
+
+    /// The base replaying `me`'s own changes on `chain` (nil: a version's bytes are not
+    /// here, or ForkRebase finds none).
+    private func replayBase(_ chain: LosingChain, me: String, winning: RemoteEntry, authored: [RemoteEntry])
+        -> (version: DocVersion, bytes: [UInt8])?
+    {
+        guard let last = chain.last?.entry, let lastPath = last.path else { return nil }
+        var versions: [(replica: String, bytes: [UInt8], madeOn: [UInt8]?)] = []
+        for (entry, madeOn) in chain {
+            guard let content = bytes(of: entry) else { return nil }
+            versions.append((entry.replica, content, bytes(of: madeOn)))
+        }
+        let held = (chain.map(\.entry) + authored).compactMap { bytes(of: $0) }
+        guard let base = ForkRebase.base(chain: versions, me: me, winning: bytes(of: winning), held: held) else {
+            return nil
+        }
+        // The base names the version the replica's first own change was made on (it
+        // never leaves this tree: it is only what the merge is measured from).
+        let from = chain.first { $0.entry.replica == me }?.madeOn ?? last
+        return (
+            DocVersion(
+                refId: last.refId, changesetId: from.changesetId, hash: ContentHash.of(base),
+                path: from.path ?? lastPath), base
+        )
+    }
+
+    /// A version's bytes from objects/ (nil for a deletion, or bytes not here).
+    private func bytes(of entry: RemoteEntry?) -> [UInt8]? {
+        guard let entry, !entry.deleted, let hash = entry.hash else { return nil }
+        return try? objects.get(hash)
     }
 }

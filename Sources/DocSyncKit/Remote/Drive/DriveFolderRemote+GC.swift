@@ -18,57 +18,26 @@ extension DriveFolderRemote {
         let records = infos()
         report.replicas = records.map(\.replicaId).sorted()
         guard let tip = now.tip else { return report }
-        // Which commit made each key's latest entry (the walk stops at a checkpoint,
-        // which holds the whole state).
-        var madeIn: [String: DriveCommit.Header] = [:]
-        var current: String? = tip.commit
-        var chain: [DriveCommit] = []
-        while let id = current, let commit = files.commit(id) {
-            chain.append(commit)
-            if commit.header.checkpoint == true { break }
-            current = commit.header.parent
-        }
         guard let state = DriveHistory.state(at: tip.commit, in: files) else {
             throw RemoteError.damaged(url: displayURL, reason: "a commit on the chain to \(tip.commit) cannot be read")
         }
-        for commit in chain.reversed() {
-            for entry in commit.entries { madeIn[entry.refId] = commit.header }
-        }
+        let madeIn = commitsMakingLatestEntries(from: tip.commit, files: files)
         let seenTips: [(String, String?)] = records.map {
             ($0.replicaId, DriveCursor($0.seen).flatMap { $0.remoteId == format.remoteId ? $0.tip : nil })
         }
-        var purged = Set<String>()
-        for entry in state where entry.deleted && entry.purgedDeletion != true && entry.conflict == nil {
-            let made = madeIn[entry.refId]
-            let unseenBy = seenTips.filter { _, seen in
-                guard let seen, let made else { return true }
+        let purged = report.judge(
+            state.filter { $0.deleted && $0.isDocument }, by: rule,
+            replicasKnown: !records.isEmpty
+        ) { entry in
+            seenTips.filter { _, seen in
+                guard let seen, let made = madeIn[entry.refId] else { return true }
                 return !DriveHistory.descends(seen, from: made.commit, in: files)
             }.map(\.0)
-            let reason = rule.reason(deletedAt: entry.time, seenByAll: !records.isEmpty && unseenBy.isEmpty)
-            report.record(entry, purgedBecause: reason, unseenBy: unseenBy)
-            if reason != nil { purged.insert(entry.refId) }
         }
         let before = cursor(now, format: format)
         report.cursorBefore = before.text
         guard !purged.isEmpty, !dryRun else { return report }
-        let live = Set(state.filter { !$0.deleted && $0.purgedDeletion != true && $0.conflict == nil }.map(\.refId))
-        var entries: [RemoteEntry] = []
-        for entry in state where !purged.contains(entry.refId) {
-            // A purged deletion's entry goes once its document has come back.
-            if entry.purgedDeletion == true,
-                live.contains(String(entry.refId.dropFirst(RemoteEntry.purgedPrefix.count)))
-            {
-                continue
-            }
-            entries.append(entry)
-        }
-        for entry in state where purged.contains(entry.refId) {
-            var line = RemoteEntry(
-                refId: RemoteEntry.purgedKey(entry.refId), changesetId: entry.changesetId, hash: entry.hash, path: nil,
-                deleted: true, replica: entry.replica, time: entry.time)
-            line.purgedDeletion = true
-            entries.append(line)
-        }
+        let entries = Self.checkpointEntries(of: state, purging: purged)
         let seq = try nextSeq(replica.replicaId, after: now.seen[replica.replicaId] ?? 0)
         var header = DriveCommit.Header(
             commit: DriveCommit.makeId(replica: replica.replicaId, seq: seq), replica: replica.replicaId, seq: seq,
@@ -81,5 +50,32 @@ extension DriveFolderRemote {
         if (after.seen[replica.replicaId] ?? 0) == seq - 1 { after.seen[replica.replicaId] = seq }
         report.cursorAfter = after.text
         return report
+    }
+
+    /// Which commit made each key's latest entry, walking back from `tip` (the walk stops
+    /// at a checkpoint, which holds the whole state).
+    private func commitsMakingLatestEntries(from tip: String, files: DriveCommitFiles) -> [String: DriveCommit.Header] {
+        var chain: [DriveCommit] = []
+        var current: String? = tip
+        while let id = current, let commit = files.commit(id) {
+            chain.append(commit)
+            if commit.header.checkpoint == true { break }
+            current = commit.header.parent
+        }
+        var madeIn: [String: DriveCommit.Header] = [:]
+        for commit in chain.reversed() {
+            for entry in commit.entries { madeIn[entry.refId] = commit.header }
+        }
+        return madeIn
+    }
+
+    /// A checkpoint's entries: the whole `state` but the `purged` tombstones, each of which
+    /// becomes a purged deletion's entry (who deleted what); one of those goes once its
+    /// document has come back.
+    static func checkpointEntries(of state: [RemoteEntry], purging purged: Set<String>) -> [RemoteEntry] {
+        let live = Set(state.filter { !$0.deleted && $0.isDocument }.map(\.refId))
+        var entries = state.filter { !purged.contains($0.refId) && !$0.isPurgedLineOfReturned(live.contains) }
+        for entry in state where purged.contains(entry.refId) { entries.append(.purgedLine(of: entry)) }
+        return entries
     }
 }

@@ -57,7 +57,7 @@ extension DriveFolderRemote {
                 return ["remote: a commit on the chain to \(tip.commit) cannot be read"]
             }
             var paths: [String: String] = [:]
-            for e in state where e.conflict == nil && e.purgedDeletion != true && !e.deleted {
+            for e in state where e.isDocument && !e.deleted {
                 if let problem = DirectoryRemote.problem(of: e) { problems.append("remote: \(problem)") }
                 if let path = e.path {
                     if let other = paths[path] {

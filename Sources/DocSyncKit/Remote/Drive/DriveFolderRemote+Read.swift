@@ -24,61 +24,19 @@ extension DriveFolderRemote {
             DriveLayout.isPlainName($0) && FileSystem.isDirectory(layout.replicaFolder($0))
         }.sorted()
         let listing = try readCommitFiles(of: replicas, above: known, into: files)
-        var completeness: [String: Bool] = [:]
-        var missingObjects: [String: Int] = [:]
-        var missingParents: [String: Int] = [:]
-        var presence: ParentPresence?
-        func isComplete(_ id: String) -> Bool {
-            if let known = completeness[id] { return known }
-            guard let commit = files.commits[id] else { return false }
-            completeness[id] = false  // a cycle (a crafted file) is never complete
-            let missing = commit.neededObjects.filter { !objects.contains($0) }.count
-            if missing > 0 { missingObjects[id] = missing }
-            var ok = missing == 0
-            if ok, commit.entries.contains(where: { !($0.parents ?? []).isEmpty }) {
-                let checker = presence ?? ParentPresence(read: files.commits.values, layout: layout, held: heldVersion)
-                presence = checker
-                let absent = checker.missing(in: commit, counts: counts)
-                if absent > 0 {
-                    missingParents[id] = absent
-                    ok = false
-                }
-            }
-            if ok {
-                if let parent = commit.header.parent {
-                    if files.commits[parent] != nil {
-                        ok = isComplete(parent)
-                    } else if let parts = DriveCommit.parts(of: parent) {
-                        ok = parts.seq <= known[parts.replica] ?? 0 || parent == cursor?.tip
-                    } else {
-                        ok = false
-                    }
-                } else {
-                    ok = format.base == nil || commit.id == format.base
-                }
-            }
-            completeness[id] = ok
-            return ok
-        }
-        /// Whether a commit holding a parent version counts: read before, or read now
-        /// and complete itself.
-        func counts(_ id: String) -> Bool {
-            if id == format.base || id == cursor?.tip { return true }
-            if let parts = DriveCommit.parts(of: id), parts.seq <= known[parts.replica] ?? 0 { return true }
-            return files.commits[id] != nil && isComplete(id)
-        }
-        func isDeadRoot(_ id: String) -> Bool {
-            guard let header = files.commits[id]?.header else { return false }
-            return header.parent == nil && format.base != nil && id != format.base
-        }
+        let judge = DriveCompleteness(
+            files: files, objects: objects, layout: layout, held: heldVersion, base: format.base, cursor: cursor)
         var candidates: [DriveCommit.Header] = []
         let ids = listing.byId.keys.sorted()
         for id in ids {
-            if isComplete(id), let header = files.commits[id]?.header { candidates.append(header) }
+            if judge.isComplete(id), let header = files.commits[id]?.header { candidates.append(header) }
         }
         let incomplete = ids.compactMap { id -> WaitingCommit? in
-            guard completeness[id] == false, let header = files.commits[id]?.header, !isDeadRoot(id) else { return nil }
-            return WaitingCommit(header: header, missingObjects: missingObjects[id], missingParents: missingParents[id])
+            guard judge.isKnownIncomplete(id), let header = files.commits[id]?.header, !judge.isDeadRoot(id) else {
+                return nil
+            }
+            return WaitingCommit(
+                header: header, missingObjects: judge.missingObjects[id], missingParents: judge.missingParents[id])
         }
         let waiting = Self.waitingNotes(incomplete, unreadable: listing.unreadable, url: displayURL)
         if let tip = cursor?.tip, let header = files.header(tip) { candidates.append(header) }
@@ -87,7 +45,9 @@ extension DriveFolderRemote {
             var seq = known[replica] ?? 0
             // An upgrade that died before its commit point left a root that never counts:
             // passed over, or every read would open it again.
-            while let id = listing.canonical[replica]?[seq + 1], isComplete(id) || isDeadRoot(id) { seq += 1 }
+            while let id = listing.canonical[replica]?[seq + 1], judge.isComplete(id) || judge.isDeadRoot(id) {
+                seq += 1
+            }
             if seq > 0 { seen[replica] = seq }
         }
         return Scan(
@@ -129,17 +89,7 @@ extension DriveFolderRemote {
     func readCommitFiles(of replicas: [String], above known: [String: Int], into files: DriveCommitFiles) throws
         -> CommitListing
     {
-        // A replica's files never disappear from a folder on their own: if the last one
-        // this tree read is gone, the folder went back in time (a backup restored, or a
-        // sync service that restored an older copy). Say so; guessing could lose data.
-        for (replica, seq) in known where seq > 0 && !FileSystem.exists(layout.commitFile(replica, seq: seq)) {
-            throw RemoteError.damaged(
-                url: displayURL,
-                reason:
-                    "\(layout.commitFile(replica, seq: seq)) is gone, and this tree had read it: the folder went back "
-                    + "in time (restored from an older copy?). Nothing was changed; restore the folder, or run `docsync reset-base` to sync this tree with it as it is"
-            )
-        }
+        try checkNothingReadIsGone(known)
         var listing = CommitListing()
         for replica in replicas {
             let names = (try? FileSystem.listDirectory(layout.commits(replica))) ?? []
@@ -176,6 +126,20 @@ extension DriveFolderRemote {
             }
         }
         return listing
+    }
+
+    /// A replica's files never disappear from a folder on their own: if the last one
+    /// this tree read is gone, the folder went back in time (a backup restored, or a
+    /// sync service that restored an older copy). Say so; guessing could lose data.
+    private func checkNothingReadIsGone(_ known: [String: Int]) throws {
+        for (replica, seq) in known where seq > 0 && !FileSystem.exists(layout.commitFile(replica, seq: seq)) {
+            throw RemoteError.damaged(
+                url: displayURL,
+                reason:
+                    "\(layout.commitFile(replica, seq: seq)) is gone, and this tree had read it: the folder went back "
+                    + "in time (restored from an older copy?). Nothing was changed; restore the folder, or run `docsync reset-base` to sync this tree with it as it is"
+            )
+        }
     }
 
     func cursor(_ scan: Scan, format: Format) -> DriveCursor {
@@ -220,89 +184,6 @@ extension DriveFolderRemote {
             objects: objects)
     }
 
-    /// This tree's last push lost a fork (another replica pushed at the same time without
-    /// seeing it): the changes from the last commit both chains share, and what the tree
-    /// held there (`RewoundHistory`), so the engine sends again what is not on the winning
-    /// chain, merged with what is.
-    func changesAfterLostFork(
-        from fromTip: String, to tipCommit: String, next: DriveCursor, files: DriveCommitFiles, format: Format
-    ) throws -> RemoteChanges {
-        var refused: [String] = []
-        let damaged = RemoteError.damaged(
-            url: displayURL, reason: "a commit file on the way to \(tipCommit) could not be read")
-        // This tree's last push lost a fork (another replica pushed at the same time
-        // without seeing it): go back to the last commit both share; the engine sends
-        // again what is not on the chain, merged with what is.
-        let common = DriveHistory.commonAncestor(fromTip, tipCommit, in: files)
-        let commonHeight = common.flatMap { files.header($0)?.height } ?? 0
-        guard let commonState = DriveHistory.state(at: common, in: files),
-            let (entries, isSnapshot) = common.map({
-                DriveHistory.changes(from: ($0, commonHeight), to: tipCommit, in: files)
-            })
-                ?? DriveHistory.state(at: tipCommit, in: files).map({ ($0, false) })
-        else { throw damaged }
-        let fromCommon = common.map { ($0, commonHeight) }
-        guard let ours = DriveHistory.entries(from: fromCommon, to: fromTip, in: files),
-            let theirs = DriveHistory.entries(from: fromCommon, to: tipCommit, in: files)
-        else { throw damaged }
-        var changes = RemoteChanges(
-            folding: checked(entries, refused: &refused), cursor: next.text, snapshot: isSnapshot,
-            warnings: refused, objects: objects)
-        if let fromCommon { changes.ownVersions = ownVersions(above: fromCommon, upTo: tipCommit, in: files) }
-        var versions: [String: DocVersion] = [:]
-        let authored = authoredEntries(files: files)
-        let theirState = DriveHistory.latest(commonState + theirs)
-        let theirLatest = Dictionary(theirState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
-        let bases = forkMergeBases(format: format)
-        askedBases = bases  // a pull of the same run asks again: one read of every commit
-        let exact = exactBases(mine: DriveHistory.latest(commonState + ours), theirs: theirLatest, bases: bases)
-        var base = DriveHistory.mergeBase(common: commonState, ours: ours + authored, theirs: theirs)
-        betterBases(&base, ours: ours, theirState: theirState, format: format)
-        var contents: [String: [UInt8]] = [:]
-        for (refId, found) in exact {
-            switch found {
-            case .version(let entry): base[refId] = entry
-            case .merged(let entry, let bytes):
-                // Named after the latest version it merges: only what the merge is measured from.
-                base[refId] = nil
-                guard let path = entry.path else { continue }
-                let hash = ContentHash.of(bytes)
-                versions[refId] = DocVersion(refId: refId, changesetId: entry.changesetId, hash: hash, path: path)
-                contents[hash] = bytes
-            }
-        }
-        for entry in checked(Array(base.values), refused: &refused)
-        where entry.conflict == nil && entry.purgedDeletion != true {
-            if let version = entry.version { versions[entry.refId] = version }
-        }
-        if let me = localReplica {
-            let losing = (DriveHistory.chain(from: fromTip, downToHeight: commonHeight, in: files) ?? []).reversed()
-                .compactMap { files.commit($0.commit) }
-            for (refId, version) in replayBases(
-                commonState: commonState, losing: losing, theirState: theirState, me: me,
-                authoredEntries: authored) where exact[refId] == nil
-            {
-                versions[refId] = version.version
-                contents[version.version.hash] = version.bytes
-            }
-        }
-        let store = objects
-        var rewound = RewoundHistory(lost: fromTip, commonPosition: common, common: versions, contents: contents)
-        rewound.load = { try? store.get($0) }
-        // The tree may hold a later version than its cursor says (a pull killed after
-        // its files, before its cursor): the engine asks with the version it holds.
-        rewound.mergeBase = { refId, held in
-            guard let other = theirLatest[refId], Self.namesParents(other) else { return nil }
-            if held == [other.changesetId] { return other.version.map { ($0, nil) } }
-            return bases.version(of: refId, held, other.changesetId)
-        }
-        rewound.explanation =
-            "took a push another replica made at the same time as this tree's last one (both made on "
-            + "\(common.map { "commit \($0)" } ?? "the empty remote")); this tree's push is merged again on top of it"
-        changes.rewound = rewound
-        return changes
-    }
-
     /// The versions this tree's replica's own commits above `from` up to `to` hold, by
     /// refId (see `RemoteChanges.ownVersions`): only commits on the chain being read.
     func ownVersions(above from: (id: String, height: Int), upTo to: String, in files: DriveCommitFiles)
@@ -313,7 +194,7 @@ extension DriveFolderRemote {
         var out: [String: Set<String>] = [:]
         for header in path where header.replica == me && header.checkpoint != true {
             for entry in files.commit(header.commit)?.entries ?? []
-            where entry.conflict == nil && entry.purgedDeletion != true && !entry.deleted {
+            where entry.isDocument && !entry.deleted {
                 out[entry.refId, default: []].insert(entry.changesetId)
             }
         }

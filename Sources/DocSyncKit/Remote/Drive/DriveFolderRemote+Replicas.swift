@@ -74,7 +74,7 @@ extension DriveFolderRemote {
         }
         try FileSystem.createDirectories(layout.replicaFolder(replica.replicaId))
         try FileSystem.writeAtomically(
-            layout.info(replica.replicaId), Array(try DirectoryRemote.json(info).utf8) + [10])
+            layout.info(replica.replicaId), Array(try LineEncoding.json(info).utf8) + [10])
     }
 
     public func noteReplica(_ replica: ReplicaInfo, seen cursor: String) throws {

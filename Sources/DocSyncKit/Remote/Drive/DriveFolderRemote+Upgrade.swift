@@ -41,7 +41,7 @@ extension DriveFolderRemote {
         var report = Upgrade(from: "\(position.generation):\(position.length)", entries: entries.count)
         // Every current version must be in objects/: the drive layout never reads the
         // readable copies (early format-1 pushes kept some versions only there).
-        for entry in entries where !entry.deleted && entry.purgedDeletion != true && entry.conflict == nil {
+        for entry in entries where !entry.deleted && entry.isDocument {
             guard let hash = entry.hash, !drive.objects.contains(hash) else { continue }
             try drive.objects.put(try old.read(entry), hash: hash)
             report.objectsAdded += 1

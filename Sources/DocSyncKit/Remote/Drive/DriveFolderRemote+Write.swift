@@ -29,46 +29,11 @@ extension DriveFolderRemote {
         let seq = try nextSeq(replica.replicaId, after: expected?.seen[replica.replicaId] ?? 0)
         let time = FileSystem.currentTimeNanos / 1_000_000
         try FolderRemoteFiles.storeObjects(of: writes, conflicts: conflicts, in: objects)
-        // The commit's lines are encoded as they are made, not kept as entries first, so a
-        // first push never holds both.
         let header = DriveCommit.Header(
             commit: DriveCommit.makeId(replica: replica.replicaId, seq: seq), replica: replica.replicaId, seq: seq,
             parent: expected?.tip, height: (expected?.height ?? 0) + 1, time: time,
             entries: writes.count + conflicts.count)
-        var lines: [UInt8] = []
-        let sentAgain = Set(
-            writes.compactMap { w in w.sentAgain ? w.new.map { w.refId + "\u{0}" + $0.changesetId } : nil })
-        let earlier = sentAgain.isEmpty ? [:] : parentsOfVersions(sentAgain, replica: replica.replicaId, files: files)
-        for write in writes {
-            if let new = write.new {
-                var entry = RemoteEntry(
-                    refId: write.refId, changesetId: new.changesetId, hash: new.hash, path: new.path,
-                    deleted: false, replica: replica.replicaId, time: time)
-                entry.movedAt = write.movedAt
-                entry.parents = write.parents
-                if write.sentAgain {
-                    for id in earlier[write.refId + "\u{0}" + new.changesetId] ?? []
-                    where id != new.changesetId && !write.parents.contains(id) {
-                        entry.parents?.append(id)
-                    }
-                }
-                lines += ChecksummedLines.encode(try DirectoryRemote.feedJSON(entry)).utf8
-            } else {
-                var deletion = RemoteEntry(
-                    refId: write.refId, changesetId: write.deletedChangesetId ?? write.previous?.changesetId ?? "",
-                    hash: write.previous?.hash, path: write.previous?.path, deleted: true, replica: replica.replicaId,
-                    time: time)
-                deletion.parents = write.parents
-                lines += ChecksummedLines.encode(try DirectoryRemote.feedJSON(deletion)).utf8
-            }
-        }
-        for shared in conflicts {
-            let entry = RemoteEntry(
-                refId: RemoteEntry.conflictKey(shared.record), changesetId: shared.record.changesetId,
-                hash: shared.bytes.map(ContentHash.of),
-                path: nil, deleted: false, replica: replica.replicaId, time: time, conflict: shared.record)
-            lines += ChecksummedLines.encode(try DirectoryRemote.feedJSON(entry)).utf8
-        }
+        let lines = try commitLines(writes, conflicts: conflicts, replica: replica.replicaId, time: time, files: files)
         // The view before the commit: a push killed after its commit leaves a view that
         // matches it, and one killed before is pushed again by the retry, which writes the
         // same view. What it wrote is noted first: a document that moved again before the
@@ -85,6 +50,40 @@ extension DriveFolderRemote {
         if (next.seen[replica.replicaId] ?? 0) == seq - 1 { next.seen[replica.replicaId] = seq }
         try? writeInfo(replica, seen: next.text)
         return next.text
+    }
+
+    /// A commit's entry lines. They are encoded as they are made, not kept as entries
+    /// first, so a first push never holds both.
+    private func commitLines(
+        _ writes: [RemoteWrite], conflicts: [SharedConflict], replica: String, time: Int64, files: DriveCommitFiles
+    ) throws -> [UInt8] {
+        var lines: [UInt8] = []
+        let sentAgain = Set(
+            writes.compactMap { w in w.sentAgain ? w.new.map { w.refId + "\u{0}" + $0.changesetId } : nil })
+        let earlier = sentAgain.isEmpty ? [:] : parentsOfVersions(sentAgain, replica: replica, files: files)
+        for write in writes {
+            var entry: RemoteEntry
+            if let new = write.new {
+                entry = .version(new, of: write, replica: replica, time: time)
+                entry.parents = write.parents
+                if write.sentAgain {
+                    for id in earlier[write.refId + "\u{0}" + new.changesetId] ?? []
+                    where id != new.changesetId && !write.parents.contains(id) {
+                        entry.parents?.append(id)
+                    }
+                }
+            } else {
+                entry = .deletion(by: write, replica: replica, time: time)
+                entry.parents = write.parents
+            }
+            lines += ChecksummedLines.encode(try entry.encodedLine()).utf8
+        }
+        for shared in conflicts {
+            lines +=
+                ChecksummedLines.encode(try RemoteEntry.sharing(shared, replica: replica, time: time).encodedLine())
+                .utf8
+        }
+        return lines
     }
 
     /// One past the highest number among this replica's commit files here (or the one
@@ -112,7 +111,7 @@ extension DriveFolderRemote {
         // Never over another commit: a file under this number that this machine has not
         // read (it arrived meanwhile) keeps its name.
         guard !FileSystem.exists(path) else { throw RemoteError.moved }
-        let first = Array(ChecksummedLines.encode(try DirectoryRemote.json(header)).utf8)
+        let first = Array(ChecksummedLines.encode(try LineEncoding.json(header)).utf8)
         try FileSystem.writeAtomically(path) { fd in
             try FileSystem.writeAll(fd, first, path: path)
             try FileSystem.writeAll(fd, lines, path: path)

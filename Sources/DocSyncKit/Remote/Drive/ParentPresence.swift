@@ -33,7 +33,7 @@ final class ParentPresence {
     /// either, and read at once the merge would be measured from an older base.
     func missing(in commit: DriveCommit, counts: (_ commitId: String) -> Bool) -> Int {
         var count = 0
-        for entry in commit.entries where entry.conflict == nil && entry.purgedDeletion != true {
+        for entry in commit.entries where entry.isDocument {
             for parent in entry.parents ?? [] where !isHere(entry.refId, parent, counts: counts) { count += 1 }
         }
         return count
@@ -69,7 +69,7 @@ final class ParentPresence {
     @discardableResult
     private func index(_ commit: DriveCommit) -> Bool {
         guard indexed.insert(commit.id).inserted else { return false }
-        for entry in commit.entries where entry.conflict == nil && entry.purgedDeletion != true && !entry.deleted {
+        for entry in commit.entries where entry.isDocument && !entry.deleted {
             holders[entry.refId + "\u{0}" + entry.changesetId, default: []].append(commit.id)
         }
         return true

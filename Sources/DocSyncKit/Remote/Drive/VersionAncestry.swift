@@ -30,7 +30,7 @@ struct VersionAncestry {
             if commit.header.checkpoint == true {
                 // A checkpoint restates versions made before it: there, they are roots.
                 for var entry in commit.entries
-                where entry.conflict == nil && entry.purgedDeletion != true && !entry.deleted {
+                where entry.isDocument && !entry.deleted {
                     entry.parents = []
                     occurrences[entry.refId, default: [:]][entry.changesetId, default: []].append(
                         Occurrence(entry: entry, commit: commit.header))
@@ -39,7 +39,7 @@ struct VersionAncestry {
             }
             headers[commit.id] = commit.header
             var latest: [String: RemoteEntry] = [:]
-            for entry in commit.entries where entry.conflict == nil && entry.purgedDeletion != true {
+            for entry in commit.entries where entry.isDocument {
                 latest[entry.refId] = entry
             }
             entries[commit.id] = latest
