@@ -26,11 +26,7 @@ extension DocSync {
                 let report = try workspace.gc.collect(dryRun: dryRun, localOnly: localOnly)
                 view.clear()
                 for warning in report.warnings { Output.warning(warning) }
-                if global.json {
-                    try Output.json(GCJSON(report: report), command: "gc")
-                } else {
-                    print(report)
-                }
+                try global.printResult(command: "gc", GCJSON(report: report)) { print(report) }
                 if let unreachable = report.remoteUnreachable {
                     throw CommandFailure(message: unreachable, code: ExitStatus.tempFail)
                 }

@@ -16,24 +16,6 @@ struct WatchSyncLine: Encodable {
     var pendingAfter: Int
     var message: String?
     var retryInSeconds: Int?
-
-    init(
-        time: String, trigger: String, exitCode: Int32, meaning: String, recorded: Int, pulled: Int, pushed: Int,
-        conflicts: Int, problems: [String], pendingAfter: Int, message: String?, retryInSeconds: Int?
-    ) {
-        self.time = time
-        self.trigger = trigger
-        self.exitCode = exitCode
-        self.meaning = meaning
-        self.recorded = recorded
-        self.pulled = pulled
-        self.pushed = pushed
-        self.conflicts = conflicts
-        self.problems = problems
-        self.pendingAfter = pendingAfter
-        self.message = message
-        self.retryInSeconds = retryInSeconds
-    }
 }
 
 /// `--json`: the first line (`watching`) and the last (`stopped`).
