@@ -25,8 +25,7 @@ extension DocSync {
 
         /// What `edit` read before the editor opens: the tree is not locked while it is open.
         struct Session {
-            var path: String
-            var refId: String
+            var path, refId: String
             var original: [UInt8]
             /// `.docsync/tmp`, where the copy the editor opens is written.
             var tmpFolder: String

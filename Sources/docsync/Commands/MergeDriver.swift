@@ -67,14 +67,12 @@ extension DocSync {
     struct DriverJSON: Encodable {
         struct Collision: Encodable {
             var pointer: String
-            var ours: String?
-            var theirs: String?
+            var ours, theirs: String?
             var kept: String
         }
         var path: String
         var merged: Bool
-        var winner: String
-        var why: String
+        var winner, why: String
         var collisions: [Collision]
 
         init(_ outcome: MergeDriver.Outcome, path: String) {

@@ -102,12 +102,9 @@ enum ReplicasTable {
 /// `docsync replicas --json` (schemaVersion 1).
 struct ReplicasJSON: Encodable {
     struct Replica: Encodable {
-        var id: String
-        var name: String
-        /// RFC 3339, UTC; null if unknown.
-        var lastSync: String?
-        var seen: String?
-        var version: String?
+        var id, name: String
+        /// lastSync: RFC 3339, UTC; null if unknown.
+        var lastSync, seen, version: String?
         /// Tombstones gc keeps because this replica has not seen them (null in `forget`).
         var holdsBackTombstones: Int?
         var holdsBackPurge: Bool?
