@@ -61,7 +61,6 @@ struct GlobalOptions: ParsableArguments {
     }
 }
 
-/// Exit codes with docsync's meanings (documented in the man page).
 /// Every exit code docsync gives, and what each means (README, "Exit codes").
 enum ExitStatus {
     static let ok = ExitCode(0)

@@ -192,8 +192,6 @@ struct WatchLoop {
 
     // MARK: One sync
 
-    /// Runs one sync like `docsync sync`; prints its line. Returns the exit code `sync`
-    /// would give, and for a failure that is retried, the seconds until the retry.
     /// What one sync came to: the exit code `sync` would give, why, and its report (nil:
     /// it failed before it got anywhere).
     struct Outcome {
@@ -204,6 +202,8 @@ struct WatchLoop {
         var retryIn: Double?
     }
 
+    /// Runs one sync like `docsync sync`; prints its line. Returns the exit code `sync`
+    /// would give, and for a failure that is retried, the seconds until the retry.
     mutating func syncOnce(trigger: Trigger, backoff: Double) -> (ExitCode, Double?) {
         let outcome = runSync(backoff: backoff)
         for warning in outcome.report?.warnings ?? [] { Output.warning(warning) }
