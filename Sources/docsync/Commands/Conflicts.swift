@@ -5,8 +5,11 @@ extension DocSync {
     struct Conflicts: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List documents whose versions collided, and where the losing versions are kept.",
-            discussion:
-                "Each line: the document, which fields collided (field merge) or the whole document, the version kept and the version stored in .docsync/conflicts/, and when. Settle one with `docsync resolve DOC`."
+            discussion: """
+                Each line: the document, which fields collided (field merge) or the whole document, the \
+                version kept and the version stored in .docsync/conflicts/, and when. Settle one with \
+                `docsync resolve DOC`.
+                """
         )
         @OptionGroup var global: GlobalOptions
 

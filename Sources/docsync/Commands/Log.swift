@@ -5,8 +5,14 @@ extension DocSync {
     struct Log: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the action journal, or one document's history.",
-            discussion:
-                "Without DOC: every journal entry, one line each, oldest first; local actions are marked pending until they reach the remote, a pulled deletion says deleted. With DOC (a path or refId): this replica's journal entries for it and the versions the remote kept (commits on a git remote), each with its changesetId, time and author; `docsync restore DOC --at ID` brings one back. On a terminal the output is paged with $DOCSYNC_PAGER, else $PAGER, else less -FRX (empty or cat: no pager), like git."
+            discussion: """
+                Without DOC: every journal entry, one line each, oldest first; local actions are marked \
+                pending until they reach the remote, a pulled deletion says deleted. With DOC (a path or \
+                refId): this replica's journal entries for it and the versions the remote kept (commits on a \
+                git remote), each with its changesetId, time and author; `docsync restore DOC --at ID` \
+                brings one back. On a terminal the output is paged with $DOCSYNC_PAGER, else $PAGER, else \
+                less -FRX (empty or cat: no pager), like git.
+                """
         )
         @OptionGroup var global: GlobalOptions
 
