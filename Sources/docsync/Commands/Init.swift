@@ -19,6 +19,12 @@ struct RemoteOptions: ParsableArguments {
     }
 }
 
+/// `--name`, shared by init and clone.
+struct ReplicaNameOption: ParsableArguments {
+    @Option(help: ArgumentHelp("A readable name for this replica (default: the host name).", valueName: "NAME"))
+    var name: String?
+}
+
 extension DocSync {
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -37,8 +43,7 @@ extension DocSync {
 
         @OptionGroup var remoteOptions: RemoteOptions
 
-        @Option(help: ArgumentHelp("A readable name for this replica (default: the host name).", valueName: "NAME"))
-        var name: String?
+        @OptionGroup var replica: ReplicaNameOption
 
         @Option(
             help: ArgumentHelp(
@@ -81,7 +86,7 @@ extension DocSync {
             try FileSystem.createDirectories(FileSystem.absolute(path))
             return try Workspace.initialize(
                 at: path, remoteURL: address?.url, kind: address?.kind,
-                branch: remoteOptions.branch, replicaName: name,
+                branch: remoteOptions.branch, replicaName: replica.name,
                 remoteFormat: remoteFormat.flatMap(FolderRemoteFormat.init(rawValue:)))
         }
     }
@@ -95,8 +100,7 @@ extension DocSync {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: ArgumentHelp("A readable name for this replica (default: the host name).", valueName: "NAME"))
-        var name: String?
+        @OptionGroup var replica: ReplicaNameOption
 
         @Argument(
             help:
@@ -128,7 +132,7 @@ extension DocSync {
             let address = try remoteOptions.address(url, from: base)
             return try Workspace.clone(
                 url: address.url, into: directory.hasPrefix("/") ? directory : FileSystem.join(base, directory),
-                kind: address.kind, branch: remoteOptions.branch, replicaName: name,
+                kind: address.kind, branch: remoteOptions.branch, replicaName: replica.name,
                 progress: view.handler)
         }
     }
