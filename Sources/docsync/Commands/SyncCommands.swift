@@ -5,7 +5,11 @@ import Foundation
 /// What the commands that talk to the remote take besides the global options.
 protocol RemoteFlags: ParsableArguments {
     var dryRun: Bool { get }
-    var options: SyncOptions { get }
+    var force: Bool { get }
+}
+
+extension RemoteFlags {
+    var options: SyncOptions { SyncOptions(dryRun: dryRun, force: force) }
 }
 
 /// Options of push and sync.
@@ -15,8 +19,6 @@ struct SyncFlags: RemoteFlags {
 
     @Flag(name: .long, help: "Allow a push that deletes more than push.maxDeleteShare of the remote's documents.")
     var force = false
-
-    var options: SyncOptions { SyncOptions(dryRun: dryRun, force: force) }
 }
 
 /// Options of pull: the same flags, with help that speaks of what a pull does.
@@ -31,8 +33,6 @@ struct PullFlags: RemoteFlags {
             "No effect on pull: a pull deletes nothing on the remote, so the max-delete guard (push.maxDeleteShare) never stops it."
     )
     var force = false
-
-    var options: SyncOptions { SyncOptions(dryRun: dryRun, force: force) }
 }
 
 /// The exit codes push, pull and sync add to 0, 1 and 2, for their --help.
