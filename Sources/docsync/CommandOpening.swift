@@ -7,7 +7,35 @@ import DocSyncKit
 extension GlobalOptions {
     func withWorkspace<Result>(readOnly: Bool, _ body: (Workspace) throws -> Result) throws -> Result {
         Output.configure(self)
-        let workspace = try Workspace.open(at: workingDirectory, readOnly: readOnly)
+        return try Workspace.using(at: workingDirectory, readOnly: readOnly, body)
+    }
+
+    /// The same for the commands that make their workspace (init, clone, reset-base):
+    /// `make` runs once output is set up and gives the workspace with what making it
+    /// reported; the workspace is closed however `body` ends.
+    func withMadeWorkspace<Made, Result>(
+        _ make: () throws -> (Workspace, Made), _ body: (Workspace, Made) throws -> Result
+    ) throws -> Result {
+        Output.configure(self)
+        let (workspace, made) = try make()
+        defer { workspace.close() }
+        return try body(workspace, made)
+    }
+
+    /// Prints a command's result: with --json `object` as its one JSON object
+    /// (docs/JSON.md), else the text `text` prints.
+    func printResult<Object: Encodable>(
+        command: String, _ object: @autoclosure () throws -> Object, text: () throws -> Void
+    ) throws {
+        if json { try Output.json(object(), command: command) } else { try text() }
+    }
+}
+
+extension Workspace {
+    /// Opens the tree at `path` for `body` and closes it however `body` ends; for a run
+    /// that opens it again and again (`watch`, one sync at a time).
+    static func using<Result>(at path: String, readOnly: Bool, _ body: (Workspace) throws -> Result) throws -> Result {
+        let workspace = try Workspace.open(at: path, readOnly: readOnly)
         defer { workspace.close() }
         return try body(workspace)
     }

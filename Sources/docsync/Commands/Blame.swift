@@ -21,20 +21,23 @@ extension DocSync {
                 if let error = report.remoteError {
                     Output.warning("the remote's history was not read (\(error)); from this replica's journal only")
                 }
-                if global.json { return try Output.json(BlameJSON(report), command: "blame") }
-                // Names from the remote's own list of replicas (both kinds), else what this tree knows.
-                var names = workspace.replicas.names()
-                for known in (try? workspace.makeRemote().knownReplicas()) ?? []
-                where !known.name.isEmpty && names[known.replicaId] == nil {
-                    names[known.replicaId] = known.name
-                }
-                let width = report.fields.map(\.pointer.count).max() ?? 0
-                for field in report.fields {
-                    let who = names[field.replica] ?? field.replica
-                    StandardOutput.write(
-                        "\(field.pointer.padding(width))  \(field.changesetId)  \(Output.time(field.time))  \(who)  \(field.value)\n"
-                    )
-                }
+                try global.printResult(command: "blame", BlameJSON(report)) { printFields(report, workspace) }
+            }
+        }
+
+        private func printFields(_ report: BlameReport, _ workspace: Workspace) {
+            // Names from the remote's own list of replicas (both kinds), else what this tree knows.
+            var names = workspace.replicas.names()
+            for known in (try? workspace.makeRemote().knownReplicas()) ?? []
+            where !known.name.isEmpty && names[known.replicaId] == nil {
+                names[known.replicaId] = known.name
+            }
+            let width = report.fields.map(\.pointer.count).max() ?? 0
+            for field in report.fields {
+                let who = names[field.replica] ?? field.replica
+                StandardOutput.write(
+                    "\(field.pointer.padding(width))  \(field.changesetId)  \(Output.time(field.time))  \(who)  \(field.value)\n"
+                )
             }
         }
     }

@@ -42,9 +42,7 @@ extension DocSync {
             } catch let failure as RecordCheck.Failure {
                 throw CommandFailure(message: failure.message, code: .failure)
             }
-            if global.json {
-                try Output.json(report, command: "check")
-            } else {
+            try global.printResult(command: "check", report) {
                 for problem in report.problems { Output.problem(problem.description) }
                 for note in report.notes { Output.warning(note) }
                 let schemas =

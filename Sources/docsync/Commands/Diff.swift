@@ -51,7 +51,10 @@ extension DocSync {
                         documents, relativeTo: global.workingDirectory, against: HistoryService.DiffTarget(against))
                 }
             }
-            if global.json { return try Output.json(DiffJSON(documents: diffs), command: "diff") }
+            try global.printResult(command: "diff", DiffJSON(documents: diffs)) { printText(diffs) }
+        }
+
+        private func printText(_ diffs: [DocumentDiff]) {
             for d in diffs {
                 let header: String
                 if files || git {

@@ -23,23 +23,23 @@ extension DocSync {
         @Argument(help: "The record: a path or refId.")
         var document: String
 
+        /// What `edit` read before the editor opens: the tree is not locked while it is open.
+        struct Session {
+            var path, refId: String
+            var original: [UInt8]
+            /// `.docsync/tmp`, where the copy the editor opens is written.
+            var tmpFolder: String
+            var schemas: RecordSchemas
+        }
+
         func run() throws {
-            Output.configure(global)
             // Read without the tree lock: an editor may stay open for hours, and cron
             // runs must go on meanwhile. The write below checks nothing changed since.
-            let reader = try Workspace.open(at: global.workingDirectory, readOnly: true)
-            let (path, refId, original) = try reader.editing.editableDocument(
-                document, relativeTo: global.workingDirectory)
-            let tmpFolder = reader.layout.metadata + "/tmp"
-            for (leftover, kept) in Self.keepLeftoverCopies(in: tmpFolder, workspace: reader) {
-                Output.warning("an earlier edit (\(leftover)) did not finish; its text is kept in \(kept)")
-            }
-            let schemas = RecordSchemas(root: reader.layout.root, config: reader.config)
-            reader.close()
-            try FileSystem.createDirectories(tmpFolder)
-            let name = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
-            let temp = tmpFolder + "/\(name).\(getpid()).json"
-            try FileSystem.writeAtomically(temp, original, mode: 0o600)
+            let session = try global.withWorkspace(readOnly: true, open)
+            try FileSystem.createDirectories(session.tmpFolder)
+            let name = ((session.path as NSString).lastPathComponent as NSString).deletingPathExtension
+            let temp = session.tmpFolder + "/\(name).\(getpid()).json"
+            try FileSystem.writeAtomically(temp, session.original, mode: 0o600)
             defer { try? FileSystem.removeFile(temp) }
             let interactive = isatty(STDIN_FILENO) != 0 && isatty(STDERR_FILENO) != 0
 
@@ -47,42 +47,64 @@ extension DocSync {
                 try Self.runEditor(on: temp)
                 let edited = try FileSystem.readFile(temp)
                 guard
-                    let problem = EditingService.checkEdit(original: original, edited: edited)
-                        ?? EditingService.checkSchema(edited, path: path, schemas: schemas)
+                    let problem = EditingService.checkEdit(original: session.original, edited: edited)
+                        ?? EditingService.checkSchema(edited, path: session.path, schemas: session.schemas)
                 else {
-                    let report = try global.withWorkspace(readOnly: false) { workspace in
-                        try workspace.editing.applyEdit(path: path, refId: refId, original: original, edited: edited)
-                    }
-                    if global.json { return try Output.json(report, command: "edit") }
-                    if report.outcome == "unchanged" {
-                        Output.line("No changes: \(path) left as it was")
-                    } else {
-                        Output.line("edited  \(path)  (\(report.changesetId ?? "?")); the next push or sync sends it")
-                    }
-                    return
+                    return try apply(edited, session)
                 }
-                Output.problem("\(path):\(problem.description)")
-                if interactive {
-                    Output.writeStderr("What now? (e)dit again, (k)eep \(path) as it was: ")
-                    if let answer = readLine()?.trimmingCharacters(in: .whitespaces).lowercased(),
-                        answer.hasPrefix("e")
-                    {
-                        continue
-                    }
-                }
-                try global.withWorkspace(readOnly: true) { workspace in
-                    let kept = try workspace.editing.keepRejected(edited, for: path)
-                    if global.json {
-                        try Output.json(
-                            EditReport(
-                                path: path, refId: refId, changesetId: nil, outcome: "rejected", rejectedCopy: kept,
-                                problem: problem.description), command: "edit")
-                    }
-                    throw CommandFailure(
-                        message: "\(path) was left as it was; the refused text is kept in \(kept)", code: .failure
-                    )
+                Output.problem("\(session.path):\(problem.description)")
+                if interactive && Self.asksToEditAgain(session.path) { continue }
+                try reject(edited, session, problem: problem.description)
+            }
+        }
+
+        /// Finds the record and keeps what earlier killed edits left behind.
+        private func open(_ reader: Workspace) throws -> Session {
+            let (path, refId, original) = try reader.editing.editableDocument(
+                document, relativeTo: global.workingDirectory)
+            let tmpFolder = reader.layout.metadata + "/tmp"
+            for (leftover, kept) in Self.keepLeftoverCopies(in: tmpFolder, workspace: reader) {
+                Output.warning("an earlier edit (\(leftover)) did not finish; its text is kept in \(kept)")
+            }
+            return Session(
+                path: path, refId: refId, original: original, tmpFolder: tmpFolder,
+                schemas: RecordSchemas(root: reader.layout.root, config: reader.config))
+        }
+
+        /// A valid edit replaces the record (under the tree lock, now).
+        private func apply(_ edited: [UInt8], _ session: Session) throws {
+            let report = try global.withWorkspace(readOnly: false) { workspace in
+                try workspace.editing.applyEdit(
+                    path: session.path, refId: session.refId, original: session.original, edited: edited)
+            }
+            try global.printResult(command: "edit", report) {
+                if report.outcome == "unchanged" {
+                    Output.line("No changes: \(session.path) left as it was")
+                } else {
+                    Output.line(
+                        "edited  \(session.path)  (\(report.changesetId ?? "?")); the next push or sync sends it")
                 }
             }
+        }
+
+        /// A refused edit leaves the record as it was; its text is kept in `.docsync/rejected/`.
+        private func reject(_ edited: [UInt8], _ session: Session, problem: String) throws -> Never {
+            let kept = try global.withWorkspace(readOnly: true) { workspace in
+                let kept = try workspace.editing.keepRejected(edited, for: session.path)
+                let report = EditReport(
+                    path: session.path, refId: session.refId, changesetId: nil, outcome: "rejected",
+                    rejectedCopy: kept, problem: problem)
+                try global.printResult(command: "edit", report) {}
+                return kept
+            }
+            throw CommandFailure(
+                message: "\(session.path) was left as it was; the refused text is kept in \(kept)", code: .failure)
+        }
+
+        /// On a terminal, a refused edit asks whether to open the editor again.
+        private static func asksToEditAgain(_ path: String) -> Bool {
+            Output.writeStderr("What now? (e)dit again, (k)eep \(path) as it was: ")
+            return readLine()?.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("e") == true
         }
 
         /// Copies left in `.docsync/tmp/` by an `edit` that was killed (its process is gone) may
@@ -151,12 +173,9 @@ extension DocSync {
             try global.withWorkspace(readOnly: false) { workspace in
                 let report = try workspace.editing.createDocument(
                     at: path, relativeTo: global.workingDirectory, template: from)
-                if global.json {
-                    try Output.json(report, command: "new")
-                    return
+                try global.printResult(command: "new", report) {
+                    Output.line("created  \(report.path)  (refId \(report.refId)); the next push or sync sends it")
                 }
-                Output.line(
-                    "created  \(report.path)  (refId \(report.refId)); the next push or sync sends it")
             }
         }
     }

@@ -7,8 +7,17 @@ extension DocSync {
         static let configuration = CommandConfiguration(
             commandName: "gc",
             abstract: "Compact the journal, remove unreferenced objects and purge old tombstones on the remote.",
-            discussion:
-                "Journal entries already folded into .docsync/state are dropped; local actions not yet on the remote are always kept. Objects in .docsync/objects/ that neither the base, a pending action nor a conflict copy refers to are removed. On the remote, a tombstone is purged once every replica known to the remote has seen it, or once it is older than gc.tombstoneMaxAgeDays; a folder remote's change feed is compacted under its lock, a git remote gets one commit deleting the tombstone files. A git remote's cache repository (.docsync/git, where every fetch and every push of more than 100 files adds a pack) is put into one pack of what its branch's history reaches, with --local-only too. Nothing runs by itself: gc only happens when you ask. Exits 75 if the remote is unreachable (the local part is still done)."
+            discussion: """
+                Journal entries already folded into .docsync/state are dropped; local actions not yet on the \
+                remote are always kept. Objects in .docsync/objects/ that neither the base, a pending action \
+                nor a conflict copy refers to are removed. On the remote, a tombstone is purged once every \
+                replica known to the remote has seen it, or once it is older than gc.tombstoneMaxAgeDays; a \
+                folder remote's change feed is compacted under its lock, a git remote gets one commit \
+                deleting the tombstone files. A git remote's cache repository (.docsync/git, where every \
+                fetch and every push of more than 100 files adds a pack) is put into one pack of what its \
+                branch's history reaches, with --local-only too. Nothing runs by itself: gc only happens \
+                when you ask. Exits 75 if the remote is unreachable (the local part is still done).
+                """
         )
         @OptionGroup var global: GlobalOptions
 
@@ -26,11 +35,7 @@ extension DocSync {
                 let report = try workspace.gc.collect(dryRun: dryRun, localOnly: localOnly)
                 view.clear()
                 for warning in report.warnings { Output.warning(warning) }
-                if global.json {
-                    try Output.json(GCJSON(report: report), command: "gc")
-                } else {
-                    print(report)
-                }
+                try global.printResult(command: "gc", GCJSON(report: report)) { print(report) }
                 if let unreachable = report.remoteUnreachable {
                     throw CommandFailure(message: unreachable, code: ExitStatus.tempFail)
                 }

@@ -19,6 +19,12 @@ struct RemoteOptions: ParsableArguments {
     }
 }
 
+/// `--name`, shared by init and clone.
+struct ReplicaNameOption: ParsableArguments {
+    @Option(help: ArgumentHelp("A readable name for this replica (default: the host name).", valueName: "NAME"))
+    var name: String?
+}
+
 extension DocSync {
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(
@@ -37,8 +43,7 @@ extension DocSync {
 
         @OptionGroup var remoteOptions: RemoteOptions
 
-        @Option(help: ArgumentHelp("A readable name for this replica (default: the host name).", valueName: "NAME"))
-        var name: String?
+        @OptionGroup var replica: ReplicaNameOption
 
         @Option(
             help: ArgumentHelp(
@@ -56,30 +61,33 @@ extension DocSync {
         }
 
         func run() throws {
-            Output.configure(global)
+            try global.withMadeWorkspace(makeTree) { workspace, createdRemote in
+                let tree = TreeJSON(workspace, remote: RemoteJSON(workspace.config, created: createdRemote))
+                try global.printResult(command: "init", tree) {
+                    Output.line(
+                        "Initialized docsync tree in \(tree.root) (replica \(tree.replicaName), id \(tree.replicaId))")
+                    if let remote = tree.remote {
+                        Output.line(
+                            createdRemote
+                                ? "Created a new remote at \(remote.url) (\(remote.description))"
+                                : "Joined the existing remote at \(remote.url) (\(remote.description)); run `docsync sync` to merge it with this tree"
+                        )
+                    }
+                }
+            }
+        }
+
+        /// Makes the tree (and the remote, where there is none yet); says whether it made the remote.
+        private func makeTree() throws -> (Workspace, Bool) {
             let target = FileSystem.join(global.workingDirectory, directory ?? "")
             let path = directory.map { $0.hasPrefix("/") ? $0 : target } ?? global.workingDirectory
             let address = try remote.map { try remoteOptions.address($0, from: global.workingDirectory) }
             try address?.checkSeparate(fromTree: FileSystem.absolute(path))
             try FileSystem.createDirectories(FileSystem.absolute(path))
-            let (workspace, createdRemote) = try Workspace.initialize(
+            return try Workspace.initialize(
                 at: path, remoteURL: address?.url, kind: address?.kind,
-                branch: remoteOptions.branch, replicaName: name,
+                branch: remoteOptions.branch, replicaName: replica.name,
                 remoteFormat: remoteFormat.flatMap(FolderRemoteFormat.init(rawValue:)))
-            defer { workspace.close() }
-            let tree = TreeJSON(workspace, remote: RemoteJSON(workspace.config, created: createdRemote))
-            if global.json {
-                try Output.json(tree, command: "init")
-                return
-            }
-            Output.line("Initialized docsync tree in \(tree.root) (replica \(tree.replicaName), id \(tree.replicaId))")
-            if let remote = tree.remote {
-                Output.line(
-                    createdRemote
-                        ? "Created a new remote at \(remote.url) (\(remote.description))"
-                        : "Joined the existing remote at \(remote.url) (\(remote.description)); run `docsync sync` to merge it with this tree"
-                )
-            }
         }
     }
 
@@ -92,8 +100,7 @@ extension DocSync {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(help: ArgumentHelp("A readable name for this replica (default: the host name).", valueName: "NAME"))
-        var name: String?
+        @OptionGroup var replica: ReplicaNameOption
 
         @Argument(
             help:
@@ -107,23 +114,26 @@ extension DocSync {
         var directory: String
 
         func run() throws {
-            Output.configure(global)
-            let base = global.workingDirectory
-            let address = try remoteOptions.address(url, from: base)
             let view = ProgressView(global: global)
             defer { view.clear() }
-            let (workspace, report) = try Workspace.clone(
+            try global.withMadeWorkspace({ try clone(showing: view) }) { workspace, report in
+                view.clear()
+                let tree = TreeJSON(workspace, remote: RemoteJSON(workspace.config, created: nil))
+                let remote = tree.remote.map { " from \($0.url) (\($0.description))" } ?? ""
+                try SyncPrinter(global: global, streamed: view.streamed).finish(
+                    report, verb: "Cloned", command: "clone",
+                    extraLine: "into \(tree.root)\(remote) as replica \(tree.replicaName)",
+                    extra: WithFields(base: tree, extra: ["documents": report.pulled.count]))
+            }
+        }
+
+        private func clone(showing view: ProgressView) throws -> (Workspace, SyncReport) {
+            let base = global.workingDirectory
+            let address = try remoteOptions.address(url, from: base)
+            return try Workspace.clone(
                 url: address.url, into: directory.hasPrefix("/") ? directory : FileSystem.join(base, directory),
-                kind: address.kind, branch: remoteOptions.branch, replicaName: name,
+                kind: address.kind, branch: remoteOptions.branch, replicaName: replica.name,
                 progress: view.handler)
-            defer { workspace.close() }
-            view.clear()
-            let tree = TreeJSON(workspace, remote: RemoteJSON(workspace.config, created: nil))
-            let remote = tree.remote.map { " from \($0.url) (\($0.description))" } ?? ""
-            try SyncPrinter(global: global, streamed: view.streamed).finish(
-                report, verb: "Cloned", command: "clone",
-                extraLine: "into \(tree.root)\(remote) as replica \(tree.replicaName)",
-                extra: WithFields(base: tree, extra: ["documents": report.pulled.count]))
         }
     }
 
@@ -138,12 +148,11 @@ extension DocSync {
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
-            Output.configure(global)
-            let (workspace, report) = try Workspace.resetBase(at: global.workingDirectory)
-            defer { workspace.close() }
-            try SyncPrinter(global: global).finish(
-                report, verb: "Reset the base", command: "reset-base",
-                extraLine: "(run `docsync sync` to reconcile with the remote)")
+            try global.withMadeWorkspace({ try Workspace.resetBase(at: global.workingDirectory) }) { _, report in
+                try SyncPrinter(global: global).finish(
+                    report, verb: "Reset the base", command: "reset-base",
+                    extraLine: "(run `docsync sync` to reconcile with the remote)")
+            }
         }
     }
 }
@@ -165,9 +174,6 @@ struct TreeJSON: Encodable {
     private enum Key: String, CodingKey { case root, replicaId, replicaName, remote }
     func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
-        try container.encode(root, forKey: .root)
-        try container.encode(replicaId, forKey: .replicaId)
-        try container.encode(replicaName, forKey: .replicaName)
-        try container.encode(remote, forKey: .remote)
+        try container.encode(fields: [.root: root, .replicaId: replicaId, .replicaName: replicaName, .remote: remote])
     }
 }

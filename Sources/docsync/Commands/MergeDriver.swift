@@ -47,15 +47,8 @@ extension DocSync {
             }
             try FileSystem.writeAtomically(FileSystem.absolute(ours, relativeTo: directory), outcome.result)
             let name = path ?? ours
-            if global.json {
-                try Output.json(
-                    DriverJSON(
-                        path: name, merged: !outcome.unmerged, winner: outcome.winner, why: outcome.why,
-                        collisions: outcome.collisions.map {
-                            .init(pointer: $0.pointer, ours: $0.ours, theirs: $0.theirs, kept: $0.kept)
-                        }),
-                    command: "merge-driver")
-            }
+            // The collisions go to stderr either way, for git to show.
+            try global.printResult(command: "merge-driver", DriverJSON(outcome, path: name)) {}
             for c in outcome.collisions {
                 Output.writeStderr(
                     "\(name): \(c.pointer.isEmpty ? "(root)" : c.pointer): ours \(c.ours ?? "(removed)"), theirs \(c.theirs ?? "(removed)"); kept \(c.kept)\n"
@@ -74,15 +67,23 @@ extension DocSync {
     struct DriverJSON: Encodable {
         struct Collision: Encodable {
             var pointer: String
-            var ours: String?
-            var theirs: String?
+            var ours, theirs: String?
             var kept: String
         }
         var path: String
         var merged: Bool
-        var winner: String
-        var why: String
+        var winner, why: String
         var collisions: [Collision]
+
+        init(_ outcome: MergeDriver.Outcome, path: String) {
+            self.path = path
+            merged = !outcome.unmerged
+            winner = outcome.winner
+            why = outcome.why
+            collisions = outcome.collisions.map {
+                Collision(pointer: $0.pointer, ours: $0.ours, theirs: $0.theirs, kept: $0.kept)
+            }
+        }
     }
 
     struct GitSetupCommand: ParsableCommand {
@@ -100,12 +101,14 @@ extension DocSync {
             do { report = try GitSetup.run(in: global.workingDirectory) } catch let failure as GitSetup.Failure {
                 throw CommandFailure(message: failure.message, code: .failure)
             }
-            if global.json { return try Output.json(report, command: "git-setup") }
-            Output.line("git config merge.docsync.driver \"\(report.driver)\" (in \(report.repository)/.git/config)")
-            Output.line(
-                report.attributesAdded
-                    ? "added `*.json merge=docsync` to \(report.attributesFile); commit it"
-                    : "\(report.attributesFile) already has `*.json merge=docsync`")
+            try global.printResult(command: "git-setup", report) {
+                Output.line(
+                    "git config merge.docsync.driver \"\(report.driver)\" (in \(report.repository)/.git/config)")
+                Output.line(
+                    report.attributesAdded
+                        ? "added `*.json merge=docsync` to \(report.attributesFile); commit it"
+                        : "\(report.attributesFile) already has `*.json merge=docsync`")
+            }
         }
     }
 }

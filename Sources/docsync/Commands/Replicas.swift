@@ -23,11 +23,7 @@ extension DocSync {
             func run() throws {
                 try global.withWorkspace(readOnly: true) { workspace in
                     let report = try workspace.replicas.list()
-                    if global.json {
-                        try Output.json(ReplicasJSON(report), command: "replicas")
-                        return
-                    }
-                    ReplicasTable.print(report)
+                    try global.printResult(command: "replicas", ReplicasJSON(report)) { ReplicasTable.print(report) }
                 }
             }
         }
@@ -54,17 +50,15 @@ extension DocSync {
             func run() throws {
                 try global.withWorkspace(readOnly: dryRun) { workspace in
                     let gone = try workspace.replicas.forget(name, force: force, dryRun: dryRun)
-                    if global.json {
-                        try Output.json(
-                            ForgetJSON(
-                                forgotten: ReplicasJSON.Replica(
-                                    gone, holdsBack: nil, isSelf: gone.replicaId == workspace.config.replicaId),
-                                dryRun: dryRun), command: "replicas forget")
-                        return
+                    let forgotten = ReplicasJSON.Replica(
+                        gone, holdsBack: nil, isSelf: gone.replicaId == workspace.config.replicaId)
+                    try global.printResult(
+                        command: "replicas forget", ForgetJSON(forgotten: forgotten, dryRun: dryRun)
+                    ) {
+                        Output.line(
+                            "\(dryRun ? "would forget" : "forgot") replica \(gone.name) (\(gone.replicaId)); gc no longer waits for it"
+                        )
                     }
-                    Output.line(
-                        "\(dryRun ? "would forget" : "forgot") replica \(gone.name) (\(gone.replicaId)); gc no longer waits for it"
-                    )
                 }
             }
         }
@@ -108,12 +102,9 @@ enum ReplicasTable {
 /// `docsync replicas --json` (schemaVersion 1).
 struct ReplicasJSON: Encodable {
     struct Replica: Encodable {
-        var id: String
-        var name: String
-        /// RFC 3339, UTC; null if unknown.
-        var lastSync: String?
-        var seen: String?
-        var version: String?
+        var id, name: String
+        /// lastSync: RFC 3339, UTC; null if unknown.
+        var lastSync, seen, version: String?
         /// Tombstones gc keeps because this replica has not seen them (null in `forget`).
         var holdsBackTombstones: Int?
         var holdsBackPurge: Bool?

@@ -5,7 +5,11 @@ import Foundation
 /// What the commands that talk to the remote take besides the global options.
 protocol RemoteFlags: ParsableArguments {
     var dryRun: Bool { get }
-    var options: SyncOptions { get }
+    var force: Bool { get }
+}
+
+extension RemoteFlags {
+    var options: SyncOptions { SyncOptions(dryRun: dryRun, force: force) }
 }
 
 /// Options of push and sync.
@@ -15,8 +19,6 @@ struct SyncFlags: RemoteFlags {
 
     @Flag(name: .long, help: "Allow a push that deletes more than push.maxDeleteShare of the remote's documents.")
     var force = false
-
-    var options: SyncOptions { SyncOptions(dryRun: dryRun, force: force) }
 }
 
 /// Options of pull: the same flags, with help that speaks of what a pull does.
@@ -31,8 +33,6 @@ struct PullFlags: RemoteFlags {
             "No effect on pull: a pull deletes nothing on the remote, so the max-delete guard (push.maxDeleteShare) never stops it."
     )
     var force = false
-
-    var options: SyncOptions { SyncOptions(dryRun: dryRun, force: force) }
 }
 
 /// The exit codes push, pull and sync add to 0, 1 and 2, for their --help.
@@ -42,15 +42,43 @@ let remoteExitStatusHelp = """
     local changes stay recorded and are sent next time.
     """
 
+/// push, pull and sync: one command per direction, the same run.
 protocol RemoteCommand: ParsableCommand {
     associatedtype Flags: RemoteFlags
     var global: GlobalOptions { get }
     var flags: Flags { get }
     static var direction: SyncService.Direction { get }
-    static var verb: String { get }
+}
+
+extension SyncService.Direction {
+    /// What the direction's command is called, the verb of its summary line, and what its
+    /// --help says before the exit codes the three share.
+    fileprivate var command: (name: String, verb: String, abstract: String, discussion: String?) {
+        switch self {
+        case .push:
+            return (
+                "push", "Pushed", "Record local changes and send them to the remote.",
+                "If the remote changed since the last sync, its changes are pulled and reconciled first: a push never overwrites a version it has not seen."
+            )
+        case .pull:
+            return (
+                "pull", "Pulled", "Record local changes and bring in the remote's changes.",
+                "Local edits are journaled first, so a conflicting remote version never overwrites them: the losing version is kept under .docsync/conflicts/."
+            )
+        case .both:
+            return ("sync", "Synced", "Pull, reconcile and push: what cron runs.", nil)
+        }
+    }
 }
 
 extension RemoteCommand {
+    static var configuration: CommandConfiguration {
+        let command = direction.command
+        return CommandConfiguration(
+            commandName: command.name, abstract: command.abstract,
+            discussion: command.discussion.map { $0 + "\n\n" + remoteExitStatusHelp } ?? remoteExitStatusHelp)
+    }
+
     func run() throws {
         try global.withWorkspace(readOnly: flags.dryRun) { workspace in
             let view = ProgressView(global: global)
@@ -66,46 +94,26 @@ extension RemoteCommand {
             // The remote's replica names only when a line names another replica.
             let names = workspace.replicas.names(fromRemote: report.conflicts.contains { $0.recordedBy != nil })
             try SyncPrinter(global: global, streamed: view.streamed, replicaNames: names)
-                .finish(report, verb: Self.verb, command: Self._commandName)
+                .finish(report, verb: Self.direction.command.verb, command: Self._commandName)
         }
     }
 }
 
 extension DocSync {
     struct Push: RemoteCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Record local changes and send them to the remote.",
-            discussion:
-                "If the remote changed since the last sync, its changes are pulled and reconciled first: a push never overwrites a version it has not seen.\n\n"
-                + remoteExitStatusHelp
-        )
         static let direction = SyncService.Direction.push
-        static let verb = "Pushed"
         @OptionGroup var global: GlobalOptions
         @OptionGroup var flags: SyncFlags
     }
 
     struct Pull: RemoteCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Record local changes and bring in the remote's changes.",
-            discussion:
-                "Local edits are journaled first, so a conflicting remote version never overwrites them: the losing version is kept under .docsync/conflicts/.\n\n"
-                + remoteExitStatusHelp
-        )
         static let direction = SyncService.Direction.pull
-        static let verb = "Pulled"
         @OptionGroup var global: GlobalOptions
         @OptionGroup var flags: PullFlags
     }
 
     struct SyncCommand: RemoteCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "sync",
-            abstract: "Pull, reconcile and push: what cron runs.",
-            discussion: remoteExitStatusHelp
-        )
         static let direction = SyncService.Direction.both
-        static let verb = "Synced"
         @OptionGroup var global: GlobalOptions
         @OptionGroup var flags: SyncFlags
     }
@@ -145,10 +153,9 @@ extension DocSync {
         }
 
         func run() throws {
-            try global.withWorkspace(readOnly: dryRun) { workspace in
-                let report = try workspace.history.restore(
+            try global.withChange(dryRun: dryRun, verb: "Restored", command: "restore") { workspace in
+                try workspace.history.restore(
                     documents, relativeTo: global.workingDirectory, at: at, deleted: deleted, dryRun: dryRun)
-                try SyncPrinter(global: global).finish(report, verb: "Restored", command: "restore")
             }
         }
     }
@@ -169,11 +176,22 @@ extension DocSync {
         var paths: [String]
 
         func run() throws {
-            try global.withWorkspace(readOnly: dryRun) { workspace in
-                let report = try workspace.editing.remove(
-                    paths: paths, relativeTo: global.workingDirectory, dryRun: dryRun)
-                try SyncPrinter(global: global).finish(report, verb: "Removed", command: "rm")
+            try global.withChange(dryRun: dryRun, verb: "Removed", command: "rm") { workspace in
+                try workspace.editing.remove(paths: paths, relativeTo: global.workingDirectory, dryRun: dryRun)
             }
+        }
+    }
+}
+
+extension GlobalOptions {
+    /// A command that changes documents and reports like a sync (restore, rm, resolve):
+    /// `change` runs on the workspace (read-only for a dry run); its report is printed and
+    /// gives the exit code.
+    func withChange(
+        dryRun: Bool, verb: String, command: String, _ change: (Workspace) throws -> SyncReport
+    ) throws {
+        try withWorkspace(readOnly: dryRun) { workspace in
+            try SyncPrinter(global: self).finish(try change(workspace), verb: verb, command: command)
         }
     }
 }
@@ -202,9 +220,7 @@ struct SyncPrinter {
     ) throws {
         for problem in report.problems { Output.problem(problem.message) }
         for warning in report.warnings { Output.warning(warning) }
-        if global.json {
-            try Output.json(WithFields(base: SyncReportJSON(report: report), extra: extra), command: command)
-        } else {
+        try global.printResult(command: command, WithFields(base: SyncReportJSON(report: report), extra: extra)) {
             printText(report, verb: verb, command: command, extraLine: extraLine)
         }
         if !report.conflicts.isEmpty && global.quiet {

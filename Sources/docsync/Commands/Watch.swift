@@ -83,60 +83,69 @@ struct WatchLoop {
 
     mutating func run() throws {
         let signalFd = try Self.installSignalPipe()
-
-        let watcher: TreeWatcher
-        do { watcher = try TreeWatcher(root: root) } catch let failure as TreeWatcher.Failure {
-            throw CommandFailure(message: failure.localizedDescription, code: .failure, errorCode: "watch-limit")
-        }
+        let watcher = try Self.watchLimit { try TreeWatcher(root: root) }
         emitStart(folders: watcher.folderCount)
 
         var scheduler = WatchScheduler(debounce: debounce, pullInterval: pullInterval, now: Self.now())
         var stopSignal: Int32? = nil
-
         while stopSignal == nil {
-            let due: Double
             switch scheduler.decide(now: Self.now()) {
             case .wait(let until):
-                due = until
+                stopSignal = try waitForEvents(until: until, watcher: watcher, signalFd: signalFd, into: &scheduler)
             case .syncNow(let trigger):
-                let (code, retryIn) = syncOnce(trigger: trigger, backoff: scheduler.nextRetryDelay)
-                try noteEditsDuringSync(watcher, into: &scheduler)
-                // This sync's own push replaced the remote's commit point: not news. (A push by
-                // another replica during this sync waits for the next pull.)
-                _ = remoteWatcher?.drain()
-                scheduler.finished(trigger, retry: code == ExitStatus.tempFail || retryIn != nil, at: Self.now())
-                continue
-            }
-            // Blocks until an event, a signal or the next due time: no CPU while idle.
-            let timeout = Int32(min(((due - Self.now()) * 1000).rounded(.up) + 1, Double(Int32.max)))
-            var fds = [
-                pollfd(fd: watcher.fd, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: signalFd, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: remoteWatcher?.fd ?? -1, events: Int16(POLLIN), revents: 0)
-            ]
-            let ready = poll(&fds, 3, max(timeout, 0))
-            if ready < 0 {
-                if errno == EINTR { continue }
-                throw CommandFailure(message: "poll: \(String(cString: strerror(errno)))", code: .failure)
-            }
-            if fds[1].revents != 0 {
-                var byte: UInt8 = 0
-                if read(signalFd, &byte, 1) == 1 { stopSignal = Int32(byte) }
-            }
-            if fds[0].revents != 0 {
-                let changes: TreeWatcher.Changes
-                do { changes = try watcher.drain() } catch let failure as TreeWatcher.Failure {
-                    throw CommandFailure(
-                        message: failure.localizedDescription, code: .failure, errorCode: "watch-limit")
-                }
-                scheduler.treeChanged(relevant: changes.relevant, overflowed: changes.overflowed, at: Self.now())
-            }
-            if fds[2].revents != 0, remoteWatcher?.drain() == true {
-                // Another replica pushed: pull once its push has settled, like an edit here.
-                scheduler.remotePushed(at: Self.now())
+                try sync(trigger, watcher: watcher, into: &scheduler)
             }
         }
         emitStop(signal: stopSignal ?? SIGTERM)
+    }
+
+    /// Runs the sync that is due and tells the scheduler how it went.
+    private mutating func sync(_ trigger: Trigger, watcher: TreeWatcher, into scheduler: inout WatchScheduler) throws {
+        let (code, retryIn) = syncOnce(trigger: trigger, backoff: scheduler.nextRetryDelay)
+        try noteEditsDuringSync(watcher, into: &scheduler)
+        // This sync's own push replaced the remote's commit point: not news. (A push by
+        // another replica during this sync waits for the next pull.)
+        _ = remoteWatcher?.drain()
+        scheduler.finished(trigger, retry: code == ExitStatus.tempFail || retryIn != nil, at: Self.now())
+    }
+
+    /// Blocks until an event, a signal or the `due` time: no CPU while idle. Gives the
+    /// scheduler what happened; returns the signal that stops the loop, if one came.
+    private mutating func waitForEvents(
+        until due: Double, watcher: TreeWatcher, signalFd: Int32, into scheduler: inout WatchScheduler
+    ) throws -> Int32? {
+        let timeout = Int32(min(((due - Self.now()) * 1000).rounded(.up) + 1, Double(Int32.max)))
+        var fds = [
+            pollfd(fd: watcher.fd, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: signalFd, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: remoteWatcher?.fd ?? -1, events: Int16(POLLIN), revents: 0)
+        ]
+        if poll(&fds, 3, max(timeout, 0)) < 0 {
+            if errno == EINTR { return nil }
+            throw CommandFailure(message: "poll: \(String(cString: strerror(errno)))", code: .failure)
+        }
+        var stopSignal: Int32? = nil
+        if fds[1].revents != 0 {
+            var byte: UInt8 = 0
+            if read(signalFd, &byte, 1) == 1 { stopSignal = Int32(byte) }
+        }
+        if fds[0].revents != 0 {
+            let changes = try Self.watchLimit { try watcher.drain() }
+            scheduler.treeChanged(relevant: changes.relevant, overflowed: changes.overflowed, at: Self.now())
+        }
+        if fds[2].revents != 0, remoteWatcher?.drain() == true {
+            // Another replica pushed: pull once its push has settled, like an edit here.
+            scheduler.remotePushed(at: Self.now())
+        }
+        return stopSignal
+    }
+
+    /// Reaching the inotify watch limit (fs.inotify.max_user_watches) is an error of its
+    /// own (`watch-limit`): its message says how to raise the limit.
+    private static func watchLimit<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch let failure as TreeWatcher.Failure {
+            throw CommandFailure(message: failure.localizedDescription, code: .failure, errorCode: "watch-limit")
+        }
     }
 
     /// SIGINT and SIGTERM as bytes on a pipe the loop polls (a handler may only write(2));
@@ -173,24 +182,16 @@ struct WatchLoop {
     /// After a sync: its own writes (ids stamped, pulled versions) came back as events;
     /// they are not edits when every file is as the sync left it. An edit made meanwhile is.
     private func noteEditsDuringSync(_ watcher: TreeWatcher, into scheduler: inout WatchScheduler) throws {
-        do {
-            let own = try watcher.drain()
-            if own.relevant
-                && (own.structural
-                    || !StatCache.unchangedSinceLastScan(root: root, paths: own.documents, known: lastIndex))
-            {
-                scheduler.treeChanged(relevant: true, overflowed: own.overflowed, at: Self.now())
-            }
-        } catch let failure as TreeWatcher.Failure {
-            throw CommandFailure(
-                message: failure.localizedDescription, code: .failure, errorCode: "watch-limit")
+        let own = try Self.watchLimit { try watcher.drain() }
+        if own.relevant
+            && (own.structural || !StatCache.unchangedSinceLastScan(root: root, paths: own.documents, known: lastIndex))
+        {
+            scheduler.treeChanged(relevant: true, overflowed: own.overflowed, at: Self.now())
         }
     }
 
     // MARK: One sync
 
-    /// Runs one sync like `docsync sync`; prints its line. Returns the exit code `sync`
-    /// would give, and for a failure that is retried, the seconds until the retry.
     /// What one sync came to: the exit code `sync` would give, why, and its report (nil:
     /// it failed before it got anywhere).
     struct Outcome {
@@ -201,6 +202,8 @@ struct WatchLoop {
         var retryIn: Double?
     }
 
+    /// Runs one sync like `docsync sync`; prints its line. Returns the exit code `sync`
+    /// would give, and for a failure that is retried, the seconds until the retry.
     mutating func syncOnce(trigger: Trigger, backoff: Double) -> (ExitCode, Double?) {
         let outcome = runSync(backoff: backoff)
         for warning in outcome.report?.warnings ?? [] { Output.warning(warning) }
@@ -213,11 +216,12 @@ struct WatchLoop {
         lastIndex = nil
         var outcome = Outcome(time: Int64(Date().timeIntervalSince1970 * 1000))
         do {
-            let workspace = try Workspace.open(at: root, readOnly: false)
-            defer { workspace.close() }
-            let result = try workspace.sync.run(.both)
+            let result = try Workspace.using(at: root, readOnly: false) { workspace in
+                let result = try workspace.sync.run(.both)
+                lastIndex = workspace.statCache
+                return result
+            }
             outcome.report = result
-            lastIndex = workspace.statCache
             if let unreachable = result.remoteUnreachable {
                 outcome.code = ExitStatus.tempFail
                 outcome.message = unreachable

@@ -4,45 +4,20 @@ import Foundation
 /// `--json`: a sync's line.
 struct WatchSyncLine: Encodable {
     var event = "sync"
-    var time: String
-    var trigger: String
+    var time, trigger: String
     var exitCode: Int32
     var meaning: String
-    var recorded: Int
-    var pulled: Int
-    var pushed: Int
-    var conflicts: Int
+    var recorded, pulled, pushed, conflicts: Int
     var problems: [String]
     var pendingAfter: Int
     var message: String?
     var retryInSeconds: Int?
-
-    init(
-        time: String, trigger: String, exitCode: Int32, meaning: String, recorded: Int, pulled: Int, pushed: Int,
-        conflicts: Int, problems: [String], pendingAfter: Int, message: String?, retryInSeconds: Int?
-    ) {
-        self.time = time
-        self.trigger = trigger
-        self.exitCode = exitCode
-        self.meaning = meaning
-        self.recorded = recorded
-        self.pulled = pulled
-        self.pushed = pushed
-        self.conflicts = conflicts
-        self.problems = problems
-        self.pendingAfter = pendingAfter
-        self.message = message
-        self.retryInSeconds = retryInSeconds
-    }
 }
 
 /// `--json`: the first line (`watching`) and the last (`stopped`).
 struct WatchEventLine: Encodable {
-    var event: String
-    var time: String
-    var root: String
-    var folders: Int?
-    var debounceMs: Int?
+    var event, time, root: String
+    var folders, debounceMs: Int?
     var pullSeconds: Double?
     var signal: String?
 }

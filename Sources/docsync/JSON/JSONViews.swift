@@ -96,15 +96,6 @@ struct HistoryJSON: Encodable {
 }
 
 struct GCJSON: Encodable {
-    struct PurgeJSON: Encodable {
-        var purge: TombstonePurge
-        private enum Key: String, CodingKey { case purged }
-        func encode(to encoder: Encoder) throws {
-            try purge.encode(to: encoder)
-            var container = encoder.container(keyedBy: Key.self)
-            try container.encode(purge.purged.map(PurgedJSON.init), forKey: .purged)
-        }
-    }
 
     struct PurgedJSON: Encodable {
         var purged: TombstonePurge.Purged
@@ -120,7 +111,8 @@ struct GCJSON: Encodable {
     func encode(to encoder: Encoder) throws {
         try report.encode(to: encoder)
         var container = encoder.container(keyedBy: Key.self)
-        try container.encode(report.remote.map(PurgeJSON.init), forKey: .remote)
+        let remote = report.remote.map { WithFields(base: $0, extra: ["purged": $0.purged.map(PurgedJSON.init)]) }
+        try container.encode(remote, forKey: .remote)
         try container.encode(report.gitCache, forKey: .gitCache)
         try container.encode(report.bytesFreed, forKey: .bytesFreed)
     }
@@ -212,10 +204,17 @@ struct RemoteJSON: Encodable {
     private enum Key: String, CodingKey { case url, kind, branch, created }
     func encode(to encoder: Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
-        try container.encode(url, forKey: .url)
-        try container.encode(kind, forKey: .kind)
-        try container.encode(branch, forKey: .branch)
+        try container.encode(fields: [.url: url, .kind: kind, .branch: branch])
         try container.encodeIfPresent(created, forKey: .created)
+    }
+}
+
+extension KeyedEncodingContainer {
+    /// Writes each field, a nil one as `null` (a synthesized `encode(to:)` leaves it out).
+    mutating func encode(fields: KeyValuePairs<Key, (any Encodable)?>) throws {
+        for (key, value) in fields {
+            if let value { try encode(value, forKey: key) } else { try encodeNil(forKey: key) }
+        }
     }
 }
 
