@@ -12,12 +12,17 @@ extension SealedFile.Builder {
         raw(value)
     }
 
-    /// Each of `values` behind a tab.
-    mutating func tabNumbers<each N: BinaryInteger>(_ values: repeat each N) {
-        for value in repeat each values {
-            tab()
-            number(value)
-        }
+    /// A tab, then `value`.
+    mutating func tabNumber<N: BinaryInteger>(_ value: N) {
+        tab()
+        number(value)
+    }
+
+    /// `a` and `b`, each behind a tab. Plain generics, not a parameter pack: the optimizer
+    /// specializes these, and a pack left `number` generic for every digit.
+    mutating func tabNumbers<A: BinaryInteger, B: BinaryInteger>(_ a: A, _ b: B) {
+        tabNumber(a)
+        tabNumber(b)
     }
 
     /// A whole line of two fields: `tag` as it is and `value` escaped.

@@ -192,7 +192,7 @@ public struct SyncState: Sendable {
         out.line("cursor", text: cursor ?? "")
         if let lastSync {
             out.raw("lastsync")
-            out.tabNumbers(lastSync)
+            out.tabNumber(lastSync)
             out.newline()
         }
         if baseAheadOfCursor {

@@ -96,7 +96,8 @@ public struct StatCache {
             // would be work nobody uses.
             for (p, e) in entries {
                 out.text(p)
-                out.tabNumbers(e.inode, e.size, e.mtimeNanos, e.ctimeNanos)
+                out.tabNumbers(e.inode, e.size)
+                out.tabNumbers(e.mtimeNanos, e.ctimeNanos)
                 out.tabRaw(e.hash)
                 out.tabText(e.refId)
                 out.tabText(e.changesetId)
