@@ -236,4 +236,13 @@ import Testing
         #expect(try FileSystem.readFile(dir.sub("f")) == SealedFile.seal("old\n"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: dir.path) == ["f"], "no temporary file left")
     }
+
+    /// The inside of an ignore pattern's `[…]`: a list, ranges, and `!` or `^` negating.
+    @Test(arguments: [
+        ("abc", "b", true), ("abc", "d", false), ("a-c", "b", true), ("a-c", "-", false),
+        ("!a-c", "b", false), ("^a-c", "d", true), ("a-", "-", true), ("x0-9", "5", true)
+    ])
+    func ignoreBracketAdmits(inside: String, byte: String, admitted: Bool) {
+        #expect(Glob.bracket(Array(inside.utf8)[...], admits: byte.utf8.first!) == admitted)
+    }
 }

@@ -61,22 +61,10 @@ public struct ConflictService: WorkspaceService {
             ChangeSummary(kind: .resolve, path: path, refId: refId, changesetId: chosen?.changesetId))
         if dryRun { return report }
 
-        // Journal first, then the file, then the conflict store: the file operation, the
-        // local action it makes and the resolve go in one batch, so a run killed after it
-        // is finished by the next one (`recover`), and one killed before it did nothing.
-        // Why: a resolve killed between writing the file and journaling pushed the taken
-        // values as an ordinary edit and left the conflict open.
-        let io = SafeTreeIO(root: layout.root)
-        var entries = try fileEntries(for: write, refId: refId, path: path, io: io)
-        if !entries.isEmpty {
-            try objects.flush()
-            try clock.persist()
-        }
-        entries.append(
-            JournalEntry(
-                .resolve(refId: refId, changesetId: chosen?.changesetId, path: currentPath, take: take ?? "as is")))
-        try append(entries)
-        try CrashPoint.hit("resolve.after-journal")
+        let entries = try journalResolve(
+            write,
+            resolve: .resolve(refId: refId, changesetId: chosen?.changesetId, path: currentPath, take: take ?? "as is"),
+            refId: refId, path: path)
         for entry in entries {
             // A file edited while resolving is left as the user saved it: the next run
             // records that edit over the resolved version (kept in the journal).
@@ -92,6 +80,26 @@ public struct ConflictService: WorkspaceService {
         try checkpoint()
         report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
         return report
+    }
+
+    /// Journals the resolve with the file operation and the local action it makes, and
+    /// returns them. Journal first, then the file, then the conflict store: they go in one
+    /// batch, so a run killed after it is finished by the next one (`recover`), and one
+    /// killed before it did nothing. Why: a resolve killed between writing the file and
+    /// journaling pushed the taken values as an ordinary edit and left the conflict open.
+    private func journalResolve(
+        _ write: ResolveWrite?, resolve: JournalEntry.Event, refId: String, path: String
+    ) throws -> [JournalEntry] {
+        let io = SafeTreeIO(root: layout.root)
+        var entries = try fileEntries(for: write, refId: refId, path: path, io: io)
+        if !entries.isEmpty {
+            try objects.flush()
+            try clock.persist()
+        }
+        entries.append(JournalEntry(resolve))
+        try append(entries)
+        try CrashPoint.hit("resolve.after-journal")
+        return entries
     }
 
     private func describeSide(_ record: ConflictStore.Record) -> String {

@@ -27,12 +27,8 @@ public struct EditReport: Codable, Sendable {
         path: String, refId: String, changesetId: String?, outcome: String, rejectedCopy: String? = nil,
         problem: String? = nil
     ) {
-        self.path = path
-        self.refId = refId
-        self.changesetId = changesetId
-        self.outcome = outcome
-        self.rejectedCopy = rejectedCopy
-        self.problem = problem
+        (self.path, self.refId, self.changesetId, self.outcome) = (path, refId, changesetId, outcome)
+        (self.rejectedCopy, self.problem) = (rejectedCopy, problem)
     }
 }
 

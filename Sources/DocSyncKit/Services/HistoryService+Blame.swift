@@ -46,7 +46,30 @@ extension HistoryService {
             throw Workspace.Failure.gaveUp(
                 "\(path):\(error.line):\(error.column): \(error.reason); blame needs a valid document")
         }
+        let (versions, remoteError) = try blameVersions(of: refId, path: path)
+        let ordered = versions.values.sorted { changesetOrder($0.changesetId, $1.changesetId) }
+        let now = current.removing(.both)
+        let nowId = (try? JSONScanner.scanDocument(bytes))?.member(named: "changesetId")?.stringValue
+        let unrecorded = BlameVersion(
+            changesetId: nowId.flatMap { versions[$0] != nil ? nil : $0 } ?? "(not recorded)",
+            replica: config.replicaId, time: FileSystem.currentTimeNanos / 1_000_000, value: now)
+        let history = ordered.last.map { $0.value == now } ?? false ? ordered : ordered + [unrecorded]
+        var fields: [FieldBlame] = []
+        for (place, value) in Self.leaves(now) where pointer.map({ place == $0 || place.hasPrefix($0 + "/") }) ?? true {
+            let setter = Self.lastSetter(of: place, in: history)
+            fields.append(
+                FieldBlame(
+                    pointer: place, value: JSONValueWriter.compactString(value),
+                    changesetId: setter.changesetId, replica: setter.replica, time: setter.time))
+        }
+        return BlameReport(path: path, refId: refId, versions: ordered.count, fields: fields, remoteError: remoteError)
+    }
 
+    /// Every version of the record this replica's journal kept and the remote's history
+    /// holds, by changesetId, and why the remote's history was not read, if it was not.
+    private func blameVersions(of refId: String, path: String) throws -> (
+        versions: [String: BlameVersion], remoteError: String?
+    ) {
         var versions: [String: BlameVersion] = [:]
         func add(_ id: String, _ replica: String, _ time: Int64, _ content: [UInt8]?) {
             guard versions[id] == nil, let content, let value = try? JSONValueParser.parse(content) else { return }
@@ -69,27 +92,18 @@ extension HistoryService {
         } catch {
             remoteError = (error as? LocalizedError)?.errorDescription ?? "\(error)"
         }
-        let ordered = versions.values.sorted { changesetOrder($0.changesetId, $1.changesetId) }
-        let now = current.removing(.both)
-        let nowId = (try? JSONScanner.scanDocument(bytes))?.member(named: "changesetId")?.stringValue
-        let unrecorded = BlameVersion(
-            changesetId: nowId.flatMap { versions[$0] != nil ? nil : $0 } ?? "(not recorded)",
-            replica: config.replicaId, time: FileSystem.currentTimeNanos / 1_000_000, value: now)
-        let history = ordered.last.map { $0.value == now } ?? false ? ordered : ordered + [unrecorded]
-        var fields: [FieldBlame] = []
-        for (place, value) in Self.leaves(now) where pointer.map({ place == $0 || place.hasPrefix($0 + "/") }) ?? true {
-            // The last version whose value here differs from the version before it.
-            var setter = history.first!
-            for (before, after) in zip(history, history.dropFirst())
-            where JSONPointer.value(at: place, in: before.value) != JSONPointer.value(at: place, in: after.value) {
-                setter = after
-            }
-            fields.append(
-                FieldBlame(
-                    pointer: place, value: JSONValueWriter.compactString(value),
-                    changesetId: setter.changesetId, replica: setter.replica, time: setter.time))
+        return (versions, remoteError)
+    }
+
+    /// The last version whose value at `place` differs from the version before it (the
+    /// first version when none does).
+    private static func lastSetter(of place: String, in history: [BlameVersion]) -> BlameVersion {
+        var setter = history.first!
+        for (before, after) in zip(history, history.dropFirst())
+        where JSONPointer.value(at: place, in: before.value) != JSONPointer.value(at: place, in: after.value) {
+            setter = after
         }
-        return BlameReport(path: path, refId: refId, versions: ordered.count, fields: fields, remoteError: remoteError)
+        return setter
     }
 
     /// Every scalar (and empty container) of a value with its pointer, in document order.

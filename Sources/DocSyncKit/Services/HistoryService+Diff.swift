@@ -18,12 +18,8 @@ public struct DocumentDiff: Codable, Sendable {
         path: String, refId: String?, against: String, againstChangesetId: String?, changes: [JSONDiff.Change],
         note: String? = nil
     ) {
-        self.path = path
-        self.refId = refId
-        self.against = against
-        self.againstChangesetId = againstChangesetId
-        self.changes = changes
-        self.note = note
+        (self.path, self.refId, self.against) = (path, refId, against)
+        (self.againstChangesetId, self.changes, self.note) = (againstChangesetId, changes, note)
     }
 }
 

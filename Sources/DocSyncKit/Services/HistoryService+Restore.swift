@@ -34,6 +34,13 @@ extension HistoryService {
         try restore([doc], relativeTo: cwd, at: at, deleted: false, dryRun: dryRun)
     }
 
+    /// A document to restore: as the user named it, and where it is or was.
+    struct RestoreTarget {
+        var name: String
+        var refId: String
+        var path: String?
+    }
+
     /// - Parameters:
     ///   - docs: paths (relative to `cwd`) or refIds.
     ///   - deleted: also every document deleted here and not yet on the remote.
@@ -43,37 +50,16 @@ extension HistoryService {
         var report = SyncReport()
         report.dryRun = dryRun
         let local = try recordLocalChanges(write: !dryRun, report: &report)
-        var targets: [(name: String, refId: String, path: String?)] = []
-        for doc in docs {
-            let (refId, path) = try resolveDocument(doc, relativeTo: cwd)
-            targets.append((doc, refId, path))
-        }
-        if deleted {
-            for v in unpushedDeletions(after: dryRun ? local.actions : []) {
-                targets.append((v.path, v.refId, v.path))
-            }
-        }
-        var seen = Set<String>()
-        targets = targets.filter { seen.insert($0.refId).inserted }
-        if targets.isEmpty {
-            throw Workspace.Failure.gaveUp("nothing to restore: no document was deleted here since the last sync")
-        }
+        let targets = try restoreTargets(
+            docs, relativeTo: cwd, deleted: deleted, unrecorded: dryRun ? local.actions : [])
         var tracked = state.tracked
         if dryRun { for action in local.actions { SyncState.applyLocal(action, to: &tracked) } }
         var restored: [RestoredVersion] = []
-        var written: [(refId: String, target: String, bytes: [UInt8])] = []
+        var written: [(target: String, bytes: [UInt8])] = []
         for t in targets {
             let found = try version(
                 of: t.refId, named: t.name, path: t.path, at: at, exists: tracked[t.refId] != nil)
-            guard let target = t.path ?? found.path else {
-                throw Workspace.Failure.gaveUp("\(t.name): no path to restore it to")
-            }
-            // Never over another document that took the path meanwhile.
-            if let other = tracked.values.first(where: { $0.path == target && $0.refId != t.refId }) {
-                throw Workspace.Failure.gaveUp(
-                    "\(target) now holds another document (\(other.refId)); move it away, then restore \(t.name)"
-                )
-            }
+            let target = try restorePath(for: t, found: found, tracked: tracked)
             let scanned: ScannedDocument
             do { scanned = try JSONScanner.scanDocument(found.bytes) } catch {
                 throw Workspace.Failure.gaveUp("that version of \(t.name) is not valid JSON (\(error.description))")
@@ -85,17 +71,59 @@ extension HistoryService {
                     refId: t.refId, path: target, version: found.changesetId, source: found.source,
                     changesetId: nil))
             // A fresh changesetId: restoring is a new edit, later than everything before it.
-            written.append(
-                (
-                    t.refId, target,
-                    IdentityStamper.stamp(
-                        found.bytes, scanned: scanned, refId: t.refId, changesetId: clock.next().description)
-                ))
+            let stamped = IdentityStamper.stamp(
+                found.bytes, scanned: scanned, refId: t.refId, changesetId: clock.next().description)
+            written.append((target, stamped))
         }
         if dryRun {
             report.restored = restored
             return report
         }
+        try writeRestored(written, restored, into: &report)
+        return report
+    }
+
+    /// The documents named (each once), plus the unpushed deletions when `deleted` is set.
+    /// - Parameter unrecorded: local actions not yet in the state (a dry run's).
+    private func restoreTargets(
+        _ docs: [String], relativeTo cwd: String, deleted: Bool, unrecorded: [JournalEntry]
+    ) throws -> [RestoreTarget] {
+        var targets: [RestoreTarget] = []
+        for doc in docs {
+            let (refId, path) = try resolveDocument(doc, relativeTo: cwd)
+            targets.append(RestoreTarget(name: doc, refId: refId, path: path))
+        }
+        if deleted {
+            for v in unpushedDeletions(after: unrecorded) {
+                targets.append(RestoreTarget(name: v.path, refId: v.refId, path: v.path))
+            }
+        }
+        var seen = Set<String>()
+        targets = targets.filter { seen.insert($0.refId).inserted }
+        if targets.isEmpty {
+            throw Workspace.Failure.gaveUp("nothing to restore: no document was deleted here since the last sync")
+        }
+        return targets
+    }
+
+    /// Where `t` is restored to: its path, or the found version's; never over another
+    /// document that took the path meanwhile.
+    private func restorePath(for t: RestoreTarget, found: Found, tracked: [String: DocVersion]) throws -> String {
+        guard let target = t.path ?? found.path else {
+            throw Workspace.Failure.gaveUp("\(t.name): no path to restore it to")
+        }
+        if let other = tracked.values.first(where: { $0.path == target && $0.refId != t.refId }) {
+            throw Workspace.Failure.gaveUp(
+                "\(target) now holds another document (\(other.refId)); move it away, then restore \(t.name)"
+            )
+        }
+        return target
+    }
+
+    /// Writes the restored versions into the tree and records them as local changes.
+    private func writeRestored(
+        _ written: [(target: String, bytes: [UInt8])], _ restored: [RestoredVersion], into report: inout SyncReport
+    ) throws {
         for w in written {
             // Stored first: the recorder keeps an id only where it knows the id names this content.
             try objects.put(w.bytes)
@@ -112,7 +140,6 @@ extension HistoryService {
             return r
         }
         report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
-        return report
     }
 
     /// The version of `refId` to bring back (see the type's comment).
@@ -123,61 +150,10 @@ extension HistoryService {
         let kept = try log().map(\.entry).filter {
             $0.refId == refId && $0.hash != nil && $0.changesetId != nil
         }
-        func fromJournal(_ e: JournalEntry) -> Found? {
-            guard let hash = e.hash, let id = e.changesetId, let bytes = try? objects.get(hash) else {
-                return nil
-            }
-            return Found(bytes: bytes, path: e.path, changesetId: id, source: "journal")
-        }
-        func fromRemote(_ v: RemoteVersionInfo, _ remote: Remote) throws -> Found {
-            Found(
-                bytes: try remote.content(of: v, refId: refId), path: v.path, changesetId: v.changesetId,
-                source: "remote")
-        }
         guard let at else {
-            if let base = state.base[refId], let bytes = try? objects.get(base.hash) {
-                return Found(
-                    bytes: bytes, path: base.path, changesetId: base.changesetId, source: "journal")
-            }
-            if !exists {
-                if let found = kept.reversed().lazy.compactMap(fromJournal).first { return found }
-                let remote = try makeRemote()
-                if let v = try remote.history(of: refId, path: path).first(where: { !$0.deleted }) {
-                    return try fromRemote(v, remote)
-                }
-            }
-            throw Workspace.Failure.gaveUp(
-                "\(name) has no synced version to restore; give one with --at (see `docsync log \(name)`)")
+            return try lastLiveVersion(of: refId, named: name, path: path, exists: exists, kept: kept)
         }
-        // Every version the prefix names, by changesetId and content: one version may be in
-        // both places, and one changesetId may name several contents (edits made with plain
-        // git keep the id they came from), which is ambiguous too.
-        var candidates: [String: (found: () throws -> Found, described: String)] = [:]
-        for e in kept where e.changesetId!.hasPrefix(at) {
-            candidates[e.changesetId! + " " + e.hash!] = (
-                {
-                    try fromJournal(e).orThrow(
-                        Workspace.Failure.gaveUp("version \(e.changesetId!) of \(name) is no longer kept here"))
-                },
-                "\(e.changesetId!)  \(Timestamp.rfc3339(e.time))  \(e.path ?? "")  (this replica's journal)"
-            )
-        }
-        do {
-            let remote = try makeRemote()
-            for v in try remote.history(of: refId, path: path)
-            where !v.deleted && (v.changesetId.hasPrefix(at) || v.id.hasPrefix(at)) {
-                let key = v.changesetId + " " + (v.hash ?? v.id)
-                if candidates[key] != nil { continue }
-                let id = v.id.count == 40 ? " commit " + v.id.prefix(12) : ""
-                candidates[key] = (
-                    { try fromRemote(v, remote) },
-                    "\(v.changesetId)  \(Timestamp.rfc3339(v.time))  \(v.path ?? "")  (the remote\(id))"
-                )
-            }
-        } catch {
-            // The journal alone can still answer; without a match there, the remote's error says why.
-            if candidates.isEmpty { throw error }
-        }
+        let candidates = try versions(of: refId, named: name, path: path, prefix: at, kept: kept)
         if candidates.count > 1 {
             let list = candidates.keys.sorted().map { "  " + candidates[$0]!.described }.joined(
                 separator: "\n")
@@ -191,6 +167,74 @@ extension HistoryService {
             )
         }
         return try only.found()
+    }
+
+    /// Without `--at`: the synced version, else (for a deleted document) the newest one
+    /// this replica kept, else the remote's newest live one.
+    private func lastLiveVersion(
+        of refId: String, named name: String, path: String?, exists: Bool, kept: [JournalEntry]
+    ) throws -> Found {
+        if let base = state.base[refId], let bytes = try? objects.get(base.hash) {
+            return Found(bytes: bytes, path: base.path, changesetId: base.changesetId, source: "journal")
+        }
+        if !exists {
+            if let found = kept.reversed().lazy.compactMap(keptVersion).first { return found }
+            let remote = try makeRemote()
+            if let v = try remote.history(of: refId, path: path).first(where: { !$0.deleted }) {
+                return try remoteVersion(v, of: refId, in: remote)
+            }
+        }
+        throw Workspace.Failure.gaveUp(
+            "\(name) has no synced version to restore; give one with --at (see `docsync log \(name)`)")
+    }
+
+    /// Every version the prefix names, by changesetId and content: one version may be in
+    /// both places, and one changesetId may name several contents (edits made with plain
+    /// git keep the id they came from), which is ambiguous too.
+    private func versions(
+        of refId: String, named name: String, path: String?, prefix at: String, kept: [JournalEntry]
+    ) throws -> [String: (found: () throws -> Found, described: String)] {
+        var candidates: [String: (found: () throws -> Found, described: String)] = [:]
+        for e in kept where e.changesetId!.hasPrefix(at) {
+            candidates[e.changesetId! + " " + e.hash!] = (
+                {
+                    try keptVersion(e).orThrow(
+                        Workspace.Failure.gaveUp("version \(e.changesetId!) of \(name) is no longer kept here"))
+                },
+                "\(e.changesetId!)  \(Timestamp.rfc3339(e.time))  \(e.path ?? "")  (this replica's journal)"
+            )
+        }
+        do {
+            let remote = try makeRemote()
+            for v in try remote.history(of: refId, path: path)
+            where !v.deleted && (v.changesetId.hasPrefix(at) || v.id.hasPrefix(at)) {
+                let key = v.changesetId + " " + (v.hash ?? v.id)
+                if candidates[key] != nil { continue }
+                let id = v.id.count == 40 ? " commit " + v.id.prefix(12) : ""
+                candidates[key] = (
+                    { try remoteVersion(v, of: refId, in: remote) },
+                    "\(v.changesetId)  \(Timestamp.rfc3339(v.time))  \(v.path ?? "")  (the remote\(id))"
+                )
+            }
+        } catch {
+            // The journal alone can still answer; without a match there, the remote's error says why.
+            if candidates.isEmpty { throw error }
+        }
+        return candidates
+    }
+
+    /// A version this replica's journal names, if its content is still stored here.
+    private func keptVersion(_ e: JournalEntry) -> Found? {
+        guard let hash = e.hash, let id = e.changesetId, let bytes = try? objects.get(hash) else {
+            return nil
+        }
+        return Found(bytes: bytes, path: e.path, changesetId: id, source: "journal")
+    }
+
+    private func remoteVersion(_ v: RemoteVersionInfo, of refId: String, in remote: Remote) throws -> Found {
+        Found(
+            bytes: try remote.content(of: v, refId: refId), path: v.path, changesetId: v.changesetId,
+            source: "remote")
     }
 }
 

@@ -32,22 +32,10 @@ public struct SyncService: WorkspaceService {
         remote.tellHeldVersions { [weak store] refId, changesetId in
             store?.state.base[refId]?.changesetId == changesetId
         }
-        // First contact: the remote's documents are listed before anything is recorded,
-        // so that files without ids of their own (or with ids docsync gave them while the
-        // remote was out of reach) join the documents at their paths. A remote that
-        // cannot be read now fails the run as before, after recording.
-        var firstContact: RemoteChanges? = nil
-        var firstContactFailure: RemoteError? = nil
-        if state.cursor == nil {
-            do { firstContact = try remote.changes(since: nil).checked(url: remote.displayURL) } catch let error
-                as RemoteError
-            {
-                firstContactFailure = error
-            }
-        }
+        let firstContact = state.cursor == nil ? try firstContactListing(of: remote) : nil
         var local = try recordLocalChanges(
             write: !options.dryRun, report: &report, checkpointing: false,
-            joining: firstContact.map(Self.documentRefIdsByPath) ?? [:])
+            joining: (try? firstContact?.get()).map(Self.documentRefIdsByPath) ?? [:])
         if options.dryRun {
             // Nothing is journaled in a dry run; plan as if it had been (read-only: the
             // state is never saved).
@@ -60,11 +48,40 @@ public struct SyncService: WorkspaceService {
         // (a first push of 100,000 documents carried them through the whole run).
         local.actions = []
         let session = SyncSession(workspace: workspace, remote: remote, options: options, local: local, report: report)
+        try exchange(direction, in: session, options: options, firstContact: firstContact)
+        // What was recorded and not yet checkpointed by the pull or the push (a run that
+        // pushed nothing, or found the remote away). Skipped if the run failed: the
+        // journal holds it, and the next run folds it in.
+        if !options.dryRun && journal.length != state.journalOffset { try checkpoint() }
+        report = session.report
+        report.waiting = waitingVersions
+        report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
+        return report
+    }
+
+    /// First contact: the remote's documents are listed before anything is recorded, so
+    /// that files without ids of their own (or with ids docsync gave them while the
+    /// remote was out of reach) join the documents at their paths. A remote that cannot
+    /// be read now fails the run as before, after recording (see `exchange`).
+    private func firstContactListing(of remote: Remote) throws -> Result<RemoteChanges, RemoteError> {
         do {
-            if let firstContactFailure { throw firstContactFailure }
+            return .success(try remote.changes(since: nil).checked(url: remote.displayURL))
+        } catch let error as RemoteError {
+            return .failure(error)
+        }
+    }
+
+    /// The pull and the push `direction` asks for; an unreachable remote is noted in the
+    /// session's report (within the offline limit), not thrown.
+    private func exchange(
+        _ direction: Direction, in session: SyncSession, options: SyncOptions,
+        firstContact: Result<RemoteChanges, RemoteError>?
+    ) throws {
+        do {
+            let prefetched = try firstContact?.get()
             // A held version waits for a pull to meet the fixed file, even on `push`.
             if direction != .push || options.dryRun || !state.held.isEmpty {
-                try session.pull(prefetched: firstContact)
+                try session.pull(prefetched: prefetched)
             }
             if direction != .pull { try session.push() }
             if !options.dryRun && session.report.refusedPush == nil { setLastSync() }
@@ -76,14 +93,6 @@ public struct SyncService: WorkspaceService {
                 throw error
             }
         }
-        // What was recorded and not yet checkpointed by the pull or the push (a run that
-        // pushed nothing, or found the remote away). Skipped if the run failed: the
-        // journal holds it, and the next run folds it in.
-        if !options.dryRun && journal.length != state.journalOffset { try checkpoint() }
-        report = session.report
-        report.waiting = waitingVersions
-        report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
-        return report
     }
 
     /// The refId of the document at each path of a remote listing.

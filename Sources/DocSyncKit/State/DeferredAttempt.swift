@@ -12,9 +12,7 @@ public struct DeferredAttempt: Codable, Sendable, Equatable {
     public var reason: String
 
     public init(time: Int64, command: String, reason: String) {
-        self.time = time
-        self.command = command
-        self.reason = reason
+        (self.time, self.command, self.reason) = (time, command, reason)
     }
 
     static func path(_ layout: TreeLayout) -> String { layout.metadata + "/last-attempt" }

@@ -6,9 +6,6 @@ public struct DocVersion: Sendable, Hashable, Codable {
     public var path: String
 
     public init(refId: String, changesetId: String, hash: String, path: String) {
-        self.refId = refId
-        self.changesetId = changesetId
-        self.hash = hash
-        self.path = path
+        (self.refId, self.changesetId, self.hash, self.path) = (refId, changesetId, hash, path)
     }
 }

@@ -30,39 +30,13 @@ public final class Journal {
     public func read(from offset: Int = 0, lastKnownSeq: Int = 0, repair: Bool) throws -> [JournalEntry] {
         let size = (try? FileSystem.linkStatus(path).size).map(Int.init) ?? 0
         if offset > size {
-            // Shorter than the checkpoint (truncated, deleted, or an older copy put back).
-            // Why not refuse: every entry before `offset` is already folded into the
-            // sealed state, so nothing the sync needs is missing; only history is. The
-            // remains are moved aside and a new journal is started (failing with "line 0 is
-            // damaged (checksum mismatch)" would point at the wrong fix).
-            let aside = path + ".damaged-\(FileSystem.currentTimeNanos / 1_000_000_000)"
-            warnings.append(
-                "\(path): the journal is shorter than the last checkpoint in .docsync/state (\(size) of \(offset) bytes: truncated or replaced); "
-                    + "the sync state is intact, so nothing is lost but the journal's history"
-                    + (repair ? "; moved what is left to \(aside) and started a new journal" : ""))
-            if repair {
-                if FileSystem.exists(path) { try FileSystem.rename(path, aside) }
-                try FileSystem.writeAtomically(path, [])
-            }
-            nextSeq = lastKnownSeq + 1
-            length = repair ? 0 : size
+            try startOver(size: size, offset: offset, lastKnownSeq: lastKnownSeq, repair: repair)
             return []
         }
         let bytes = size > offset ? try FileSystem.readFile(path, from: offset) : []
         let parsed = ChecksummedLines.parse(bytes[...], baseOffset: offset)
         if let bad = parsed.corruptLine { throw Damaged(path: path, line: bad) }
-        var entries: [JournalEntry] = []
-        entries.reserveCapacity(parsed.lines.count)
-        for (i, line) in parsed.lines.enumerated() {
-            // Why: a line whose checksum matches but which is no entry this version knows
-            // (a hand edit) failed with a bare DecodingError that named no file.
-            // A seq no journal can reach (the fuzzer's Int.max) would overflow the numbering
-            // below and trap: refuse it like any other entry that makes no sense.
-            guard let entry = try? JournalEntry.decode(line.payload), entry.seq <= Journal.maxSeq else {
-                throw Damaged(path: path, line: i + 1, reason: "not a journal entry this version understands")
-            }
-            entries.append(entry)
-        }
+        var entries = try decodeEntries(parsed.lines)
         var validLength = parsed.validLength
         var torn = parsed.tornTail
         // A batch is appended in one write, but a crash or a full disk can keep only its
@@ -84,6 +58,42 @@ public final class Journal {
                 "\(path): the last journal write was cut short (interrupted, or the disk was full); ignored it, \(entries.count) entries after offset \(offset) are intact"
             )
             if repair { try FileSystem.truncate(path, to: validLength) }
+        }
+        return entries
+    }
+
+    /// The journal is shorter than the checkpoint (truncated, deleted, or an older copy
+    /// put back). Why not refuse: every entry before `offset` is already folded into the
+    /// sealed state, so nothing the sync needs is missing; only history is. The remains
+    /// are moved aside and a new journal is started (failing with "line 0 is damaged
+    /// (checksum mismatch)" would point at the wrong fix).
+    private func startOver(size: Int, offset: Int, lastKnownSeq: Int, repair: Bool) throws {
+        let aside = path + ".damaged-\(FileSystem.currentTimeNanos / 1_000_000_000)"
+        warnings.append(
+            "\(path): the journal is shorter than the last checkpoint in .docsync/state (\(size) of \(offset) bytes: truncated or replaced); "
+                + "the sync state is intact, so nothing is lost but the journal's history"
+                + (repair ? "; moved what is left to \(aside) and started a new journal" : ""))
+        if repair {
+            if FileSystem.exists(path) { try FileSystem.rename(path, aside) }
+            try FileSystem.writeAtomically(path, [])
+        }
+        nextSeq = lastKnownSeq + 1
+        length = repair ? 0 : size
+    }
+
+    /// The entries of sound checksummed lines, in order.
+    private func decodeEntries(_ lines: [ChecksummedLines.Line]) throws -> [JournalEntry] {
+        var entries: [JournalEntry] = []
+        entries.reserveCapacity(lines.count)
+        for (i, line) in lines.enumerated() {
+            // Why: a line whose checksum matches but which is no entry this version knows
+            // (a hand edit) failed with a bare DecodingError that named no file.
+            // A seq no journal can reach (the fuzzer's Int.max) would overflow the numbering
+            // below and trap: refuse it like any other entry that makes no sense.
+            guard let entry = try? JournalEntry.decode(line.payload), entry.seq <= Journal.maxSeq else {
+                throw Damaged(path: path, line: i + 1, reason: "not a journal entry this version understands")
+            }
+            entries.append(entry)
         }
         return entries
     }

@@ -113,36 +113,13 @@ public struct SyncState: Sendable {
                     throw Damaged(path: path, reason: "not a state file this version understands")
                 }
                 sawHeader = true
-            } else if f.equals(0, "base") && f.count == 5 {
-                let v = DocVersion(refId: f.text(1), changesetId: f.text(2), hash: f.raw(3), path: f.text(4))
-                state.base[v.refId] = v
-            } else if f.equals(0, "journal") && f.count == 3 {
-                state.journalSeq = f.int64(1).map { Int($0) } ?? 0
-                state.journalOffset = f.int64(2).map { Int($0) } ?? 0
-            } else if f.equals(0, "cursor") && f.count == 2 {
-                let cursor = f.text(1)
-                state.cursor = cursor.isEmpty ? nil : cursor
-            } else if f.equals(0, "lastsync") && f.count == 2 {
-                state.lastSync = f.int64(1)
-            } else if f.equals(0, "ahead") && f.count == 1 {
-                state.baseAheadOfCursor = true
-            } else if f.equals(0, "held") && f.count == 2 {
-                guard let entry = try? JournalEntry.decode(f.text(1)), let refId = entry.refId else {
-                    throw Damaged(path: path, reason: "damaged (bad held entry)")
-                }
-                state.held[refId] = entry
-            } else if f.equals(0, "pending") && f.count == 2 {
-                guard let entry = try? JournalEntry.decode(f.text(1)) else {
-                    throw Damaged(path: path, reason: "damaged (bad pending entry)")
-                }
-                state.pending.append(entry)
             } else if f.equals(0, "end") && f.count == 3 {
                 guard f.int64(1) == Int64(state.base.count), f.int64(2) == Int64(state.pending.count) else {
                     throw Damaged(path: path, reason: "incomplete")
                 }
                 sawEnd = true
             } else {
-                throw Damaged(path: path, reason: "damaged (unknown record)")
+                try state.readRecord(f, path: path)
             }
         }
         guard sound else { throw Damaged(path: path, reason: "damaged (checksum mismatch: torn or corrupted)") }
@@ -151,61 +128,75 @@ public struct SyncState: Sendable {
         return state
     }
 
+    /// Folds one line of the state file (after the header, before `end`) into `self`.
+    private mutating func readRecord(_ f: SealedFile.Fields, path: String) throws {
+        if f.equals(0, "base") && f.count == 5 {
+            let v = DocVersion(refId: f.text(1), changesetId: f.text(2), hash: f.raw(3), path: f.text(4))
+            base[v.refId] = v
+        } else if f.equals(0, "journal") && f.count == 3 {
+            journalSeq = f.int64(1).map { Int($0) } ?? 0
+            journalOffset = f.int64(2).map { Int($0) } ?? 0
+        } else if f.equals(0, "cursor") && f.count == 2 {
+            let position = f.text(1)
+            cursor = position.isEmpty ? nil : position
+        } else if f.equals(0, "lastsync") && f.count == 2 {
+            lastSync = f.int64(1)
+        } else if f.equals(0, "ahead") && f.count == 1 {
+            baseAheadOfCursor = true
+        } else if f.equals(0, "held") && f.count == 2 {
+            guard let entry = try? JournalEntry.decode(f.text(1)), let refId = entry.refId else {
+                throw Damaged(path: path, reason: "damaged (bad held entry)")
+            }
+            held[refId] = entry
+        } else if f.equals(0, "pending") && f.count == 2 {
+            guard let entry = try? JournalEntry.decode(f.text(1)) else {
+                throw Damaged(path: path, reason: "damaged (bad pending entry)")
+            }
+            pending.append(entry)
+        } else {
+            throw Damaged(path: path, reason: "damaged (unknown record)")
+        }
+    }
+
     public func save(to path: String) throws {
         try SealedFile.write(to: path, durable: true) { out in
-            out.raw(Self.header)
-            out.newline()
-            out.raw("journal")
-            out.tab()
-            out.number(journalSeq)
-            out.tab()
-            out.number(journalOffset)
-            out.newline()
-            out.raw("cursor")
-            out.tab()
-            out.text(cursor ?? "")
-            out.newline()
-            if let lastSync {
-                out.raw("lastsync")
-                out.tab()
-                out.number(lastSync)
-                out.newline()
-            }
-            if baseAheadOfCursor {
-                out.raw("ahead")
-                out.newline()
-            }
+            writePosition(to: &out)
             // In no particular order: readers key them by refId, so sorting on every
             // checkpoint would be work nobody uses.
             for v in base.values {
                 out.raw("base")
-                out.tab()
-                out.text(v.refId)
-                out.tab()
-                out.text(v.changesetId)
-                out.tab()
-                out.raw(v.hash)
-                out.tab()
-                out.text(v.path)
+                out.tabText(v.refId)
+                out.tabText(v.changesetId)
+                out.tabRaw(v.hash)
+                out.tabText(v.path)
                 out.newline()
             }
-            for p in pending {
-                out.raw("pending")
-                out.tab()
-                out.text(try p.encodedLine())
-                out.newline()
-            }
+            for p in pending { try out.line("pending", text: p.encodedLine()) }
             for h in held.values.sorted(by: { UTF8Order.precedes($0.refId ?? "", $1.refId ?? "") }) {
-                out.raw("held")
-                out.tab()
-                out.text(try h.encodedLine())
-                out.newline()
+                try out.line("held", text: h.encodedLine())
             }
             out.raw("end")
-            out.tab()
-            out.number(base.count)
-            out.tab()
-            out.number(pending.count)
+            out.tabNumbers(base.count, pending.count)
+            out.newline()
+        }
+    }
+
+    /// The header and the lines that say where the state stands: journal, cursor, last
+    /// sync, and whether the base is ahead of the cursor.
+    private func writePosition(to out: inout SealedFile.Builder) {
+        out.raw(Self.header)
+        out.newline()
+        out.raw("journal")
+        out.tabNumbers(journalSeq, journalOffset)
+        out.newline()
+        out.line("cursor", text: cursor ?? "")
+        if let lastSync {
+            out.raw("lastsync")
+            out.tabNumber(lastSync)
+            out.newline()
+        }
+        if baseAheadOfCursor {
+            out.raw("ahead")
             out.newline()
         }
     }

@@ -80,24 +80,7 @@ enum Glob {
         while let c = p.first {
             switch c {
             case UInt8(ascii: "*"):
-                if p.starts(with: Array("**".utf8)) {
-                    var rest = p.dropFirst(2)
-                    if rest.first == UInt8(ascii: "/") { rest = rest.dropFirst() }
-                    if rest.isEmpty { return true }
-                    var i = t.startIndex
-                    while true {
-                        if match(rest, t[i...]) { return true }
-                        guard let slash = t[i...].firstIndex(of: UInt8(ascii: "/")) else { return false }
-                        i = slash + 1
-                    }
-                }
-                let rest = p.dropFirst()
-                var i = t.startIndex
-                while true {
-                    if match(rest, t[i...]) { return true }
-                    if i == t.endIndex || t[i] == UInt8(ascii: "/") { return false }
-                    i += 1
-                }
+                return matchStar(p, t)
             case UInt8(ascii: "?"):
                 guard let x = t.first, x != UInt8(ascii: "/") else { return false }
                 p = p.dropFirst()
@@ -106,24 +89,7 @@ enum Glob {
                 guard let x = t.first, let close = p.dropFirst(2).firstIndex(of: UInt8(ascii: "]")) else {
                     return false
                 }
-                var set = p[(p.startIndex + 1)..<close]
-                var negate = false
-                if let f = set.first, f == UInt8(ascii: "!") || f == UInt8(ascii: "^") {
-                    negate = true
-                    set = set.dropFirst()
-                }
-                var found = false
-                var i = set.startIndex
-                while i < set.endIndex {
-                    if i + 2 < set.endIndex, set[i + 1] == UInt8(ascii: "-") {
-                        if set[i] <= x && x <= set[i + 2] { found = true }
-                        i += 3
-                    } else {
-                        if set[i] == x { found = true }
-                        i += 1
-                    }
-                }
-                guard found != negate else { return false }
+                guard bracket(p[(p.startIndex + 1)..<close], admits: x) else { return false }
                 p = p[(close + 1)...]
                 t = t.dropFirst()
             case UInt8(ascii: "\\") where p.count > 1:
@@ -137,5 +103,51 @@ enum Glob {
             }
         }
         return t.isEmpty
+    }
+
+    /// `p` starts with `*` or `**`: tries the rest of the pattern at every place the
+    /// star may stop (`*` not across `/`, `**` only at the start of a path segment).
+    private static func matchStar(_ p: ArraySlice<UInt8>, _ t: ArraySlice<UInt8>) -> Bool {
+        if p.starts(with: Array("**".utf8)) {
+            var rest = p.dropFirst(2)
+            if rest.first == UInt8(ascii: "/") { rest = rest.dropFirst() }
+            if rest.isEmpty { return true }
+            var i = t.startIndex
+            while true {
+                if match(rest, t[i...]) { return true }
+                guard let slash = t[i...].firstIndex(of: UInt8(ascii: "/")) else { return false }
+                i = slash + 1
+            }
+        }
+        let rest = p.dropFirst()
+        var i = t.startIndex
+        while true {
+            if match(rest, t[i...]) { return true }
+            if i == t.endIndex || t[i] == UInt8(ascii: "/") { return false }
+            i += 1
+        }
+    }
+
+    /// Whether the inside of a `[…]` (ranges like `a-z`, negated by a leading `!` or `^`)
+    /// admits byte `x`.
+    static func bracket(_ inside: ArraySlice<UInt8>, admits x: UInt8) -> Bool {
+        var set = inside
+        var negate = false
+        if let f = set.first, f == UInt8(ascii: "!") || f == UInt8(ascii: "^") {
+            negate = true
+            set = set.dropFirst()
+        }
+        var found = false
+        var i = set.startIndex
+        while i < set.endIndex {
+            if i + 2 < set.endIndex, set[i + 1] == UInt8(ascii: "-") {
+                if set[i] <= x && x <= set[i + 2] { found = true }
+                i += 3
+            } else {
+                if set[i] == x { found = true }
+                i += 1
+            }
+        }
+        return found != negate
     }
 }

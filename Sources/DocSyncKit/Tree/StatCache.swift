@@ -96,22 +96,12 @@ public struct StatCache {
             // would be work nobody uses.
             for (p, e) in entries {
                 out.text(p)
-                out.tab()
-                out.number(e.inode)
-                out.tab()
-                out.number(e.size)
-                out.tab()
-                out.number(e.mtimeNanos)
-                out.tab()
-                out.number(e.ctimeNanos)
-                out.tab()
-                out.raw(e.hash)
-                out.tab()
-                out.text(e.refId)
-                out.tab()
-                out.text(e.changesetId)
-                out.tab()
-                out.raw(e.racy ? "r" : "-")
+                out.tabNumbers(e.inode, e.size)
+                out.tabNumbers(e.mtimeNanos, e.ctimeNanos)
+                out.tabRaw(e.hash)
+                out.tabText(e.refId)
+                out.tabText(e.changesetId)
+                out.tabRaw(e.racy ? "r" : "-")
                 out.newline()
             }
         }

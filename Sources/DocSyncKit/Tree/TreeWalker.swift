@@ -119,37 +119,17 @@ public struct TreeWalker: Sendable {
             let name = withUnsafePointer(to: entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
             }
-            if name == "." || name == ".." { continue }
-            // `.docsync/` at any depth is metadata (of this tree, or of a tree or remote
-            // nested in it), never documents.
-            if name == DocumentPath.metadataFolder || (relative.isEmpty && name == ".git") { continue }
-            if name.hasPrefix(".docsync-tmp-") {
-                if removing, Self.isStaleTemporary(name) { unlinkat(fd, name, 0) }
-                continue
-            }
-            // Only folders and `*.json` files matter: anything else is not stat'ed.
-            let type = entry.pointee.d_type
             let isJSON = name.hasSuffix(".json")
-            if !isJSON && type != UInt8(DT_DIR) && type != UInt8(DT_UNKNOWN) { continue }
-            let path = relative.isEmpty ? name : relative + "/" + name
+            let atRoot = relative.isEmpty
+            guard
+                mayMatter(name, isJSON: isJSON, type: entry.pointee.d_type, atRoot: atRoot, fd: fd, removing: removing)
+            else { continue }
+            let path = atRoot ? name : relative + "/" + name
             var st = stat()
             guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
             let info = FileStat(st)
             if info.isDirectory {
-                if ignore.isIgnored(path, isDirectory: true) { continue }
-                // A folder with a `.docsync/` of its own is another tree or a folder
-                // remote: syncing it as part of this tree would copy it into itself.
-                var inner = stat()
-                if fstatat(fd, name + "/" + DocumentPath.metadataFolder, &inner, AT_SYMLINK_NOFOLLOW) == 0 {
-                    result.skipped.append(
-                        Skipped(
-                            path: path,
-                            reason:
-                                "holds a .docsync/ folder (another docsync tree or a folder remote); not synced as part of this tree"
-                        ))
-                    continue
-                }
-                subfolders.append(path)
+                if isWalkable(folder: name, path: path, fd: fd, into: &result) { subfolders.append(path) }
             } else if isJSON {
                 if ignore.isIgnored(path, isDirectory: false) { continue }
                 if info.isRegularFile {
@@ -159,6 +139,40 @@ public struct TreeWalker: Sendable {
                 }
             }
         }
+    }
+
+    /// Whether a folder entry named `name` may be a document or a folder to walk. Only
+    /// folders and `*.json` files matter: anything else is not stat'ed. Removes docsync's
+    /// own temporary file when its process is gone and `removing` is set.
+    private func mayMatter(_ name: String, isJSON: Bool, type: UInt8, atRoot: Bool, fd: Int32, removing: Bool) -> Bool {
+        if name == "." || name == ".." { return false }
+        // `.docsync/` at any depth is metadata (of this tree, or of a tree or remote
+        // nested in it), never documents.
+        if name == DocumentPath.metadataFolder || (atRoot && name == ".git") { return false }
+        if name.hasPrefix(".docsync-tmp-") {
+            if removing, Self.isStaleTemporary(name) { unlinkat(fd, name, 0) }
+            return false
+        }
+        return isJSON || type == UInt8(DT_DIR) || type == UInt8(DT_UNKNOWN)
+    }
+
+    /// Whether the subfolder `name` (at `path`) is walked: not ignored, and not another
+    /// tree (which is noted in `result.skipped`).
+    private func isWalkable(folder name: String, path: String, fd: Int32, into result: inout Listing) -> Bool {
+        if ignore.isIgnored(path, isDirectory: true) { return false }
+        // A folder with a `.docsync/` of its own is another tree or a folder
+        // remote: syncing it as part of this tree would copy it into itself.
+        var inner = stat()
+        guard fstatat(fd, name + "/" + DocumentPath.metadataFolder, &inner, AT_SYMLINK_NOFOLLOW) == 0 else {
+            return true
+        }
+        result.skipped.append(
+            Skipped(
+                path: path,
+                reason:
+                    "holds a .docsync/ folder (another docsync tree or a folder remote); not synced as part of this tree"
+            ))
+        return false
     }
 
     /// `.docsync-tmp-<pid>-…` of a process that no longer exists on this machine.

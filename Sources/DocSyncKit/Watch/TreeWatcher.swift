@@ -41,6 +41,12 @@ public final class TreeWatcher {
         /// Something other than a document changed (a folder, `.docsyncignore`, an
         /// overflow): a sync is due whatever the documents look like.
         public var structural = false
+
+        /// Something other than a document changed: a sync is due.
+        mutating func markStructural() {
+            relevant = true
+            structural = true
+        }
     }
 
     public let root: String
@@ -137,57 +143,57 @@ public final class TreeWatcher {
         var changes = Changes()
         var rewatchNeeded = false
         try InotifyEvents.drain(fd) { wd, mask, name in
-            if mask & UInt32(IN_Q_OVERFLOW) != 0 {
-                changes.overflowed = true
-                changes.structural = true
-                changes.relevant = true
-                rewatchNeeded = true
-                return
-            }
-            if mask & UInt32(IN_IGNORED) != 0 {
-                // The folder was removed (or its watch dropped): forget it.
-                if let folder = paths.removeValue(forKey: wd), descriptors[folder] == wd {
-                    descriptors.removeValue(forKey: folder)
-                }
-                return
-            }
-            guard let folder = paths[wd] else { return }
-            if mask & UInt32(IN_DELETE_SELF) != 0 {
-                changes.relevant = true
-                changes.structural = true
-                return
-            }
-            let path = folder.isEmpty ? name : folder + "/" + name
-            let isDirectory = mask & UInt32(IN_ISDIR) != 0
-            if folder.isEmpty && name == ".docsyncignore" {
-                // New ignore rules: which folders are watched may change.
-                rewatchNeeded = true
-                changes.relevant = true
-                changes.structural = true
-                return
-            }
-            if isDirectory {
-                guard isWatchable(name: name, path: path, parent: folder) else { return }
-                if mask & (UInt32(IN_CREATE) | UInt32(IN_MOVED_TO)) != 0 {
-                    // Files may be in it already (a folder moved in, or filled before
-                    // its watch was added): the sync scans them.
-                    try watchTree(path)
-                } else if mask & UInt32(IN_MOVED_FROM) != 0 {
-                    unwatchTree(path)
-                }
-                changes.relevant = true
-                changes.structural = true
-                return
-            }
-            // Only documents matter: editors' and sed's temporary files, docsync's own
-            // `.docsync-tmp-…` files and ignored documents do not.
-            guard name.hasSuffix(".json"), !name.hasPrefix(".docsync-tmp-"), !ignore.isIgnored(path, isDirectory: false)
-            else { return }
-            changes.relevant = true
-            changes.documents.insert(path)
+            if try take(wd: wd, mask: mask, name: name, into: &changes) { rewatchNeeded = true }
         }
         if rewatchNeeded { try rewatch() }
         return changes
+    }
+
+    /// Notes one event in `changes`, keeping the watches in step with folders created,
+    /// moved and removed. Returns whether every watch must be rebuilt.
+    private func take(wd: Int32, mask: UInt32, name: String, into changes: inout Changes) throws -> Bool {
+        if mask & UInt32(IN_Q_OVERFLOW) != 0 {
+            changes.overflowed = true
+            changes.markStructural()
+            return true
+        }
+        if mask & UInt32(IN_IGNORED) != 0 {
+            // The folder was removed (or its watch dropped): forget it.
+            if let folder = paths.removeValue(forKey: wd), descriptors[folder] == wd {
+                descriptors.removeValue(forKey: folder)
+            }
+            return false
+        }
+        guard let folder = paths[wd] else { return false }
+        if mask & UInt32(IN_DELETE_SELF) != 0 {
+            changes.markStructural()
+            return false
+        }
+        let path = folder.isEmpty ? name : folder + "/" + name
+        if folder.isEmpty && name == ".docsyncignore" {
+            // New ignore rules: which folders are watched may change.
+            changes.markStructural()
+            return true
+        }
+        if mask & UInt32(IN_ISDIR) != 0 {
+            guard isWatchable(name: name, path: path, parent: folder) else { return false }
+            if mask & (UInt32(IN_CREATE) | UInt32(IN_MOVED_TO)) != 0 {
+                // Files may be in it already (a folder moved in, or filled before
+                // its watch was added): the sync scans them.
+                try watchTree(path)
+            } else if mask & UInt32(IN_MOVED_FROM) != 0 {
+                unwatchTree(path)
+            }
+            changes.markStructural()
+            return false
+        }
+        // Only documents matter: editors' and sed's temporary files, docsync's own
+        // `.docsync-tmp-…` files and ignored documents do not.
+        guard name.hasSuffix(".json"), !name.hasPrefix(".docsync-tmp-"), !ignore.isIgnored(path, isDirectory: false)
+        else { return false }
+        changes.relevant = true
+        changes.documents.insert(path)
+        return false
     }
 
     /// `fs.inotify.max_user_watches` as the kernel reports it (or the user namespace's

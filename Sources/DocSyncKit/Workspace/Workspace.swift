@@ -61,31 +61,11 @@ public final class Workspace {
             try RemoteAddress.parse(text, kind: kind, relativeTo: FileManager.default.currentDirectoryPath)
         }
         try address?.checkSeparate(fromTree: root)
-        var createdRemote = false
         var config = Config()
         try config.set("core.replicaId", ReplicaID.generate(), allowReadOnly: true)
         try config.set("core.replicaName", replicaName ?? ProcessInfo.processInfo.hostName)
-        if let address, address.kind == .dir, !FileSystem.exists(address.url) {
-            let parent = (address.url as NSString).deletingLastPathComponent
-            if !FileSystem.isDirectory(parent) { throw Failure.remoteParentMissing(url: address.url, parent: parent) }
-        }
-        if let address {
-            if address.kind == .git {
-                // Any git URL; an empty repository is a valid new remote. Local paths are
-                // stored absolute so the tree works from any folder.
-                try config.set("remote.url", address.url)
-                try config.set("remote.kind", "git")
-                if let branch { try config.set("remote.branch", branch) }
-            } else {
-                if FolderRemoteFormat.of(address.url) == nil && !DirectoryRemote.isRemote(address.url) {
-                    try FolderRemoteFormat.create(
-                        at: address.url, format: remoteFormat ?? FolderRemoteFormat.forNewRemotes)
-                    createdRemote = true
-                }
-                try config.set("remote.url", address.url)
-                try config.set("remote.kind", "dir")
-            }
-        }
+        var createdRemote = false
+        if let address { createdRemote = try setRemote(address, branch: branch, format: remoteFormat, in: &config) }
         try FileSystem.createDirectories(layout.objects)
         try FileSystem.createDirectories(layout.conflicts)
         try config.save(to: layout.config)
@@ -94,6 +74,33 @@ public final class Workspace {
         let workspace = try open(at: root, readOnly: false)
         workspace.sync.noteRemoteReached()
         return (workspace, createdRemote)
+    }
+
+    /// Names the remote at `address` in `config`; a folder remote that does not exist yet
+    /// (its parent must) is made with `format`. Returns whether it was made.
+    private static func setRemote(
+        _ address: RemoteAddress, branch: String?, format: FolderRemoteFormat?, in config: inout Config
+    ) throws -> Bool {
+        if address.kind == .dir, !FileSystem.exists(address.url) {
+            let parent = (address.url as NSString).deletingLastPathComponent
+            if !FileSystem.isDirectory(parent) { throw Failure.remoteParentMissing(url: address.url, parent: parent) }
+        }
+        if address.kind == .git {
+            // Any git URL; an empty repository is a valid new remote. Local paths are
+            // stored absolute so the tree works from any folder.
+            try config.set("remote.url", address.url)
+            try config.set("remote.kind", "git")
+            if let branch { try config.set("remote.branch", branch) }
+            return false
+        }
+        var created = false
+        if FolderRemoteFormat.of(address.url) == nil && !DirectoryRemote.isRemote(address.url) {
+            try FolderRemoteFormat.create(at: address.url, format: format ?? FolderRemoteFormat.forNewRemotes)
+            created = true
+        }
+        try config.set("remote.url", address.url)
+        try config.set("remote.kind", "dir")
+        return created
     }
 
     /// Opens the tree containing `directory`, takes its lock (unless read-only) and
