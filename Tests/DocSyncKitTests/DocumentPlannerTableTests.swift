@@ -226,7 +226,7 @@ import Testing
             entry: Self.entry(remote), content: DocumentContent(remote: Array("{}".utf8), local: Array("{}".utf8)),
             winnerBytes: nil, replicaId: "aaaaaaaaaaaa", time: 7)
         let loss = try #require(losses.first)
-        #expect(loss.record.fields == ["x"] && loss.record.policy == .merge)
+        #expect(loss.record.kind == .version(policy: .merge, fields: ["x"]))
         #expect(loss.summary.kept == .merged && loss.record.side == .remote && loss.bytes == Array("{}".utf8))
     }
 
@@ -272,7 +272,7 @@ import Testing
             replicaId: "aaaaaaaaaaaa", time: 7)
         let loss = try #require(losses.first)
         #expect(losses.count == 1)
-        #expect(loss.record.deleted == true && loss.record.side == (c.localDeleted ? .local : .remote))
+        #expect(loss.record.kind == .deletion && loss.record.side == (c.localDeleted ? .local : .remote))
         #expect(loss.record.lostBy == (c.localDeleted ? "aaaaaaaaaaaa" : "cccccccccccc"))
         #expect(loss.record.changesetId == (c.localDeleted ? Self.early : Self.late))
         #expect(loss.bytes == c.bytes)
@@ -296,7 +296,7 @@ import Testing
             of: SettledContent(decision: decision), plan: plan, entry: entry, content: content, winnerBytes: nil,
             replicaId: "aaaaaaaaaaaa", time: 7)
         let loss = try #require(losses.first)
-        #expect(losses.count == 1 && loss.record.renameLost == true)
+        #expect(losses.count == 1 && loss.record.kind == .rename)
         #expect(loss.record.path == (localRenameLoses ? "mine.json" : "theirs.json"))
         #expect(loss.bytes == (localRenameLoses ? Self.baseBytes : Self.laterBytes))
         #expect(plan.reads.contains(localRenameLoses ? .local : .remote))

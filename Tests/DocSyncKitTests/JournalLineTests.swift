@@ -115,7 +115,8 @@ import Testing
             entries.append(moved)
             let record = ConflictStore.Record(
                 refId: "ref-\(text)", changesetId: "cs-\(i)", path: text + ".json", side: i % 2 == 0 ? .local : .remote,
-                winner: text, time: Int64(i), fields: [text], deleted: i % 2 == 0, replica: text)
+                winner: text, time: Int64(i), kind: i % 2 == 0 ? .deletion : .version(policy: nil, fields: [text]),
+                replica: text)
             entries.append(
                 RemoteEntry(
                     refId: RemoteEntry.conflictKey(record), changesetId: text, hash: nil, path: nil, deleted: false,

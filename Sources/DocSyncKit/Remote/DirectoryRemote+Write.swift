@@ -159,9 +159,6 @@ extension DirectoryRemote {
         meta + "/tombstones/" + DocumentPath.fileName(forRefId: refId) + ".json"
     }
 
-    /// A record's JSON text (see `LineEncoding.json`), as ConflictStore writes its records.
-    static func json<T: Encodable>(_ value: T) throws -> String { try LineEncoding.json(value) }
-
     func feedLine(_ entry: RemoteEntry) throws -> String.UTF8View {
         ChecksummedLines.encode(try entry.encodedLine()).utf8
     }

@@ -123,8 +123,11 @@ public struct ConflictService: WorkspaceService {
     private func plannedWrite(for record: ConflictStore.Record, documentPath: String, whole: Bool) throws
         -> ResolveWrite?
     {
-        if record.deleted == true { return .delete }
-        if record.renameLost == true { return record.path == documentPath ? nil : .move(to: record.path) }
+        switch record.kind {
+        case .deletion: return .delete
+        case .rename: return record.path == documentPath ? nil : .move(to: record.path)
+        case .version: break
+        }
         let stored = try conflictStore.bytes(of: record)
         guard let storedValue = try? JSONValueParser.parse(stored) else {
             throw Workspace.Failure.gaveUp("the stored version \(record.changesetId) is not valid JSON")

@@ -137,16 +137,3 @@ extension ConflictStore.Record: Codable {
         try flat.encode(to: encoder)
     }
 }
-
-// TRANSITIONAL (removed once every reader uses `kind` and `resolution`).
-extension ConflictStore.Record {
-    public var deleted: Bool? { isDeletion ? true : nil }
-    public var renameLost: Bool? { isRename ? true : nil }
-    public var policy: MergePolicy? {
-        if case .version(let policy, _) = kind { return policy }
-        return nil
-    }
-    public var resolved: Int64? { resolution?.time }
-    public var take: String? { resolution?.take }
-    public var resolvedBy: String? { resolution?.by }
-}

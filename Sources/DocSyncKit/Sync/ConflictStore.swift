@@ -44,7 +44,7 @@ public struct ConflictStore {
         try FileSystem.createDirectories(dir)
         let name = DocumentPath.fileName(forRefId: record.storeName)
         try FileSystem.writeAtomically(
-            dir + "/" + name + ".meta.json", Array(try DirectoryRemote.json(record).utf8) + [10])
+            dir + "/" + name + ".meta.json", Array(try LineEncoding.json(record).utf8) + [10])
     }
 
     /// Takes back a record this replica made and has not shared: a retry of the same

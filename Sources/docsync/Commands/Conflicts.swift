@@ -53,24 +53,30 @@ struct ConflictText {
         let now = workspace.conflicts.currentPath(of: r.refId)
         Output.line(
             "\(now ?? r.path)  (\(r.refId))"
-                + (r.renameLost == true || now == nil || now == r.path ? "" : "  (was \(r.path))"))
+                + (r.isRename || now == nil || now == r.path ? "" : "  (was \(r.path))"))
         let by = r.replica.map { $0 == own ? "" : "; recorded by replica \(ReplicaLabel.text($0, names: names))" } ?? ""
-        let resolved = r.resolved.map { "; resolved \(Output.time($0))" + (r.take.map { " (took \($0))" } ?? "") }
+        let resolved = r.resolution.map {
+            "; resolved \(Output.time($0.time))" + ($0.take.map { " (took \($0))" } ?? "")
+        }
         Output.line("  \(Self.decision(r)); \(Output.time(r.time))\(by)" + (resolved ?? ""))
         let view = workspace.conflicts.pointOfView(of: r)
         Output.line("  " + view.sentence(r) { $0 == own ? "this replica" : names[$0] ?? $0 })
         Output.line("  kept    \(r.winner)\(view.keptBy.map { " (by \(ReplicaLabel.text($0, names: names)))" } ?? "")")
         let owner = view.storedIsLocal ? "local" : view.storedBy.map { (names[$0] ?? $0) + "'s" } ?? "remote"
         Output.line(
-            "  stored  \(r.changesetId) (\(owner) \(r.deleted == true ? "deletion" : "version")) in \(r.file ?? "?")")
+            "  stored  \(r.changesetId) (\(owner) \(r.isDeletion ? "deletion" : "version")) in \(r.file ?? "?")")
     }
 
     /// What the sync decided: a lost name, a lost deletion, or which fields collided under which policy.
     static func decision(_ r: ConflictStore.Record) -> String {
-        if r.renameLost == true { return "renamed on both sides: the name \(r.path) lost" }
-        if r.deleted == true { return "a deletion lost to an edit" }
-        let what =
-            r.fields.map { $0.isEmpty ? "whole document" : "fields " + $0.joined(separator: ", ") } ?? "whole document"
-        return "\(what); policy \((r.policy ?? .lww).rawValue)"
+        switch r.kind {
+        case .rename: return "renamed on both sides: the name \(r.path) lost"
+        case .deletion: return "a deletion lost to an edit"
+        case .version(let policy, let fields):
+            let what =
+                fields.map { $0.isEmpty ? "whole document" : "fields " + $0.joined(separator: ", ") }
+                ?? "whole document"
+            return "\(what); policy \((policy ?? .lww).rawValue)"
+        }
     }
 }

@@ -27,7 +27,7 @@ extension DocSync {
                 for problem in status.problems { Output.problem(problem.message) }
                 for warning in status.warnings { Output.warning(warning) }
                 // status works offline: the remote's replica records only when a line names another replica.
-                let names = workspace.replicas.names(fromRemote: status.conflicts.contains { $0.deleted == true })
+                let names = workspace.replicas.names(fromRemote: status.conflicts.contains(where: \.isDeletion))
                 try global.printResult(
                     command: "status", StatusJSON(status: status, replicaName: names[status.replicaId])
                 ) {
@@ -90,13 +90,13 @@ struct StatusText {
     /// deletes the document after all).
     private func printConflicts() {
         section(
-            "Conflicts, open", status.conflicts.filter { $0.deleted != true }.map(collisionLine),
+            "Conflicts, open", status.conflicts.filter { !$0.isDeletion }.map(collisionLine),
             hint:
                 "the losing versions are kept in .docsync/conflicts/; `docsync conflicts` lists them, `docsync resolve DOC` settles one"
         )
         section(
             "Deletions that lost to an edit (the edit was kept)",
-            status.conflicts.filter { $0.deleted == true }.map(lostDeletionLine),
+            status.conflicts.filter(\.isDeletion).map(lostDeletionLine),
             hint: "the deleted version is kept in .docsync/conflicts/")
     }
 

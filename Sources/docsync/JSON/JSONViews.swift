@@ -36,7 +36,7 @@ struct ConflictJSON: Encodable {
 
     func encode(to encoder: Encoder) throws {
         try record.encode(to: encoder)
-        try replaceTimes(encoder, ["time": record.time, "resolved": record.resolved])
+        try replaceTimes(encoder, ["time": record.time, "resolved": record.resolution?.time])
         let view = ConflictPointOfView(record, replica: replicaId)
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(view.storedSide, forKey: .storedSide)
