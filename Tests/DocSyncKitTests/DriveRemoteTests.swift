@@ -20,7 +20,7 @@ final class DriveCopies {
     func make(_ name: String) throws -> String {
         if let first = names.first {
             try FileManager.default.copyItem(atPath: copy(first), toPath: copy(name))
-            let (ws, _) = try Workspace.clone(url: copy(name), into: tree(name), replicaName: name)
+            let (ws, _) = try TreeSetup.clone(url: copy(name), into: tree(name), replicaName: name)
             ws.close()
         } else {
             try DriveFolderRemote.create(at: copy(name))

@@ -54,7 +54,7 @@ final class ReplicaSet {
             let (ws, _) = try Workspace.initialize(at: dir, remoteURL: remote, replicaName: name, remoteFormat: format)
             ws.close()
         } else {
-            let (ws, _) = try Workspace.clone(url: remote, into: dir, replicaName: name)
+            let (ws, _) = try TreeSetup.clone(url: remote, into: dir, replicaName: name)
             ws.close()
         }
         return dir

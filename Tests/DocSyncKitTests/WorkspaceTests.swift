@@ -273,7 +273,7 @@ import Testing
         try set.sync(b)
         try FileManager.default.removeItem(atPath: a + "/.docsync/state")
         #expect(throws: SyncState.Damaged.self) { try Workspace.open(at: a, readOnly: false) }
-        let (ws, _) = try Workspace.resetBase(at: a)
+        let (ws, _) = try TreeSetup.resetBase(at: a)
         let report = try ws.sync.run(.both)
         ws.close()
         #expect(report.conflicts.isEmpty)

@@ -70,17 +70,9 @@ extension ConflictStore {
             refId: String, changesetId: String, path: String, side: Reconciler.Side, winner: String, time: Int64,
             kind: Kind, replica: String? = nil, lostBy: String? = nil, reason: String? = nil
         ) {
-            self.refId = refId
-            self.changesetId = changesetId
-            self.path = path
-            self.side = side
-            self.winner = winner
-            self.time = time
-            self.kind = kind
-            self.replica = replica
-            self.lostBy = lostBy
-            self.reason = reason
-            self.file = nil
+            (self.refId, self.changesetId, self.path, self.side) = (refId, changesetId, path, side)
+            (self.winner, self.time, self.kind) = (winner, time, kind)
+            (self.replica, self.lostBy, self.reason, self.file) = (replica, lostBy, reason, nil)
             self.file = ConflictStore.relativeFile(refId: refId, storeName: storeName)
         }
 

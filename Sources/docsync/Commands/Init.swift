@@ -130,7 +130,7 @@ extension DocSync {
         private func clone(showing view: ProgressView) throws -> (Workspace, SyncReport) {
             let base = global.workingDirectory
             let address = try remoteOptions.address(url, from: base)
-            return try Workspace.clone(
+            return try TreeSetup.clone(
                 url: address.url, into: directory.hasPrefix("/") ? directory : FileSystem.join(base, directory),
                 kind: address.kind, branch: remoteOptions.branch, replicaName: replica.name,
                 progress: view.handler)
@@ -148,7 +148,7 @@ extension DocSync {
         @OptionGroup var global: GlobalOptions
 
         func run() throws {
-            try global.withMadeWorkspace({ try Workspace.resetBase(at: global.workingDirectory) }) { _, report in
+            try global.withMadeWorkspace({ try TreeSetup.resetBase(at: global.workingDirectory) }) { _, report in
                 try SyncPrinter(global: global).finish(
                     report, verb: "Reset the base", command: "reset-base",
                     extraLine: "(run `docsync sync` to reconcile with the remote)")

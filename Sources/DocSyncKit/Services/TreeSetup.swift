@@ -1,9 +1,10 @@
 import DocSyncJSON
 import Foundation
 
-extension Workspace {
-    // MARK: clone
-
+/// The two commands that make a tree's state from scratch: `clone` (a new tree from a
+/// remote) and `reset-base` (a tree whose state is lost or damaged). Both return the
+/// opened workspace and the report of what they did.
+public enum TreeSetup {
     /// Makes `directory` a working tree of the remote at `url` and pulls every document.
     /// A folder that already holds files keeps them: a file without ids at a path where
     /// the remote has a document joins it (the same content is that document, different
@@ -26,7 +27,7 @@ extension Workspace {
         }
         try FileSystem.createDirectories(root)
         do {
-            let (workspace, _) = try initialize(
+            let (workspace, _) = try Workspace.initialize(
                 at: root, remoteURL: address.url, kind: address.kind, branch: branch, replicaName: replicaName)
             workspace.progress = progress
             let report = try workspace.sync.run(.pull)
@@ -42,8 +43,6 @@ extension Workspace {
             throw error
         }
     }
-
-    // MARK: reset-base
 
     /// Recovery for a lost or damaged state: starts from an empty base, moves the old
     /// state aside and records every document as it is now, keeping existing
