@@ -428,7 +428,7 @@ final class DriveCopies {
         ) -> String {
             let height = (parent.flatMap { all[$0]?.header.height } ?? 0) + 1
             let entries = docs.sorted { $0.key < $1.key }.map { refId, changeset in
-                var entry = RemoteEntry(
+                var entry = FeedLine(
                     refId: refId, changesetId: changeset, hash: String(repeating: "0", count: 64),
                     path: refId + ".json",
                     deleted: false, replica: replica, time: 0)
@@ -472,8 +472,8 @@ final class DriveCopies {
     /// The merge base of a fork, per document: the latest version both chains hold,
     /// not only the state where they split.
     @Test func aForksMergeBaseIsTheLatestVersionBothChainsHold() {
-        func entry(_ refId: String, _ changeset: String, deleted: Bool = false) -> RemoteEntry {
-            RemoteEntry(
+        func entry(_ refId: String, _ changeset: String, deleted: Bool = false) -> FeedLine {
+            FeedLine(
                 refId: refId, changesetId: changeset, hash: nil, path: refId + ".json", deleted: deleted, replica: "r",
                 time: 0)
         }
@@ -536,7 +536,7 @@ final class DriveCopies {
         c.add("r2", 2, on: four, ["d": "6"], parents: ["d": ["4", "3"]])
         let ancestry = VersionAncestry(commits: Array(c.all.values))
         #expect(ancestry.latestCommonAncestors(of: "d", "5", "6").map(\.changesetId) == ["3", "4"])
-        func bytes(_ entry: RemoteEntry) -> [UInt8]? { contents[entry.changesetId].map { Array($0.utf8) } }
+        func bytes(_ entry: FeedLine) -> [UInt8]? { contents[entry.changesetId].map { Array($0.utf8) } }
         let merging = ForkMergeBase(
             ancestry: ancestry, bytes: bytes, merge: ContentPolicy.versionMerge(config: Config()))
         guard case let .merged(named, base)? = merging.base(of: "d", "5", "6") else {

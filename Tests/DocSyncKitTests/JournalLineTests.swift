@@ -86,28 +86,28 @@ import Testing
     /// Document versions, tombstones, purged deletions, renamed versions naming their
     /// parents, and lines sharing a conflict record (which take the encoder's path).
     @Test func everyFeedLineIsWhatJSONEncoderWrites() throws {
-        var entries: [RemoteEntry] = []
+        var entries: [FeedLine] = []
         for (i, text) in Self.awkward.enumerated() {
             let v = Self.version(i)
             entries.append(
-                RemoteEntry(
+                FeedLine(
                     refId: v.refId, changesetId: v.changesetId, hash: v.hash, path: v.path, deleted: false,
                     replica: text, time: Int64(i)))
             entries.append(
-                RemoteEntry(
+                FeedLine(
                     refId: v.refId, changesetId: text, hash: nil, path: nil, deleted: true, replica: "r", time: -1))
             entries.append(
-                RemoteEntry(
+                FeedLine(
                     refId: v.refId, changesetId: text, hash: v.hash, path: text, deleted: true, replica: "r",
                     time: .max,
                     publishedHash: v.hash))
             entries.append(
-                RemoteEntry(
-                    refId: RemoteEntry.purgedKey(v.refId), changesetId: text, hash: nil, path: nil, deleted: true,
+                FeedLine(
+                    refId: FeedLine.purgedKey(v.refId), changesetId: text, hash: nil, path: nil, deleted: true,
                     replica: text, time: 0, purgedDeletion: true))
         }
         for (i, text) in Self.awkward.enumerated() {
-            var moved = RemoteEntry(
+            var moved = FeedLine(
                 refId: text, changesetId: "cs-\(i)", hash: "h", path: text + ".json", deleted: false, replica: text,
                 time: 1)
             moved.movedAt = [0, -1, .max][i % 3]
@@ -118,15 +118,19 @@ import Testing
                 winner: text, time: Int64(i), kind: i % 2 == 0 ? .deletion : .version(policy: nil, fields: [text]),
                 replica: text)
             entries.append(
-                RemoteEntry(
-                    refId: RemoteEntry.conflictKey(record), changesetId: text, hash: nil, path: nil, deleted: false,
+                FeedLine(
+                    refId: FeedLine.conflictKey(record), changesetId: text, hash: nil, path: nil, deleted: false,
                     replica: text, time: 2, conflict: record))
+        }
+        // A git tombstone file is a document line alone: the same bytes as its feed line.
+        for line in entries where line.isDocument {
+            #expect(try line.entry.encodedLine() == (try line.encodedLine()))
         }
         for entry in entries {
             let model = String(decoding: try Self.encoder.encode(entry), as: UTF8.self)
             let line = try entry.encodedLine()
             #expect(line == model)
-            #expect(try JSONDecoder().decode(RemoteEntry.self, from: Data(line.utf8)) == entry)
+            #expect(try JSONDecoder().decode(FeedLine.self, from: Data(line.utf8)) == entry)
         }
     }
 }

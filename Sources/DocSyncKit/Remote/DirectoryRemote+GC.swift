@@ -32,7 +32,7 @@ extension DirectoryRemote {
         let records = replicaRecords()
         report.replicas = records.map(\.replicaId).sorted()
         let purged = report.judge(
-            tombstones.map { entries[$0] }, by: rule, replicasKnown: !records.isEmpty
+            tombstones.map { entries[$0].entry }, by: rule, replicasKnown: !records.isEmpty
         ) { entry in
             // Seen: the replica's last recorded cursor is in this epoch and past the line.
             let end = lines[latest[entry.refId]!].endOffset
@@ -59,7 +59,7 @@ extension DirectoryRemote {
 
     /// The index of each document's latest line, and those of the latest lines that are
     /// deletions (not purged deletions' lines): the tombstones there are now, in feed order.
-    static func latestLines(of entries: [RemoteEntry]) -> (latest: [String: Int], tombstones: [Int]) {
+    static func latestLines(of entries: [FeedLine]) -> (latest: [String: Int], tombstones: [Int]) {
         var latest: [String: Int] = [:]
         for (i, e) in entries.enumerated() { latest[e.refId] = i }
         let tombstones = entries.indices.filter {
@@ -123,7 +123,7 @@ extension DirectoryRemote {
     /// The feed after a purge: each document's latest line, but the purged deletions',
     /// which become a line saying who deleted what (and go once the document is back).
     static func compactedFeed(
-        lines: [ChecksummedLines.Line], entries: [RemoteEntry], latest: [String: Int], purged: Set<String>
+        lines: [ChecksummedLines.Line], entries: [FeedLine], latest: [String: Int], purged: Set<String>
     ) throws -> [UInt8] {
         var compacted = ""
         for (i, entry) in entries.enumerated() where latest[entry.refId] == i && !purged.contains(entry.refId) {
@@ -131,12 +131,12 @@ extension DirectoryRemote {
             if entry.isPurgedLineOfReturned({ latest[$0] != nil }) { continue }
             compacted += ChecksummedLines.encode(lines[i].payload)
         }
-        // Who deleted each purged document stays in the feed (see `RemoteEntry.purgedDeletion`).
+        // Who deleted each purged document stays in the feed (see `FeedLine.purgedDeletion`).
         // Not `encodedLine()`: these lines have always been written with slashes escaped.
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         for (i, entry) in entries.enumerated() where latest[entry.refId] == i && purged.contains(entry.refId) {
-            let line = RemoteEntry.purgedLine(of: entry)
+            let line = FeedLine.purgedLine(of: entry)
             compacted += ChecksummedLines.encode(String(decoding: try encoder.encode(line), as: UTF8.self))
         }
         return Array(compacted.utf8)

@@ -15,7 +15,7 @@ extension DirectoryRemote {
         let parsed = ChecksummedLines.parse(bytes[0..<now.length])
         var versions: [RemoteVersionInfo] = []
         for line in parsed.lines {
-            guard let e = try? JSONDecoder().decode(RemoteEntry.self, from: Data(line.payload.utf8)), e.refId == refId
+            guard let e = try? JSONDecoder().decode(FeedLine.self, from: Data(line.payload.utf8)), e.refId == refId
             else { continue }
             versions.append(
                 RemoteVersionInfo(
@@ -37,7 +37,7 @@ extension DirectoryRemote {
             _ = try identity()
             let now = try position()
             let entries = try readFeed(from: 0, to: now.length, epoch: now.epoch)
-            var latest: [String: RemoteEntry] = [:]
+            var latest: [String: FeedLine] = [:]
             for e in entries where e.isDocument { latest[e.refId] = e }
             var paths: [String: String] = [:]
             for e in latest.values.sorted(by: { $0.refId < $1.refId }) {
@@ -53,7 +53,7 @@ extension DirectoryRemote {
                     }
                     paths[path] = e.refId
                 }
-                do { _ = try read(e) } catch { problems.append("remote: " + error.localizedDescription) }
+                do { _ = try read(e.entry) } catch { problems.append("remote: " + error.localizedDescription) }
                 if let path = e.path, let hash = e.hash, let bytes = try? SafeTreeIO(root: root).readIfPresent(path),
                     ContentHash.of(bytes) != hash
                 {

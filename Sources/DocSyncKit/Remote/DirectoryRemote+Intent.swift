@@ -46,9 +46,9 @@ extension DirectoryRemote {
             clearIntent()
             return
         }
-        var latest: [String: RemoteEntry] = [:]
+        var latest: [String: FeedLine] = [:]
         for entry in try readFeed(from: 0, to: now.length, epoch: now.epoch) { latest[entry.refId] = entry }
-        var committedAt: [String: RemoteEntry] = [:]
+        var committedAt: [String: FeedLine] = [:]
         for entry in latest.values where !entry.deleted { if let path = entry.path { committedAt[path] = entry } }
 
         for path in intent.paths {

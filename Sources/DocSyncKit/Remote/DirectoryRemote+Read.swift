@@ -142,7 +142,7 @@ extension DirectoryRemote {
 
     /// The feed's entries. One whose path or refId is unsafe is passed to `refuse` and
     /// left out, or without `refuse` makes the whole read fail.
-    func readFeed(from start: Int, to end: Int, epoch: Int, refuse: ((String) -> Void)? = nil) throws -> [RemoteEntry] {
+    func readFeed(from start: Int, to end: Int, epoch: Int, refuse: ((String) -> Void)? = nil) throws -> [FeedLine] {
         try entries(of: try committedFeedLines(from: start, to: end, epoch: epoch), epoch: epoch, refuse: refuse)
     }
 
@@ -167,11 +167,11 @@ extension DirectoryRemote {
 
     /// The entries of feed `lines`; without `refuse`, one per line (or an error).
     func entries(of lines: [ChecksummedLines.Line], epoch: Int, refuse: ((String) -> Void)? = nil) throws
-        -> [RemoteEntry]
+        -> [FeedLine]
     {
         let decoder = JSONDecoder()
         return try lines.compactMap { line in
-            guard let entry = try? decoder.decode(RemoteEntry.self, from: Data(line.payload.utf8)) else {
+            guard let entry = try? decoder.decode(FeedLine.self, from: Data(line.payload.utf8)) else {
                 throw RemoteError.damaged(
                     url: displayURL,
                     reason: "\(feedPath(epoch: epoch)) has an unreadable entry ending at byte \(line.endOffset)")
@@ -185,18 +185,18 @@ extension DirectoryRemote {
 
     /// Why a feed entry cannot be taken (an unsafe path, an unacceptable id), or nil.
     /// Shared by both folder layouts: every entry a reader takes passes here.
-    static func problem(of entry: RemoteEntry) -> String? {
+    static func problem(of entry: FeedLine) -> String? {
         if let record = entry.conflict {
             // A shared conflict record: its ids go into this tree's conflict store.
             if RefID.isAcceptable(record.refId), RefID.isAcceptable(record.changesetId),
-                entry.refId == RemoteEntry.conflictKey(record)
+                entry.refId == FeedLine.conflictKey(record)
             {
                 return nil
             }
             return "conflict record for \(record.refId.debugDescription): not acceptable ids"
         } else if entry.purgedDeletion == true {
-            let refId = String(entry.refId.dropFirst(RemoteEntry.purgedPrefix.count))
-            if entry.refId.hasPrefix(RemoteEntry.purgedPrefix), RefID.isAcceptable(refId),
+            let refId = String(entry.refId.dropFirst(FeedLine.purgedPrefix.count))
+            if entry.refId.hasPrefix(FeedLine.purgedPrefix), RefID.isAcceptable(refId),
                 RefID.isAcceptable(entry.replica)
             {
                 return nil

@@ -120,7 +120,7 @@ extension DirectoryRemote {
                 try FileSystem.removeFile(tombstonePath(write.refId))
                 feedData += try feedLine(.version(new, of: write, replica: replica.replicaId, time: time))
             } else {
-                let tombstone = RemoteEntry.deletion(by: write, replica: replica.replicaId, time: time)
+                let tombstone = FeedLine.deletion(by: write, replica: replica.replicaId, time: time)
                 try FileSystem.writeAtomically(
                     tombstonePath(write.refId), Array(try tombstone.encodedLine().utf8) + [10])
                 feedData += try feedLine(tombstone)
@@ -159,7 +159,7 @@ extension DirectoryRemote {
         meta + "/tombstones/" + DocumentPath.fileName(forRefId: refId) + ".json"
     }
 
-    func feedLine(_ entry: RemoteEntry) throws -> String.UTF8View {
+    func feedLine(_ entry: FeedLine) throws -> String.UTF8View {
         ChecksummedLines.encode(try entry.encodedLine()).utf8
     }
 

@@ -64,14 +64,14 @@ extension RemoteChanges {
     /// The changes a folder remote's latest entries per key make (either layout): the
     /// document entries, the conflict records they share (with the losing bytes from
     /// `objects`), and with `snapshot` who deleted what gc purged.
-    init(folding kept: [RemoteEntry], cursor: String, snapshot: Bool, warnings: [String], objects: ObjectStore) {
+    init(folding kept: [FeedLine], cursor: String, snapshot: Bool, warnings: [String], objects: ObjectStore) {
         var conflicts: [SharedConflict] = []
         var purgedDeleters: [String: String] = [:]
         var purgedDeletions: [String: RemoteEntry] = [:]
         for entry in kept where entry.purgedDeletion == true {
-            let refId = String(entry.refId.dropFirst(RemoteEntry.purgedPrefix.count))
+            let refId = String(entry.refId.dropFirst(FeedLine.purgedPrefix.count))
             purgedDeleters[refId] = entry.replica
-            purgedDeletions[refId] = entry
+            purgedDeletions[refId] = entry.entry
         }
         for entry in kept {
             guard let record = entry.conflict else { continue }
@@ -79,7 +79,7 @@ extension RemoteChanges {
             conflicts.append(SharedConflict(record: record, bytes: bytes))
         }
         self.init(
-            entries: kept.filter { $0.isDocument }, cursor: cursor,
+            entries: kept.filter(\.isDocument).map(\.entry), cursor: cursor,
             warnings: warnings, isSnapshot: snapshot, conflicts: conflicts,
             purgedDeleters: snapshot ? purgedDeleters : [:])
         if snapshot { self.purgedDeletions = purgedDeletions }

@@ -15,16 +15,6 @@ public struct RemoteEntry: Codable, Sendable, Equatable {
     /// git): the hash of the bytes as they are there. The pulling replica publishes the
     /// stamped version back.
     public var publishedHash: String? = nil
-    /// Set on a folder remote's feed line that shares a conflict record rather than a
-    /// document version: `refId` is then `conflictKey(record)` (`conflict:<storeName>:<refId>`), `hash` the losing
-    /// version's bytes in `objects/`, `path` nil. Such lines are never documents.
-    public var conflict: ConflictStore.Record? = nil
-    /// Set on a folder remote's feed line that remembers who made a deletion whose
-    /// tombstone `docsync gc` purged: `refId` is then `purgedKey(refId)`, `replica` the
-    /// deleter, `path` and `hash` nil. Such lines are never documents. Why: a replica that
-    /// brings the document back with an edit records that the deletion lost, and the
-    /// deleter is told (exit 3), as the tombstone would have said.
-    public var purgedDeletion: Bool? = nil
     /// When the version's path was set by a rename (ms), as the replica that moved it
     /// recorded it (see `JournalEntry.movedAt`); nil when the path is not a rename's.
     public var movedAt: Int64? = nil
@@ -35,20 +25,6 @@ public struct RemoteEntry: Codable, Sendable, Equatable {
     /// Nil in entries written before docsync kept it, and in the other layouts.
     public var parents: [String]? = nil
 
-    /// The feed key of a shared conflict record: one line per record, so the latest line
-    /// (open, then resolved) is the record's state, and feed compaction keeps it.
-    static func conflictKey(_ record: ConflictStore.Record) -> String {
-        "conflict:" + record.storeName + ":" + record.refId
-    }
-
-    /// The feed key of a purged deletion's line (see `purgedDeletion`).
-    static func purgedKey(_ refId: String) -> String { purgedPrefix + refId }
-    static let purgedPrefix = "purged:"
-
-    /// A document's version or tombstone: not a line sharing a conflict record, nor a
-    /// purged deletion's (folder feeds and drive commits hold those beside documents).
-    var isDocument: Bool { conflict == nil && purgedDeletion != true }
-
     public var version: DocVersion? {
         guard !deleted, let hash, let path else { return nil }
         return DocVersion(refId: refId, changesetId: changesetId, hash: hash, path: path)
@@ -56,23 +32,9 @@ public struct RemoteEntry: Codable, Sendable, Equatable {
 }
 
 extension RemoteEntry: LineEncodable {
-    /// A feed line's fields, in sorted order (see `LineEncodable`); a line sharing a
-    /// conflict record (a nested object) goes through the encoder.
-    func writeFields(to line: inout JSONObjectLine) -> Bool {
-        guard conflict == nil else { return false }
-        line.field("changesetId", changesetId)
-        line.field("deleted", deleted)
-        line.field("hash", hash)
-        line.field("movedAt", movedAt)
-        line.field("parents", parents)
-        line.field("path", path)
-        line.field("publishedHash", publishedHash)
-        line.field("purgedDeletion", purgedDeletion)
-        line.field("refId", refId)
-        line.field("replica", replica)
-        line.field("time", time)
-        return true
-    }
+    /// A git tombstone file's fields, in sorted order (see `LineEncodable`): a feed
+    /// line's, without the folder-only ones.
+    func writeFields(to line: inout JSONObjectLine) -> Bool { FeedLine(self).writeFields(to: &line) }
 }
 
 /// What changed on the remote since a cursor: the latest entry per document, in the

@@ -34,7 +34,7 @@ struct DriveCommit: Sendable, Equatable {
     }
 
     var header: Header
-    var entries: [RemoteEntry]
+    var entries: [FeedLine]
 
     var id: String { header.commit }
 
@@ -65,10 +65,10 @@ struct DriveCommit: Sendable, Equatable {
             parts(of: header.commit)?.seq == header.seq, header.height >= 1
         else { return nil }
         let decoder = JSONDecoder()
-        var entries: [RemoteEntry] = []
+        var entries: [FeedLine] = []
         entries.reserveCapacity(header.entries)
         for line in parsed.lines.dropFirst() {
-            guard let entry = try? decoder.decode(RemoteEntry.self, from: Data(line.payload.utf8)) else { return nil }
+            guard let entry = try? decoder.decode(FeedLine.self, from: Data(line.payload.utf8)) else { return nil }
             entries.append(entry)
         }
         return DriveCommit(header: header, entries: entries)

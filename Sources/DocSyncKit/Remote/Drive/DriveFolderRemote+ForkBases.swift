@@ -26,7 +26,7 @@ extension DriveFolderRemote {
     /// For each document the two chains hold in different versions, both of which name
     /// their parents: its merge base (`ForkMergeBase`), exact where the rules below (for
     /// entries written before docsync named parents) guess.
-    func exactBases(mine: [RemoteEntry], theirs: [String: RemoteEntry], bases: ForkMergeBases)
+    func exactBases(mine: [FeedLine], theirs: [String: FeedLine], bases: ForkMergeBases)
         -> [String: ForkMergeBase.Base]
     {
         var out: [String: ForkMergeBase.Base] = [:]
@@ -39,7 +39,7 @@ extension DriveFolderRemote {
     }
 
     /// A version (not a deletion or a record line) whose entry names its parents.
-    static func namesParents(_ entry: RemoteEntry) -> Bool {
+    static func namesParents(_ entry: FeedLine) -> Bool {
         entry.isDocument && !entry.deleted && entry.parents != nil
     }
 
@@ -48,7 +48,7 @@ extension DriveFolderRemote {
     /// from every commit file: without it the two were merged with no base at all, and
     /// every field that differed collided.
     func betterBases(
-        _ base: inout [String: RemoteEntry], ours: [RemoteEntry], theirState: [RemoteEntry], format: Format
+        _ base: inout [String: FeedLine], ours: [FeedLine], theirState: [FeedLine], format: Format
     ) {
         let mine = DriveHistory.latest(ours.filter { $0.isDocument })
         let theirs = Dictionary(theirState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
@@ -71,9 +71,9 @@ extension DriveFolderRemote {
 
     /// Every entry of every commit this tree's replica made, on any chain (what it held
     /// even on a chain it left after an earlier lost fork).
-    func authoredEntries(files: DriveCommitFiles) -> [RemoteEntry] {
+    func authoredEntries(files: DriveCommitFiles) -> [FeedLine] {
         guard let me = localReplica, DriveLayout.isPlainName(me) else { return [] }
-        var out: [RemoteEntry] = []
+        var out: [FeedLine] = []
         for name in ((try? FileSystem.listDirectory(layout.commits(me))) ?? []).sorted()
         where DriveLayout.commitName(name) != nil {
             if let commit = files.load(layout.commits(me) + "/" + name), commit.header.replica == me {
@@ -85,17 +85,17 @@ extension DriveFolderRemote {
 
     /// One document's versions on a losing chain, oldest first, each with the version on
     /// the chain below it.
-    typealias LosingChain = [(entry: RemoteEntry, madeOn: RemoteEntry?)]
+    typealias LosingChain = [(entry: FeedLine, madeOn: FeedLine?)]
 
     /// For each document this replica's losing chain changed and the winning chain still
     /// holds, the base that replays only this replica's own edits (see ForkRebase), with
     /// its bytes. Documents where none can be made keep the base found before.
     func replayBases(
-        commonState: [RemoteEntry], losing: [DriveCommit], theirState: [RemoteEntry], me: String,
-        authoredEntries: [RemoteEntry]
+        commonState: [FeedLine], losing: [DriveCommit], theirState: [FeedLine], me: String,
+        authoredEntries: [FeedLine]
     ) -> [String: (version: DocVersion, bytes: [UInt8])] {
         let theirs = Dictionary(theirState.map { ($0.refId, $0) }, uniquingKeysWith: { $1 })
-        var authored: [String: [RemoteEntry]] = [:]
+        var authored: [String: [FeedLine]] = [:]
         for entry in authoredEntries where entry.isDocument {
             authored[entry.refId, default: []].append(entry)
         }
@@ -121,8 +121,8 @@ extension DriveFolderRemote {
     }
 
     /// Per document, its versions on the losing chain (see `LosingChain`).
-    static func losingChains(commonState: [RemoteEntry], losing: [DriveCommit]) -> [String: LosingChain] {
-        var current: [String: RemoteEntry] = [:]
+    static func losingChains(commonState: [FeedLine], losing: [DriveCommit]) -> [String: LosingChain] {
+        var current: [String: FeedLine] = [:]
         for entry in commonState where entry.isDocument { current[entry.refId] = entry }
         var chains: [String: LosingChain] = [:]
         for commit in losing {
@@ -136,7 +136,7 @@ extension DriveFolderRemote {
 
     /// The base replaying `me`'s own changes on `chain` (nil: a version's bytes are not
     /// here, or ForkRebase finds none).
-    private func replayBase(_ chain: LosingChain, me: String, winning: RemoteEntry, authored: [RemoteEntry])
+    private func replayBase(_ chain: LosingChain, me: String, winning: FeedLine, authored: [FeedLine])
         -> (version: DocVersion, bytes: [UInt8])?
     {
         guard let last = chain.last?.entry, let lastPath = last.path else { return nil }
@@ -160,7 +160,7 @@ extension DriveFolderRemote {
     }
 
     /// A version's bytes from objects/ (nil for a deletion, or bytes not here).
-    private func bytes(of entry: RemoteEntry?) -> [UInt8]? {
+    private func bytes(of entry: FeedLine?) -> [UInt8]? {
         guard let entry, !entry.deleted, let hash = entry.hash else { return nil }
         return try? objects.get(hash)
     }

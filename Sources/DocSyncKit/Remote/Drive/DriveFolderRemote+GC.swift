@@ -26,7 +26,7 @@ extension DriveFolderRemote {
             ($0.replicaId, DriveCursor($0.seen).flatMap { $0.remoteId == format.remoteId ? $0.tip : nil })
         }
         let purged = report.judge(
-            state.filter { $0.deleted && $0.isDocument }, by: rule,
+            state.filter { $0.deleted && $0.isDocument }.map(\.entry), by: rule,
             replicasKnown: !records.isEmpty
         ) { entry in
             seenTips.filter { _, seen in
@@ -72,7 +72,7 @@ extension DriveFolderRemote {
     /// A checkpoint's entries: the whole `state` but the `purged` tombstones, each of which
     /// becomes a purged deletion's entry (who deleted what); one of those goes once its
     /// document has come back.
-    static func checkpointEntries(of state: [RemoteEntry], purging purged: Set<String>) -> [RemoteEntry] {
+    static func checkpointEntries(of state: [FeedLine], purging purged: Set<String>) -> [FeedLine] {
         let live = Set(state.filter { !$0.deleted && $0.isDocument }.map(\.refId))
         var entries = state.filter { !purged.contains($0.refId) && !$0.isPurgedLineOfReturned(live.contains) }
         for entry in state where purged.contains(entry.refId) { entries.append(.purgedLine(of: entry)) }

@@ -65,7 +65,7 @@ extension DriveFolderRemote {
                     }
                     paths[path] = e.refId
                 }
-                do { _ = try read(e) } catch { problems.append("remote: " + error.localizedDescription) }
+                do { _ = try read(e.entry) } catch { problems.append("remote: " + error.localizedDescription) }
             }
         } catch {
             problems.append(error.localizedDescription)

@@ -58,18 +58,18 @@ extension DriveFolderRemote {
     struct ForkSides {
         var fromTip: String
         var commonHeight: Int
-        var commonState: [RemoteEntry]
+        var commonState: [FeedLine]
         /// The entries of this tree's (losing) chain and of the winning one, above the common commit.
-        var ours: [RemoteEntry]
-        var theirs: [RemoteEntry]
-        var theirState: [RemoteEntry]
+        var ours: [FeedLine]
+        var theirs: [FeedLine]
+        var theirState: [FeedLine]
     }
 
     /// What the tree held at the fork, document by document: an exact merge base where
     /// both versions name their parents, else the best base the chains give, replaced by
     /// a replay of this replica's own edits where one can be made.
     private func baseVersions(
-        of fork: ForkSides, theirLatest: [String: RemoteEntry], bases: ForkMergeBases, refused: inout [String],
+        of fork: ForkSides, theirLatest: [String: FeedLine], bases: ForkMergeBases, refused: inout [String],
         files: DriveCommitFiles, format: Format
     ) -> (versions: [String: DocVersion], contents: [String: [UInt8]]) {
         var versions: [String: DocVersion] = [:]

@@ -202,7 +202,7 @@ extension DriveFolderRemote {
     }
 
     /// The entries that can be taken; the others are reported and left out.
-    func checked(_ entries: [RemoteEntry], refused: inout [String]) -> [RemoteEntry] {
+    func checked(_ entries: [FeedLine], refused: inout [String]) -> [FeedLine] {
         entries.filter { entry in
             guard let problem = DirectoryRemote.problem(of: entry) else { return true }
             refused.append("\(displayURL): refused \(problem); not pulled")

@@ -43,7 +43,7 @@ extension DriveFolderRemote {
         // readable copies (early format-1 pushes kept some versions only there).
         for entry in entries where !entry.deleted && entry.isDocument {
             guard let hash = entry.hash, !drive.objects.contains(hash) else { continue }
-            try drive.objects.put(try old.read(entry), hash: hash)
+            try drive.objects.put(try old.read(entry.entry), hash: hash)
             report.objectsAdded += 1
         }
         try drive.objects.seal()

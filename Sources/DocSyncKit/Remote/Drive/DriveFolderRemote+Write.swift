@@ -62,7 +62,7 @@ extension DriveFolderRemote {
             writes.compactMap { w in w.sentAgain ? w.new.map { w.refId + "\u{0}" + $0.changesetId } : nil })
         let earlier = sentAgain.isEmpty ? [:] : parentsOfVersions(sentAgain, replica: replica, files: files)
         for write in writes {
-            var entry: RemoteEntry
+            var entry: FeedLine
             if let new = write.new {
                 entry = .version(new, of: write, replica: replica, time: time)
                 entry.parents = write.parents
@@ -80,7 +80,7 @@ extension DriveFolderRemote {
         }
         for shared in conflicts {
             lines +=
-                ChecksummedLines.encode(try RemoteEntry.sharing(shared, replica: replica, time: time).encodedLine())
+                ChecksummedLines.encode(try FeedLine.sharing(shared, replica: replica, time: time).encodedLine())
                 .utf8
         }
         return lines

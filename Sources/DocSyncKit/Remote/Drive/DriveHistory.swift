@@ -74,7 +74,7 @@ enum DriveHistory {
 
     /// The state at `id`: the latest entry per key along the chain, from the nearest
     /// checkpoint (or the root) up, in the order they were made. Nil if a commit is missing.
-    static func state(at id: String?, in source: DriveCommitSource) -> [RemoteEntry]? {
+    static func state(at id: String?, in source: DriveCommitSource) -> [FeedLine]? {
         guard let id else { return [] }
         var commits: [DriveCommit] = []
         var current: String? = id
@@ -92,7 +92,7 @@ enum DriveHistory {
     /// commits is a checkpoint (then the entries are the whole state at `to`). Nil if
     /// `to` does not descend from `from`, or a commit is missing.
     static func changes(from: (id: String, height: Int)?, to: String, in source: DriveCommitSource) -> (
-        entries: [RemoteEntry], snapshot: Bool
+        entries: [FeedLine], snapshot: Bool
     )? {
         guard let from else { return state(at: to, in: source).map { ($0, false) } }
         guard let path = chain(from: to, downToHeight: from.height, in: source) else { return nil }
@@ -111,10 +111,10 @@ enum DriveHistory {
 
     /// Every entry of the commits above `from` up to `to`, oldest first (nil if `to` does
     /// not descend from `from`, or a commit is missing).
-    static func entries(from: (id: String, height: Int)?, to: String, in source: DriveCommitSource) -> [RemoteEntry]? {
+    static func entries(from: (id: String, height: Int)?, to: String, in source: DriveCommitSource) -> [FeedLine]? {
         guard let path = chain(from: to, downToHeight: from?.height ?? 0, in: source) else { return nil }
         guard (path.last?.parent ?? to) == from?.id || (from == nil && path.last?.parent == nil) else { return nil }
-        var out: [RemoteEntry] = []
+        var out: [FeedLine] = []
         for header in path.reversed() {
             guard let commit = source.commit(header.commit) else { return nil }
             out += commit.entries
@@ -132,17 +132,17 @@ enum DriveHistory {
     /// - Parameters: `common` the state at the shared commit; `ours` every entry this
     ///   replica held (its chain above the shared commit, and every commit it made, on
     ///   any chain); `theirs` every entry of the winning chain above it, oldest first.
-    static func mergeBase(common: [RemoteEntry], ours: [RemoteEntry], theirs: [RemoteEntry]) -> [String: RemoteEntry] {
-        func key(_ e: RemoteEntry) -> String { e.refId + "\u{0}" + e.changesetId + (e.deleted ? "\u{0}-" : "") }
+    static func mergeBase(common: [FeedLine], ours: [FeedLine], theirs: [FeedLine]) -> [String: FeedLine] {
+        func key(_ e: FeedLine) -> String { e.refId + "\u{0}" + e.changesetId + (e.deleted ? "\u{0}-" : "") }
         let held = Set(ours.map(key))
-        var base: [String: RemoteEntry] = [:]
+        var base: [String: FeedLine] = [:]
         for entry in common { base[entry.refId] = entry }
         for entry in theirs where held.contains(key(entry)) { base[entry.refId] = entry }
         return base
     }
 
     /// The last entry per key (`refId`), in the order of their last appearance.
-    static func latest(_ entries: [RemoteEntry]) -> [RemoteEntry] {
+    static func latest(_ entries: [FeedLine]) -> [FeedLine] {
         var last: [String: Int] = [:]
         for (i, e) in entries.enumerated() { last[e.refId] = i }
         return entries.enumerated().filter { last[$0.element.refId] == $0.offset }.map(\.element)

@@ -18,13 +18,13 @@ public typealias VersionMerge =
 struct ForkMergeBase {
     enum Base {
         /// A version the remote holds.
-        case version(RemoteEntry)
+        case version(FeedLine)
         /// The merge of several: its bytes, named after the latest of them.
-        case merged(RemoteEntry, [UInt8])
+        case merged(FeedLine, [UInt8])
     }
 
     let ancestry: VersionAncestry
-    let bytes: (RemoteEntry) -> [UInt8]?
+    let bytes: (FeedLine) -> [UInt8]?
     let merge: VersionMerge?
     /// How deep merge bases of merge bases go before the latest one is taken as it is.
     static let depthLimit = 8
@@ -41,7 +41,7 @@ struct ForkMergeBase {
     }
 
     /// `versions` (oldest first) merged one by one, each pair from its own merge base.
-    private func merged(_ refId: String, _ versions: [RemoteEntry], depth: Int) -> [UInt8]? {
+    private func merged(_ refId: String, _ versions: [FeedLine], depth: Int) -> [UInt8]? {
         guard let merge, depth < Self.depthLimit, let first = versions.first, var result = bytes(first) else {
             return nil
         }
@@ -71,13 +71,13 @@ struct ForkMergeBase {
 /// (to build the ancestry) only on the first question, and only once.
 final class ForkMergeBases: @unchecked Sendable {
     private let readAncestry: () -> VersionAncestry?
-    private let bytes: @Sendable (RemoteEntry) -> [UInt8]?
+    private let bytes: @Sendable (FeedLine) -> [UInt8]?
     private let merge: VersionMerge?
     private let lock = NSLock()
     private var built: VersionAncestry??
 
     init(
-        readAncestry: @escaping () -> VersionAncestry?, bytes: @escaping @Sendable (RemoteEntry) -> [UInt8]?,
+        readAncestry: @escaping () -> VersionAncestry?, bytes: @escaping @Sendable (FeedLine) -> [UInt8]?,
         merge: VersionMerge?
     ) {
         self.readAncestry = readAncestry

@@ -2,7 +2,7 @@
 /// of every replica, on every chain: the merge base of a fork is the latest version both
 /// sides descend from.
 ///
-/// A version's parents are the ones its entry names (`RemoteEntry.parents`: the version
+/// A version's parents are the ones its entry names (`FeedLine.parents`: the version
 /// the pushing tree had synced, and any published version its content carried). An entry
 /// written before docsync named them gets the parents the commits imply:
 /// - the same replica's previous version of the document (a replica's own pushes follow
@@ -10,12 +10,12 @@
 /// - the document's version on the chain the commit was made on (the replica had read it).
 struct VersionAncestry {
     private struct Occurrence {
-        var entry: RemoteEntry
+        var entry: FeedLine
         var commit: DriveCommit.Header
     }
 
     private let headers: [String: DriveCommit.Header]
-    private let entriesByCommit: [String: [String: RemoteEntry]]
+    private let entriesByCommit: [String: [String: FeedLine]]
     /// Per replica, its commits by number.
     private let byReplica: [String: [DriveCommit.Header]]
     /// Per document, where each of its versions was pushed.
@@ -23,7 +23,7 @@ struct VersionAncestry {
 
     init(commits: [DriveCommit]) {
         var headers: [String: DriveCommit.Header] = [:]
-        var entries: [String: [String: RemoteEntry]] = [:]
+        var entries: [String: [String: FeedLine]] = [:]
         var byReplica: [String: [DriveCommit.Header]] = [:]
         var occurrences: [String: [String: [Occurrence]]] = [:]
         for commit in commits {
@@ -38,7 +38,7 @@ struct VersionAncestry {
                 continue
             }
             headers[commit.id] = commit.header
-            var latest: [String: RemoteEntry] = [:]
+            var latest: [String: FeedLine] = [:]
             for entry in commit.entries where entry.isDocument {
                 latest[entry.refId] = entry
             }
@@ -91,9 +91,9 @@ struct VersionAncestry {
 
     /// Every version `changesetId` of document `refId` descends from, itself included,
     /// by changesetId (only versions some commit holds; deletions are not versions here).
-    func ancestors(of refId: String, changesetId: String) -> [String: RemoteEntry] {
+    func ancestors(of refId: String, changesetId: String) -> [String: FeedLine] {
         guard let versions = occurrences[refId] else { return [:] }
-        var found: [String: RemoteEntry] = [:]
+        var found: [String: FeedLine] = [:]
         var queue = [changesetId]
         while let next = queue.popLast() {
             guard found[next] == nil, let pushes = versions[next], let first = pushes.first else { continue }
@@ -106,14 +106,14 @@ struct VersionAncestry {
     /// The versions both descend from that no other such version descends from: one,
     /// usually; several after merges that crossed (each side merged the other's earlier
     /// version), and then the merge base is their merge (git's recursive merge).
-    func latestCommonAncestors(of refId: String, _ a: String, _ b: String) -> [RemoteEntry] {
+    func latestCommonAncestors(of refId: String, _ a: String, _ b: String) -> [FeedLine] {
         latestCommonAncestors(of: refId, [a], b)
     }
 
     /// The same for content made from every version in `mine` (a tree's base and the
     /// versions its pending content carries, see `JournalEntry.madeFrom`) and version `b`.
-    func latestCommonAncestors(of refId: String, _ mine: [String], _ b: String) -> [RemoteEntry] {
-        var left: [String: RemoteEntry] = [:]
+    func latestCommonAncestors(of refId: String, _ mine: [String], _ b: String) -> [FeedLine] {
+        var left: [String: FeedLine] = [:]
         for id in mine { left.merge(ancestors(of: refId, changesetId: id)) { kept, _ in kept } }
         let right = ancestors(of: refId, changesetId: b)
         return Self.latest(left.filter { right[$0.key] != nil }) { ancestors(of: refId, changesetId: $0) }
@@ -123,8 +123,7 @@ struct VersionAncestry {
     func knows(_ refId: String, _ changesetId: String) -> Bool { occurrences[refId]?[changesetId] != nil }
 
     /// Of `versions`, those no other one of them descends from, oldest first.
-    static func latest(_ versions: [String: RemoteEntry], ancestors: (String) -> [String: RemoteEntry]) -> [RemoteEntry]
-    {
+    static func latest(_ versions: [String: FeedLine], ancestors: (String) -> [String: FeedLine]) -> [FeedLine] {
         var below = Set<String>()
         // From the latest down: a version below one already kept is not kept.
         for id in versions.keys.sorted(by: >) where !below.contains(id) {
@@ -135,7 +134,7 @@ struct VersionAncestry {
 
     /// The latest version both descend from (the greatest changesetId: a version's id
     /// always sorts after those it was made from), or nil.
-    func commonAncestor(of refId: String, _ a: String, _ b: String) -> RemoteEntry? {
+    func commonAncestor(of refId: String, _ a: String, _ b: String) -> FeedLine? {
         let left = ancestors(of: refId, changesetId: a), right = ancestors(of: refId, changesetId: b)
         return left.keys.filter { right[$0] != nil }.max().flatMap { left[$0] }
     }

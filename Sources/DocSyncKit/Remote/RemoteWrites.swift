@@ -18,9 +18,22 @@ extension RemoteEntry {
             hash: write.previous?.hash, path: write.previous?.path, deleted: true, replica: replica, time: time)
     }
 
+}
+
+/// The lines a folder remote writes: a push's document lines, and the two kinds of line
+/// it keeps beside documents.
+extension FeedLine {
+    static func version(_ new: DocVersion, of write: RemoteWrite, replica: String, time: Int64) -> FeedLine {
+        FeedLine(RemoteEntry.version(new, of: write, replica: replica, time: time))
+    }
+
+    static func deletion(by write: RemoteWrite, replica: String, time: Int64) -> FeedLine {
+        FeedLine(RemoteEntry.deletion(by: write, replica: replica, time: time))
+    }
+
     /// A folder feed's line sharing a conflict record (see `conflict`).
-    static func sharing(_ shared: SharedConflict, replica: String, time: Int64) -> RemoteEntry {
-        RemoteEntry(
+    static func sharing(_ shared: SharedConflict, replica: String, time: Int64) -> FeedLine {
+        FeedLine(
             refId: conflictKey(shared.record), changesetId: shared.record.changesetId,
             hash: shared.bytes.map(ContentHash.of), path: nil, deleted: false, replica: replica, time: time,
             conflict: shared.record)
@@ -30,8 +43,8 @@ extension RemoteEntry {
     /// tombstone (see `purgedDeletion`). The deleted version's hash too: a replica that
     /// still has an older version keeps the one that was deleted (objects/ keeps it) if its
     /// edit beats the deletion.
-    static func purgedLine(of tombstone: RemoteEntry) -> RemoteEntry {
-        var line = RemoteEntry(
+    static func purgedLine(of tombstone: FeedLine) -> FeedLine {
+        var line = FeedLine(
             refId: purgedKey(tombstone.refId), changesetId: tombstone.changesetId, hash: tombstone.hash, path: nil,
             deleted: true, replica: tombstone.replica, time: tombstone.time)
         line.purgedDeletion = true
