@@ -36,9 +36,11 @@ enum DocumentPlanner {
         let decision = Reconciler.decide(
             base: start.base, local: start.local, remote: remote, localMovedAt: inputs.localMovedAt,
             remoteMovedAt: inputs.entry.movedAt ?? inputs.entry.time)
-        // A held deletion carries only its changesetId.
+        // Asked of deletions only. A held deletion carries only its changesetId.
         let deletesAnother =
-            inputs.entry.hash.map { $0 != start.base?.hash } ?? (inputs.entry.changesetId != start.base?.changesetId)
+            remote == nil
+            && (inputs.entry.hash.map { $0 != start.base?.hash }
+                ?? (inputs.entry.changesetId != start.base?.changesetId))
         return DocumentPlan(
             start: start, decision: decision, holdsAside: decision != nil && inputs.localIsUnreadable,
             remoteIsDeletion: remote == nil, deletesAnotherVersion: deletesAnother)

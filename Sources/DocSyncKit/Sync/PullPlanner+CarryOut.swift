@@ -67,9 +67,7 @@ extension PullPlanner {
     ) throws -> DocumentContent {
         let reads = document.reads
         var content = DocumentContent()
-        if reads.contains(.remote), entry.version != nil || document.decision?.renameLoser != nil {
-            content.remote = try remoteBytes()
-        }
+        if reads.contains(.remote) { content.remote = try remoteBytes() }
         if reads.contains(.local) { content.local = try document.start.local.map { try readObject($0.hash) } }
         if reads.contains(.base) { content.base = try document.start.base.map { try readObject($0.hash) } }
         if reads.contains(.deleted) { content.deleted = readDeleted(entry) }
