@@ -17,15 +17,18 @@ enum CrashTable {
     /// (`git.before-ref-update` between the two; no `remote.after-documents`).
     static let sync: [Kind: [String]] = [
         .dir: [
-            "record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files",
+            "record.after-stamp", "record.after-journal", "pull.after-records", "pull.after-journal",
+            "pull.after-files",
             "remote.after-documents", "remote.after-feed", "push.after-remote-commit"
         ],
         .dir1: [
-            "record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files",
+            "record.after-stamp", "record.after-journal", "pull.after-records", "pull.after-journal",
+            "pull.after-files",
             "remote.after-documents", "remote.after-feed", "push.after-remote-commit"
         ],
         .git: [
-            "record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files",
+            "record.after-stamp", "record.after-journal", "pull.after-records", "pull.after-journal",
+            "pull.after-files",
             "git.before-ref-update", "remote.after-feed", "push.after-remote-commit"
         ]
     ]

@@ -259,6 +259,37 @@ struct ModelFoundRegressionTests {
     /// created, before its checkpoint; the user edits that file; the next run redid the
     /// killed run's write over the edit. Now a file that still carries the ids the run
     /// wrote is taken as written, and the edit is recorded on top of it.
+    /// Found by the model check (git seed 955664108, step 18): a sync whose deletion lost
+    /// to an edit was killed after it kept the record but before it journaled the pull; by
+    /// the retry the remote had moved on, and the retry recorded the same lost deletion
+    /// again under the newer winner: one loss listed twice.
+    @Test(
+        "a pull killed after keeping its records, retried after the remote moved on: one lost deletion, one record",
+        arguments: Kind.allCases)
+    func killedPullsRecordIsReplacedByTheRetry(_ kind: Kind) throws {
+        let box = Sandbox("killed-records-\(kind)")
+        let rs = Self.replicas(box, kind, files: ["d.json": "{\n  \"a\": \"base\"\n}\n"], names: ["A", "B"])
+        let (a, b) = (rs[0], rs[1])
+        b.write("d.json", b.read("d.json")!.replacingOccurrences(of: "\"base\"", with: "\"b1\""))
+        b.sync()
+        try FileManager.default.removeItem(atPath: a.path("d.json"))
+        let killed = a.run(["sync"], env: ["DOCSYNC_CRASH_AT": "pull.after-records"])
+        #expect(killed.exit == 137, "killed after keeping its records: \(killed)")
+        #expect(Self.conflicts(a).count == 1, "the killed run kept its record: \(Self.conflicts(a))")
+        b.write("d.json", b.read("d.json")!.replacingOccurrences(of: "\"b1\"", with: "\"b2\""))
+        b.sync()
+        let winner = try #require(b.changesetId("d.json"))
+        let retry = a.run("sync")
+        #expect(retry.exit == 3, "A's deletion lost: \(retry)")
+        let records = Self.conflicts(a)
+        #expect(records.count == 1, "one lost deletion, one record: \(records)")
+        #expect(records.first?["winner"] as? String == winner, "named after the version that beat it: \(records)")
+        #expect(records.first?["deleted"] as? Bool == true)
+        #expect(a.json("d.json")?["a"] as? String == "b2", "the edit is back: \(a.read("d.json") ?? "nothing")")
+        #expect(b.run("sync").exit == 0)
+        #expect(Self.conflicts(b).count == 1, "B hears of the one record: \(Self.conflicts(b))")
+    }
+
     @Test(
         "a pull killed after creating a file, then the user edits that file: the next sync keeps the edit",
         arguments: Kind.allCases)

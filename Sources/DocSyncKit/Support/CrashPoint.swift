@@ -23,7 +23,9 @@ public enum CrashPoint {
         let remote =
             kind == .dir
             ? ["remote.after-documents", "remote.after-feed"] : ["git.before-ref-update", "remote.after-feed"]
-        return ["record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files"]
+        return [
+            "record.after-stamp", "record.after-journal", "pull.after-records", "pull.after-journal", "pull.after-files"
+        ]
             + remote + ["push.after-remote-commit"]
     }
 

@@ -60,6 +60,21 @@ public struct ConflictStore {
         try FileSystem.removeFile(base + ".json")
     }
 
+    /// Records an earlier, unfinished try made of the same loss as `record`: the same
+    /// deletion or rename (same document, version, path and loser), recorded here and not
+    /// shared, open, under another winner. A run that finished would have taken the losing
+    /// side out of the tree, so the same loss recorded again means the run that wrote these
+    /// died before it journaled its pull (model check git seed 955664108, step 18: the
+    /// retry's remote had moved on, and the deletion was listed as lost twice).
+    func earlierTries(of record: Record) -> [Record] {
+        guard record.isDeletion || record.isRename else { return [] }
+        return list(refId: record.refId).filter {
+            $0.storeName != record.storeName && $0.kind == record.kind && $0.changesetId == record.changesetId
+                && $0.path == record.path && $0.lostBy == record.lostBy && $0.replica == record.replica
+                && $0.isOpen && $0.shared == false
+        }
+    }
+
     /// The record of `refId` named `storeName` (see `Record.storeName`), if there is one.
     public func record(refId: String, storeName: String) -> Record? {
         let path = folder(for: refId) + "/" + DocumentPath.fileName(forRefId: storeName) + ".meta.json"
@@ -116,6 +131,18 @@ public struct ConflictStore {
     public func bytes(of record: Record) throws -> [UInt8] {
         try FileSystem.readFile(
             folder(for: record.refId) + "/" + DocumentPath.fileName(forRefId: record.storeName) + ".json")
+    }
+
+    /// The records of one document.
+    func list(refId: String) -> [Record] {
+        let dir = folder(for: refId)
+        guard let names = try? FileSystem.listDirectory(dir) else { return [] }
+        return names.sorted().compactMap { name in
+            guard name.hasSuffix(".meta.json"), !name.hasPrefix("."),
+                let bytes = try? FileSystem.readFile(dir + "/" + name)
+            else { return nil }
+            return try? JSONDecoder().decode(Record.self, from: Data(bytes))
+        }
     }
 
     public func list() -> [Record] {

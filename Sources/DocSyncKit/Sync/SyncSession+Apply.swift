@@ -15,6 +15,7 @@ extension SyncSession {
             return
         }
         try keepObjectsAndConflicts(of: plan)
+        try CrashPoint.hit("pull.after-records")
 
         let fileOps = plan.fileOperations
         let baseBefore = Dictionary(fileOps.map { ($0.refId, state.base[$0.refId]) }, uniquingKeysWith: { a, _ in a })
@@ -51,6 +52,11 @@ extension SyncSession {
         }
         try workspace.objects.flush()
         for record in plan.conflicts {
+            // Withdrawn first: a crash in between leaves the loss unrecorded and unjournaled,
+            // and the next run records it again.
+            for earlier in workspace.conflictStore.earlierTries(of: record) {
+                try workspace.conflictStore.withdraw(earlier)
+            }
             try workspace.conflictStore.keep(record, bytes: plan.conflictBytes[PullPlan.key(record)])
         }
         let kept = Set(plan.conflicts.map(PullPlan.key))

@@ -53,7 +53,7 @@ extension MC {
     typealias SplitMix = RandomKillTests.Rng
 
     static let crashPoints = [
-        "record.after-stamp", "record.after-journal", "pull.after-journal", "pull.after-files",
+        "record.after-stamp", "record.after-journal", "pull.after-records", "pull.after-journal", "pull.after-files",
         "push.after-remote-commit", "remote.after-documents", "remote.after-feed"
     ]
 
