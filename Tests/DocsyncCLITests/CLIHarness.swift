@@ -103,7 +103,12 @@ final class Sandbox {
         try! FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: root) }
+    /// `DOCSYNC_KEEP_SANDBOX=1` keeps every test's folders (to look into a failure a
+    /// timing-dependent run met once).
+    deinit {
+        guard ProcessInfo.processInfo.environment["DOCSYNC_KEEP_SANDBOX"] != "1" else { return }
+        try? FileManager.default.removeItem(atPath: root)
+    }
 
     func path(_ relative: String) -> String { root + "/" + relative }
 

@@ -259,6 +259,41 @@ struct ModelFoundRegressionTests {
     /// created, before its checkpoint; the user edits that file; the next run redid the
     /// killed run's write over the edit. Now a file that still carries the ids the run
     /// wrote is taken as written, and the edit is recorded on top of it.
+    /// Found by the random kills (folder seeds 3502571521 and 313220633): a pull killed
+    /// after its files, before its cursor, then another replica moved a document. The next
+    /// pull reconciled the base that was ahead of the cursor with the remote and took the
+    /// moved document (same version, another path) for a version the remote had lost: it
+    /// sent the old path again, undoing the move on every replica.
+    @Test(
+        "a pull killed before its cursor, then a move made elsewhere: the move is taken, not undone",
+        arguments: Kind.allCases)
+    func moveAfterAPullKilledBeforeItsCursorIsKept(_ kind: Kind) throws {
+        let box = Sandbox("killed-then-moved-\(kind)")
+        // Eight moves: which of a version's pushes the remote's ancestry named first was
+        // random from run to run, so one move would show the defect only half the time.
+        let moved = (0..<8).map { "d\($0).json" }
+        var files = Dictionary(uniqueKeysWithValues: moved.map { ($0, "{\n  \"v\": 1\n}\n") })
+        files["e.json"] = "{\n  \"v\": 1\n}\n"
+        let rs = Self.replicas(box, kind, files: files, names: ["A", "B"])
+        let (a, b) = (rs[0], rs[1])
+        b.write("e.json", b.read("e.json")!.replacingOccurrences(of: "\"v\": 1", with: "\"v\": 2"))
+        b.sync()
+        let killed = a.run(["sync"], env: ["DOCSYNC_CRASH_AT": "pull.after-files"])
+        #expect(killed.exit == 137, "the pull is killed after its files: \(killed)")
+        try FileManager.default.createDirectory(atPath: b.path("moved"), withIntermediateDirectories: true)
+        for name in moved { #expect(rename(b.path(name), b.path("moved/" + name)) == 0) }
+        b.sync()
+        let next = a.run("sync")
+        #expect(next.exit == 0, "\(next)")
+        #expect(!next.stdout.split(separator: "\n").contains { $0.hasPrefix("push") }, "A has nothing to send: \(next)")
+        let expected = Set(moved.map { "moved/" + $0 } + ["e.json"])
+        #expect(Set(a.documents().keys) == expected, "A took every move: \(a.documents().keys.sorted())")
+        b.sync()
+        #expect(Set(b.documents().keys) == expected, "B's moves stand: \(b.documents().keys.sorted())")
+        #expect(a.documents() == b.documents())
+        #expect(a.conflictCopies().isEmpty && b.conflictCopies().isEmpty)
+    }
+
     /// Found by the model check (git seed 955664108, step 18): a sync whose deletion lost
     /// to an edit was killed after it kept the record but before it journaled the pull; by
     /// the retry the remote had moved on, and the retry recorded the same lost deletion

@@ -162,7 +162,10 @@ final class SyncSession {
             // chain that lost), measured from it, the tree's edit in it looked unchanged
             // and the remote's version was taken whole.
             if brought {
-                guard base != held else { continue }
+                // The same content under another path is still the held version: the
+                // remote moved it since, and the pull carries the move. Counted as lost,
+                // the tree sent its old path again and undid another replica's move.
+                guard base.changesetId != held.changesetId || base.hash != held.hash else { continue }
                 affected.insert(refId)
                 rewound.common[refId] = base
                 rewound.contents[base.hash] = try bytes ?? remote.read(Self.entry(of: base))

@@ -26,7 +26,11 @@ struct VersionAncestry {
         var entries: [String: [String: FeedLine]] = [:]
         var byReplica: [String: [DriveCommit.Header]] = [:]
         var occurrences: [String: [String: [Occurrence]]] = [:]
-        for commit in commits {
+        // Lowest first, so a version's first occurrence is the push that made it (its path
+        // then, not a later move's): in a dictionary's order it was either, from run to run
+        // (random kills, folder seeds 3502571521 and 313220633).
+        let ordered = commits.sorted { ($0.header.height, $0.header.commit) < ($1.header.height, $1.header.commit) }
+        for commit in ordered {
             if commit.header.checkpoint == true {
                 // A checkpoint restates versions made before it: there, they are roots.
                 for var entry in commit.entries
