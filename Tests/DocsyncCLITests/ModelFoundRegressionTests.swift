@@ -586,4 +586,27 @@ struct ModelFoundRegressionTests {
         #expect(!FileManager.default.fileExists(atPath: view + "/x.json"), "the uncommitted one is gone")
         #expect(a.run("verify").exit == 0)
     }
+
+    /// Found by the random kills (folder seed 907551208): a push killed after its commit,
+    /// before it removed its note of the view copies it wrote; the next push took them for
+    /// uncommitted copies and removed them, and the view lost documents for good.
+    @Test("drive: the view copies of a push killed after its commit stay in the view")
+    func committedViewCopiesStayAfterAKill() throws {
+        let box = Sandbox("view-intent-committed")
+        let drive = DriveModelCheckTests.Copies(root: box.root)
+        let a = box.replica("A")
+        a.write("seed.json", "{\"v\": 0}\n")
+        #expect(CLI.run(["init", "--remote", drive.copy(0), "--name", "A", "A"], in: box.root).exit == 0)
+        #expect(a.run("sync").exit == 0)
+        a.write("x.json", "{\"v\": 1}\n")
+        let killed = a.run(["sync"], env: ["DOCSYNC_CRASH_AT": "remote.after-feed"])
+        #expect(killed.exit == 137, "killed after the commit: \(killed)")
+        let view = drive.copy(0)
+        a.write("seed.json", "{\"v\": 2}\n")
+        let next = a.run("sync")
+        #expect(next.exit == 0, "\(next)")
+        #expect(Files.bytes(view + "/x.json") == Files.bytes(a.path("x.json")), "the committed copy is still the view")
+        #expect(Files.bytes(view + "/seed.json") == Files.bytes(a.path("seed.json")))
+        #expect(a.run("verify").exit == 0)
+    }
 }

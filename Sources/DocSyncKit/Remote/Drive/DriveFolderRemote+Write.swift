@@ -39,12 +39,12 @@ extension DriveFolderRemote {
         // same view. What it wrote is noted first: a document that moved again before the
         // retry leaves an uncommitted copy at the old path, which the retry removes.
         removeUncommittedView(replica: replica.replicaId, keeping: writes)
-        noteViewIntent(replica: replica.replicaId, writes)
+        noteViewIntent(replica: replica.replicaId, seq: seq, writes)
         writeView(writes)
         try CrashPoint.hit("remote.after-documents")
         let committed = try writeCommit(header: header, lines: lines)
-        try? FileSystem.removeFile(layout.viewIntent(replica.replicaId))
         try CrashPoint.hit("remote.after-feed")
+        try? FileSystem.removeFile(layout.viewIntent(replica.replicaId))
         var next = DriveCursor(
             remoteId: format.remoteId, tip: committed.commit, height: committed.height, seen: expected?.seen ?? [:])
         if (next.seen[replica.replicaId] ?? 0) == seq - 1 { next.seen[replica.replicaId] = seq }
@@ -145,25 +145,38 @@ extension DriveFolderRemote {
     }
 
     /// Notes the view copies this push is about to write (path and hash), in this
-    /// replica's own folder.
-    func noteViewIntent(replica: String, _ writes: [RemoteWrite]) {
+    /// replica's own folder, after a first line naming the commit they precede
+    /// (`commit\t<seq>`).
+    func noteViewIntent(replica: String, seq: Int, _ writes: [RemoteWrite]) {
         let lines = writes.compactMap { w in w.new.map { "\($0.hash)\t\($0.path)\n" } }
         guard !lines.isEmpty, DriveLayout.isPlainName(replica) else { return }
         try? FileSystem.createDirectories(layout.replicaFolder(replica))
-        try? FileSystem.writeAtomically(layout.viewIntent(replica), Array(lines.joined().utf8), durable: false)
+        try? FileSystem.writeAtomically(
+            layout.viewIntent(replica), Array(("commit\t\(seq)\n" + lines.joined()).utf8), durable: false)
     }
 
     /// The view copies an earlier push of this replica wrote and never committed (it was
     /// killed between the two), still as it wrote them, at a path this push does not
     /// write: removed (their bytes are in objects/). Why: the document moved before the
-    /// retry, and its old copy would stay in the view for good.
+    /// retry, and its old copy would stay in the view for good. A push killed after its
+    /// commit, before it removed the note, wrote copies that are the view: they stay
+    /// (removed, the view lost documents nobody pushed again; random kills, folder seed
+    /// 907551208). A note without its commit line (older docsync) is read as uncommitted.
     func removeUncommittedView(replica: String, keeping writes: [RemoteWrite]) {
         guard DriveLayout.isPlainName(replica), let bytes = try? FileSystem.readFile(layout.viewIntent(replica)) else {
             return
         }
+        var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+        if let first = lines.first, first.hasPrefix("commit\t") {
+            lines.removeFirst()
+            if let seq = Int(first.dropFirst("commit\t".count)), FileSystem.exists(layout.commitFile(replica, seq: seq))
+            {
+                return
+            }
+        }
         let written = Set(writes.compactMap { $0.new?.path })
         let io = SafeTreeIO(root: root)
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+        for line in lines {
             let parts = line.split(separator: "\t", maxSplits: 1).map(String.init)
             guard parts.count == 2, !written.contains(parts[1]), let there = try? io.readIfPresent(parts[1]),
                 ContentHash.of(there) == parts[0], objects.contains(parts[0])
