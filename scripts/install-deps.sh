@@ -14,7 +14,8 @@ dpkg -s zlib1g-dev >/dev/null 2>&1 || need+=(zlib1g-dev)
 # pager, run under script and timeout), unshare (a user namespace with a small inotify
 # limit) and systemd-analyze (verifying examples/systemd; nothing is started). The list is
 # Tests/DocsyncCLITests/ProgramPrerequisites.swift's; most are on every Debian already.
-for pkg in bash zsh fish jq groff-base less systemd util-linux bsdutils coreutils; do
+# strace counts the files a first push creates (FileCreationTests).
+for pkg in bash zsh fish jq groff-base less systemd util-linux bsdutils coreutils strace; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 # The --json tests validate output against docs/schemas/ with an independent validator.

@@ -1,4 +1,4 @@
-// Programs the docs and examples tests drive besides docsync: shells, jq, groff, less,
+// Programs the docs and examples tests drive besides docsync: shells, jq, groff, less, strace,
 // unshare, systemd-analyze; and the model check's environment switches. scripts/install-deps.sh
 // installs the programs; like the test servers, a missing one skips its tests loudly on a
 // developer's machine and fails them under CI=true (which .ci/run sets).
@@ -26,6 +26,7 @@ extension Prerequisite {
         Program(name: "unshare", paths: ["/usr/bin/unshare"], package: "util-linux"),
         Program(name: "flock", paths: ["/usr/bin/flock"], package: "util-linux"),
         Program(name: "systemd-analyze", paths: ["/usr/bin/systemd-analyze"], package: "systemd"),
+        Program(name: "strace", paths: ["/usr/bin/strace"], package: "strace"),
         Program(name: "unison", paths: ["/usr/bin/unison"], package: "unison"),
         Program(name: "syncthing", paths: ["/usr/bin/syncthing"], package: "syncthing")
     ]
