@@ -301,6 +301,43 @@ struct ModelFoundRegressionTests {
         #expect(a.conflictCopies().isEmpty && b.conflictCopies().isEmpty)
     }
 
+    /// Found by the model check (folder seed 879249330, step 252) once the ancestry named
+    /// a version by its first push: a document moved, then its file made invalid here while
+    /// another replica edited it (that version held aside); a pull killed before its cursor,
+    /// then the next sync took the held version for one the remote had lost, under the path
+    /// it had before the move, and left a rename back to the current path pending.
+    @Test(
+        "a pull killed before its cursor beside a version held aside: no move of the held version is made up",
+        arguments: [Kind.dir])
+    func heldVersionAfterAKilledPullIsNotMoved(_ kind: Kind) throws {
+        let box = Sandbox("held-killed-\(kind)")
+        let rs = Self.replicas(
+            box, kind, files: ["d.json": "{\n  \"v\": 1\n}\n", "e.json": "{\n  \"v\": 1\n}\n"], names: ["A", "B"])
+        let (a, b) = (rs[0], rs[1])
+        try FileManager.default.createDirectory(atPath: b.path("notes"), withIntermediateDirectories: true)
+        #expect(rename(b.path("d.json"), b.path("notes/d.json")) == 0)
+        b.sync()
+        a.sync()
+        a.write("notes/d.json", a.read("notes/d.json")!.replacingOccurrences(of: "\"v\": 1", with: "\"v\": 1,"))
+        b.write("notes/d.json", b.read("notes/d.json")!.replacingOccurrences(of: "\"v\": 1", with: "\"v\": 2"))
+        b.sync()
+        #expect(a.run("sync").exit == 1, "A's file is invalid: B's version is held aside")
+        b.write("e.json", b.read("e.json")!.replacingOccurrences(of: "\"v\": 1", with: "\"v\": 2"))
+        b.sync()
+        let killed = a.run(["sync"], env: ["DOCSYNC_CRASH_AT": "pull.after-files"])
+        #expect(killed.exit == 137, "the pull is killed after its files: \(killed)")
+        let next = a.run("sync")
+        #expect(next.exit == 1, "the file is still invalid: \(next)")
+        let status = JSONHelp.parse(a.run("status", "--json").stdout) as? [String: Any]
+        let pending = status?["pending"] as? [[String: Any]] ?? []
+        #expect(pending.isEmpty, "nothing of A's to send: \(pending)")
+        a.write("notes/d.json", a.read("notes/d.json")!.replacingOccurrences(of: "\"v\": 1,", with: "\"v\": 3"))
+        #expect(a.run("sync").exit == 3, "the fix meets B's version: \(a.run("conflicts"))")
+        #expect(b.run("sync").exit == 3, "B hears that its version lost")
+        #expect(Set(a.documents().keys) == ["notes/d.json", "e.json"], "\(a.documents().keys.sorted())")
+        #expect(a.documents() == b.documents())
+    }
+
     /// Found by the model check (git seed 955664108, step 18): a sync whose deletion lost
     /// to an edit was killed after it kept the record but before it journaled the pull; by
     /// the retry the remote had moved on, and the retry recorded the same lost deletion

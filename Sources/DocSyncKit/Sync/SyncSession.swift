@@ -161,19 +161,21 @@ final class SyncSession {
             // version is one the remote's goes back to; where it is not (it was on the
             // chain that lost), measured from it, the tree's edit in it looked unchanged
             // and the remote's version was taken whole.
+            // A base with the held version's id and content is the held version, whatever
+            // path the remote's ancestry names it by (a version keeps its id when it moves):
+            // taken for another, the tree sent its own path again as a lost move (undoing
+            // another replica's move, or left pending behind an invalid file).
+            let isHeld = base.changesetId == held.changesetId && base.hash == held.hash
             if brought {
-                // The same content under another path is still the held version: the
-                // remote moved it since, and the pull carries the move. Counted as lost,
-                // the tree sent its old path again and undid another replica's move.
-                guard base.changesetId != held.changesetId || base.hash != held.hash else { continue }
+                guard !isHeld else { continue }  // the pull carries the remote's changes, moves too
                 affected.insert(refId)
                 rewound.common[refId] = base
                 rewound.contents[base.hash] = try bytes ?? remote.read(Self.entry(of: base))
                 continue
             }
             affected.insert(refId)
-            rewound.common[refId] = base
-            rewound.contents[base.hash] = try bytes ?? remote.read(Self.entry(of: base))
+            rewound.common[refId] = isHeld ? held : base
+            if !isHeld { rewound.contents[base.hash] = try bytes ?? remote.read(Self.entry(of: base)) }
             changes.entries.append(current)
         }
         guard !affected.isEmpty else { return }
