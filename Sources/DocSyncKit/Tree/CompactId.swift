@@ -43,30 +43,35 @@ enum CompactId {
         return true
     }
 
-    /// The text `pack` made these bytes from.
+    /// The text `pack` made these bytes from. Why a dash cursor rather than asking the
+    /// shape for each character: this runs for two ids of every file a scan looks up.
     static func unpack(_ bytes: UnsafeRawPointer, _ shape: Shape) -> String {
         String(unsafeUninitializedCapacity: shape.length) { text in
-            var nibble = 0
-            for i in 0..<shape.length {
-                if shape.dashes.contains(i) {
-                    text[i] = UInt8(ascii: "-")
-                    continue
+            var out = 0
+            var dash = 0
+            for i in 0..<(shape.length - shape.dashes.count) {
+                if dash < shape.dashes.count && out == shape.dashes[dash] {
+                    text[out] = UInt8(ascii: "-")
+                    out += 1
+                    dash += 1
                 }
-                let byte = bytes.load(fromByteOffset: nibble / 2, as: UInt8.self)
-                text[i] = hexDigits[Int(nibble % 2 == 0 ? byte >> 4 : byte & 0x0f)]
-                nibble += 1
+                let byte = bytes.load(fromByteOffset: i / 2, as: UInt8.self)
+                text[out] = digit(i % 2 == 0 ? byte >> 4 : byte & 0x0f)
+                out += 1
             }
             return shape.length
         }
     }
+
+    private static func digit(_ value: UInt8) -> UInt8 { value < 10 ? 48 + value : 87 + value }
 
     /// 32 raw bytes as 64 lower-case hex digits (a content hash).
     static func hex(_ bytes: UnsafeRawPointer, count: Int) -> String {
         String(unsafeUninitializedCapacity: count * 2) { text in
             for i in 0..<count {
                 let byte = bytes.load(fromByteOffset: i, as: UInt8.self)
-                text[2 * i] = hexDigits[Int(byte >> 4)]
-                text[2 * i + 1] = hexDigits[Int(byte & 0x0f)]
+                text[2 * i] = digit(byte >> 4)
+                text[2 * i + 1] = digit(byte & 0x0f)
             }
             return count * 2
         }
@@ -78,8 +83,6 @@ enum CompactId {
     }
 
     static let hashShape = Shape(length: 64, dashes: [])
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     private static func nibble(_ c: UInt8) -> UInt8? {
         switch c {
