@@ -17,9 +17,12 @@ extension ChangeRecorder {
     func scanFiles(_ entries: [TreeWalker.Entry], into result: inout Result) -> [FileInfo] {
         var files: [FileInfo] = []
         files.reserveCapacity(entries.count)
+        // The walk is in the index's order: each lookup goes on from where the last one
+        // stopped (a merge, no hashing of paths).
+        var cursor = StatCache.Cursor()
         for (fileNumber, entry) in entries.enumerated() {
             progress?(.step(.scan, done: fileNumber, total: entries.count))
-            switch scanFile(entry) {
+            switch scanFile(entry, cached: index.entry(entry.path, cursor: &cursor)) {
             case .file(let info):
                 files.append(info)
             case .invalid(let problems, let forget):
@@ -29,17 +32,17 @@ extension ChangeRecorder {
             }
         }
         // Entries of files that are gone. Why the count first: a no-op run then builds no
-        // set of every path only to find nothing.
-        if index.entries.count > files.count {
-            index.retain(paths: Set(entries.map(\.path)))
+        // list of every path only to find nothing.
+        if index.count > files.count {
+            index.retain(walkOrder: entries.map(\.path))
         }
         progress?(.step(.scan, done: entries.count, total: entries.count))
         progress?(.finished(.scan))
         return files
     }
 
-    func scanFile(_ entry: TreeWalker.Entry) -> FileScan {
-        if let cached = index[entry.path], cached.matches(entry.stat) {
+    func scanFile(_ entry: TreeWalker.Entry, cached: StatCache.Entry?) -> FileScan {
+        if let cached, cached.matches(entry.stat) {
             return scanCached(entry, cached)
         }
         // A name no remote can hold (a newline or control character in it) is this

@@ -5,30 +5,59 @@
 /// Racy entries (git's term): a file modified in the same clock tick as we read it can
 /// change again without its mtime or size moving. An entry whose mtime is within
 /// `racyWindowNanos` of the moment it was read is marked racy and re-read next time.
+///
+/// The entries are the binary file as it was read (`IndexFile`, sorted by path, read in
+/// place) under a small overlay of what this run changed; saving merges the two. Why: a
+/// no-op run then makes nothing for an entry it does not ask for, and the scan, which asks
+/// in walk order, finds each entry by moving a cursor rather than by hashing its path.
 public struct StatCache {
-    public struct Entry: Sendable, Equatable {
-        public var inode: UInt64
-        public var size: Int64
-        public var mtimeNanos: Int64
-        public var ctimeNanos: Int64
-        public var hash: String
-        public var refId: String
-        public var changesetId: String
-        public var racy: Bool
+    /// A change this run made over the file.
+    private enum Change {
+        case set(Entry)
+        case removed
 
-        public func matches(_ stat: FileStat) -> Bool {
-            !racy && inode == stat.inode && size == stat.size && mtimeNanos == stat.mtimeNanos
-                && ctimeNanos == stat.ctimeNanos
+        var entry: Entry? {
+            if case .set(let e) = self { return e }
+            return nil
         }
     }
 
     public static let racyWindowNanos: Int64 = 2_000_000_000
-    public private(set) var entries: [String: Entry] = [:]
+    private var file: IndexFile?
+    /// By path, compared byte for byte (see `PathKey`).
+    private var changes: [PathKey: Change] = [:]
+    /// Entries the changes added (positive) or took away (negative) from the file's count.
+    private var countChange = 0
     public private(set) var isDirty = false
 
     public init() {}
 
-    public subscript(path: String) -> Entry? { entries[path] }
+    /// How many files have an entry.
+    public var count: Int { (file?.count ?? 0) + countChange }
+
+    public subscript(path: String) -> Entry? {
+        if !changes.isEmpty, let change = changes[PathKey(path)] { return change.entry }
+        return file?.find(path).map { file!.entry($0) }
+    }
+
+    /// Where a walk-order lookup has got to in the file (see `entry(_:cursor:)`).
+    public struct Cursor {
+        var next = 0
+        public init() {}
+    }
+
+    /// The entry of `path`, for a caller asking in walk order (the scan): the file is
+    /// searched from where the last lookup stopped. Any order gives right answers.
+    public func entry(_ path: String, cursor: inout Cursor) -> Entry? {
+        if !changes.isEmpty, let change = changes[PathKey(path)] { return change.entry }
+        guard let file else { return nil }
+        return file.find(path, cursor: &cursor.next).map { file.entry($0) }
+    }
+
+    private func contains(_ path: String) -> Bool {
+        if let change = changes[PathKey(path)] { return change.entry != nil }
+        return file?.find(path) != nil
+    }
 
     public mutating func record(
         path: String, stat: FileStat, hash: String, refId: String, changesetId: String, readAtNanos: Int64
@@ -37,94 +66,145 @@ public struct StatCache {
             inode: stat.inode, size: stat.size, mtimeNanos: stat.mtimeNanos, ctimeNanos: stat.ctimeNanos,
             hash: hash, refId: refId, changesetId: changesetId,
             racy: stat.mtimeNanos + Self.racyWindowNanos > readAtNanos)
-        if entries[path] != entry {
-            entries[path] = entry
-            isDirty = true
-        }
+        let old = self[path]
+        guard old != entry else { return }
+        if old == nil { countChange += 1 }
+        changes[PathKey(path)] = .set(entry)
+        isDirty = true
     }
 
-    /// Room for `count` more entries, so a clone's index is allocated once rather than
+    /// Room for `count` more changed entries, so a clone's are allocated once rather than
     /// grown by doubling (which held up to twice the entries at the peak).
     public mutating func reserve(_ count: Int) {
-        if count > 1024 { entries.reserveCapacity(entries.count + count) }
+        if count > 1024 { changes.reserveCapacity(changes.count + count) }
     }
 
     public mutating func remove(path: String) {
-        if entries.removeValue(forKey: path) != nil { isDirty = true }
+        guard contains(path) else { return }
+        if file?.find(path) != nil {
+            changes[PathKey(path)] = .removed
+        } else {
+            changes.removeValue(forKey: PathKey(path))
+        }
+        countChange -= 1
+        isDirty = true
     }
 
-    /// Drops entries for paths not in `present`.
-    public mutating func retain(paths present: Set<String>) {
-        for path in entries.keys where !present.contains(path) {
-            entries.removeValue(forKey: path)
-            isDirty = true
+    /// Drops the entries of paths not in `present`, which must be in walk order
+    /// (`UTF8Order`, as `TreeWalker` lists them): the file's entries are compared with it
+    /// as a merge.
+    public mutating func retain(walkOrder present: [String]) {
+        var gone: [String] = []
+        if let file {
+            var p = 0
+            for i in 0..<file.count {
+                let path = file.path(i)
+                while p < present.count && IndexFile.withBytes(present[p], { IndexFile.compare($0, path) < 0 }) {
+                    p += 1
+                }
+                let found = p < present.count && IndexFile.withBytes(present[p], { IndexFile.compare($0, path) == 0 })
+                if !found { gone.append(file.pathString(i)) }
+            }
+        }
+        for (key, change) in changes where change.entry != nil && !Self.sortedContains(present, key.path) {
+            gone.append(key.path)
+        }
+        for path in gone { remove(path: path) }
+    }
+
+    private static func sortedContains(_ sorted: [String], _ path: String) -> Bool {
+        var low = 0
+        var high = sorted.count
+        while low < high {
+            let middle = (low + high) / 2
+            if PathKey(sorted[middle]) == PathKey(path) { return true }
+            if UTF8Order.precedes(sorted[middle], path) { low = middle + 1 } else { high = middle }
+        }
+        return false
+    }
+
+    /// Every entry, as a dictionary (tests and tools: it makes every entry).
+    public var entries: [String: Entry] {
+        var all: [String: Entry] = [:]
+        all.reserveCapacity(count)
+        forEachInWalkOrder { path, entry in all[path] = entry }
+        return all
+    }
+
+    /// One entry of the merge: a record of the file as it is, or a changed entry.
+    private enum Merged {
+        case record(IndexFile, Int)
+        case entry(String, Entry)
+    }
+
+    /// Every entry in walk order: the file's records merged with this run's changes.
+    private func forEachInWalkOrder(_ body: (String, Entry) -> Void) {
+        merge { item in
+            switch item {
+            case .record(let file, let i): body(file.pathString(i), file.entry(i))
+            case .entry(let path, let e): body(path, e)
+            }
         }
     }
 
-    static let header = "docsync-index 1"
+    /// The merge of the file's records (those no change replaces) and the changed
+    /// entries, in walk order.
+    private func merge(_ body: (Merged) -> Void) {
+        let changed = changes.keys.map(\.path).sorted(by: UTF8Order.precedes)
+        var c = 0
+        let recordCount = file?.count ?? 0
+        for i in 0..<recordCount {
+            let path = file!.path(i)
+            var order: Int32 = 1
+            while c < changed.count {
+                order = IndexFile.withBytes(changed[c]) { IndexFile.compare($0, path) }
+                guard order < 0 else { break }
+                if let e = changes[PathKey(changed[c])]!.entry { body(.entry(changed[c], e)) }
+                c += 1
+            }
+            if c < changed.count && order == 0 {
+                if let e = changes[PathKey(changed[c])]!.entry { body(.entry(changed[c], e)) }
+                c += 1
+            } else {
+                body(.record(file!, i))
+            }
+        }
+        for path in changed[c...] { if let e = changes[PathKey(path)]!.entry { body(.entry(path, e)) } }
+    }
+
+    // MARK: The file
 
     public static func load(from path: String) -> StatCache {
-        guard let bytes = try? FileSystem.readFile(path) else { return StatCache() }
+        guard let buffer = IndexFile.readWhole(path) else { return StatCache() }
         var cache = StatCache()
-        cache.entries.reserveCapacity(bytes.count / 160)
-        var sawHeader = false
-        var sound = true
-        let sealed = SealedFile.forEachLine(bytes) { f in
-            guard sound else { return }
-            guard sawHeader else {
-                sawHeader = f.count == 1 && f.equals(0, "docsync-index 1")
-                sound = sawHeader
-                return
-            }
-            guard f.count == 9, let ino = f.uint64(1), let size = f.int64(2), let m = f.int64(3), let c = f.int64(4)
-            else {
-                sound = false
-                return
-            }
-            cache.entries[f.text(0)] = Entry(
-                inode: ino, size: size, mtimeNanos: m, ctimeNanos: c, hash: f.raw(5),
-                refId: f.text(6), changesetId: f.text(7), racy: f.equals(8, "r"))
+        if IndexFile.hasMagic(UnsafeRawBufferPointer(buffer)) {
+            cache.file = IndexFile.open(adopting: buffer)
+            return cache
         }
-        return sealed && sound && sawHeader ? cache : StatCache()
+        // An index an older docsync wrote: read once, written as a binary file by the
+        // first run that saves (dirty, so that run does).
+        let bytes = Array(buffer)
+        buffer.deallocate()
+        guard let entries = IndexTextFormat.entries(bytes), !entries.isEmpty else { return cache }
+        for (path, entry) in entries { cache.changes[PathKey(path)] = .set(entry) }
+        cache.countChange = entries.count
+        cache.isDirty = true
+        return cache
     }
 
     public mutating func save(to path: String) throws {
-        try SealedFile.write(to: path, durable: false) { out in
-            out.raw(Self.header)
-            out.newline()
-            // In no particular order: readers build a dictionary, so sorting on every save
-            // would be work nobody uses.
-            for (p, e) in entries {
-                out.text(p)
-                out.tabNumbers(e.inode, e.size)
-                out.tabNumbers(e.mtimeNanos, e.ctimeNanos)
-                out.tabRaw(e.hash)
-                out.tabText(e.refId)
-                out.tabText(e.changesetId)
-                out.tabRaw(e.racy ? "r" : "-")
-                out.newline()
+        var storable = count
+        for case .set(let e) in changes.values where !e.isStorable { storable -= 1 }
+        try FileSystem.writeAtomically(path, durable: false) { fd in
+            var out = IndexFileWriter(fd: fd, path: path, count: storable)
+            merge { item in
+                switch item {
+                case .record(let file, let i): out.append(recordOf: file, i)
+                case .entry(let path, let e): if e.isStorable { out.append(path: path, e) }
+                }
             }
+            try out.finish()
         }
         isDirty = false
-    }
-}
-
-extension StatCache {
-    /// Whether every one of `paths` (tree-relative) is as the tree's saved index says the
-    /// last scan or sync left it: the same file (inode, size, times, not racy), or absent
-    /// and not in the index. `docsync watch` asks this of the files whose events arrived
-    /// during its own sync: docsync stamping ids and writing pulled versions is not an edit.
-    /// - Parameter known: the index as the last run left it, when the caller holds it
-    ///   (read from the tree's `.docsync/index` otherwise).
-    public static func unchangedSinceLastScan(root: String, paths: Set<String>, known: StatCache? = nil) -> Bool {
-        let index = known ?? StatCache.load(from: TreeLayout(root: root).index)
-        return paths.allSatisfy { path in
-            guard let now = try? FileSystem.linkStatus(root + "/" + path) else { return index[path] == nil }
-            // Racy entries count too: a same-size edit within the timestamp granularity of
-            // docsync's own write is caught by the next sync's scan (which re-reads racy files).
-            guard let entry = index[path] else { return false }
-            return entry.inode == now.inode && entry.size == now.size && entry.mtimeNanos == now.mtimeNanos
-                && entry.ctimeNanos == now.ctimeNanos
-        }
     }
 }
