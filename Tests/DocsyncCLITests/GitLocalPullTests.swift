@@ -69,4 +69,51 @@ struct GitLocalPullTests {
         #expect(Set(c.documents().keys) == written, "nothing pushed is lost")
         Reliability.fsck(repo)
     }
+
+    /// A (seed pushed) and C (a clone), then 120 new documents written in A.
+    static func pullerAndPusher(_ box: Sandbox) -> (a: Replica, c: Replica, new: Set<String>) {
+        let repo = box.path("remote.git")
+        Reliability.makeBareRepo(repo)
+        let a = box.replica("A")
+        a.write("seed.json", "{\"v\": \"seed\"}\n")
+        #expect(CLI.run(["init", "--remote", repo, "--name", "A", "A"], in: box.root).exit == 0)
+        a.sync()
+        let c = ConcurrentPushTests.clone(box, "C", repo)
+        for i in 0..<120 { a.write("new/\(i).json", "{\"v\": \"\(i)\"}\n") }
+        return (a, c, Set((0..<120).map { "new/\($0).json" }))
+    }
+
+    @Test("a pull held after copying its objects while another replica pushes: it lands on the commit it copied")
+    func pullHeldBeforeItsTrackingRef() throws {
+        let box = Sandbox("local-pull-held")
+        let (a, c, new) = Self.pullerAndPusher(box)
+        c.write("mine.json", "{\"v\": \"c\"}\n")
+        let gate = box.path("gate")
+        let held = BackgroundRun(
+            ["sync"], in: c.root,
+            env: ["DOCSYNC_PAUSE_AT": "git.fetch-before-tracking-ref", "DOCSYNC_PAUSE_FILE": gate])
+        #expect(waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate + ".reached") })
+        a.sync()
+        FileManager.default.createFile(atPath: gate, contents: nil)
+        let result = held.wait()
+        #expect(result.exit == 0, result.comment)
+        // C's push was refused (A moved the branch), so it fetched again and merged.
+        #expect(Self.trackedDocuments(c) == new.union(["seed.json", "mine.json"]))
+        #expect(Set(c.documents().keys) == new.union(["seed.json", "mine.json"]))
+        a.sync()
+        #expect(Set(a.documents().keys) == Set(c.documents().keys))
+    }
+
+    @Test("a pull killed after copying its objects, before its tracking ref: the next pull takes up from there")
+    func pullKilledBeforeItsTrackingRef() throws {
+        let box = Sandbox("local-pull-killed")
+        let (a, c, new) = Self.pullerAndPusher(box)
+        a.sync()
+        let killed = c.run(["pull"], env: ["DOCSYNC_CRASH_AT": "git.fetch-before-tracking-ref"])
+        #expect(killed.exit == 137, killed.comment)
+        #expect(Self.trackedDocuments(c) == ["seed.json"], "the tracking ref did not move")
+        c.ok("pull")
+        #expect(Self.trackedDocuments(c) == new.union(["seed.json"]))
+        #expect(Set(c.documents().keys) == new.union(["seed.json"]))
+    }
 }

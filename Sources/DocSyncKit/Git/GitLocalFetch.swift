@@ -35,6 +35,7 @@ enum GitLocalFetch {
             return names
         }
         try GitObjectCopy.copyMissing(of: tip, from: remote, to: cache)
+        try CrashPoint.hit("git.fetch-before-tracking-ref")
         // Only once every object is here: the tracking ref never names a commit the
         // cache cannot read.
         try cache.setReference(tracking, to: tip, message: "docsync fetch")
