@@ -42,13 +42,15 @@ enum GitObjectCopy {
         -> [git_oid]
     {
         var missing: [git_oid] = []
-        var seen = Set<String>()
+        var seen = Set<GitPackWriter.ObjectKey>()
         func isNeeded(_ oid: git_oid) -> Bool {
+            // Seen first: every commit's trees list their blobs again, and each store
+            // lookup of a missing object is a system call (the loose file's path).
+            guard seen.insert(GitPackWriter.ObjectKey(oid)).inserted else { return false }
             var copy = oid
             // Without a refresh: a miss would otherwise list the pack folder again, per
             // object. An object another process added meanwhile is at worst copied twice.
-            let present = git_odb_exists_ext(target, &copy, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) != 0
-            return !present && seen.insert(copy.hex).inserted
+            return git_odb_exists_ext(target, &copy, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) == 0
         }
         // Depth first from `start`: each object the target lacks, then what it refers to.
         func walk(_ start: [git_oid], referredTo: (inout git_oid) throws -> [git_oid]) throws {

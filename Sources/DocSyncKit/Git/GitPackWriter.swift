@@ -174,7 +174,7 @@ final class GitPackWriter {
     }
 
     /// A git object id as a set member (git_oid is a C struct of 20 bytes).
-    private struct ObjectKey: Hashable {
+    struct ObjectKey: Hashable {
         var head: UInt64, middle: UInt64, tail: UInt32
 
         init(_ oid: git_oid) {
