@@ -3,8 +3,9 @@ import Testing
 
 @testable import DocSyncKit
 
-/// `docsync gc` puts a git remote's cache repository into one pack: every fetch (and
-/// every large push) adds one, and a tree synced from cron gathered them without end.
+/// `docsync gc` puts a git remote's cache repository into one pack: every fetch over a
+/// network (and every large fetch or push) adds a pack, small ones from a local path
+/// loose objects, and a tree synced from cron gathered them without end.
 /// Checked with git itself (count-objects, fsck) and by syncing and reading history after.
 @Suite struct GitCacheRepackTests {
     let docs = ReplicaSet()  // for its file helpers
@@ -22,7 +23,8 @@ import Testing
         try set.sync(a)
         let b = try set.make("b")
         try set.sync(b)
-        // Each round: a pushes an edit, b fetches it (a pack each) and pushes one of its own (loose).
+        // Each round: a pushes an edit, b fetches it and pushes one of its own, all loose
+        // (fewer than 100 objects from a local path, as git keeps a small fetch loose).
         for round in 1...4 {
             docs.write(
                 a, "doc.json",
@@ -33,7 +35,7 @@ import Testing
         }
         let cache = b + "/.docsync/git"
         let before = try gitObjectCounts(cache, home: set.home)
-        #expect((before["packs"] ?? 0) >= 4 && (before["count"] ?? 0) > 0, "\(before)")
+        #expect((before["count"] ?? 0) > 0, "\(before)")
 
         let dry = try gc(b, dryRun: true)
         #expect(
@@ -65,10 +67,10 @@ import Testing
         try set.sync(b)
         try set.sync(a)
         #expect(docs.snapshot(a) == docs.snapshot(b))
-        // Since then: b fetched once (a pack) and pushed once (loose). A second gc packs them again.
+        // Since then: b fetched once and pushed once (loose). A second gc packs them again.
         let again = try gc(b, localOnly: true)
         #expect(
-            again.gitCache.map { $0.packsBefore == 2 && $0.looseObjectsBefore > 0 } == true,
+            again.gitCache.map { $0.packsBefore == 1 && $0.looseObjectsBefore > 0 } == true,
             "\(String(describing: again.gitCache))")
         let last = try gitObjectCounts(cache, home: set.home)
         #expect(last["packs"] == 1 && last["count"] == 0, "\(last)")

@@ -38,6 +38,10 @@ enum CrashTable {
     /// `CorruptionTests.partialPackInTheGitCache`.
     static let large: [Kind: [String]] = [.dir: [], .dir1: [], .git: ["git.pack-appended"]]
 
+    /// A fetch from a repository on a local path, between its objects and its tracking
+    /// ref: held and killed there by `GitLocalPullTests`.
+    static let localFetch = ["git.fetch-before-tracking-ref"]
+
     /// `docsync gc` with a tombstone to purge. Only a format-1 folder remote writes a
     /// compacted feed; the drive layout and git write one commit.
     static let gc: [Kind: [String]] = [
@@ -78,6 +82,7 @@ enum CrashTable {
                 "large, \(kind)")
         }
         #expect(CrashTable.resolve == CrashPoint.resolvePoints)
+        #expect(CrashTable.localFetch == CrashPoint.localFetchPoints)
         #expect(CrashTable.upgrade == CrashPoint.upgradePoints)
     }
 
@@ -90,7 +95,9 @@ enum CrashTable {
             let text = try String(contentsOfFile: sources + "/" + relative, encoding: .utf8)
             for match in text.matches(of: #/CrashPoint\.hit\("([^"]+)"\)/#) { named.insert(String(match.1)) }
         }
-        let listed = CrashTable.Kind.allCases.reduce(into: Set<String>(CrashTable.resolve + CrashTable.upgrade)) {
+        let listed = CrashTable.Kind.allCases.reduce(
+            into: Set<String>(CrashTable.resolve + CrashTable.upgrade + CrashTable.localFetch)
+        ) {
             all, kind in
             all.formUnion(CrashTable.sync[kind]!)
             all.formUnion(CrashTable.gc[kind]!)

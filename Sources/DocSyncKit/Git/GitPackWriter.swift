@@ -6,8 +6,9 @@ import Crypto
     import Glibc
 #endif
 
-/// Writes the blobs of a large commit straight into one pack file of a repository's
-/// object store, instead of one loose file per blob.
+/// Writes the blobs of a large commit, or the objects a local fetch or push copies,
+/// straight into one pack file of a repository's object store, instead of one loose
+/// file per object.
 ///
 /// Why: libgit2 writes each blob as a loose, zlib-compressed file (a temporary file and a
 /// rename), and the push that follows opens and inflates each one again to build the pack
@@ -66,11 +67,22 @@ final class GitPackWriter {
         if packed.contains(key) || git_odb_exists_ext(odb, &oid, UInt32(GIT_ODB_LOOKUP_NO_REFRESH.rawValue)) != 0 {
             return oid
         }
-        try Self.appendRecord(blob: content, to: &records)
+        try content.withUnsafeBytes { try Self.appendRecord(type: GIT_OBJECT_BLOB, content: $0, to: &records) }
         packed.insert(key)
         count += 1
         if records.count >= Self.spillBytes { try spillRecords() }
         return oid
+    }
+
+    /// Adds an object read from another repository's object store, whole (no delta), as
+    /// the local fetch and push copy them (`GitObjectCopy`). The caller passes each object
+    /// once and only objects this store lacks.
+    func add(copyOf object: OpaquePointer) throws {
+        let content = UnsafeRawBufferPointer(
+            start: git_odb_object_data(object) ?? UnsafeRawPointer(bitPattern: 1), count: git_odb_object_size(object))
+        try Self.appendRecord(type: git_odb_object_type(object), content: content, to: &records)
+        count += 1
+        if records.count >= Self.spillBytes { try spillRecords() }
     }
 
     /// Writes the pack and its index into the object store (nothing when every blob was
@@ -136,11 +148,12 @@ final class GitPackWriter {
         records.removeAll(keepingCapacity: true)
     }
 
-    /// One pack entry: the type (3, blob) and size in git's variable-length header, then
-    /// the content as a zlib stream (fastest level: the push builds its own pack anyway).
-    static func appendRecord(blob content: [UInt8], to records: inout [UInt8]) throws {
+    /// One pack entry: the type (commit 1, tree 2, blob 3, tag 4) and size in git's
+    /// variable-length header, then the content as a zlib stream (fastest level: the
+    /// compression is paid on every object, and git repacks when it wants smaller).
+    static func appendRecord(type: git_object_t, content: UnsafeRawBufferPointer, to records: inout [UInt8]) throws {
         var size = content.count
-        var byte = UInt8(3 << 4) | UInt8(size & 0x0f)
+        var byte = UInt8(truncatingIfNeeded: type.rawValue << 4) | UInt8(size & 0x0f)
         size >>= 4
         while size > 0 {
             records.append(byte | 0x80)
@@ -152,16 +165,16 @@ final class GitPackWriter {
         var length = compressBound(uLong(content.count))
         records.append(contentsOf: repeatElement(0, count: Int(length)))
         let status = records.withUnsafeMutableBufferPointer { out in
-            content.withUnsafeBufferPointer { source in
-                compress2(out.baseAddress! + start, &length, source.baseAddress, uLong(source.count), Z_BEST_SPEED)
-            }
+            compress2(
+                out.baseAddress! + start, &length, content.baseAddress?.assumingMemoryBound(to: Bytef.self),
+                uLong(content.count), Z_BEST_SPEED)
         }
         guard status == Z_OK else { throw GitError(code: -1, function: "compress2", message: "zlib error \(status)") }
         records.removeLast(records.count - start - Int(length))
     }
 
     /// A git object id as a set member (git_oid is a C struct of 20 bytes).
-    private struct ObjectKey: Hashable {
+    struct ObjectKey: Hashable {
         var head: UInt64, middle: UInt64, tail: UInt32
 
         init(_ oid: git_oid) {

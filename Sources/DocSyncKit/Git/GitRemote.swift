@@ -23,6 +23,10 @@ public final class GitRemote: Remote {
     let context: TransportContext
     let effectiveURL: String
 
+    /// Fetches that went through libgit2's transport: none for a local repository (the
+    /// tests' proof that `GitLocalFetch` served it).
+    var fetchesOverTransport = 0
+
     /// Content of versions docsync derived (stamped) during `changes`, by refId.
     var derivedContent: [String: [UInt8]] = [:]
     /// Blob of each version `changes` returned, by refId.
@@ -153,11 +157,7 @@ public final class GitRemote: Remote {
     func fetchHead() throws -> GitOID? {
         let branches: [String]
         do {
-            context.trustProblem = nil
-            context.credentialAttempts = 0
-            branches = try TrustStore.with(context.settings, url: context.url, scratch: repo.path) {
-                try GitTransport.fetch(repo, url: effectiveURL, branch: branch, context: context)
-            }
+            branches = try fetchBranch()
         } catch let error as GitError {
             throw translate(error, during: "fetch")
         }
@@ -170,6 +170,20 @@ public final class GitRemote: Remote {
             )
         }
         return head
+    }
+
+    /// A path or `file://` URL this process can open is read directly (`GitLocalFetch`);
+    /// anything else, or a path that is no repository, goes through the transport.
+    private func fetchBranch() throws -> [String] {
+        if url.scheme == .file, let remote = GitLocalFetch.open(FileSystem.absolute(url.path)) {
+            return try GitLocalFetch.fetch(into: repo, from: remote, branch: branch)
+        }
+        fetchesOverTransport += 1
+        context.trustProblem = nil
+        context.credentialAttempts = 0
+        return try TrustStore.with(context.settings, url: context.url, scratch: repo.path) {
+            try GitTransport.fetch(repo, url: effectiveURL, branch: branch, context: context)
+        }
     }
 
     static let cursorPrefix = "git:"

@@ -11,14 +11,19 @@ public struct GitCacheRepack: Codable, Sendable, Equatable {
     public var looseObjectsBefore = 0
     /// Objects in the one pack written (0: nothing repacked).
     public var objectsPacked = 0
+
+    /// Whether there was anything to put into one pack: more than one pack, or any loose
+    /// object (a small fetch from a local path stays loose, even with no pack at all).
+    public var hadWork: Bool { packsBefore > 1 || looseObjectsBefore > 0 }
 }
 
 extension GitRepository {
     /// Packs every object reachable from the repository's references (and from `commits`)
     /// into one pack, then removes the other packs and every loose object.
     ///
-    /// Why: every fetch writes a pack into the cache, and a large push another; a tree
-    /// synced from cron gathered one per sync, and libgit2 searches each pack's index on
+    /// Why: every fetch over a network writes a pack into the cache (from a local path,
+    /// one of more than 100 objects does), and a large push another; a tree synced from
+    /// cron gathered one per sync, and libgit2 searches each pack's index on
     /// every lookup (git itself repacks past 50). Nothing else is kept: the cache only
     /// serves the branch's history, which the references reach.
     ///
@@ -40,7 +45,7 @@ extension GitRepository {
             }
         }
         var result = GitCacheRepack(packsBefore: packs.count, looseObjectsBefore: loose.count)
-        guard !dryRun, packs.count + (loose.isEmpty ? 0 : 1) > 1 else { return result }
+        guard !dryRun, result.hadWork else { return result }
 
         var walk: OpaquePointer?
         try GitError.check(git_revwalk_new(&walk, pointer), "git_revwalk_new")

@@ -54,6 +54,11 @@ public enum CrashPoint {
         kind == .git ? ["git.pack-appended"] : []
     }
 
+    /// The step of a fetch from a repository on a local path (`GitLocalFetch`) between
+    /// copying the objects and setting the tracking ref: a push landing there must not
+    /// give the cache a tip whose objects were not copied.
+    public static let localFetchPoints = ["git.fetch-before-tracking-ref"]
+
     public struct Simulated: Error, CustomStringConvertible {
         public var point: String
         public var description: String { "simulated crash at \(point)" }

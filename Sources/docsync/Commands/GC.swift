@@ -63,7 +63,7 @@ extension DocSync {
                 "\(would)gc  objects  \(report.objectsRemoved) unreferenced removed (\(ByteCount.text(report.objectBytesFreed)))"
                     + (report.temporaryFilesRemoved > 0
                         ? ", \(report.temporaryFilesRemoved) temporary file(s) left by killed runs" : ""))
-            if let cache = report.gitCache, cache.packsBefore + (cache.looseObjectsBefore > 0 ? 1 : 0) > 1 {
+            if let cache = report.gitCache, cache.hadWork {
                 Output.line(
                     "\(would)gc  git cache  \(cache.packsBefore) pack\(cache.packsBefore == 1 ? "" : "s") and \(cache.looseObjectsBefore) loose object\(cache.looseObjectsBefore == 1 ? "" : "s")"
                         + (dryRun ? " into one pack" : " → one pack of \(cache.objectsPacked) objects"))
