@@ -606,18 +606,24 @@ struct ModelFoundRegressionTests {
         #expect(!landed.isEmpty && text.contains(landed), "B's last push names \(landed): \(text)")
     }
 
-    /// A push killed between writing a document's readable copy and its commit, whose
-    /// document then moves before the retry: the retry removes the uncommitted copy at the
-    /// old path (it stayed in the view for good before).
-    @Test("drive: a push killed before its commit leaves no copy in the view once the retry lands elsewhere")
-    func uncommittedViewCopyIsRemovedByTheRetry() throws {
-        let box = Sandbox("view-intent")
+    /// A on a drive folder (copy 0) with `seed.json` synced, and `x.json` new, not synced.
+    static func pushingToADrive(_ box: Sandbox) -> (DriveModelCheckTests.Copies, Replica) {
         let drive = DriveModelCheckTests.Copies(root: box.root)
         let a = box.replica("A")
         a.write("seed.json", "{\"v\": 0}\n")
         #expect(CLI.run(["init", "--remote", drive.copy(0), "--name", "A", "A"], in: box.root).exit == 0)
         #expect(a.run("sync").exit == 0)
         a.write("x.json", "{\"v\": 1}\n")
+        return (drive, a)
+    }
+
+    /// A push killed between writing a document's readable copy and its commit, whose
+    /// document then moves before the retry: the retry removes the uncommitted copy at the
+    /// old path (it stayed in the view for good before).
+    @Test("drive: a push killed before its commit leaves no copy in the view once the retry lands elsewhere")
+    func uncommittedViewCopyIsRemovedByTheRetry() throws {
+        let box = Sandbox("view-intent")
+        let (drive, a) = Self.pushingToADrive(box)
         let killed = a.run(["sync"], env: ["DOCSYNC_CRASH_AT": "remote.after-documents"])
         #expect(killed.exit == 137, "killed after the view, before the commit: \(killed)")
         let view = drive.copy(0)
@@ -637,12 +643,7 @@ struct ModelFoundRegressionTests {
     @Test("drive: the view copies of a push killed after its commit stay in the view")
     func committedViewCopiesStayAfterAKill() throws {
         let box = Sandbox("view-intent-committed")
-        let drive = DriveModelCheckTests.Copies(root: box.root)
-        let a = box.replica("A")
-        a.write("seed.json", "{\"v\": 0}\n")
-        #expect(CLI.run(["init", "--remote", drive.copy(0), "--name", "A", "A"], in: box.root).exit == 0)
-        #expect(a.run("sync").exit == 0)
-        a.write("x.json", "{\"v\": 1}\n")
+        let (drive, a) = Self.pushingToADrive(box)
         let killed = a.run(["sync"], env: ["DOCSYNC_CRASH_AT": "remote.after-feed"])
         #expect(killed.exit == 137, "killed after the commit: \(killed)")
         let view = drive.copy(0)

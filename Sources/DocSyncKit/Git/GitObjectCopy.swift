@@ -21,12 +21,13 @@ enum GitObjectCopy {
         try GitError.check(git_repository_odb(&targetOdb, target.pointer), "git_repository_odb")
         defer { git_odb_free(targetOdb) }
         let missing = try missingObjects(of: commit, in: source, odb: targetOdb!)
+        guard !missing.isEmpty else { return 0 }
+        var sourceOdb: OpaquePointer?
+        try GitError.check(git_repository_odb(&sourceOdb, source.pointer), "git_repository_odb")
+        defer { git_odb_free(sourceOdb) }
         if missing.count > GitPackWriter.looseLimit {
-            try copyPacked(missing, from: source, to: target)
+            try copyPacked(missing, from: sourceOdb!, to: target)
         } else {
-            var sourceOdb: OpaquePointer?
-            try GitError.check(git_repository_odb(&sourceOdb, source.pointer), "git_repository_odb")
-            defer { git_odb_free(sourceOdb) }
             // Children before parents: see the type's comment.
             try copyLoose(missing.reversed(), from: sourceOdb!, to: targetOdb!)
         }
@@ -114,10 +115,9 @@ enum GitObjectCopy {
 
     /// Many objects go as one pack with its index (`GitPackWriter`), each object whole:
     /// no delta search, which was most of the transport's time.
-    private static func copyPacked(_ objects: [git_oid], from source: GitRepository, to target: GitRepository) throws {
-        var sourceOdb: OpaquePointer?
-        try GitError.check(git_repository_odb(&sourceOdb, source.pointer), "git_repository_odb")
-        defer { git_odb_free(sourceOdb) }
+    private static func copyPacked(_ objects: [git_oid], from sourceOdb: OpaquePointer, to target: GitRepository)
+        throws
+    {
         let gitDir = git_repository_path(target.pointer).map { String(cString: $0) } ?? target.path
         let packer = try GitPackWriter(repository: target.pointer, folder: gitDir)
         for var oid in objects {

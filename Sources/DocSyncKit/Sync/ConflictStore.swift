@@ -134,8 +134,18 @@ public struct ConflictStore {
     }
 
     /// The records of one document.
-    func list(refId: String) -> [Record] {
-        let dir = folder(for: refId)
+    func list(refId: String) -> [Record] { records(in: folder(for: refId)) }
+
+    public func list() -> [Record] {
+        guard let folders = try? FileSystem.listDirectory(root) else { return [] }
+        let all = folders.sorted().flatMap { records(in: root + "/" + $0) }
+        return all.sorted { ($0.time, $0.changesetId) < ($1.time, $1.changesetId) }
+    }
+
+    /// The records kept in one document's folder, by file name. Not a temporary file a
+    /// killed write left (`.docsync-tmp-…`): that listed one record twice (model check
+    /// folder seed 223943604, step 147).
+    private func records(in dir: String) -> [Record] {
         guard let names = try? FileSystem.listDirectory(dir) else { return [] }
         return names.sorted().compactMap { name in
             guard name.hasSuffix(".meta.json"), !name.hasPrefix("."),
@@ -143,24 +153,6 @@ public struct ConflictStore {
             else { return nil }
             return try? JSONDecoder().decode(Record.self, from: Data(bytes))
         }
-    }
-
-    public func list() -> [Record] {
-        guard let folders = try? FileSystem.listDirectory(root) else { return [] }
-        var records: [Record] = []
-        for folder in folders.sorted() {
-            guard let names = try? FileSystem.listDirectory(root + "/" + folder) else { continue }
-            // Not a temporary file a killed write left (`.docsync-tmp-…`): that listed one
-            // record twice (model check folder seed 223943604, step 147).
-            for name in names.sorted() where name.hasSuffix(".meta.json") && !name.hasPrefix(".") {
-                if let bytes = try? FileSystem.readFile(root + "/" + folder + "/" + name),
-                    let record = try? JSONDecoder().decode(Record.self, from: Data(bytes))
-                {
-                    records.append(record)
-                }
-            }
-        }
-        return records.sorted { ($0.time, $0.changesetId) < ($1.time, $1.changesetId) }
     }
 }
 

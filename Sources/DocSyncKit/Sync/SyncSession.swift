@@ -166,17 +166,11 @@ final class SyncSession {
             // taken for another, the tree sent its own path again as a lost move (undoing
             // another replica's move, or left pending behind an invalid file).
             let isHeld = base.changesetId == held.changesetId && base.hash == held.hash
-            if brought {
-                guard !isHeld else { continue }  // the pull carries the remote's changes, moves too
-                affected.insert(refId)
-                rewound.common[refId] = base
-                rewound.contents[base.hash] = try bytes ?? remote.read(Self.entry(of: base))
-                continue
-            }
+            if brought && isHeld { continue }  // the pull carries the remote's changes, moves too
             affected.insert(refId)
             rewound.common[refId] = isHeld ? held : base
             if !isHeld { rewound.contents[base.hash] = try bytes ?? remote.read(Self.entry(of: base)) }
-            changes.entries.append(current)
+            if !brought { changes.entries.append(current) }
         }
         guard !affected.isEmpty else { return }
         rewound.explanation =
