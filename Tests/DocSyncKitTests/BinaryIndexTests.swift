@@ -109,7 +109,7 @@ import Testing
         let strings = 32 + 3 * 112
         let checksum = sound.count - 32
         #expect(StatCache.load(from: dir.sub("sound")).count == 3)
-        // A byte of each part: the magic, the count, the record size, the zeros; a record's
+        // A byte of each part: the magic, the count, the record size, the stamp; a record's
         // path reference, inode, hash, flags, ids; the string table; the checksum.
         let positions = [
             0, 15, 16, 20, 24, records, records + 8, records + 40, records + 72, records + 80,
@@ -140,7 +140,7 @@ import Testing
         [
             ("a path past the string table", { $0[32 + 4] = 200 }),
             ("an id past the string table", { $0[32 + 2 * 112 + 80 + 1] = 5 }),
-            ("an unknown flag", { $0[32 + 72] |= 8 }),
+            ("an unknown flag", { $0[32 + 72] |= 16 }),
             (
                 "two records swapped",
                 { b in

@@ -35,7 +35,7 @@ final class ReplicaStore {
         objects = ObjectStore(root: layout.objects)
         clock = HybridLogicalClock(replica: config.replicaId, persistedAt: layout.clock)
         conflictStore = ConflictStore(root: layout.conflicts)
-        if !clock.loaded && (!state.base.isEmpty || !state.pending.isEmpty) {
+        if !clock.loaded && (state.baseCount > 0 || !state.pending.isEmpty) {
             // Why: a lost or damaged clock file restarted the clock from the wall clock,
             // so after seeing a version from a machine whose clock runs ahead, a new
             // local edit could get an id *earlier* than the version it replaces (and lose
@@ -105,12 +105,24 @@ final class ReplicaStore {
     /// Writes the state checkpoint (and the stat cache) atomically.
     func checkpoint() throws {
         state.journalOffset = journal.length
-        try state.save(to: layout.state)
+        state.savedDigest = try state.save(to: layout.state)
         try saveIndexIfNeeded()
     }
 
     func saveIndexIfNeeded() throws {
-        if index.isDirty && !readOnly { try index.save(to: layout.index) }
+        if index.isDirty && !readOnly { try index.save(to: layout.index, synced: UnchangedTree.against(state)) }
+    }
+
+    /// What a scan can check the tree against to know, without the base, that nothing
+    /// changed (nil: it cannot).
+    var unchangedTree: UnchangedTree? { UnchangedTree(state: state) }
+
+    /// The index saved again when its synced flags were set against an older state (or
+    /// none) and this run knows the state's tracked versions. Why at the end of a run:
+    /// a sync checkpoints several times, and the flags are needed only by the next run.
+    private func refreshIndexFlags() {
+        guard !readOnly, let against = UnchangedTree.against(state), index.stamp != against.stamp else { return }
+        try? index.save(to: layout.index, synced: against)
     }
 
     /// What a read-only scan (`status`) learned about files it had to read, saved for the
@@ -124,12 +136,15 @@ final class ReplicaStore {
     /// for) and the index file is still the one this run read: a run that saved a newer
     /// one meanwhile keeps it.
     func keepRefreshedIndex(_ refreshed: StatCache) {
-        guard readOnly, refreshed.isDirty, let held = try? TreeLock(path: layout.lock, waitSeconds: 0) else { return }
+        let against = UnchangedTree.against(state)
+        let flagsAreStale = against.map { refreshed.stamp != $0.stamp } ?? false
+        guard readOnly, refreshed.isDirty || flagsAreStale, let held = try? TreeLock(path: layout.lock, waitSeconds: 0)
+        else { return }
         defer { held.release() }
         guard (try? FileSystem.status(layout.index)) == indexFileAtOpen else { return }
         var refreshed = refreshed
         do {
-            try refreshed.save(to: layout.index)
+            try refreshed.save(to: layout.index, synced: against)
             index = refreshed
             indexFileAtOpen = try? FileSystem.status(layout.index)
         } catch {
@@ -141,6 +156,7 @@ final class ReplicaStore {
 
     func close() {
         try? saveIndexIfNeeded()
+        refreshIndexFlags()
         lock?.release()
         lock = nil
     }

@@ -6,7 +6,31 @@ import Foundation
 /// entries after `journalOffset` are folded in on load, so a crash between a journal
 /// append and a checkpoint loses nothing.
 public struct SyncState: Sendable {
-    public var base: [String: DocVersion] = [:]
+    /// Parsed from the state file when first asked for (see `BaseStorage`).
+    var baseStorage = BaseStorage()
+    public var base: [String: DocVersion] {
+        get { baseStorage.parsed }
+        set {
+            baseStorage = BaseStorage(newValue)
+            savedDigest = nil
+        }
+        _modify {
+            if !isKnownUniquelyReferenced(&baseStorage) {
+                baseStorage = BaseStorage(baseStorage.copy)
+            } else if !baseStorage.isParsed {
+                baseStorage = BaseStorage(baseStorage.parsed)
+            }
+            savedDigest = nil
+            yield &baseStorage.versions
+        }
+    }
+    /// How many documents the base holds, without parsing it.
+    public var baseCount: Int { baseStorage.count }
+    /// The base as the state file held it, while nobody has asked for a version.
+    var unparsedBase: BaseStorage.Lines? { baseStorage.unparsedLines }
+    /// The checksum of the state file this state is (nil: changed since it was read or
+    /// saved). The index's synced flags hold for the state it names (see `UnchangedTree`).
+    public internal(set) var savedDigest: String? = nil
     /// Set when a pull moved the base and its cursor did not follow (it was killed, or a
     /// file it meant to write had changed): the base may hold versions of a remote
     /// position the cursor does not name, which a remote whose histories fork may have
@@ -59,6 +83,7 @@ public struct SyncState: Sendable {
 
     /// Applies one journal entry. The same function runs live and during recovery.
     public mutating func fold(_ entry: JournalEntry) {
+        savedDigest = nil
         switch entry.event {
         case .local:
             pending.append(entry)
@@ -85,119 +110,5 @@ public struct SyncState: Sendable {
             lastSync = entry.time
         }
         journalSeq = max(journalSeq, entry.seq)
-    }
-
-    // MARK: - File format
-
-    static let header = "docsync-state 1"
-
-    public struct Damaged: Error, LocalizedError {
-        public var path: String
-        public var reason: String
-        public var errorDescription: String? {
-            "\(path): the sync state is \(reason). docsync will not guess (that could look like every document was deleted). See docs/RECOVERY.md: `docsync reset-base` rebuilds it safely from the tree and the remote"
-        }
-    }
-
-    public static func load(from path: String) throws -> SyncState {
-        guard let bytes = try FileSystem.readFileIfPresent(path) else {
-            throw Damaged(path: path, reason: "missing")
-        }
-        var state = SyncState()
-        state.base.reserveCapacity(bytes.count / 150)
-        var sawHeader = false
-        var sawEnd = false
-        let sound = try SealedFile.forEachLine(bytes) { f in
-            if !sawHeader {
-                guard f.count == 1, f.equals(0, "docsync-state 1") else {
-                    throw Damaged(path: path, reason: "not a state file this version understands")
-                }
-                sawHeader = true
-            } else if f.equals(0, "end") && f.count == 3 {
-                guard f.int64(1) == Int64(state.base.count), f.int64(2) == Int64(state.pending.count) else {
-                    throw Damaged(path: path, reason: "incomplete")
-                }
-                sawEnd = true
-            } else {
-                try state.readRecord(f, path: path)
-            }
-        }
-        guard sound else { throw Damaged(path: path, reason: "damaged (checksum mismatch: torn or corrupted)") }
-        guard sawHeader else { throw Damaged(path: path, reason: "not a state file this version understands") }
-        guard sawEnd else { throw Damaged(path: path, reason: "incomplete") }
-        return state
-    }
-
-    /// Folds one line of the state file (after the header, before `end`) into `self`.
-    private mutating func readRecord(_ f: SealedFile.Fields, path: String) throws {
-        if f.equals(0, "base") && f.count == 5 {
-            let v = DocVersion(refId: f.text(1), changesetId: f.text(2), hash: f.raw(3), path: f.text(4))
-            base[v.refId] = v
-        } else if f.equals(0, "journal") && f.count == 3 {
-            journalSeq = f.int64(1).map { Int($0) } ?? 0
-            journalOffset = f.int64(2).map { Int($0) } ?? 0
-        } else if f.equals(0, "cursor") && f.count == 2 {
-            let position = f.text(1)
-            cursor = position.isEmpty ? nil : position
-        } else if f.equals(0, "lastsync") && f.count == 2 {
-            lastSync = f.int64(1)
-        } else if f.equals(0, "ahead") && f.count == 1 {
-            baseAheadOfCursor = true
-        } else if f.equals(0, "held") && f.count == 2 {
-            guard let entry = try? JournalEntry.decode(f.text(1)), let refId = entry.refId else {
-                throw Damaged(path: path, reason: "damaged (bad held entry)")
-            }
-            held[refId] = entry
-        } else if f.equals(0, "pending") && f.count == 2 {
-            guard let entry = try? JournalEntry.decode(f.text(1)) else {
-                throw Damaged(path: path, reason: "damaged (bad pending entry)")
-            }
-            pending.append(entry)
-        } else {
-            throw Damaged(path: path, reason: "damaged (unknown record)")
-        }
-    }
-
-    public func save(to path: String) throws {
-        try SealedFile.write(to: path, durable: true) { out in
-            writePosition(to: &out)
-            // In no particular order: readers key them by refId, so sorting on every
-            // checkpoint would be work nobody uses.
-            for v in base.values {
-                out.raw("base")
-                out.tabText(v.refId)
-                out.tabText(v.changesetId)
-                out.tabRaw(v.hash)
-                out.tabText(v.path)
-                out.newline()
-            }
-            for p in pending { try out.line("pending", text: p.encodedLine()) }
-            for h in held.values.sorted(by: { UTF8Order.precedes($0.refId ?? "", $1.refId ?? "") }) {
-                try out.line("held", text: h.encodedLine())
-            }
-            out.raw("end")
-            out.tabNumbers(base.count, pending.count)
-            out.newline()
-        }
-    }
-
-    /// The header and the lines that say where the state stands: journal, cursor, last
-    /// sync, and whether the base is ahead of the cursor.
-    private func writePosition(to out: inout SealedFile.Builder) {
-        out.raw(Self.header)
-        out.newline()
-        out.raw("journal")
-        out.tabNumbers(journalSeq, journalOffset)
-        out.newline()
-        out.line("cursor", text: cursor ?? "")
-        if let lastSync {
-            out.raw("lastsync")
-            out.tabNumber(lastSync)
-            out.newline()
-        }
-        if baseAheadOfCursor {
-            out.raw("ahead")
-            out.newline()
-        }
     }
 }

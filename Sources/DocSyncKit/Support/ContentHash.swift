@@ -7,6 +7,11 @@ public enum ContentHash {
         hex(SHA256.hash(data: bytes))
     }
 
+    /// Of part of a buffer, without copying it out.
+    static func of(_ bytes: ArraySlice<UInt8>) -> String {
+        bytes.withUnsafeBytes { hex(SHA256.hash(data: $0)) }
+    }
+
     public static func of(_ text: String) -> String {
         of(Array(text.utf8))
     }

@@ -16,12 +16,16 @@ enum SealedFile {
     /// the file and the SHA-256 as it fills, and the trailer last. Why: at 100,000
     /// documents the index and the state are 21 and 16 MB, and built whole they were
     /// held at the end of every push and clone, on top of its peak.
-    static func write(to path: String, durable: Bool, _ build: (inout Builder) throws -> Void) throws {
+    /// Returns the checksum the trailer holds.
+    @discardableResult
+    static func write(to path: String, durable: Bool, _ build: (inout Builder) throws -> Void) throws -> String {
+        var digest = ""
         try FileSystem.writeAtomically(path, durable: durable) { fd in
             var out = Builder(fd: fd, path: path)
             try build(&out)
-            try out.finish()
+            digest = try out.finish()
         }
+        return digest
     }
 
     /// Bytes a builder holds before writing them out.
@@ -72,6 +76,17 @@ enum SealedFile {
 
         mutating func tab() { bytes.append(9) }
 
+        /// Whole lines as they are (read from a sealed file of the same kind).
+        mutating func verbatim(_ lines: ArraySlice<UInt8>) {
+            var rest = lines
+            while !rest.isEmpty {
+                let part = rest.prefix(SealedFile.chunkBytes)
+                bytes += part
+                rest = rest.dropFirst(part.count)
+                if bytes.count >= SealedFile.chunkBytes { writeOut() }
+            }
+        }
+
         mutating func newline() {
             bytes.append(10)
             if bytes.count >= SealedFile.chunkBytes { writeOut() }
@@ -86,23 +101,27 @@ enum SealedFile {
         }
 
         /// Writes what is left and the trailer.
-        fileprivate mutating func finish() throws(FileSystemError) {
+        fileprivate mutating func finish() throws(FileSystemError) -> String {
             writeOut()
             if let failure { throw failure }
-            let digest = hasher.finalize()
-            try FileSystem.writeAll(fd, Array("#sha256 \(ContentHash.hex(digest))\n".utf8), path: path)
+            let digest = ContentHash.hex(hasher.finalize())
+            try FileSystem.writeAll(fd, Array("#sha256 \(digest)\n".utf8), path: path)
+            return digest
         }
     }
 
     /// Where the body ends (the trailer's first byte) if `bytes` is a sound sealed file.
-    static func bodyEnd(_ bytes: [UInt8]) -> Int? {
+    static func bodyEnd(_ bytes: [UInt8]) -> Int? { bodyAndDigest(bytes)?.end }
+
+    /// Where the body ends and the checksum the trailer holds, if `bytes` is a sound
+    /// sealed file.
+    static func bodyAndDigest(_ bytes: [UInt8]) -> (end: Int, digest: String)? {
         guard bytes.last == 10 else { return nil }
         let trailerStart = (bytes.dropLast().lastIndex(of: 10).map { $0 + 1 }) ?? 0
         let trailer = String(decoding: bytes[trailerStart..<(bytes.count - 1)], as: UTF8.self)
-        guard trailer.hasPrefix("#sha256 "),
-            String(trailer.dropFirst(8)) == ContentHash.of(Array(bytes[0..<trailerStart]))
-        else { return nil }
-        return trailerStart
+        let digest = String(trailer.dropFirst(8))
+        guard trailer.hasPrefix("#sha256 "), digest == ContentHash.of(bytes[0..<trailerStart]) else { return nil }
+        return (trailerStart, digest)
     }
 
     /// Calls `body` with each line of a sound sealed file, its fields as byte ranges of
@@ -111,22 +130,32 @@ enum SealedFile {
     /// run, one line per document, and making a String of every field was most of it.
     static func forEachLine(_ bytes: [UInt8], _ body: (Fields) throws -> Void) rethrows -> Bool {
         guard let end = bodyEnd(bytes) else { return false }
+        try forEachLine(bytes, in: 0..<end) { fields, _ in try body(fields) }
+        return true
+    }
+
+    /// Calls `body` with each line of `range` (whole lines of a sound sealed file): its
+    /// fields, and where the line lies (its newline included).
+    static func forEachLine(
+        _ bytes: [UInt8], in range: Range<Int>, _ body: (Fields, Range<Int>) throws -> Void
+    ) rethrows {
         try bytes.withUnsafeBufferPointer { buffer in
             var fields = Fields(buffer: buffer, ranges: [])
             fields.ranges.reserveCapacity(16)
-            var fieldStart = 0
-            for i in 0..<end {
+            var lineStart = range.lowerBound
+            var fieldStart = range.lowerBound
+            for i in range {
                 let byte = buffer[i]
                 guard byte == 9 || byte == 10 else { continue }
                 fields.ranges.append(fieldStart..<i)
                 fieldStart = i + 1
                 if byte == 10 {
-                    try body(fields)
+                    try body(fields, lineStart..<(i + 1))
                     fields.ranges.removeAll(keepingCapacity: true)
+                    lineStart = i + 1
                 }
             }
         }
-        return true
     }
 
     /// One line's fields, read in place.

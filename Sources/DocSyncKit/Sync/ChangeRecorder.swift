@@ -33,7 +33,13 @@ final class ChangeRecorder {
     }
 
     let layout: TreeLayout
-    let tracked: [String: DocVersion]
+    /// The recorded version of each document (asked for only when the scan needs it: see
+    /// `unchangedTree`).
+    private(set) lazy var tracked: [String: DocVersion] = trackedVersions()
+    private let trackedVersions: () -> [String: DocVersion]
+    /// When set, a walk it holds for is a tree in which nothing changed: the scan stops
+    /// there, and `tracked` is never made.
+    var unchangedTree: UnchangedTree?
     let clock: HybridLogicalClock
     let objects: ObjectStore
     /// The schemas records must satisfy (nil: none are checked).
@@ -55,13 +61,12 @@ final class ChangeRecorder {
     var unstoredContents: [String: [UInt8]] = [:]
 
     init(
-        layout: TreeLayout, tracked: [String: DocVersion], index: StatCache, clock: HybridLogicalClock,
-        objects: ObjectStore,
-        schemas: RecordSchemas? = nil
+        layout: TreeLayout, trackedVersions: @escaping () -> [String: DocVersion], index: StatCache,
+        clock: HybridLogicalClock, objects: ObjectStore, schemas: RecordSchemas? = nil
     ) {
         self.layout = layout
         self.schemas = schemas
-        self.tracked = tracked
+        self.trackedVersions = trackedVersions
         self.index = index
         self.clock = clock
         self.objects = objects
@@ -75,6 +80,11 @@ final class ChangeRecorder {
         let ignore = IgnoreRules.load(from: layout.ignoreFile)
         let walk = TreeWalker(root: layout.root, ignore: ignore).walk(removingStaleTemporaryFiles: write)
         result.skipped = walk.skipped
+        if let unchangedTree, unchangedTree.holds(walk.files, index: index) {
+            progress?(.finished(.scan))
+            progress?(.finished(.record))
+            return result
+        }
         let files = scanFiles(walk.files, into: &result)
         let keepers = RefIdKeepers(
             files: files, tracked: tracked, previousIndex: previousIndex, unreadable: result.unreadablePaths)

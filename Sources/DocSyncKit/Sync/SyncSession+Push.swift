@@ -4,7 +4,9 @@ extension SyncSession {
     func planPush() throws -> PushPlan {
         var plan = PushPlan()
         plan.writes.reserveCapacity(state.pending.count)
-        let tracked = state.tracked
+        // Without pending actions there is no write to plan (and a no-op sync never reads
+        // the base for one); conflict records may still go.
+        let tracked = state.pending.isEmpty ? [:] : state.tracked
         let movedAt = SyncState.moveTimes(state.pending)
         askLandedPending()
         var carried = PushPlan.carried(state.pending)
@@ -55,7 +57,7 @@ extension SyncSession {
             let plan = try planPush()
             if plan.isEmpty {
                 // Nothing to send, but say so only if the remote is there.
-                if attempts == 1 { _ = try remote.changes(since: state.cursor) }
+                if attempts == 1 && !remoteAnswered { _ = try remote.changes(since: state.cursor) }
                 return
             }
             if let refused = refusal(of: plan) {

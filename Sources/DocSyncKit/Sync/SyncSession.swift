@@ -10,6 +10,9 @@ final class SyncSession {
     let options: SyncOptions
     let local: ChangeRecorder.Result
     var report: SyncReport
+    /// A pull of this run read the remote (a push with nothing to send need not ask again
+    /// whether it is there).
+    var remoteAnswered = false
 
     init(workspace: Workspace, remote: Remote, options: SyncOptions, local: ChangeRecorder.Result, report: SyncReport) {
         self.workspace = workspace
@@ -34,13 +37,14 @@ final class SyncSession {
     func pull(prefetched: RemoteChanges? = nil) throws {
         askLandedPending()
         var changes = try prefetched ?? remote.changes(since: state.cursor).checked(url: remote.displayURL)
+        remoteAnswered = true
         if let rewound = changes.rewound {
             try rebase(onto: rewound)
         } else if state.baseAheadOfCursor, remote.historiesFork, !changes.isSnapshot {
             try reconcileBaseAhead(&changes)
         }
         for note in changes.notArrived where !report.notices.contains(note) { report.notices.append(note) }
-        changes = changes.addingPurgedDeletions(base: state.base)
+        if changes.isSnapshot { changes = changes.addingPurgedDeletions(base: state.base) }
         rememberUserVersions(changes)
         var plan = try planPull(changes)
         restoreSharedCopies(of: changes, in: &plan)

@@ -13,8 +13,10 @@ final class IndexFile: @unchecked Sendable {
     /// Where everything is in the file. Numbers are little-endian.
     enum Layout {
         static let magic: [UInt8] = Array("docsync-index 2\n".utf8)
-        /// Magic (16 bytes), entry count (u32), record size (u32), 8 bytes of zeros.
+        /// Magic (16 bytes), entry count (u32), record size (u32), the stamp of the state
+        /// the synced flags were set against (u64; 0: none is set).
         static let headerSize = 32
+        static let stampField = 24
         static let recordSize = 112
         static let checksumSize = 32
         // A record: path (offset and length in the string table, u32 each), inode,
@@ -33,11 +35,16 @@ final class IndexFile: @unchecked Sendable {
         static let racyFlag: UInt32 = 1
         static let packedRefIdFlag: UInt32 = 2
         static let packedChangesetIdFlag: UInt32 = 4
-        static let knownFlags: UInt32 = 7
+        /// The entry's refId, hash and path are its document's tracked version, in the
+        /// state the header's stamp names (see `UnchangedTree`).
+        static let syncedFlag: UInt32 = 8
+        static let knownFlags: UInt32 = 15
     }
 
     private let buffer: UnsafeMutableRawBufferPointer
     let count: Int
+    /// The state the synced flags hold for (`SyncState.stamp`; 0: no flag is set).
+    let stamp: UInt64
     private let records: UnsafeRawPointer
     private let strings: UnsafeRawPointer
     private let stringsLength: Int
@@ -45,6 +52,9 @@ final class IndexFile: @unchecked Sendable {
     private init(buffer: UnsafeMutableRawBufferPointer, count: Int) {
         self.buffer = buffer
         self.count = count
+        stamp = UInt64(
+            littleEndian: UnsafeRawPointer(buffer.baseAddress!).loadUnaligned(
+                fromByteOffset: Layout.stampField, as: UInt64.self))
         records = UnsafeRawPointer(buffer.baseAddress!) + Layout.headerSize
         strings = records + count * Layout.recordSize
         stringsLength = buffer.count - Layout.headerSize - count * Layout.recordSize - Layout.checksumSize
@@ -74,8 +84,7 @@ final class IndexFile: @unchecked Sendable {
     private static func soundCount(_ bytes: UnsafeRawBufferPointer) -> Int? {
         let fixed = Layout.headerSize + Layout.checksumSize
         guard bytes.count >= fixed, hasMagic(bytes),
-            bytes.loadUnaligned(fromByteOffset: 20, as: UInt32.self).littleEndian == Layout.recordSize,
-            bytes.loadUnaligned(fromByteOffset: 24, as: UInt64.self) == 0
+            bytes.loadUnaligned(fromByteOffset: 20, as: UInt32.self).littleEndian == Layout.recordSize
         else { return nil }
         let count = Int(bytes.loadUnaligned(fromByteOffset: 16, as: UInt32.self).littleEndian)
         guard count * Layout.recordSize <= bytes.count - fixed else { return nil }
@@ -122,6 +131,25 @@ final class IndexFile: @unchecked Sendable {
     func record(_ i: Int) -> UnsafeRawPointer { records + i * Layout.recordSize }
 
     func path(_ i: Int) -> UnsafeRawBufferPointer { text(record(i) + Layout.pathField) }
+
+    /// `body` asked of record `i`'s path, refId and hash (for the synced flags).
+    func withIds(_ i: Int, _ body: (String, String, String) -> Bool) -> Bool {
+        let e = entry(i)
+        return body(pathString(i), e.refId, e.hash)
+    }
+
+    func isSynced(_ i: Int) -> Bool { u32(record(i), Layout.flagsField) & Layout.syncedFlag != 0 }
+
+    /// Whether record `i` is `path`'s, vouches for a file with `stat` (not racy, the same
+    /// inode, size and times) and is flagged synced: read in place, nothing made.
+    func vouchesSynced(_ i: Int, path: String, stat: FileStat) -> Bool {
+        let r = record(i)
+        let flags = u32(r, Layout.flagsField)
+        return flags & (Layout.syncedFlag | Layout.racyFlag) == Layout.syncedFlag
+            && UInt64(bitPattern: i64(r, Layout.inodeField)) == stat.inode && i64(r, Layout.sizeField) == stat.size
+            && i64(r, Layout.mtimeField) == stat.mtimeNanos && i64(r, Layout.ctimeField) == stat.ctimeNanos
+            && Self.withBytes(path) { Self.compare(self.path(i), $0) == 0 }
+    }
 
     func pathString(_ i: Int) -> String { String(decoding: path(i), as: UTF8.self) }
 

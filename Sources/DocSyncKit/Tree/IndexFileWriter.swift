@@ -17,8 +17,9 @@ struct IndexFileWriter {
     /// The first failed write: later ones are skipped and `finish` throws it.
     private var failure: FileSystemError?
 
-    /// Writes the header for `count` entries: exactly that many must follow.
-    init(fd: Int32, path: String, count: Int) {
+    /// Writes the header for `count` entries: exactly that many must follow. `stamp`: the
+    /// state the synced flags are set against (0: none is).
+    init(fd: Int32, path: String, count: Int, stamp: UInt64) {
         self.fd = fd
         self.path = path
         expected = count
@@ -26,16 +27,20 @@ struct IndexFileWriter {
         chunk += Layout.magic
         appendNumber(UInt32(count))
         appendNumber(UInt32(Layout.recordSize))
-        appendNumber(UInt64(0))
+        appendNumber(stamp)
     }
 
     /// A record copied from a file read in place: its fixed fields as they are, its texts
     /// moved to this file's string table.
-    mutating func append(recordOf file: IndexFile, _ i: Int) {
+    mutating func append(recordOf file: IndexFile, _ i: Int, synced: Bool) {
         let source = file.record(i)
         let start = chunk.count
         chunk += UnsafeRawBufferPointer(start: source, count: Layout.recordSize)
-        let flags = source.loadUnaligned(fromByteOffset: Layout.flagsField, as: UInt32.self).littleEndian
+        var flags = source.loadUnaligned(fromByteOffset: Layout.flagsField, as: UInt32.self).littleEndian
+        flags = synced ? flags | Layout.syncedFlag : flags & ~Layout.syncedFlag
+        chunk.withUnsafeMutableBytes {
+            $0.storeBytes(of: flags.littleEndian, toByteOffset: start + Layout.flagsField, as: UInt32.self)
+        }
         patchReference(at: start + Layout.pathField, to: file.text(source + Layout.pathField))
         if flags & Layout.packedRefIdFlag == 0 {
             patchReference(at: start + Layout.refIdField, to: file.text(source + Layout.refIdField))
@@ -48,11 +53,11 @@ struct IndexFileWriter {
 
     /// A record made from an entry. The hash must be 64 lower-case hex digits
     /// (`StatCache.isStorable`).
-    mutating func append(path: String, _ e: StatCache.Entry) {
+    mutating func append(path: String, _ e: StatCache.Entry, synced: Bool) {
         let start = chunk.count
         chunk += repeatElement(0, count: Layout.recordSize)
         IndexFile.withBytes(path) { patchReference(at: start + Layout.pathField, to: $0) }
-        var flags: UInt32 = e.racy ? Layout.racyFlag : 0
+        var flags: UInt32 = (e.racy ? Layout.racyFlag : 0) | (synced ? Layout.syncedFlag : 0)
         chunk.withUnsafeMutableBytes { bytes in
             let r = bytes.baseAddress! + start
             r.storeBytes(of: e.inode.littleEndian, toByteOffset: Layout.inodeField, as: UInt64.self)

@@ -29,6 +29,8 @@ public struct StatCache {
     /// Entries the changes added (positive) or took away (negative) from the file's count.
     private var countChange = 0
     public private(set) var isDirty = false
+    /// The stamp the last save of this run wrote (nil: not saved by this run).
+    private var savedStamp: UInt64?
 
     public init() {}
 
@@ -192,19 +194,40 @@ public struct StatCache {
         return cache
     }
 
-    public mutating func save(to path: String) throws {
+    /// Saves the index; with `synced`, each entry that is its document's tracked version
+    /// is flagged so (see `UnchangedTree`), under the stamp of that state.
+    public mutating func save(to path: String, synced: UnchangedTree.Against? = nil) throws {
         var storable = count
         for case .set(let e) in changes.values where !e.isStorable { storable -= 1 }
         try FileSystem.writeAtomically(path, durable: false) { fd in
-            var out = IndexFileWriter(fd: fd, path: path, count: storable)
+            var out = IndexFileWriter(fd: fd, path: path, count: storable, stamp: synced?.stamp ?? 0)
             merge { item in
                 switch item {
-                case .record(let file, let i): out.append(recordOf: file, i)
-                case .entry(let path, let e): if e.isStorable { out.append(path: path, e) }
+                case .record(let file, let i):
+                    let isSynced = synced.map { file.withIds(i, $0.isTracked) } ?? false
+                    out.append(recordOf: file, i, synced: isSynced)
+                case .entry(let path, let e):
+                    guard e.isStorable else { return }
+                    out.append(path: path, e, synced: synced?.isTracked(path, e.refId, e.hash) ?? false)
                 }
             }
             try out.finish()
         }
         isDirty = false
+        savedStamp = synced?.stamp ?? 0
+    }
+
+    /// The stamp of the state the index's synced flags hold for, as last read or saved.
+    public var stamp: UInt64 { savedStamp ?? file?.stamp ?? 0 }
+
+    /// Whether the walk's files are, one for one and in order, the entries of the file
+    /// as read, each flagged synced under `stamp` and vouching for its file's stat data.
+    func vouchesSynced(_ walk: [TreeWalker.Entry], stamp: UInt64) -> Bool {
+        guard stamp != 0, changes.isEmpty, savedStamp == nil, let file, file.stamp == stamp, file.count == walk.count
+        else { return false }
+        for (i, entry) in walk.enumerated() where !file.vouchesSynced(i, path: entry.path, stat: entry.stat) {
+            return false
+        }
+        return true
     }
 }
