@@ -27,6 +27,11 @@ import Testing
             dir.write("many/f\(i % 7)/doc\(i).json", "{}")
             expected.append("many/f\(i % 7)/doc\(i).json")
         }
+        // The same below the root: a file, a folder of its name and one past it by "-".
+        for path in ["b/c.json", "b/c/a.json", "b/c-x/y.json", "b/c0.json", "b/c/d.json"] {
+            dir.write(path, "{}")
+            expected.append(path)
+        }
         dir.write("top.json", "{}")
         dir.write("a.json", "{}")
         dir.write("notes.txt", "not a document")
