@@ -162,6 +162,9 @@ import Testing
         #expect(StatCache.load(from: layout.index).stamp == 0)
         let (report, baseRead) = try status(a)
         #expect(baseRead && report.unrecorded.isEmpty)
+        // That status set the flags: the next one takes the shortcut.
+        #expect(StatCache.load(from: layout.index).stamp != 0)
+        #expect(try !status(a).baseRead)
         _ = set
     }
 }

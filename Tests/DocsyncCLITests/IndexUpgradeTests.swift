@@ -78,4 +78,44 @@ import Testing
         #expect(StatCache.load(from: a.path(".docsync/index")).count == 2)
         #expect(a.documents() == docs)
     }
+
+    /// The state as a docsync from before the base came last wrote it: the base's lines
+    /// first, the pending actions after them, resealed.
+    static func baseFirst(_ state: [UInt8]) -> String {
+        let lines = String(decoding: state, as: UTF8.self).split(separator: "\n").map(String.init)
+        let body = lines.filter { !$0.hasPrefix("#sha256") }
+        let position = body.filter { !$0.hasPrefix("base\t") && !$0.hasPrefix("pending\t") && !$0.hasPrefix("end\t") }
+        let reordered =
+            position + body.filter { $0.hasPrefix("base\t") } + body.filter { $0.hasPrefix("pending\t") }
+            + body.filter { $0.hasPrefix("end\t") }
+        let text = reordered.joined(separator: "\n") + "\n"
+        return text + "#sha256 \(ContentHash.of(text))\n"
+    }
+
+    @Test("a state with its base first and an action pending after it opens, syncs, and is written base last once")
+    func stateWithTheBaseFirstConverts() throws {
+        let box = Sandbox()
+        let a = box.initReplica(
+            "A", files: ["a.json": "{\"v\": 1}\n", "b.json": "{\"v\": 2}\n", "c.json": "{\"v\": 3}\n"])
+        a.sync()
+        let b = box.clone("B")
+        // A deletion recorded and not pushed yet: pending in the state.
+        #expect(a.run("rm", "b.json").exit == 0)
+        let state = try #require(a.bytes(".docsync/state"))
+        let old = Self.baseFirst(state)
+        #expect(
+            old.contains("\npending\t")
+                && old.range(of: "\nbase\t")!.lowerBound < old.range(of: "\npending\t")!.lowerBound)
+        a.write(".docsync/state", old)
+
+        let status = a.run("status")
+        #expect(status.exit == 0 && status.stdout.contains("b.json"), status.comment)
+        #expect(a.sync().stdout.contains("0 recorded, 0 pulled, 1 pushed"))
+        let converted = String(decoding: try #require(a.bytes(".docsync/state")), as: UTF8.self)
+        let lastPending = converted.range(of: "\npending\t", options: .backwards)?.lowerBound
+        #expect(lastPending == nil || lastPending! < converted.range(of: "\nbase\t")!.lowerBound)
+        #expect(b.sync().stdout.contains("0 recorded, 1 pulled, 0 pushed"))
+        #expect(a.documents() == b.documents() && !b.exists("b.json"))
+        #expect(a.run("verify").exit == 0 && b.run("verify").exit == 0)
+    }
 }
