@@ -90,6 +90,47 @@ import Testing
         #expect(walk.count == 14)
     }
 
+    /// The synced flags agree with the tracked versions whether an entry is written from
+    /// this run's changes or copied from the file read in place: a refId packed or kept
+    /// as text, a hash that differs in its first or last digit, another path, no refId.
+    @Test func syncedFlagsMatchTheTrackedVersionsExactly() throws {
+        let dir = TempFolder("binary-index-synced")
+        var cache = StatCache()
+        var tracked: [String: DocVersion] = [:]
+        for n in 0..<3 {
+            let path = "doc\(n).json"
+            cache.record(
+                path: path, stat: Self.stat(inode: UInt64(n + 1)), hash: Self.hash(n), refId: Self.idPairs[n].refId,
+                changesetId: Self.idPairs[n].changesetId, readAtNanos: .max)
+            tracked[Self.idPairs[n].refId] = DocVersion(
+                refId: Self.idPairs[n].refId, changesetId: "any", hash: Self.hash(n), path: path)
+        }
+        cache.record(
+            path: "no-ids.json", stat: Self.stat(inode: 9), hash: Self.hash(9), refId: "", changesetId: "",
+            readAtNanos: .max)
+        var changed = tracked
+        func alter(_ refId: String, _ change: (inout DocVersion) -> Void) { change(&changed[refId]!) }
+        let first = Self.idPairs[0].refId, second = Self.idPairs[1].refId, third = Self.idPairs[2].refId
+        alter(first) { v in v.hash = (v.hash.first == "0" ? "1" : "0") + v.hash.dropFirst() }
+        alter(second) { v in v.hash = v.hash.dropLast() + (v.hash.last == "0" ? "1" : "0") }
+        alter(third) { v in v.path = "elsewhere.json" }
+        for (name, versions, expected) in [
+            ("the same versions", tracked, [true, true, true, false]),
+            ("one digit off, another path", changed, [false, false, false, false])
+        ] {
+            let against = UnchangedTree.Against(stamp: 7, tracked: versions)
+            var fromChanges = cache
+            try fromChanges.save(to: dir.sub("changes"), synced: against)
+            var fromFile = StatCache.load(from: dir.sub("changes"))
+            try fromFile.save(to: dir.sub("file"), synced: against)
+            for saved in ["changes", "file"] {
+                let file = try #require(IndexFile.readWhole(dir.sub(saved)).flatMap(IndexFile.open))
+                #expect(file.stamp == 7)
+                #expect((0..<file.count).map(file.isSynced) == expected, "\(name), written from \(saved)")
+            }
+        }
+    }
+
     /// A sound file of three entries, and where each part of it starts.
     static func soundFile(_ dir: TempFolder) throws -> [UInt8] {
         var cache = StatCache()

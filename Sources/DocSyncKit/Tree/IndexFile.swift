@@ -132,11 +132,35 @@ final class IndexFile: @unchecked Sendable {
 
     func path(_ i: Int) -> UnsafeRawBufferPointer { text(record(i) + Layout.pathField) }
 
-    /// `body` asked of record `i`'s path, refId and hash (for the synced flags).
-    func withIds(_ i: Int, _ body: (String, String, String) -> Bool) -> Bool {
-        let e = entry(i)
-        return body(pathString(i), e.refId, e.hash)
+    /// Whether record `i` holds its document's version in `tracked` (refId, content hash
+    /// and path), for the synced flags. Read in place: only the refId is made, for the
+    /// lookup. Why: making every entry whole put a tenth of a 1% pull into saving the index.
+    func isTracked(_ i: Int, in tracked: [String: DocVersion]) -> Bool {
+        let r = record(i)
+        let refId =
+            u32(r, Layout.flagsField) & Layout.packedRefIdFlag != 0
+            ? CompactId.unpack(r + Layout.refIdField, CompactId.uuid)
+            : String(decoding: text(r + Layout.refIdField), as: UTF8.self)
+        guard !refId.isEmpty, let version = tracked[refId] else { return false }
+        return Self.hexEquals(version.hash, r + Layout.hashField)
+            && Self.withBytes(version.path) { Self.compare(path(i), $0) == 0 }
     }
+
+    /// Whether `hex` is the 64 lower-case hex digits of the 32 bytes at `raw`.
+    static func hexEquals(_ hex: String, _ raw: UnsafeRawPointer) -> Bool {
+        withBytes(hex) { digits in
+            guard digits.count == 64 else { return false }
+            for i in 0..<32 {
+                let byte = raw.load(fromByteOffset: i, as: UInt8.self)
+                guard digits[2 * i] == hexDigit(byte >> 4), digits[2 * i + 1] == hexDigit(byte & 15) else {
+                    return false
+                }
+            }
+            return true
+        }
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 48 + nibble : 87 + nibble }
 
     func isSynced(_ i: Int) -> Bool { u32(record(i), Layout.flagsField) & Layout.syncedFlag != 0 }
 

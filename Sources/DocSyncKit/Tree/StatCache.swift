@@ -204,7 +204,7 @@ public struct StatCache {
             merge { item in
                 switch item {
                 case .record(let file, let i):
-                    let isSynced = synced.map { file.withIds(i, $0.isTracked) } ?? false
+                    let isSynced = synced.map { file.isTracked(i, in: $0.tracked) } ?? false
                     out.append(recordOf: file, i, synced: isSynced)
                 case .entry(let path, let e):
                     guard e.isStorable else { return }
