@@ -54,10 +54,10 @@ echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}
 echo "trees: $root"
 
 # Room first: each tree is a file per record (4 KiB each on ext4), docsync alone makes
-# about 10 trees of N, with the peers about 17. Failing after an hour for a full disk
+# about 10 trees of N (6 with ONLY_FOLDER), with the peers about 17. Failing after an hour for a full disk
 # helps nobody (a 1,000,000 run needs ~45 GB and ~10 million inodes without peers).
 for N in "${@:-10000}"; do
-  trees=$([ -n "${SKIP_PEERS:-}" ] && echo 10 || echo 17)
+  trees=$([ -n "${ONLY_FOLDER:-}" ] && echo 6 || { [ -n "${SKIP_PEERS:-}" ] && echo 10 || echo 17; })
   need_inodes=$((N * trees + 10000)); need_kb=$((N * trees * 4 + 1048576))
   free_inodes=$(df -Pi "$root" | awk 'NR==2 {print $4}'); free_kb=$(df -Pk "$root" | awk 'NR==2 {print $4}')
   if [ "$free_inodes" != "-" ] && [ "$free_inodes" -lt "$need_inodes" ] || [ "$free_kb" -lt "$need_kb" ]; then
