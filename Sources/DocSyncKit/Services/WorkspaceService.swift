@@ -64,9 +64,9 @@ extension WorkspaceService {
         write: Bool, report: inout SyncReport, checkpointing: Bool = true,
         refreshingIndex: Bool = false, joining: [String: String] = [:]
     ) throws -> ChangeRecorder.Result {
-        let store = workspace.store
         let recorder = ChangeRecorder(
-            layout: layout, trackedVersions: { store.state.tracked }, index: index, clock: clock, objects: objects,
+            layout: layout, trackedVersions: { [store] in store.state.tracked }, index: index, clock: clock,
+            objects: objects,
             schemas: recordSchemas)
         recorder.unchangedTree = store.unchangedTree
         recorder.progress = progress

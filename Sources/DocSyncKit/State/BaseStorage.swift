@@ -33,8 +33,6 @@ final class BaseStorage: @unchecked Sendable {
     /// How many versions, without parsing them.
     var count: Int { lock.withLock { lines?.count ?? versions.count } }
 
-    var isParsed: Bool { lock.withLock { lines == nil } }
-
     /// The lines as read, while nobody has asked for a version: a save copies them as
     /// they are.
     var unparsedLines: Lines? { lock.withLock { lines } }
@@ -54,12 +52,13 @@ final class BaseStorage: @unchecked Sendable {
     /// other states may share, stays as it is).
     var copy: [String: DocVersion] { lock.withLock { lines.map(Self.parse) ?? versions } }
 
-    /// The versions of lines `SyncState.load` checked: each is `base`, refId, changesetId,
-    /// hash and path, tab-separated.
+    /// The versions of the `base` lines `SyncState.load` checked (refId, changesetId, hash
+    /// and path, tab-separated); other lines among them are passed over.
     private static func parse(_ lines: Lines) -> [String: DocVersion] {
         var versions: [String: DocVersion] = [:]
         versions.reserveCapacity(lines.count)
         SealedFile.forEachLine(lines.bytes, in: lines.range) { fields, _ in
+            guard fields.equals(0, "base") else { return }
             let version = DocVersion(
                 refId: fields.text(1), changesetId: fields.text(2), hash: fields.raw(3), path: fields.text(4))
             versions[version.refId] = version

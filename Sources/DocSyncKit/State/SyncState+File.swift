@@ -25,10 +25,11 @@ extension SyncState {
         var reader = StateFileReader(path: path, bytes: bytes)
         try reader.read(upTo: end)
         var state = reader.state
-        state.baseStorage =
-            reader.baseInOneRun
-            ? BaseStorage(lines: BaseStorage.Lines(bytes: bytes, range: reader.baseLines, count: reader.baseCount))
-            : BaseStorage(try reader.parseScatteredBase(upTo: end))
+        state.baseStorage = BaseStorage(
+            lines: BaseStorage.Lines(bytes: bytes, range: reader.baseLines, count: reader.baseCount))
+        // Other lines between the base's (an older layout): parsed now, so that a save
+        // never copies them along with the base's lines.
+        if !reader.baseInOneRun { _ = state.baseStorage.parsed }
         state.savedDigest = digest
         return state
     }
@@ -137,18 +138,6 @@ private struct StateFileReader {
         } else {
             try state.readRecord(f, path: path)
         }
-    }
-
-    /// The base of a file whose base lines are not in one run, parsed line by line.
-    func parseScatteredBase(upTo end: Int) throws -> [String: DocVersion] {
-        var base: [String: DocVersion] = [:]
-        base.reserveCapacity(baseCount)
-        _ = SealedFile.forEachLine(bytes) { f in
-            guard f.equals(0, "base") && f.count == 5 else { return }
-            let v = DocVersion(refId: f.text(1), changesetId: f.text(2), hash: f.raw(3), path: f.text(4))
-            base[v.refId] = v
-        }
-        return base
     }
 }
 

@@ -15,10 +15,10 @@ public struct SyncState: Sendable {
             savedDigest = nil
         }
         _modify {
-            if !isKnownUniquelyReferenced(&baseStorage) {
+            if isKnownUniquelyReferenced(&baseStorage) {
+                _ = baseStorage.parsed
+            } else {
                 baseStorage = BaseStorage(baseStorage.copy)
-            } else if !baseStorage.isParsed {
-                baseStorage = BaseStorage(baseStorage.parsed)
             }
             savedDigest = nil
             yield &baseStorage.versions
