@@ -47,6 +47,7 @@ import Testing
 
     @Test func aNoOpStatusAndSyncNeverReadTheBase() throws {
         let (set, a) = try settledTree()
+        defer { withExtendedLifetime(set) {} }  // it removes the trees when it goes
         let (report, baseRead) = try status(a)
         #expect(report.unrecorded.isEmpty && report.pending.isEmpty && report.problems.isEmpty)
         #expect(!baseRead, "a no-op status parsed the base")

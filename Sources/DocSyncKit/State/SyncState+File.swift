@@ -31,6 +31,7 @@ extension SyncState {
         // never copies them along with the base's lines.
         if !reader.baseInOneRun { _ = state.baseStorage.parsed }
         state.savedDigest = digest
+        state.readStamp = UnchangedTree.stamp(digest)
         return state
     }
 

@@ -13,17 +13,21 @@ public struct SyncState: Sendable {
         set {
             baseStorage = BaseStorage(newValue)
             savedDigest = nil
+            baseChangedPaths = nil
         }
         _modify {
-            if isKnownUniquelyReferenced(&baseStorage) {
-                _ = baseStorage.parsed
-            } else {
-                baseStorage = BaseStorage(baseStorage.copy)
-            }
-            savedDigest = nil
+            makeBaseUnique()
+            baseChangedPaths = nil
             yield &baseStorage.versions
         }
     }
+    /// The paths, before and after, of every document whose base version changed since
+    /// the state was read; nil when the base changed otherwise (set whole), so unknown.
+    /// Why: an index's synced flags set against the state as read still hold for every
+    /// other path (see `UnchangedTree.Against`), and need no lookup.
+    var baseChangedPaths: Set<String>? = []
+    /// The stamp of the state file this state was read from (0: not read from one).
+    var readStamp: UInt64 = 0
     /// How many documents the base holds, without parsing it.
     public var baseCount: Int { baseStorage.count }
     /// The base as the state file held it, while nobody has asked for a version.
@@ -92,7 +96,10 @@ public struct SyncState: Sendable {
             // A pull's own push found on the remote: the base moves with the pull's cursor.
             if refId != nil && reason == .pushed { baseAheadOfCursor = true }
             if reason == .pushed {
-                for action in pending where finished.contains(action.seq) { Self.applyLocal(action, to: &base) }
+                for action in pending where finished.contains(action.seq) {
+                    guard case let .local(kind, version, _) = action.event else { continue }
+                    setBase(version.refId, kind == .delete ? nil : version)
+                }
             }
             pending.removeAll { finished.contains($0.seq) }
         case .apply, .conflict, .resolve:
@@ -100,7 +107,7 @@ public struct SyncState: Sendable {
             break
         case let .seen(refId, remote, _):
             baseAheadOfCursor = true
-            if let version = remote.version { base[refId] = version } else { base.removeValue(forKey: refId) }
+            setBase(refId, remote.version)
             held.removeValue(forKey: refId)
         case let .held(refId, _, _):
             held[refId] = entry
@@ -110,5 +117,29 @@ public struct SyncState: Sendable {
             lastSync = entry.time
         }
         journalSeq = max(journalSeq, entry.seq)
+    }
+
+    /// Sets (or with nil removes) one document's base version, noting its paths.
+    private mutating func setBase(_ refId: String, _ version: DocVersion?) {
+        makeBaseUnique()
+        let before: DocVersion?
+        if let version {
+            before = baseStorage.versions.updateValue(version, forKey: refId)
+        } else {
+            before = baseStorage.versions.removeValue(forKey: refId)
+        }
+        if let before { baseChangedPaths?.insert(before.path) }
+        if let version { baseChangedPaths?.insert(version.path) }
+    }
+
+    /// The base parsed and this state's own (copied if another state shares it), about
+    /// to change.
+    private mutating func makeBaseUnique() {
+        if isKnownUniquelyReferenced(&baseStorage) {
+            _ = baseStorage.parsed
+        } else {
+            baseStorage = BaseStorage(baseStorage.copy)
+        }
+        savedDigest = nil
     }
 }

@@ -20,9 +20,13 @@ extension ChangeRecorder {
         // The walk is in the index's order: each lookup goes on from where the last one
         // stopped (a merge, no hashing of paths).
         var cursor = StatCache.Cursor()
+        // Flags set against the state as read (nothing pending, nothing folded in since)
+        // say which files hold their document's tracked version, with no lookup.
+        let stamp = unchangedTree?.stamp ?? 0
         for (fileNumber, entry) in entries.enumerated() {
             progress?(.step(.scan, done: fileNumber, total: entries.count))
-            switch scanFile(entry, cached: index.entry(entry.path, cursor: &cursor)) {
+            let found = index.entry(entry.path, cursor: &cursor, syncedUnder: stamp)
+            switch scanFile(entry, cached: found?.entry, isSynced: found?.isSynced ?? false) {
             case .file(let info):
                 files.append(info)
             case .invalid(let problems, let forget):
@@ -41,9 +45,9 @@ extension ChangeRecorder {
         return files
     }
 
-    func scanFile(_ entry: TreeWalker.Entry, cached: StatCache.Entry?) -> FileScan {
+    func scanFile(_ entry: TreeWalker.Entry, cached: StatCache.Entry?, isSynced: Bool = false) -> FileScan {
         if let cached, cached.matches(entry.stat) {
-            return scanCached(entry, cached)
+            return scanCached(entry, cached, isSynced: isSynced)
         }
         // A name no remote can hold (a newline or control character in it) is this
         // file's problem alone: reported like invalid JSON, everything else syncs.
@@ -54,12 +58,17 @@ extension ChangeRecorder {
         return readAndScan(entry)
     }
 
-    /// A file the stat cache vouches for: its ids and hash come from the cache.
-    private func scanCached(_ entry: TreeWalker.Entry, _ cached: StatCache.Entry) -> FileScan {
+    /// A file the stat cache vouches for: its ids and hash come from the cache. Flagged
+    /// synced (`isSynced`), it is its document's tracked version, at its path.
+    private func scanCached(_ entry: TreeWalker.Entry, _ cached: StatCache.Entry, isSynced: Bool) -> FileScan {
         var info = FileInfo(
             path: entry.path, stat: entry.stat, hash: cached.hash,
             refId: cached.refId.isEmpty ? nil : cached.refId,
             changesetId: cached.changesetId.isEmpty ? nil : cached.changesetId)
+        if isSynced {
+            info.unchanged = true
+            return .file(info)
+        }
         // The one lookup of its document for most files on a no-op run, which the
         // record reuses instead of asking `tracked` again.
         if let known = info.refId.flatMap({ tracked[$0] }), known.hash == info.hash {

@@ -51,9 +51,23 @@ public struct StatCache {
     /// The entry of `path`, for a caller asking in walk order (the scan): the file is
     /// searched from where the last lookup stopped. Any order gives right answers.
     public func entry(_ path: String, cursor: inout Cursor) -> Entry? {
-        if !changes.isEmpty, let change = changes[PathKey(path)] { return change.entry }
-        guard let file else { return nil }
-        return file.find(path, cursor: &cursor.next).map { file.entry($0) }
+        entry(path, cursor: &cursor, syncedUnder: 0)?.entry
+    }
+
+    /// An entry, and whether the file as read flags it synced (see `UnchangedTree`).
+    public struct Found {
+        public let entry: Entry
+        public let isSynced: Bool
+    }
+
+    /// `entry(_:cursor:)`, saying whether the entry is the file's record flagged synced
+    /// against the state `stamp` names (never for 0 or a changed entry).
+    public func entry(_ path: String, cursor: inout Cursor, syncedUnder stamp: UInt64) -> Found? {
+        if !changes.isEmpty, let change = changes[PathKey(path)] {
+            return change.entry.map { Found(entry: $0, isSynced: false) }
+        }
+        guard let file, let i = file.find(path, cursor: &cursor.next) else { return nil }
+        return Found(entry: file.entry(i), isSynced: stamp != 0 && file.stamp == stamp && file.isSynced(i))
     }
 
     private func contains(_ path: String) -> Bool {
@@ -201,10 +215,11 @@ public struct StatCache {
         for case .set(let e) in changes.values where !e.isStorable { storable -= 1 }
         try FileSystem.writeAtomically(path, durable: false) { fd in
             var out = IndexFileWriter(fd: fd, path: path, count: storable, stamp: synced?.stamp ?? 0)
+            var carriedCursor = 0
             merge { item in
                 switch item {
                 case .record(let file, let i):
-                    let isSynced = synced.map { file.isTracked(i, in: $0.tracked) } ?? false
+                    let isSynced = synced?.isTracked(file, i, cursor: &carriedCursor) ?? false
                     out.append(recordOf: file, i, synced: isSynced)
                 case .entry(let path, let e):
                     guard e.isStorable else { return }
