@@ -14,9 +14,25 @@ enum SyncServiceConflictName {
     /// The name of the file `name` is a conflict copy of (of a copy of a copy, too), or
     /// nil if it is not one.
     static func original(of name: String, hosts: [String] = []) -> String? {
+        guard hosts.contains(where: { !$0.isEmpty }) || mayBeServiceCopy(name) else { return nil }
         guard var found = once(name, hosts: hosts) else { return nil }
         while let deeper = once(found, hosts: hosts) { found = deeper }
         return found
+    }
+
+    /// Whether `name` has what every name above without a machine's name has: a `(` or
+    /// "onflict". Why a first look by bytes: a push asks this of every name in each folder
+    /// it wrote to (a whole 100,000-document remote for a 1% push, 5% of its time).
+    static func mayBeServiceCopy(_ name: String) -> Bool {
+        let marker = Array("onflict".utf8)
+        var utf8 = name.utf8.makeIterator()
+        var matched = 0
+        while let byte = utf8.next() {
+            if byte == UInt8(ascii: "(") { return true }
+            matched = byte == marker[matched] ? matched + 1 : (byte == marker[0] ? 1 : 0)
+            if matched == marker.count { return true }
+        }
+        return false
     }
 
     private static func once(_ name: String, hosts: [String]) -> String? {
