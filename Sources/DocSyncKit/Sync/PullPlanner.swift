@@ -75,7 +75,20 @@ struct PullPlanner {
         var pendingVersions: [String: [PendingVersion]]
         /// Paths that documents of this pull move away from: free for incoming versions.
         var vacated = Set<String>()
-        var trackedByPath: [String: String]
+        var trackedByPath: TrackedPaths
+    }
+
+    /// Which tracked document is at a path, indexed the first time a version lands at a
+    /// path its document did not have. Why lazily: most pulls move nothing, and making
+    /// the index (100,000 entries) was every pull's cost.
+    final class TrackedPaths {
+        private let tracked: [String: DocVersion]
+        private lazy var refIds = Dictionary(
+            tracked.values.map { ($0.path, $0.refId) }, uniquingKeysWith: { a, _ in a })
+
+        init(_ tracked: [String: DocVersion]) { self.tracked = tracked }
+
+        subscript(path: String) -> String? { refIds[path] }
     }
 
     func plan(_ changes: RemoteChanges, time: Int64) throws -> PullPlan {
@@ -105,7 +118,7 @@ struct PullPlanner {
     ) -> Decided {
         var decided = Decided(
             pendingVersions: PendingVersion.byDocument(pending),
-            trackedByPath: Dictionary(tracked.values.map { ($0.path, $0.refId) }, uniquingKeysWith: { a, _ in a }))
+            trackedByPath: TrackedPaths(tracked))
         let localMoves = SyncState.moveTimes(pending)
         decided.documents.reserveCapacity(incoming.count)
         for index in 0..<incoming.count {
