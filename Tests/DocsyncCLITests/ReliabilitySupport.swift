@@ -44,8 +44,6 @@ enum Reliability {
         #expect(made.exit == 0, made.comment, sourceLocation: sourceLocation)
     }
 
-    /// The remote of a test: `box.remote` (a folder, created by `init`), or a new bare
-    /// repository `remote.git` when `git` is set.
     /// The remote of a test: a bare git repository, or a folder (in format 1 with
     /// `format1`, made by `docsync init --remote-format 1`; else made by the first init).
     static func remote(_ box: Sandbox, git: Bool, format1: Bool = false) -> String {
