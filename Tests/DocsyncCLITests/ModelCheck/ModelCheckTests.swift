@@ -67,7 +67,7 @@ struct ModelCheckTests {
             conflicts=\(f.conflictsFound) deleteVsEdit=\(f.deleteVsEdit) kills=\(kills) crashAttempts=\(f.crashAttempts) \
             concurrentSteps=\(f.concurrentSteps) reordered=\(f.reordered) busy75=\(f.busy75) \
             randomKills=\(randomLanded) randomKillsTried=\(randomTried) randomKillsBy=\(randomList.isEmpty ? "none" : randomList) \
-            conflictCopyChecks=\(f.conflictCopiesChecked) pointOfViewChecks=\(f.pointOfViewChecks) \
+            conflictCopyChecks=\(f.conflictCopiesChecked) pointOfViewChecks=\(f.pointOfViewChecks) echoMakerSwaps=\(f.echoMakerSwaps) \
             firstContacts=\(f.firstContacts) firstContactMerges=\(f.firstContactMerges) urlChanges=\(f.urlChanges) \
             viewResolves=\(f.viewResolves) plainGitEdits=\(f.plainGitEdits) \
             syncExits=\(exits) opsDone=\(opList) killsAt=\(killList) knownDefectHits=\(known.isEmpty ? "none" : known) \

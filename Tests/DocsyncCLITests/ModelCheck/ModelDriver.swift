@@ -84,6 +84,9 @@ extension MC {
         var conflictCopiesChecked = 0
         /// `storedSide` checks of listed records (and `keptBy` with them).
         var pointOfViewChecks = 0
+        /// Of those, stored sides of an identical edit whose maker the changesetId named
+        /// against the model's order (see `checkPointOfView`).
+        var echoMakerSwaps = 0
         /// Issue 21's second part: replicas that joined with plain files (first contact),
         /// `remote.url` changes, `resolve --take` by point of view, plain git commits.
         var firstContacts = 0
@@ -170,6 +173,8 @@ extension MC {
         var alternativesTried: [String]?
         /// Documents that got an edit identical to another replica's (either changesetId may stay).
         var echoDocs: Set<Int> = []
+        /// The replicas that made each such identical edit (see `checkPointOfView`).
+        var echoMakers: [Int: Set<Int>] = [:]
 
         init(seed: UInt64, length: Int, kind: RemoteKind) {
             self.seed = seed
@@ -492,6 +497,7 @@ extension MC {
                     for f in MC.fieldNames where entry.placed.version.fields[f] != b.version.fields[f] {
                         guard let v = entry.placed.version.fields[f] else { continue }
                         echoDocs.insert(doc)
+                        echoMakers[doc, default: []].formUnion([r, other])
                         return setField(r, doc, mine, f, v, style: .inPlace, verb: "echo-edit (same as r\(other))")
                     }
                 }
