@@ -425,7 +425,9 @@ extension MC.Run {
         var storedSide: String?
         /// The replica id that made the kept version.
         var keptBy: String?
-        /// The replica id in the stored version's changesetId (its last part).
+        /// The replica id in the record's changesetId (its last part): the stored version's
+        /// maker when the record stores a version (a deletion record's changesetId is the
+        /// deleted version's, not the deleter's).
         var storedMaker: String?
         var raw: String
     }
@@ -552,7 +554,8 @@ extension MC.Run {
             // open (seed 305497954, daemon: five orders matched, the model's made r1 the
             // maker, the changesetId was r0's). The maker is then the one the stored
             // changesetId names, provided it is one of the replicas that made the edit.
-            if let makers = echoMakers[rec.doc], makers.contains(by),
+            // Only for a stored version: an echo edit makes versions, never deletions.
+            if rec.loser != nil, let makers = echoMakers[rec.doc], makers.contains(by),
                 let maker = listed.storedMaker.flatMap({ replicaIds.firstIndex(of: $0) }), makers.contains(maker)
             {
                 if maker != by { figures.echoMakerSwaps += 1 }
