@@ -21,13 +21,19 @@ import Testing
 
     static let binaryMagic = Array("docsync-index 2\n".utf8)
 
-    @Test("a text index is read, trusted, converted once, and the tree keeps syncing")
-    func textIndexConvertsOnce() throws {
+    /// Replica A with three documents synced to a folder remote, and B cloned from it.
+    static func twoSyncedReplicas() -> (Sandbox, Replica, Replica) {
         let box = Sandbox()
         let a = box.initReplica(
             "A", files: ["a.json": "{\"v\": 1}\n", "b.json": "{\"v\": 2}\n", "c.json": "{\"v\": 3}\n"])
         a.sync()
-        let b = box.clone("B")
+        return (box, a, box.clone("B"))
+    }
+
+    @Test("a text index is read, trusted, converted once, and the tree keeps syncing")
+    func textIndexConvertsOnce() throws {
+        let (box, a, b) = Self.twoSyncedReplicas()
+        defer { withExtendedLifetime(box) {} }  // it removes the trees when it goes
         let synced = StatCache.load(from: a.path(".docsync/index")).entries
         #expect(synced.count == 3 && a.bytes(".docsync/index")?.starts(with: Self.binaryMagic) == true)
 
@@ -94,11 +100,8 @@ import Testing
 
     @Test("a state with its base first and an action pending after it opens, syncs, and is written base last once")
     func stateWithTheBaseFirstConverts() throws {
-        let box = Sandbox()
-        let a = box.initReplica(
-            "A", files: ["a.json": "{\"v\": 1}\n", "b.json": "{\"v\": 2}\n", "c.json": "{\"v\": 3}\n"])
-        a.sync()
-        let b = box.clone("B")
+        let (box, a, b) = Self.twoSyncedReplicas()
+        defer { withExtendedLifetime(box) {} }  // it removes the trees when it goes
         // A deletion recorded and not pushed yet: pending in the state.
         #expect(a.run("rm", "b.json").exit == 0)
         let state = try #require(a.bytes(".docsync/state"))

@@ -12,12 +12,17 @@ enum UTF8Order {
         // Native strings hand out their bytes without a copy; others take the slow path.
         let fast = a.utf8.withContiguousStorageIfAvailable { x in
             b.utf8.withContiguousStorageIfAvailable { y in
-                let common = min(x.count, y.count)
-                let order = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
-                return order != 0 ? order < 0 : x.count < y.count
+                compare(UnsafeRawBufferPointer(x), UnsafeRawBufferPointer(y)) < 0
             }
         }
         if let fast, let result = fast { return result }
         return a.utf8.lexicographicallyPrecedes(b.utf8)
+    }
+
+    /// The order of two byte strings: negative when `a` comes first, 0 when equal.
+    static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int32 {
+        let common = min(a.count, b.count)
+        let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
+        return order != 0 ? order : Int32(a.count < b.count ? -1 : a.count > b.count ? 1 : 0)
     }
 }

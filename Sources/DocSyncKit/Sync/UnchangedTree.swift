@@ -57,7 +57,7 @@ public struct UnchangedTree: Sendable {
             /// only moves forward).
             func names(_ path: UnsafeRawBufferPointer, cursor: inout Int) -> Bool {
                 while cursor < paths.count {
-                    let order = IndexFile.withBytes(paths[cursor]) { IndexFile.compare($0, path) }
+                    let order = IndexFile.withBytes(paths[cursor]) { UTF8Order.compare($0, path) }
                     if order == 0 { return true }
                     if order > 0 { return false }
                     cursor += 1

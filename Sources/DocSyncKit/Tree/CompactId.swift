@@ -77,6 +77,19 @@ enum CompactId {
         }
     }
 
+    /// Whether `hex` is the lower-case hex digits of the `count` bytes at `raw`, compared
+    /// in place (no string made).
+    static func hexEquals(_ hex: String, _ raw: UnsafeRawPointer, count: Int) -> Bool {
+        IndexFile.withBytes(hex) { digits in
+            guard digits.count == 2 * count else { return false }
+            for i in 0..<count {
+                let byte = raw.load(fromByteOffset: i, as: UInt8.self)
+                guard digits[2 * i] == digit(byte >> 4), digits[2 * i + 1] == digit(byte & 0x0f) else { return false }
+            }
+            return true
+        }
+    }
+
     /// Packs 64 lower-case hex digits into 32 bytes at `out`; false if `text` is not one.
     static func packHash(_ text: String, into out: UnsafeMutableRawPointer) -> Bool {
         pack(text, hashShape, into: out)

@@ -137,30 +137,18 @@ final class IndexFile: @unchecked Sendable {
     /// lookup. Why: making every entry whole put a tenth of a 1% pull into saving the index.
     func isTracked(_ i: Int, in tracked: [String: DocVersion]) -> Bool {
         let r = record(i)
-        let refId =
-            u32(r, Layout.flagsField) & Layout.packedRefIdFlag != 0
+        let refId = refId(r)
+        guard !refId.isEmpty, let version = tracked[refId] else { return false }
+        return CompactId.hexEquals(version.hash, r + Layout.hashField, count: 32)
+            && Self.withBytes(version.path) { UTF8Order.compare(path(i), $0) == 0 }
+    }
+
+    /// The refId of the record at `r`: packed, or text in the string table.
+    private func refId(_ r: UnsafeRawPointer) -> String {
+        u32(r, Layout.flagsField) & Layout.packedRefIdFlag != 0
             ? CompactId.unpack(r + Layout.refIdField, CompactId.uuid)
             : String(decoding: text(r + Layout.refIdField), as: UTF8.self)
-        guard !refId.isEmpty, let version = tracked[refId] else { return false }
-        return Self.hexEquals(version.hash, r + Layout.hashField)
-            && Self.withBytes(version.path) { Self.compare(path(i), $0) == 0 }
     }
-
-    /// Whether `hex` is the 64 lower-case hex digits of the 32 bytes at `raw`.
-    static func hexEquals(_ hex: String, _ raw: UnsafeRawPointer) -> Bool {
-        withBytes(hex) { digits in
-            guard digits.count == 64 else { return false }
-            for i in 0..<32 {
-                let byte = raw.load(fromByteOffset: i, as: UInt8.self)
-                guard digits[2 * i] == hexDigit(byte >> 4), digits[2 * i + 1] == hexDigit(byte & 15) else {
-                    return false
-                }
-            }
-            return true
-        }
-    }
-
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? 48 + nibble : 87 + nibble }
 
     func isSynced(_ i: Int) -> Bool { u32(record(i), Layout.flagsField) & Layout.syncedFlag != 0 }
 
@@ -172,7 +160,7 @@ final class IndexFile: @unchecked Sendable {
         return flags & (Layout.syncedFlag | Layout.racyFlag) == Layout.syncedFlag
             && UInt64(bitPattern: i64(r, Layout.inodeField)) == stat.inode && i64(r, Layout.sizeField) == stat.size
             && i64(r, Layout.mtimeField) == stat.mtimeNanos && i64(r, Layout.ctimeField) == stat.ctimeNanos
-            && Self.withBytes(path) { Self.compare(self.path(i), $0) == 0 }
+            && Self.withBytes(path) { UTF8Order.compare(self.path(i), $0) == 0 }
     }
 
     func pathString(_ i: Int) -> String { String(decoding: path(i), as: UTF8.self) }
@@ -184,9 +172,7 @@ final class IndexFile: @unchecked Sendable {
             inode: UInt64(bitPattern: i64(r, Layout.inodeField)), size: i64(r, Layout.sizeField),
             mtimeNanos: i64(r, Layout.mtimeField), ctimeNanos: i64(r, Layout.ctimeField),
             hash: CompactId.hex(r + Layout.hashField, count: 32),
-            refId: flags & Layout.packedRefIdFlag != 0
-                ? CompactId.unpack(r + Layout.refIdField, CompactId.uuid)
-                : String(decoding: text(r + Layout.refIdField), as: UTF8.self),
+            refId: refId(r),
             changesetId: flags & Layout.packedChangesetIdFlag != 0
                 ? CompactId.unpack(r + Layout.changesetIdField, CompactId.changesetId)
                 : String(decoding: text(r + Layout.changesetIdField), as: UTF8.self),
@@ -195,14 +181,7 @@ final class IndexFile: @unchecked Sendable {
 
     // MARK: Order and lookups
 
-    private func comparePaths(_ a: Int, _ b: Int) -> Int32 { Self.compare(path(a), path(b)) }
-
-    /// Byte order (`UTF8Order`): negative when `a` comes first.
-    static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int32 {
-        let common = min(a.count, b.count)
-        let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)
-        return order != 0 ? order : Int32(a.count < b.count ? -1 : a.count > b.count ? 1 : 0)
-    }
+    private func comparePaths(_ a: Int, _ b: Int) -> Int32 { UTF8Order.compare(path(a), path(b)) }
 
     /// The record holding `path`, by binary search.
     func find(_ path: String) -> Int? {
@@ -211,7 +190,7 @@ final class IndexFile: @unchecked Sendable {
             var high = count
             while low < high {
                 let middle = (low + high) / 2
-                let order = Self.compare(self.path(middle), key)
+                let order = UTF8Order.compare(self.path(middle), key)
                 if order == 0 { return middle }
                 if order < 0 { low = middle + 1 } else { high = middle }
             }
@@ -224,9 +203,9 @@ final class IndexFile: @unchecked Sendable {
     /// records, with no hashing. A path asked out of order is found by binary search.
     func find(_ path: String, cursor: inout Int) -> Int? {
         let found: Int?? = Self.withBytes(path) { key in
-            if cursor > 0 && Self.compare(self.path(cursor - 1), key) >= 0 { return .none }
+            if cursor > 0 && UTF8Order.compare(self.path(cursor - 1), key) >= 0 { return .none }
             while cursor < count {
-                let order = Self.compare(self.path(cursor), key)
+                let order = UTF8Order.compare(self.path(cursor), key)
                 if order > 0 { return .some(nil) }
                 cursor += 1
                 if order == 0 { return .some(cursor - 1) }

@@ -7,7 +7,7 @@ struct PathKey: Hashable {
     init(_ path: String) { self.path = path }
 
     static func == (a: PathKey, b: PathKey) -> Bool {
-        IndexFile.withBytes(a.path) { x in IndexFile.withBytes(b.path) { y in IndexFile.compare(x, y) == 0 } }
+        IndexFile.withBytes(a.path) { x in IndexFile.withBytes(b.path) { y in UTF8Order.compare(x, y) == 0 } }
     }
 
     func hash(into hasher: inout Hasher) {

@@ -115,10 +115,10 @@ public struct StatCache {
             var p = 0
             for i in 0..<file.count {
                 let path = file.path(i)
-                while p < present.count && IndexFile.withBytes(present[p], { IndexFile.compare($0, path) < 0 }) {
+                while p < present.count && IndexFile.withBytes(present[p], { UTF8Order.compare($0, path) < 0 }) {
                     p += 1
                 }
-                let found = p < present.count && IndexFile.withBytes(present[p], { IndexFile.compare($0, path) == 0 })
+                let found = p < present.count && IndexFile.withBytes(present[p], { UTF8Order.compare($0, path) == 0 })
                 if !found { gone.append(file.pathString(i)) }
             }
         }
@@ -173,7 +173,7 @@ public struct StatCache {
             let path = file!.path(i)
             var order: Int32 = 1
             while c < changed.count {
-                order = IndexFile.withBytes(changed[c]) { IndexFile.compare($0, path) }
+                order = IndexFile.withBytes(changed[c]) { UTF8Order.compare($0, path) }
                 guard order < 0 else { break }
                 if let e = changes[PathKey(changed[c])]!.entry { body(.entry(changed[c], e)) }
                 c += 1

@@ -191,13 +191,11 @@ public struct TreeWalker: Sendable {
             bytes += child.key.utf8
             spans.append((Int32(start), Int32(bytes.count - start), Int32(i)))
         }
-        bytes.withUnsafeBufferPointer { buffer in
-            let base = buffer.baseAddress!
-            spans.sort { a, b in
-                let common = Int(min(a.count, b.count))
-                let order = common == 0 ? 0 : memcmp(base + Int(a.start), base + Int(b.start), common)
-                return order != 0 ? order < 0 : a.count < b.count
+        bytes.withUnsafeBytes { buffer in
+            func key(_ span: (start: Int32, count: Int32, child: Int32)) -> UnsafeRawBufferPointer {
+                UnsafeRawBufferPointer(rebasing: buffer[Int(span.start)..<Int(span.start + span.count)])
             }
+            spans.sort { UTF8Order.compare(key($0), key($1)) < 0 }
         }
         return spans.map { children[Int($0.child)] }
     }

@@ -23,7 +23,7 @@ enum SyncServiceConflictName {
     /// Whether `name` has what every name above without a machine's name has: a `(` or
     /// "onflict". Why a first look by bytes: a push asks this of every name in each folder
     /// it wrote to (a whole 100,000-document remote for a 1% push, 5% of its time).
-    static func mayBeServiceCopy(_ name: String) -> Bool {
+    private static func mayBeServiceCopy(_ name: String) -> Bool {
         let marker = Array("onflict".utf8)
         var utf8 = name.utf8.makeIterator()
         var matched = 0
