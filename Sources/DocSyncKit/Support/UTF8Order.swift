@@ -19,7 +19,9 @@ enum UTF8Order {
         return a.utf8.lexicographicallyPrecedes(b.utf8)
     }
 
-    /// The order of two byte strings: negative when `a` comes first, 0 when equal.
+    /// The order of two byte strings: negative when `a` comes first, 0 when equal. Inlined:
+    /// it is the inner loop of the walk's sort and the index's lookups.
+    @inline(__always)
     static func compare(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Int32 {
         let common = min(a.count, b.count)
         let order = common == 0 ? 0 : memcmp(a.baseAddress!, b.baseAddress!, common)

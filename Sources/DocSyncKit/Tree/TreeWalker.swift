@@ -192,10 +192,12 @@ public struct TreeWalker: Sendable {
             spans.append((Int32(start), Int32(bytes.count - start), Int32(i)))
         }
         bytes.withUnsafeBytes { buffer in
-            func key(_ span: (start: Int32, count: Int32, child: Int32)) -> UnsafeRawBufferPointer {
-                UnsafeRawBufferPointer(rebasing: buffer[Int(span.start)..<Int(span.start + span.count)])
+            let base = buffer.baseAddress!
+            spans.sort { a, b in
+                UTF8Order.compare(
+                    UnsafeRawBufferPointer(start: base + Int(a.start), count: Int(a.count)),
+                    UnsafeRawBufferPointer(start: base + Int(b.start), count: Int(b.count))) < 0
             }
-            spans.sort { UTF8Order.compare(key($0), key($1)) < 0 }
         }
         return spans.map { children[Int($0.child)] }
     }
