@@ -118,7 +118,7 @@ import Testing
             ("the same versions", tracked, [true, true, true, false]),
             ("one digit off, another path", changed, [false, false, false, false])
         ] {
-            let against = UnchangedTree.Against(stamp: 7, tracked: versions)
+            let against = UnchangedTree.Against(stamp: 7, tracked: VersionTable(versions))
             var fromChanges = cache
             try fromChanges.save(to: dir.sub("changes"), synced: against)
             var fromFile = StatCache.load(from: dir.sub("changes"))

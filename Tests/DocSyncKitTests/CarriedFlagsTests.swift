@@ -36,14 +36,6 @@ import Testing
         return (wrong, flagged)
     }
 
-    private func age(_ root: String) {
-        let then = timespec(tv_sec: time(nil) - 3600, tv_nsec: 0)
-        for file in TreeWalker(root: root, ignore: IgnoreRules(text: "")).walk().files {
-            var times = [then, then]
-            #expect(utimensat(AT_FDCWD, root + "/" + file.path, &times, 0) == 0)
-        }
-    }
-
     private func status(_ root: String) throws {
         let workspace = try Workspace.open(at: root, readOnly: true)
         defer { workspace.close() }
@@ -62,7 +54,7 @@ import Testing
         try set.sync(a)
         let extraId = "0f4e2c1a-9d3b-4c5e-8a7f-112233445566"
         set.write(a, "extra.json", "{\"refId\": \"\(extraId)\", \"name\": \"extra\"}")
-        age(a)
+        #expect(ageEveryFile(a))
         try status(a)
         let before = try flagsAgainstTheRule(a, "settled")
         #expect(before.wrong.isEmpty, "\(before.wrong)")
@@ -109,7 +101,7 @@ import Testing
         let a = try set.make("a")
         for name in ["one", "two"] { set.write(a, "\(name).json", "{\"name\": \"\(name)\"}") }
         try set.sync(a)
-        age(a)
+        #expect(ageEveryFile(a))
         try status(a)
         let layout = TreeLayout(root: a)
         let earlierIndex = try Data(contentsOf: URL(fileURLWithPath: layout.index))
@@ -141,7 +133,7 @@ import Testing
         let b = try set.make("b")
         try set.sync(b)
         for root in [a, b] {
-            age(root)
+            #expect(ageEveryFile(root))
             try status(root)
         }
         let steps: [(String, String, () -> Void)] = [

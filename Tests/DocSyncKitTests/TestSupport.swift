@@ -2,6 +2,23 @@ import Foundation
 
 @testable import DocSyncKit
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Sets every file of the tree at `root` an hour back, out of the index's racy window, so
+/// a scan trusts its stat data. False if a file could not be touched.
+@discardableResult
+func ageEveryFile(_ root: String) -> Bool {
+    let then = timespec(tv_sec: time(nil) - 3600, tv_nsec: 0)
+    var aged = true
+    for file in TreeWalker(root: root, ignore: IgnoreRules(text: "")).walk().files {
+        var times = [then, then]
+        if utimensat(AT_FDCWD, root + "/" + file.path, &times, 0) != 0 { aged = false }
+    }
+    return aged
+}
+
 /// A fresh folder under the system temp directory, removed when the test ends.
 final class TempFolder {
     let path: String

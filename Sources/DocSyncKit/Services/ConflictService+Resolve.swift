@@ -59,7 +59,7 @@ extension ConflictService {
     /// The file operation and local action that carry out `write` (stamped with a new
     /// changesetId, its bytes in the object store), journaled before the file is written.
     func fileEntries(for write: ResolveWrite?, refId: String, path: String, io: SafeTreeIO) throws -> [JournalEntry] {
-        let tracked = state.tracked[refId]
+        let tracked = state.trackedVersions[refId]
         let fileBytes = try io.readIfPresent(path)
         var entries: [JournalEntry] = []
         func operation(

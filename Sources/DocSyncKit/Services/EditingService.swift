@@ -138,7 +138,7 @@ public struct EditingService: WorkspaceService {
         var recorded = SyncReport()
         _ = try recordLocalChanges(write: true, report: &recorded)
         return EditReport(
-            path: path, refId: refId, changesetId: state.tracked[refId]?.changesetId, outcome: "updated")
+            path: path, refId: refId, changesetId: state.trackedVersions[refId]?.changesetId, outcome: "updated")
     }
 
     static func sameExceptChangeset(_ a: [UInt8], _ b: [UInt8]) -> Bool {
@@ -216,7 +216,7 @@ public struct EditingService: WorkspaceService {
         var recorded = SyncReport()
         _ = try recordLocalChanges(write: true, report: &recorded)
         return EditReport(
-            path: relative, refId: refId, changesetId: state.tracked[refId]?.changesetId,
+            path: relative, refId: refId, changesetId: state.trackedVersions[refId]?.changesetId,
             outcome: "created")
     }
 }

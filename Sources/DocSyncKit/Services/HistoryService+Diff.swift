@@ -64,7 +64,7 @@ extension HistoryService {
             var against = "base", oldId: String?
             switch target {
             case .base:
-                if let refId, let base = state.base[refId] {
+                if let refId, let base = state.baseVersions[refId] {
                     old = try objects.get(base.hash)
                     oldId = base.changesetId
                 }
@@ -73,7 +73,7 @@ extension HistoryService {
                 if let refId, let entry = remoteChanged[refId] {
                     if !entry.deleted, let remote { old = try remote.read(entry) }
                     oldId = entry.changesetId
-                } else if let refId, let base = state.base[refId] {
+                } else if let refId, let base = state.baseVersions[refId] {
                     old = try objects.get(base.hash)
                     oldId = base.changesetId
                 }
@@ -103,17 +103,19 @@ extension HistoryService {
             let status = try workspace.sync.status()
             var seen = Set<String>()
             for change in status.pending + status.unrecorded {
-                let known = state.tracked[change.refId] != nil || state.base[change.refId] != nil
+                let known = state.trackedVersions[change.refId] != nil || state.baseVersions[change.refId] != nil
                 let key = known ? change.refId : "path:" + change.path
                 if seen.insert(key).inserted { wanted.append((known ? change.refId : nil, change.path)) }
             }
             for (refId, entry) in remoteChanged.sorted(by: { $0.key < $1.key }) where seen.insert(refId).inserted {
-                wanted.append((refId, state.tracked[refId]?.path ?? entry.path ?? refId))
+                wanted.append((refId, state.trackedVersions[refId]?.path ?? entry.path ?? refId))
             }
         } else {
             for doc in docs {
                 let (refId, path) = try resolveDocument(doc, relativeTo: cwd)
-                wanted.append((state.tracked[refId] != nil || state.base[refId] != nil ? refId : nil, path ?? doc))
+                wanted.append(
+                    (state.trackedVersions[refId] != nil || state.baseVersions[refId] != nil ? refId : nil, path ?? doc)
+                )
             }
         }
         return wanted

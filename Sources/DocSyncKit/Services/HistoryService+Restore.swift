@@ -174,7 +174,7 @@ extension HistoryService {
     private func lastLiveVersion(
         of refId: String, named name: String, path: String?, exists: Bool, kept: [JournalEntry]
     ) throws -> Found {
-        if let base = state.base[refId], let bytes = try? objects.get(base.hash) {
+        if let base = state.baseVersions[refId], let bytes = try? objects.get(base.hash) {
             return Found(bytes: bytes, path: base.path, changesetId: base.changesetId, source: "journal")
         }
         if !exists {

@@ -30,7 +30,7 @@ public struct SyncService: WorkspaceService {
         // The versions the base holds are here: a drive remote checks that a commit's
         // named parents arrived without reading older commit files for them.
         remote.tellHeldVersions { [weak store] refId, changesetId in
-            store?.state.base[refId]?.changesetId == changesetId
+            store?.state.baseVersions[refId]?.changesetId == changesetId
         }
         let firstContact = state.cursor == nil ? try firstContactListing(of: remote) : nil
         var local = try recordLocalChanges(
@@ -106,7 +106,7 @@ public struct SyncService: WorkspaceService {
     /// "path: remote version <changesetId>".
     var waitingVersions: [String] {
         guard !state.held.isEmpty else { return [] }
-        let tracked = state.tracked
+        let tracked = state.trackedVersions
         return state.held.values.compactMap { hold in
             hold.refId.flatMap { tracked[$0]?.path }.map { "\($0): remote version \(hold.changesetId ?? "?")" }
         }.sorted()

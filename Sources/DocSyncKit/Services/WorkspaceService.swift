@@ -65,7 +65,7 @@ extension WorkspaceService {
         refreshingIndex: Bool = false, joining: [String: String] = [:]
     ) throws -> ChangeRecorder.Result {
         let recorder = ChangeRecorder(
-            layout: layout, trackedVersions: { [store] in store.state.tracked }, index: index, clock: clock,
+            layout: layout, trackedVersions: { [store] in store.state.trackedVersions }, index: index, clock: clock,
             objects: objects,
             schemas: recordSchemas)
         recorder.unchangedTree = store.unchangedTree

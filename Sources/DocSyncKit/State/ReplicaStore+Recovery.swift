@@ -12,7 +12,7 @@ extension ReplicaStore {
         var notRedone: [String] = []
         for entry in unfolded {
             if case .seen(let refId, _, _) = entry.event, baseBefore[refId] == nil {
-                baseBefore[refId] = .some(state.base[refId])
+                baseBefore[refId] = .some(state.baseVersions[refId])
             }
             state.fold(entry)
             if case .apply(let op) = entry.event, !readOnly, !redo(op) { notRedone.append(op.refId) }

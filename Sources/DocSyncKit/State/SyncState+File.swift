@@ -25,8 +25,11 @@ extension SyncState {
         var reader = StateFileReader(path: path, bytes: bytes)
         try reader.read(upTo: end)
         var state = reader.state
+        let inOrder = reader.baseInOneRun && reader.baseInOrder && bytes.count <= Int(UInt32.max)
         state.baseStorage = BaseStorage(
-            lines: BaseStorage.Lines(bytes: bytes, range: reader.baseLines, count: reader.baseCount))
+            lines: BaseStorage.Lines(
+                bytes: bytes, range: reader.baseLines, count: reader.baseCount,
+                starts: inOrder ? reader.baseStarts : nil))
         // Other lines between the base's (an older layout): parsed now, so that a save
         // never copies them along with the base's lines.
         if !reader.baseInOneRun { _ = state.baseStorage.parsed }
@@ -44,20 +47,7 @@ extension SyncState {
             for h in held.values.sorted(by: { UTF8Order.precedes($0.refId ?? "", $1.refId ?? "") }) {
                 try out.line("held", text: h.encodedLine())
             }
-            if let lines = unparsedBase {
-                out.verbatim(lines.bytes[lines.range])
-            } else {
-                // In no particular order: readers key them by refId, so sorting on every
-                // checkpoint would be work nobody uses.
-                for v in base.values {
-                    out.raw("base")
-                    out.tabText(v.refId)
-                    out.tabText(v.changesetId)
-                    out.tabRaw(v.hash)
-                    out.tabText(v.path)
-                    out.newline()
-                }
-            }
+            baseStorage.write(to: &out)
             out.raw("end")
             out.tabNumbers(baseCount, pending.count)
             out.newline()
@@ -98,6 +88,11 @@ private struct StateFileReader {
     /// Whether no other line lies between base lines (always so in files this version
     /// writes; an older one wrote the pending and held lines after the base).
     var baseInOneRun = true
+    /// Where each base line starts, and whether their refIds are in strictly rising byte
+    /// order (so in files this version writes; older ones wrote them in any order).
+    var baseStarts: [UInt32] = []
+    var baseInOrder = true
+    private var previousRefId: Range<Int> = 0..<0
     private var sawHeader = false
     private var sawEnd = false
 
@@ -129,7 +124,10 @@ private struct StateFileReader {
             } else {
                 if baseLines.upperBound != line.lowerBound { baseInOneRun = false }
                 baseLines = baseLines.lowerBound..<line.upperBound
+                if baseInOrder && f.compare(previousRefId, f.ranges[1]) >= 0 { baseInOrder = false }
             }
+            previousRefId = f.ranges[1]
+            if baseInOrder { baseStarts.append(UInt32(truncatingIfNeeded: line.lowerBound)) }
             baseCount += 1
         } else if f.equals(0, "end") && f.count == 3 {
             guard f.int64(1) == Int64(baseCount), f.int64(2) == Int64(state.pending.count) else {

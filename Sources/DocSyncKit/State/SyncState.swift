@@ -6,8 +6,10 @@ import Foundation
 /// entries after `journalOffset` are folded in on load, so a crash between a journal
 /// append and a checkpoint loses nothing.
 public struct SyncState: Sendable {
-    /// Parsed from the state file when first asked for (see `BaseStorage`).
+    /// The state file's lines until a version is asked for (see `BaseStorage`).
     var baseStorage = BaseStorage()
+    /// Every document's base version, parsed whole. Runs that touch a few documents ask
+    /// `baseVersions` (or `trackedVersions`) instead, which parse only what they look up.
     public var base: [String: DocVersion] {
         get { baseStorage.parsed }
         set {
@@ -17,10 +19,13 @@ public struct SyncState: Sendable {
         }
         _modify {
             makeBaseUnique()
+            _ = baseStorage.parsed
             baseChangedPaths = nil
             yield &baseStorage.versions
         }
     }
+    /// The base versions, looked up one at a time.
+    var baseVersions: VersionTable { VersionTable(base: baseStorage, count: baseStorage.count) }
     /// The paths, before and after, of every document whose base version changed since
     /// the state was read; nil when the base changed otherwise (set whole), so unknown.
     /// Why: an index's synced flags set against the state as read still hold for every
@@ -28,10 +33,10 @@ public struct SyncState: Sendable {
     var baseChangedPaths: Set<String>? = []
     /// The stamp of the state file this state was read from (0: not read from one).
     var readStamp: UInt64 = 0
+    /// How many of the state file's base lines this state parsed (see `BaseStorage`).
+    var baseLinesParsed: Int { baseStorage.linesParsed }
     /// How many documents the base holds, without parsing it.
     public var baseCount: Int { baseStorage.count }
-    /// The base as the state file held it, while nobody has asked for a version.
-    var unparsedBase: BaseStorage.Lines? { baseStorage.unparsedLines }
     /// The checksum of the state file this state is (nil: changed since it was read or
     /// saved). The index's synced flags hold for the state it names (see `UnchangedTree`).
     public internal(set) var savedDigest: String? = nil
@@ -51,10 +56,22 @@ public struct SyncState: Sendable {
     public init() {}
 
     /// The recorded local state: the base with the pending actions applied in order.
-    public var tracked: [String: DocVersion] {
-        var result = base
-        for action in pending { Self.applyLocal(action, to: &result) }
-        return result
+    public var tracked: [String: DocVersion] { trackedVersions.all }
+
+    /// The recorded local state, looked up one document at a time: the base, and over it
+    /// what the pending actions made of the documents they touch.
+    var trackedVersions: VersionTable {
+        guard !pending.isEmpty else { return baseVersions }
+        var overlay: [String: DocVersion?] = [:]
+        for action in pending {
+            guard case let .local(kind, version, _) = action.event else { continue }
+            overlay[version.refId] = .some(kind == .delete ? nil : version)
+        }
+        var count = baseStorage.count
+        for (refId, version) in overlay {
+            count += (version != nil ? 1 : 0) - (baseStorage.version(refId) != nil ? 1 : 0)
+        }
+        return VersionTable(base: baseStorage, overlay: overlay, count: count)
     }
 
     /// Documents whose refId docsync gave to a file without ids and that never reached
@@ -122,24 +139,15 @@ public struct SyncState: Sendable {
     /// Sets (or with nil removes) one document's base version, noting its paths.
     private mutating func setBase(_ refId: String, _ version: DocVersion?) {
         makeBaseUnique()
-        let before: DocVersion?
-        if let version {
-            before = baseStorage.versions.updateValue(version, forKey: refId)
-        } else {
-            before = baseStorage.versions.removeValue(forKey: refId)
-        }
+        let before = baseStorage.set(refId, version)
         if let before { baseChangedPaths?.insert(before.path) }
         if let version { baseChangedPaths?.insert(version.path) }
     }
 
-    /// The base parsed and this state's own (copied if another state shares it), about
-    /// to change.
+    /// The base this state's own (cloned if another state or table shares it), about to
+    /// change.
     private mutating func makeBaseUnique() {
-        if isKnownUniquelyReferenced(&baseStorage) {
-            _ = baseStorage.parsed
-        } else {
-            baseStorage = BaseStorage(baseStorage.copy)
-        }
+        if !isKnownUniquelyReferenced(&baseStorage) { baseStorage = baseStorage.clone() }
         savedDigest = nil
     }
 }

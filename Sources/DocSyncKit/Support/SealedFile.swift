@@ -199,6 +199,13 @@ enum SealedFile {
             return value
         }
 
+        /// The byte order of two ranges of the buffer (as `UTF8Order.compare`).
+        func compare(_ a: Range<Int>, _ b: Range<Int>) -> Int32 {
+            let bytes = UnsafeRawBufferPointer(buffer)
+            return UTF8Order.compare(
+                UnsafeRawBufferPointer(rebasing: bytes[a]), UnsafeRawBufferPointer(rebasing: bytes[b]))
+        }
+
         func equals(_ i: Int, _ text: StaticString) -> Bool {
             let range = ranges[i]
             guard range.count == text.utf8CodeUnitCount else { return false }

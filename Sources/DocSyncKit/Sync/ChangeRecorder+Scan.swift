@@ -38,7 +38,7 @@ extension ChangeRecorder {
         // Entries of files that are gone. Why the count first: a no-op run then builds no
         // list of every path only to find nothing.
         if index.count > files.count {
-            index.retain(walkOrder: entries.map(\.path))
+            vanishedPaths = index.retain(walkOrder: entries.map(\.path))
         }
         progress?(.step(.scan, done: entries.count, total: entries.count))
         progress?(.finished(.scan))

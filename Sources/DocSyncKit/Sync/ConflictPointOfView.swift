@@ -49,7 +49,7 @@ public struct ConflictPointOfView: Sendable, Equatable {
 
 extension ConflictService {
     /// Where a document is now in this tree (nil: not tracked here).
-    public func currentPath(of refId: String) -> String? { state.tracked[refId]?.path }
+    public func currentPath(of refId: String) -> String? { state.trackedVersions[refId]?.path }
 
     /// The record as this replica sees it (see `ConflictPointOfView`).
     public func pointOfView(of record: ConflictStore.Record) -> ConflictPointOfView {

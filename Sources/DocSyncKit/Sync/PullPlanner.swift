@@ -13,10 +13,10 @@ import DocSyncJSON
 /// (`carryOut`): held aside if its file is invalid, placed beside a document holding its
 /// path, its content settled by policy, its losses recorded, its journal entries written.
 struct PullPlanner {
-    let base: [String: DocVersion]
+    let base: VersionTable
     let pending: [JournalEntry]
     let held: [String: JournalEntry]
-    let tracked: [String: DocVersion]
+    let tracked: VersionTable
     /// Tracked paths whose files are not valid documents right now.
     let unreadable: Set<String>
     let config: Config
@@ -82,11 +82,11 @@ struct PullPlanner {
     /// path its document did not have. Why lazily: most pulls move nothing, and making
     /// the index (100,000 entries) was every pull's cost.
     final class TrackedPaths {
-        private let tracked: [String: DocVersion]
+        private let tracked: VersionTable
         private lazy var refIds = Dictionary(
-            tracked.values.map { ($0.path, $0.refId) }, uniquingKeysWith: { a, _ in a })
+            tracked.all.values.map { ($0.path, $0.refId) }, uniquingKeysWith: { a, _ in a })
 
-        init(_ tracked: [String: DocVersion]) { self.tracked = tracked }
+        init(_ tracked: VersionTable) { self.tracked = tracked }
 
         subscript(path: String) -> String? { refIds[path] }
     }

@@ -9,7 +9,7 @@
 /// of every file's refId only to find no copies.
 struct RefIdKeepers {
     let files: [ChangeRecorder.FileInfo]
-    let tracked: [String: DocVersion]
+    let tracked: VersionTable
     /// The stat cache as it was before this scan (for the inodes of tracked paths).
     let previousIndex: StatCache
     /// Tracked paths whose files are not valid documents right now.
@@ -18,7 +18,7 @@ struct RefIdKeepers {
     let sharedRefIds: [String: [Int]]
 
     init(
-        files: [ChangeRecorder.FileInfo], tracked: [String: DocVersion], previousIndex: StatCache,
+        files: [ChangeRecorder.FileInfo], tracked: VersionTable, previousIndex: StatCache,
         unreadable: Set<String>
     ) {
         self.files = files
@@ -28,7 +28,7 @@ struct RefIdKeepers {
         self.sharedRefIds = Self.sharedRefIds(files: files, tracked: tracked)
     }
 
-    static func sharedRefIds(files: [ChangeRecorder.FileInfo], tracked: [String: DocVersion]) -> [String: [Int]] {
+    static func sharedRefIds(files: [ChangeRecorder.FileInfo], tracked: VersionTable) -> [String: [Int]] {
         var awayCarriers: [String: [Int]] = [:]
         for i in files.indices where !files[i].unchanged {
             guard let r = files[i].refId, tracked[r]?.path != files[i].path else { continue }

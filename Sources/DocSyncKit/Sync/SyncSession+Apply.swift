@@ -18,7 +18,8 @@ extension SyncSession {
         try CrashPoint.hit("pull.after-records")
 
         let fileOps = plan.fileOperations
-        let baseBefore = Dictionary(fileOps.map { ($0.refId, state.base[$0.refId]) }, uniquingKeysWith: { a, _ in a })
+        let baseBefore = Dictionary(
+            fileOps.map { ($0.refId, state.baseVersions[$0.refId]) }, uniquingKeysWith: { a, _ in a })
         try workspace.append(plan.batch)
         try CrashPoint.hit("pull.after-journal")
         let skipped = try writeFiles(of: plan, fileOps)

@@ -4,9 +4,9 @@ extension SyncSession {
     func planPush() throws -> PushPlan {
         var plan = PushPlan()
         plan.writes.reserveCapacity(state.pending.count)
-        // Without pending actions there is no write to plan (and a no-op sync never reads
-        // the base for one); conflict records may still go.
-        let tracked = state.pending.isEmpty ? [:] : state.tracked
+        // Without pending actions there is no write to plan (and a no-op sync looks no
+        // version up); conflict records may still go.
+        let tracked = state.trackedVersions
         let movedAt = SyncState.moveTimes(state.pending)
         askLandedPending()
         var carried = PushPlan.carried(state.pending)
@@ -26,7 +26,7 @@ extension SyncSession {
             plan.finished.append(action.seq)
             guard seen.insert(refId).inserted else { continue }
             let final = tracked[refId]
-            let previous = state.base[refId]
+            let previous = state.baseVersions[refId]
             if final == previous { continue }
             let objects = workspace.objects
             var write = RemoteWrite(
@@ -90,7 +90,7 @@ extension SyncSession {
     /// remote's documents is refused unless forced (nil: it may go).
     func refusal(of plan: PushPlan) -> RefusedPush? {
         let deletes = plan.writes.filter { $0.new == nil && $0.previous != nil }.count
-        let total = state.base.count
+        let total = state.baseCount
         let share = workspace.config.number("push.maxDeleteShare")
         guard !options.force, deletes > 1, Double(deletes) > share * Double(total) else { return nil }
         let deletions = plan.writes.compactMap { w in

@@ -237,7 +237,7 @@ final class SyncSession {
         let total = changes.entries.count
         var read = 0
         var planner = PullPlanner(
-            base: state.base, pending: state.pending, held: state.held, tracked: state.tracked,
+            base: state.baseVersions, pending: state.pending, held: state.held, tracked: state.trackedVersions,
             unreadable: local.unreadablePaths, config: workspace.config, replicaId: workspace.config.replicaId,
             clock: workspace.clock,
             readRemote: {
@@ -272,7 +272,7 @@ final class SyncSession {
             // Where a retry of the run merges again from the user's version, what that
             // version was made from (see `userVersions`); else the tree's.
             let user = userVersions[entry.refId]
-            let base = user != nil ? user!.base : state.base[entry.refId]
+            let base = user != nil ? user!.base : state.baseVersions[entry.refId]
             // A document sent again as new after a lost fork has no base: what its content
             // carries is all it is made from (measured from nothing, every field collided).
             let held = base.map { [$0.changesetId] } ?? []
@@ -325,11 +325,11 @@ final class SyncSession {
             pendingRefIds.contains($0) && userVersions[$0] == nil
         }
         guard !touched.isEmpty else { return }
-        let tracked = state.tracked
+        let tracked = state.trackedVersions
         let carried = PushPlan.carried(state.pending)
         for refId in touched {
             userVersions[refId] = PullPlanner.UserVersion(
-                base: state.base[refId], local: tracked[refId], madeFrom: carried[refId] ?? [])
+                base: state.baseVersions[refId], local: tracked[refId], madeFrom: carried[refId] ?? [])
         }
     }
 }

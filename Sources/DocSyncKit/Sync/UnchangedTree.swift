@@ -39,7 +39,7 @@ public struct UnchangedTree: Sendable {
     /// The tracked versions flags are set against, and the stamp of their state.
     public struct Against {
         let stamp: UInt64
-        let tracked: [String: DocVersion]
+        let tracked: VersionTable
         /// What the flags of an index read under the state this one was read as can keep.
         var carried: Carried? = nil
 
@@ -89,10 +89,10 @@ public struct UnchangedTree: Sendable {
     /// What an index saved now can flag against: nil when the state in memory is not a
     /// saved file (changed since, or its base never read: nothing to compare with).
     static func against(_ state: SyncState) -> Against? {
-        guard let digest = state.savedDigest, state.pending.isEmpty, state.unparsedBase == nil else { return nil }
+        guard let digest = state.savedDigest, state.pending.isEmpty else { return nil }
         let carried = state.baseChangedPaths.map {
             Against.Carried(from: state.readStamp, paths: $0.sorted(by: UTF8Order.precedes))
         }
-        return Against(stamp: stamp(digest), tracked: state.base, carried: carried)
+        return Against(stamp: stamp(digest), tracked: state.baseVersions, carried: carried)
     }
 }

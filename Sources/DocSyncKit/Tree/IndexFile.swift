@@ -135,7 +135,7 @@ final class IndexFile: @unchecked Sendable {
     /// Whether record `i` holds its document's version in `tracked` (refId, content hash
     /// and path), for the synced flags. Read in place: only the refId is made, for the
     /// lookup. Why: making every entry whole put a tenth of a 1% pull into saving the index.
-    func isTracked(_ i: Int, in tracked: [String: DocVersion]) -> Bool {
+    func isTracked(_ i: Int, in tracked: VersionTable) -> Bool {
         let r = record(i)
         let refId = refId(r)
         guard !refId.isEmpty, let version = tracked[refId] else { return false }

@@ -108,8 +108,9 @@ public struct StatCache {
 
     /// Drops the entries of paths not in `present`, which must be in walk order
     /// (`UTF8Order`, as `TreeWalker` lists them): the file's entries are compared with it
-    /// as a merge.
-    public mutating func retain(walkOrder present: [String]) {
+    /// as a merge. Returns the paths dropped.
+    @discardableResult
+    public mutating func retain(walkOrder present: [String]) -> [String] {
         var gone: [String] = []
         if let file {
             var p = 0
@@ -126,6 +127,7 @@ public struct StatCache {
             gone.append(key.path)
         }
         for path in gone { remove(path: path) }
+        return gone
     }
 
     private static func sortedContains(_ sorted: [String], _ path: String) -> Bool {
