@@ -154,7 +154,10 @@ final class SyncSession {
         for (refId, held) in state.base {
             let brought = incoming.contains(refId)
             guard let current = there[refId] else {
-                if !brought { affected.insert(refId) }  // gone from the remote's history: sent again
+                // Gone from the remote's history: sent again. Unless the tree holds the
+                // remote's deletion of it aside (its file invalid) and gc purged the
+                // tombstone since: then it is deleted, and the hold still meets the fix.
+                if !brought && !Self.holdsDeletion(state.held[refId]) { affected.insert(refId) }
                 continue
             }
             guard let version = current.version, version != held,
@@ -181,6 +184,12 @@ final class SyncSession {
             "no longer holds versions a pull of this tree that did not finish had taken (a push it lost since); "
             + "they are merged again with what it holds now"
         try rebase(onto: rewound, only: affected)
+    }
+
+    /// Whether `hold` is a remote deletion waiting for the local file to be valid again.
+    static func holdsDeletion(_ hold: JournalEntry?) -> Bool {
+        guard case .held(_, .deleted, _)? = hold?.event else { return false }
+        return true
     }
 
     /// A remote entry for a version, to read its bytes.
