@@ -123,6 +123,7 @@ EOF
     hf change-folder$sfx "$mid" "$M $D/tree" "$bin -C $D/tree push --quiet"
     hf clone-folder$sfx "$heavy" "$A $D/clone" "$bin clone -q $D/remote $D/clone"
     "$bin" clone -q "$D/remote" "$D/tree2"
+    sleep 2; "$bin" -C "$D/tree2" sync --quiet   # the clone's files are racy: re-read once, as for tree
     hf pull-folder$sfx "$mid" "$M $D/tree && $bin -C $D/tree push --quiet" "$bin -C $D/tree2 pull --quiet"
   }
   echo "== folder remote (drive layout, the default)"
@@ -160,6 +161,7 @@ EOF
   hf change-git "$mid" "$M $W/dg/tree" "$bin -C $W/dg/tree push --quiet"
   hf clone-git "$heavy" "$A $W/dg/clone" "$bin clone -q $W/dg/remote.git $W/dg/clone"
   "$bin" clone -q "$W/dg/remote.git" "$W/dg/tree2"
+  sleep 2; "$bin" -C "$W/dg/tree2" sync --quiet   # the clone's files are racy: re-read once
   hf pull-git "$mid" "$M $W/dg/tree && $bin -C $W/dg/tree push --quiet" "$bin -C $W/dg/tree2 pull --quiet"
 
   if [ -z "${SKIP_PEERS:-}" ]; then
