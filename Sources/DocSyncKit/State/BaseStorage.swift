@@ -172,7 +172,7 @@ final class BaseStorage: @unchecked Sendable {
     }
 
     /// The refId field (as escaped) of the `base` line starting at `start`.
-    static func refIdField(_ start: Int, in bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+    private static func refIdField(_ start: Int, in bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
         let from = start + 5  // "base\t"
         var to = from
         while to < bytes.count && bytes[to] != 9 { to += 1 }
@@ -199,7 +199,7 @@ final class BaseStorage: @unchecked Sendable {
     /// The indices of `versions` in the order of their refIds as escaped, by bytes. Sorted
     /// by each key's first 8 bytes as a number, whole keys compared only for a tie. Why:
     /// comparing 100,000 strings was a tenth of a push that had parsed its base.
-    static func refIdOrder(_ versions: [DocVersion]) -> [Int] {
+    private static func refIdOrder(_ versions: [DocVersion]) -> [Int] {
         var keys: [(prefix: UInt64, index: Int)] = []
         keys.reserveCapacity(versions.count)
         for (i, v) in versions.enumerated() {
