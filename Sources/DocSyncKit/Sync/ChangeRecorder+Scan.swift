@@ -25,6 +25,10 @@ extension ChangeRecorder {
         let stamp = unchangedTree?.stamp ?? 0
         for (fileNumber, entry) in entries.enumerated() {
             progress?(.step(.scan, done: fileNumber, total: entries.count))
+            if let refId = index.syncedRefId(entry.path, stat: entry.stat, cursor: &cursor, stamp: stamp) {
+                files.append(FileInfo(path: entry.path, stat: entry.stat, synced: refId))
+                continue
+            }
             let found = index.entry(entry.path, cursor: &cursor, syncedUnder: stamp)
             switch scanFile(entry, cached: found?.entry, isSynced: found?.isSynced ?? false) {
             case .file(let info):

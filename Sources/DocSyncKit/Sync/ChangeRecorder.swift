@@ -23,6 +23,8 @@ final class ChangeRecorder {
     struct FileInfo {
         var path: String
         var stat: FileStat
+        /// Empty for a file the index flags synced (`unchanged`, made by `init(path:stat:
+        /// synced:)`): its hash is its tracked version's, and nothing asks for it.
         var hash: String
         var refId: String?
         var changesetId: String?
@@ -30,6 +32,25 @@ final class ChangeRecorder {
         /// The file is its document's tracked version, at its tracked path: nothing to
         /// record, and it keeps its refId whatever other files carry it.
         var unchanged = false
+
+        init(
+            path: String, stat: FileStat, hash: String, refId: String? = nil, changesetId: String? = nil,
+            bytes: [UInt8]? = nil
+        ) {
+            self.path = path
+            self.stat = stat
+            self.hash = hash
+            self.refId = refId
+            self.changesetId = changesetId
+            self.bytes = bytes
+        }
+
+        /// A file the index flags synced under the state as read: its document's tracked
+        /// version, at its path (see `StatCache.syncedRefId`).
+        init(path: String, stat: FileStat, synced refId: String) {
+            self.init(path: path, stat: stat, hash: "", refId: refId, changesetId: nil)
+            unchanged = true
+        }
     }
 
     let layout: TreeLayout

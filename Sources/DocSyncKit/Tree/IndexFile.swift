@@ -143,6 +143,9 @@ final class IndexFile: @unchecked Sendable {
             && Self.withBytes(version.path) { UTF8Order.compare(path(i), $0) == 0 }
     }
 
+    /// Record `i`'s refId (empty when its file has none).
+    func refId(at i: Int) -> String { refId(record(i)) }
+
     /// The refId of the record at `r`: packed, or text in the string table.
     private func refId(_ r: UnsafeRawPointer) -> String {
         u32(r, Layout.flagsField) & Layout.packedRefIdFlag != 0
