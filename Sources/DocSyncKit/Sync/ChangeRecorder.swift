@@ -32,25 +32,6 @@ final class ChangeRecorder {
         /// The file is its document's tracked version, at its tracked path: nothing to
         /// record, and it keeps its refId whatever other files carry it.
         var unchanged = false
-
-        init(
-            path: String, stat: FileStat, hash: String, refId: String? = nil, changesetId: String? = nil,
-            bytes: [UInt8]? = nil
-        ) {
-            self.path = path
-            self.stat = stat
-            self.hash = hash
-            self.refId = refId
-            self.changesetId = changesetId
-            self.bytes = bytes
-        }
-
-        /// A file the index flags synced under the state as read: its document's tracked
-        /// version, at its path (see `StatCache.syncedRefId`).
-        init(path: String, stat: FileStat, synced refId: String) {
-            self.init(path: path, stat: stat, hash: "", refId: refId, changesetId: nil)
-            unchanged = true
-        }
     }
 
     let layout: TreeLayout
@@ -148,4 +129,12 @@ final class ChangeRecorder {
     var carriedRefIds: Set<String> = []
     /// The `rejoining` documents that did join, with their superseded actions.
     var rejoined: [String: [Int]] = [:]
+}
+
+extension ChangeRecorder.FileInfo {
+    /// A file the index flags synced under the state as read: its document's tracked
+    /// version, at its path (see `StatCache.syncedRefId`).
+    init(path: String, stat: FileStat, synced refId: String) {
+        self.init(path: path, stat: stat, hash: "", refId: refId, changesetId: nil, unchanged: true)
+    }
 }
