@@ -99,23 +99,23 @@ extension HistoryService {
         throws -> [(refId: String?, path: String)]
     {
         var wanted: [(refId: String?, path: String)] = []
+        // Once: each is made from the pending actions, and asked for every document.
+        let tracked = state.trackedVersions, base = state.baseVersions
         if docs.isEmpty {
             let status = try workspace.sync.status()
             var seen = Set<String>()
             for change in status.pending + status.unrecorded {
-                let known = state.trackedVersions[change.refId] != nil || state.baseVersions[change.refId] != nil
+                let known = tracked[change.refId] != nil || base[change.refId] != nil
                 let key = known ? change.refId : "path:" + change.path
                 if seen.insert(key).inserted { wanted.append((known ? change.refId : nil, change.path)) }
             }
             for (refId, entry) in remoteChanged.sorted(by: { $0.key < $1.key }) where seen.insert(refId).inserted {
-                wanted.append((refId, state.trackedVersions[refId]?.path ?? entry.path ?? refId))
+                wanted.append((refId, tracked[refId]?.path ?? entry.path ?? refId))
             }
         } else {
             for doc in docs {
                 let (refId, path) = try resolveDocument(doc, relativeTo: cwd)
-                wanted.append(
-                    (state.trackedVersions[refId] != nil || state.baseVersions[refId] != nil ? refId : nil, path ?? doc)
-                )
+                wanted.append((tracked[refId] != nil || base[refId] != nil ? refId : nil, path ?? doc))
             }
         }
         return wanted

@@ -22,6 +22,11 @@ final class BaseStorage: @unchecked Sendable {
         /// Where each line starts, in the order of their refId fields (as escaped, by
         /// bytes); nil when the file does not hold them in that order.
         let starts: [UInt32]?
+
+        /// Where the line starting at `start` ends (after its newline).
+        func end(ofLineAt start: Int) -> Int {
+            bytes[start..<range.upperBound].firstIndex(of: 10).map { $0 + 1 } ?? range.upperBound
+        }
     }
 
     private let lock = NSLock()
@@ -116,9 +121,7 @@ final class BaseStorage: @unchecked Sendable {
         guard let lines else { return }
         var parsed = Self.parse(lines)
         linesParsed += lines.count
-        for (refId, version) in changes {
-            if let version { parsed[refId] = version } else { parsed.removeValue(forKey: refId) }
-        }
+        VersionTable.apply(changes, to: &parsed)
         versions = parsed
         self.lines = nil
         changes = [:]
@@ -144,10 +147,10 @@ final class BaseStorage: @unchecked Sendable {
 
     /// The version of the line starting at `start`.
     private static func version(atLine start: Int, in lines: Lines) -> DocVersion? {
-        let end =
-            lines.bytes[start..<lines.range.upperBound].firstIndex(of: 10).map { $0 + 1 } ?? lines.range.upperBound
         var found: DocVersion?
-        SealedFile.forEachLine(lines.bytes, in: start..<end) { fields, _ in found = version(fields) }
+        SealedFile.forEachLine(lines.bytes, in: start..<lines.end(ofLineAt: start)) { fields, _ in
+            found = version(fields)
+        }
         return found
     }
 
@@ -233,11 +236,7 @@ final class BaseStorage: @unchecked Sendable {
             let lineStart = index < starts.count ? Int(starts[index]) : lines.range.upperBound
             out.verbatim(lines.bytes[copied..<lineStart])
             copied = lineStart
-            if found != nil {
-                copied =
-                    lines.bytes[lineStart..<lines.range.upperBound].firstIndex(of: 10).map { $0 + 1 }
-                    ?? lines.range.upperBound
-            }
+            if found != nil { copied = lines.end(ofLineAt: lineStart) }
             if let version = change.version { write(version, to: &out) }
         }
         out.verbatim(lines.bytes[copied..<lines.range.upperBound])

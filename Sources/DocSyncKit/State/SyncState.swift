@@ -64,8 +64,8 @@ public struct SyncState: Sendable {
         guard !pending.isEmpty else { return baseVersions }
         var overlay: [String: DocVersion?] = [:]
         for action in pending {
-            guard case let .local(kind, version, _) = action.event else { continue }
-            overlay[version.refId] = .some(kind == .delete ? nil : version)
+            guard case .local = action.event, let refId = action.refId else { continue }
+            overlay[refId] = .some(action.resultingVersion)
         }
         var count = baseStorage.count
         for (refId, version) in overlay {

@@ -33,9 +33,14 @@ struct VersionTable: Sendable {
     /// Every version, parsed.
     var all: [String: DocVersion] {
         var versions = base.parsed
-        for (refId, version) in overlay {
+        Self.apply(overlay, to: &versions)
+        return versions
+    }
+
+    /// Sets each version of `changes` in `versions`, removing those set to nil.
+    static func apply(_ changes: [String: DocVersion?], to versions: inout [String: DocVersion]) {
+        for (refId, version) in changes {
             if let version { versions[refId] = version } else { versions.removeValue(forKey: refId) }
         }
-        return versions
     }
 }
