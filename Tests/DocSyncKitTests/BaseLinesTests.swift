@@ -107,10 +107,8 @@ import Testing
     /// holds what their files hold.
     @Test func aSmallPushAndPullParseOnlyTheDocumentsTheyTouch() throws {
         let set = ReplicaSet()
-        let a = try set.make("a")
-        for i in 0..<200 { set.write(a, "r/\(i).json", "{\"name\": \"r\(i)\", \"n\": 1}") }
-        try set.sync(a)
-        let b = try set.make("b")
+        let (a, b) = try set.twoReplicas(
+            Dictionary(uniqueKeysWithValues: (0..<200).map { ("r/\($0).json", "{\"name\": \"r\($0)\", \"n\": 1}") }))
         // Files older than the racy window, so the scan trusts the index for all of them.
         for root in [a, b] {
             #expect(ageEveryFile(root))

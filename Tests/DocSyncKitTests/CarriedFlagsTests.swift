@@ -127,10 +127,8 @@ import Testing
     /// rule's.
     @Test func flagsAfterRealSyncsAreTheRules() throws {
         let set = ReplicaSet()
-        let a = try set.make("a")
-        for i in 0..<12 { set.write(a, "d/\(i).json", "{\"n\": \(i)}") }
-        try set.sync(a)
-        let b = try set.make("b")
+        let (a, b) = try set.twoReplicas(
+            Dictionary(uniqueKeysWithValues: (0..<12).map { ("d/\($0).json", "{\"n\": \($0)}") }))
         try set.sync(b)
         for root in [a, b] {
             #expect(ageEveryFile(root))

@@ -73,10 +73,9 @@ struct DryRunPlanTests {
     func dryRunMatchesRealRun(_ round: Int) throws {
         var rng = Rng(state: Self.seed &+ UInt64(round))
         let set = ReplicaSet()
-        let a = try set.make("a")
-        for i in 0..<4 { set.write(a, "d\(i).json", "{\"a\": \"0\", \"b\": \"0\", \"c\": \"0\"}") }
-        try set.sync(a)
-        let b = try set.make("b")
+        let (a, b) = try set.twoReplicas(
+            Dictionary(
+                uniqueKeysWithValues: (0..<4).map { ("d\($0).json", "{\"a\": \"0\", \"b\": \"0\", \"c\": \"0\"}") }))
         // The max-delete guard has tests of its own; here it would only stop the scenario.
         for dir in [a, b] {
             let ws = try Workspace.open(at: dir, readOnly: false)

@@ -16,11 +16,7 @@ import Testing
 @Suite struct HeldDeletionTests {
     @Test func aHeldDeletionIsNotSentAgainAfterGCPurgedItsTombstone() throws {
         let set = ReplicaSet()
-        let a = try set.make("a")
-        set.write(a, "x.json", "{\"v\": \"x-0\"}")
-        set.write(a, "keep.json", "{\"v\": \"keep-0\"}")
-        try set.sync(a)
-        let b = try set.make("b")
+        let (a, b) = try set.twoReplicas(["x.json": "{\"v\": \"x-0\"}", "keep.json": "{\"v\": \"keep-0\"}"])
         let refId = try #require(Workspace.open(at: b, readOnly: true).state.base.values.first { $0.path == "x.json" })
             .refId
         set.write(b, "x.json", "{\"v\": ")  // saved half-way: not a document right now

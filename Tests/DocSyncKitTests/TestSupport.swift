@@ -102,3 +102,14 @@ final class ReplicaSet {
         return result
     }
 }
+
+extension ReplicaSet {
+    /// Replica "a" holding `files` (tree path → text), synced to the remote, and replica
+    /// "b" made from the remote.
+    func twoReplicas(_ files: [String: String]) throws -> (a: String, b: String) {
+        let a = try make("a")
+        for (path, text) in files { write(a, path, text) }
+        try sync(a)
+        return (a, try make("b"))
+    }
+}
