@@ -309,9 +309,18 @@ Paths to exclude, in gitignore syntax, at the root of the tree.
 .It Pa .docsync/config
 Settings (JSON).
 .It Pa .docsync/state
-The checkpoint: last-synced version of every document (the base), pending actions and
-the remote cursor.
+The checkpoint: pending actions, the remote cursor and the name of the base file.
 If it is missing or damaged every command stops; see
+.Cm reset-base .
+.It Pa .docsync/base- Ns Ar sha256
+The base: the last-synced version of every document, named by its checksum.
+It is read only by a run that needs it (a no-op
+.Cm status
+or
+.Cm sync
+does not;
+.Cm verify
+does); if it is missing or damaged such a run stops; see
 .Cm reset-base .
 .It Pa .docsync/journal
 The append-only action journal, one checksummed line per entry.

@@ -5,9 +5,14 @@ import DocSyncKit
 /// again however `body` ends (its lock released, its files flushed). The command's own
 /// part, JSON or text, is `body`.
 extension GlobalOptions {
-    func withWorkspace<Result>(readOnly: Bool, _ body: (Workspace) throws -> Result) throws -> Result {
+    /// `baseOnDemand`: for status and the syncs (see `Workspace.open`).
+    func withWorkspace<Result>(readOnly: Bool, baseOnDemand: Bool = false, _ body: (Workspace) throws -> Result)
+        throws -> Result
+    {
         Output.configure(self)
-        return try Workspace.using(at: workingDirectory, readOnly: readOnly, body)
+        let workspace = try Workspace.open(at: workingDirectory, readOnly: readOnly, baseOnDemand: baseOnDemand)
+        defer { workspace.close() }
+        return try body(workspace)
     }
 
     /// The same for the commands that make their workspace (init, clone, reset-base):

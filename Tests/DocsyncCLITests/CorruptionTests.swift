@@ -170,27 +170,70 @@ struct CorruptionTests {
         } else {
             try! Data(bytes).write(to: URL(fileURLWithPath: state))
         }
+        Self.expectRefusedThenReset(a, b, box, commands: ["sync", "status", "push"], naming: state)
+    }
+
+    /// Each of `commands` in `a` refuses to run (exit 1, naming `file` and reset-base) and
+    /// changes nothing, locally or on the remote; then `reset-base` and a sync bring A's
+    /// pending work to B with nothing deleted on either side.
+    static func expectRefusedThenReset(
+        _ a: Replica, _ b: Replica, _ box: Sandbox, commands: [String], naming file: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let docs = a.documents()
         let remoteDocs = Files.tree(box.remote, skipMetadata: true)
-        for command in ["sync", "status", "push"] {
+        for command in commands {
             let r = a.run(command)
-            #expect(r.exit == 1, r.comment)
+            #expect(r.exit == 1, r.comment, sourceLocation: sourceLocation)
             #expect(
-                r.stderr.contains(state) && r.stderr.contains("reset-base"), "names the state and the recovery: \(r)")
+                r.stderr.contains(file) && r.stderr.contains("reset-base"), "names the file and the recovery: \(r)",
+                sourceLocation: sourceLocation)
         }
-        #expect(a.documents() == docs)
-        #expect(Files.tree(box.remote, skipMetadata: true) == remoteDocs, "nothing reaches the remote")
+        #expect(a.documents() == docs, sourceLocation: sourceLocation)
+        #expect(
+            Files.tree(box.remote, skipMetadata: true) == remoteDocs, "nothing reaches the remote",
+            sourceLocation: sourceLocation)
 
         let reset = a.run("reset-base")
-        #expect(reset.exit == 0, reset.comment)
+        #expect(reset.exit == 0, reset.comment, sourceLocation: sourceLocation)
         let synced = a.run("sync")
-        #expect([0, 3].contains(synced.exit), synced.comment)
-        #expect(b.run("sync").exit == 0)
-        #expect(b.json("d1.json")?["v"] as? String == "d1-A")
-        #expect(b.json("d4.json")?["v"] as? String == "d4-A")
-        #expect(b.json("d3.json")?["v"] as? String == "d3-0", "nothing is deleted on either side")
-        #expect(b.documents() == a.documents())
-        #expect(a.run("verify").exit == 0)
+        #expect([0, 3].contains(synced.exit), synced.comment, sourceLocation: sourceLocation)
+        #expect(b.run("sync").exit == 0, sourceLocation: sourceLocation)
+        #expect(b.json("d1.json")?["v"] as? String == "d1-A", sourceLocation: sourceLocation)
+        #expect(b.json("d4.json")?["v"] as? String == "d4-A", sourceLocation: sourceLocation)
+        #expect(
+            b.json("d3.json")?["v"] as? String == "d3-0", "nothing is deleted on either side",
+            sourceLocation: sourceLocation)
+        #expect(b.documents() == a.documents(), sourceLocation: sourceLocation)
+        #expect(a.run("verify").exit == 0, sourceLocation: sourceLocation)
+    }
+
+    enum BaseFileDamage: String, CaseIterable, Sendable { case flippedByte, truncated, deleted }
+
+    @Test(
+        "a damaged or missing base file is refused where the run needs it (names it, points to reset-base); reset-base then sync deletes nothing",
+        arguments: BaseFileDamage.allCases)
+    func damagedBaseFile(_ damage: BaseFileDamage) throws {
+        let box = Sandbox("base-file-\(damage)")
+        let (a, b) = Self.setUpWithPending(box)
+        let names = try FileManager.default.contentsOfDirectory(atPath: a.path(".docsync")).filter {
+            $0.hasPrefix("base-")
+        }
+        #expect(names.count == 1, "one base file beside the state: \(names)")
+        let baseFile = a.path(".docsync/" + (names.first ?? "base-"))
+        var bytes = try #require(Files.bytes(baseFile))
+        switch damage {
+        case .flippedByte: bytes[bytes.count / 2] ^= 0x20
+        case .truncated: bytes = Array(bytes.prefix(bytes.count - 10))
+        case .deleted: break
+        }
+        if damage == .deleted {
+            #expect(unlink(baseFile) == 0)
+        } else {
+            try Data(bytes).write(to: URL(fileURLWithPath: baseFile))
+        }
+        // A has pending actions: every one of these runs needs the base.
+        Self.expectRefusedThenReset(a, b, box, commands: ["sync", "status", "push", "verify", "log"], naming: baseFile)
     }
 
     // MARK: - Config

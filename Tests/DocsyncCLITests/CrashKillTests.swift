@@ -42,6 +42,10 @@ enum CrashTable {
     /// ref: held and killed there by `GitLocalPullTests`.
     static let localFetch = ["git.fetch-before-tracking-ref"]
 
+    /// Reading the sync state, between the state and the base file it names: held there
+    /// and killed there by `BaseFileTests`.
+    static let stateRead = ["state.before-base-file"]
+
     /// `docsync gc` with a tombstone to purge. Only a format-1 folder remote writes a
     /// compacted feed; the drive layout and git write one commit.
     static let gc: [Kind: [String]] = [
@@ -83,6 +87,7 @@ enum CrashTable {
         }
         #expect(CrashTable.resolve == CrashPoint.resolvePoints)
         #expect(CrashTable.localFetch == CrashPoint.localFetchPoints)
+        #expect(CrashTable.stateRead == CrashPoint.stateReadPoints)
         #expect(CrashTable.upgrade == CrashPoint.upgradePoints)
     }
 
@@ -96,7 +101,7 @@ enum CrashTable {
             for match in text.matches(of: #/CrashPoint\.hit\("([^"]+)"\)/#) { named.insert(String(match.1)) }
         }
         let listed = CrashTable.Kind.allCases.reduce(
-            into: Set<String>(CrashTable.resolve + CrashTable.upgrade + CrashTable.localFetch)
+            into: Set<String>(CrashTable.resolve + CrashTable.upgrade + CrashTable.localFetch + CrashTable.stateRead)
         ) {
             all, kind in
             all.formUnion(CrashTable.sync[kind]!)

@@ -86,15 +86,22 @@ import Testing
     }
 
     /// The state as a docsync from before the base came last wrote it: the base's lines
-    /// first, the pending actions after them, resealed.
-    static func baseFirst(_ state: [UInt8]) -> String {
+    /// (from the base file, which that version did not have) first, the pending actions
+    /// after them, resealed, with the header of that version.
+    static func baseFirst(_ r: Replica) throws -> String {
+        let state = try #require(r.bytes(".docsync/state"))
+        let baseName = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: r.path(".docsync")).first { $0.hasPrefix("base-") })
+        let baseFile = String(decoding: try #require(r.bytes(".docsync/" + baseName)), as: UTF8.self)
         let lines = String(decoding: state, as: UTF8.self).split(separator: "\n").map(String.init)
-        let body = lines.filter { !$0.hasPrefix("#sha256") }
-        let position = body.filter { !$0.hasPrefix("base\t") && !$0.hasPrefix("pending\t") && !$0.hasPrefix("end\t") }
+        let body = lines.filter { !$0.hasPrefix("#sha256") && !$0.hasPrefix("basefile\t") }
+        let position = body.dropFirst().filter { !$0.hasPrefix("pending\t") && !$0.hasPrefix("end\t") }
+        let base = baseFile.split(separator: "\n").map(String.init).filter { $0.hasPrefix("base\t") }
         let reordered =
-            position + body.filter { $0.hasPrefix("base\t") } + body.filter { $0.hasPrefix("pending\t") }
+            ["docsync-state 1"] + position + base + body.filter { $0.hasPrefix("pending\t") }
             + body.filter { $0.hasPrefix("end\t") }
         let text = reordered.joined(separator: "\n") + "\n"
+        r.remove(".docsync/" + baseName)
         return text + "#sha256 \(ContentHash.of(text))\n"
     }
 
@@ -104,8 +111,7 @@ import Testing
         defer { withExtendedLifetime(box) {} }  // it removes the trees when it goes
         // A deletion recorded and not pushed yet: pending in the state.
         #expect(a.run("rm", "b.json").exit == 0)
-        let state = try #require(a.bytes(".docsync/state"))
-        let old = Self.baseFirst(state)
+        let old = try Self.baseFirst(a)
         #expect(
             old.contains("\npending\t")
                 && old.range(of: "\nbase\t")!.lowerBound < old.range(of: "\npending\t")!.lowerBound)
@@ -115,8 +121,8 @@ import Testing
         #expect(status.exit == 0 && status.stdout.contains("b.json"), status.comment)
         #expect(a.sync().stdout.contains("0 recorded, 0 pulled, 1 pushed"))
         let converted = String(decoding: try #require(a.bytes(".docsync/state")), as: UTF8.self)
-        let lastPending = converted.range(of: "\npending\t", options: .backwards)?.lowerBound
-        #expect(lastPending == nil || lastPending! < converted.range(of: "\nbase\t")!.lowerBound)
+        #expect(converted.hasPrefix("docsync-state 2\n") && converted.contains("\nbasefile\t"))
+        #expect(!converted.contains("\nbase\t"), "the base is in its own file once converted")
         #expect(b.sync().stdout.contains("0 recorded, 1 pulled, 0 pushed"))
         #expect(a.documents() == b.documents() && !b.exists("b.json"))
         #expect(a.run("verify").exit == 0 && b.run("verify").exit == 0)

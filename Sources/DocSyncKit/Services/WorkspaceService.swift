@@ -69,6 +69,7 @@ extension WorkspaceService {
             objects: objects,
             schemas: recordSchemas)
         recorder.unchangedTree = store.unchangedTree
+        recorder.readBase = { [store] in try store.state.readBase() }
         recorder.progress = progress
         recorder.joining = joining
         if !joining.isEmpty { recorder.rejoining = state.unsyncedMintedDocuments }

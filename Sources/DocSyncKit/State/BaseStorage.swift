@@ -11,6 +11,10 @@ import Foundation
 /// Parsed whole (`parsed`) when a caller needs every version, or when the lines are not
 /// in order (a file an older version wrote): then it is a dictionary, as before.
 ///
+/// The lines are those of the base file (`BaseFile`), read at the first lookup, or those
+/// of a state an older version wrote. A run that looks nothing up reads nothing, and a
+/// save of a base nothing changed writes nothing (the state names the same file).
+///
 /// Shared by copies of a state until one of them changes the base (`SyncState` clones it
 /// first), so a state keeps value semantics.
 final class BaseStorage: @unchecked Sendable {
@@ -33,6 +37,11 @@ final class BaseStorage: @unchecked Sendable {
     /// The versions, by refId, once parsed (empty while `lines` is set).
     var versions: [String: DocVersion]
     private var lines: Lines?
+    /// The base file the lines are still to be read from (nil once read, or when the
+    /// versions did not come from one).
+    private var unread: BaseFile?
+    /// The base file in a folder that holds exactly these versions (nil once they change).
+    private var savedAs: (folder: String, name: BaseFile.Name)?
     /// Versions set (or, nil, removed) since the lines were read, by refId.
     private var changes: [String: DocVersion?] = [:]
     /// How many versions the lines and the changes make.
@@ -51,21 +60,63 @@ final class BaseStorage: @unchecked Sendable {
         linesCount = lines.count
     }
 
-    private init(lines: Lines, changes: [String: DocVersion?], count: Int) {
+    /// The versions of the base file `file` in `folder`, read at the first lookup.
+    init(file: BaseFile, in folder: String) {
+        versions = [:]
+        unread = file
+        linesCount = file.name.count
+        savedAs = (folder, file.name)
+    }
+
+    private init(lines: Lines?, changes: [String: DocVersion?], count: Int, savedAs: (String, BaseFile.Name)?) {
         versions = [:]
         self.lines = lines
         self.changes = changes
         linesCount = count
+        self.savedAs = savedAs
     }
 
-    /// How many versions, without parsing them.
-    var count: Int { lock.withLock { lines != nil ? linesCount : versions.count } }
+    /// How many versions, without reading or parsing them.
+    var count: Int { lock.withLock { lines != nil || unread != nil ? linesCount : versions.count } }
 
     /// Whether the versions are still the file's lines (with changes beside them).
-    var isUnparsed: Bool { lock.withLock { lines != nil } }
+    var isUnparsed: Bool {
+        lock.withLock {
+            readOrStop()
+            return lines != nil
+        }
+    }
 
     /// Whether the versions are the file's lines in refId order, searched in place.
-    var isInOrder: Bool { lock.withLock { lines?.starts != nil } }
+    var isInOrder: Bool {
+        lock.withLock {
+            readOrStop()
+            return lines?.starts != nil
+        }
+    }
+
+    /// Whether the base file these versions come from was read (true when there is none).
+    var isRead: Bool { lock.withLock { unread == nil } }
+
+    /// Reads and checks the base file, if not yet. Runs call it (through
+    /// `SyncState.readBase`) where they first need the base, so that a damaged file is an
+    /// error they report.
+    func read() throws {
+        try lock.withLock { try lockedRead() }
+    }
+
+    private func lockedRead() throws {
+        guard let file = unread else { return }
+        lines = try file.read()
+        unread = nil
+    }
+
+    /// Reads the base file where a lookup needs it and no caller read it first. A file
+    /// that fails its check there cannot be reported as an error, and no answer without
+    /// it is safe: the run stops, as a killed one, before it acts on a wrong base.
+    private func readOrStop() {
+        do { try lockedRead() } catch { fatalError("docsync: \(error.localizedDescription)") }
+    }
 
     /// One document's version, parsing only its line.
     func version(_ refId: String) -> DocVersion? {
@@ -73,6 +124,7 @@ final class BaseStorage: @unchecked Sendable {
     }
 
     private func lockedVersion(_ refId: String) -> DocVersion? {
+        readOrStop()
         guard let lines else { return versions[refId] }
         if let changed = changes[refId] { return changed }
         guard let starts = lines.starts else {
@@ -88,6 +140,8 @@ final class BaseStorage: @unchecked Sendable {
     @discardableResult
     func set(_ refId: String, _ version: DocVersion?) -> DocVersion? {
         lock.withLock {
+            savedAs = nil
+            readOrStop()
             if lines?.starts == nil { parseLocked() }
             guard lines != nil else {
                 if let version { return versions.updateValue(version, forKey: refId) }
@@ -112,12 +166,23 @@ final class BaseStorage: @unchecked Sendable {
     /// shared, not copied).
     func clone() -> BaseStorage {
         lock.withLock {
-            guard let lines else { return BaseStorage(versions) }
-            return BaseStorage(lines: lines, changes: changes, count: linesCount)
+            readOrStop()
+            guard lines != nil else {
+                let copy = BaseStorage(versions)
+                copy.savedAs = savedAs
+                return copy
+            }
+            return BaseStorage(lines: lines, changes: changes, count: linesCount, savedAs: savedAs)
         }
     }
 
+    /// Notes that the versions are about to change in place (`versions`, parsed).
+    func willChange() {
+        lock.withLock { savedAs = nil }
+    }
+
     private func parseLocked() {
+        readOrStop()
         guard let lines else { return }
         var parsed = Self.parse(lines)
         linesParsed += lines.count
@@ -184,11 +249,28 @@ final class BaseStorage: @unchecked Sendable {
 
     // MARK: Writing
 
+    /// The base file of these versions in `folder` (the state's folder): the one they
+    /// were read from or last saved as while nothing changed them, else one written now;
+    /// nil when there are none.
+    func save(in folder: String) throws -> BaseFile.Name? {
+        let known: (count: Int, saved: BaseFile.Name?) = try lock.withLock {
+            if let savedAs, savedAs.folder == folder { return (linesCount, savedAs.name) }
+            try lockedRead()
+            return (lines != nil ? linesCount : versions.count, nil)
+        }
+        if let saved = known.saved { return saved }
+        guard known.count > 0 else { return nil }
+        let name = try BaseFile.write(self, count: known.count, in: folder)
+        lock.withLock { savedAs = (folder, name) }
+        return name
+    }
+
     /// Writes the `base` lines: the lines as read with the changes merged in, in refId
     /// order, copying every line nothing changed as it is; or, parsed, every version,
     /// sorted.
     func write(to out: inout SealedFile.Builder) {
         lock.withLock {
+            readOrStop()
             if let lines, let starts = lines.starts {
                 Self.merge(changes, into: lines, starts: starts, out: &out)
                 return

@@ -50,7 +50,10 @@ final class ReplicaStore {
 
     /// Opens the store of the tree at `layout`: takes the tree lock (unless read-only),
     /// reads the state and the index, and finishes what an interrupted run left.
-    static func open(_ layout: TreeLayout, readOnly: Bool) throws -> ReplicaStore {
+    /// - Parameter baseOnDemand: the base file is read where the run first needs it (a
+    ///   scan, a pull, a push; see `SyncState.readBase`), not here: for `status` and the
+    ///   syncs, which read none when nothing changed.
+    static func open(_ layout: TreeLayout, readOnly: Bool, baseOnDemand: Bool = false) throws -> ReplicaStore {
         let config = try Config.load(from: layout.config)
         var lock: TreeLock? = nil
         if !readOnly {
@@ -63,7 +66,7 @@ final class ReplicaStore {
         // Before the read: a save that lands between the two makes this stat stale, and a
         // read-only run then keeps its refreshed index to itself.
         let indexFile = try? FileSystem.status(layout.index)
-        let (state, index) = try loadStateAndIndex(layout)
+        let (state, index) = try loadStateAndIndex(layout, readingBase: !baseOnDemand)
         let store = ReplicaStore(
             layout: layout, config: config, state: state, index: index, readOnly: readOnly, lock: lock)
         store.indexFileAtOpen = indexFile
@@ -73,7 +76,7 @@ final class ReplicaStore {
 
     /// The state and the index, read on two cores at once. Why: every run reads both
     /// whole (a read, a SHA-256 and a parse each), and neither needs the other.
-    static func loadStateAndIndex(_ layout: TreeLayout) throws -> (SyncState, StatCache) {
+    static func loadStateAndIndex(_ layout: TreeLayout, readingBase: Bool) throws -> (SyncState, StatCache) {
         final class Loaded: @unchecked Sendable {
             var state: Result<SyncState, Error>?
             var index: StatCache?
@@ -82,7 +85,11 @@ final class ReplicaStore {
         let statePath = layout.state, indexPath = layout.index
         DispatchQueue.concurrentPerform(iterations: 2) { part in
             if part == 0 {
-                loaded.state = Result { try SyncState.load(from: statePath) }
+                loaded.state = Result {
+                    let state = try SyncState.load(from: statePath)
+                    if readingBase { try state.readBase() }
+                    return state
+                }
             } else {
                 loaded.index = StatCache.load(from: indexPath)
             }

@@ -1,11 +1,14 @@
 import Foundation
 
-/// `.docsync/state` (docs/FORMATS.md): a sealed file of tab-separated lines, the base
-/// last. Why last: a run that never asks for a base version reads the lines before them,
-/// checks the rest (count and fields) without parsing it, and a save that did not change
-/// the base copies those lines as they are (see `BaseStorage`).
+/// `.docsync/state` (docs/FORMATS.md): a sealed file of tab-separated lines saying where
+/// the replica stands, which names the base file (`BaseFile`) that holds the base. Why
+/// apart: a run that never asks for a base version reads this file only, a few lines, and
+/// a save that did not change the base writes this file only.
+///
+/// A state an older version wrote holds the base as its last lines (`docsync-state 1`):
+/// read in place as the base file's would be, and written with a base file by the next save.
 extension SyncState {
-    static let header = "docsync-state 1"
+    static let header = "docsync-state 2"
 
     public struct Damaged: Error, LocalizedError {
         public var path: String
@@ -16,42 +19,66 @@ extension SyncState {
     }
 
     public static func load(from path: String) throws -> SyncState {
-        guard let bytes = try FileSystem.readFileIfPresent(path) else {
-            throw Damaged(path: path, reason: "missing")
+        let folder = FileSystem.splitLast(path).folder
+        var attempt = 0
+        while true {
+            attempt += 1
+            guard let bytes = try FileSystem.readFileIfPresent(path) else {
+                throw Damaged(path: path, reason: "missing")
+            }
+            guard let (end, digest) = SealedFile.bodyAndDigest(bytes) else {
+                throw Damaged(path: path, reason: "damaged (checksum mismatch: torn or corrupted)")
+            }
+            var reader = StateFileReader(path: path, bytes: bytes)
+            try reader.read(upTo: end)
+            var state = reader.state
+            if let name = reader.baseFile {
+                try CrashPoint.hit("state.before-base-file")
+                guard let file = try BaseFile.open(name, in: folder) else {
+                    // A run that saved a newer state between this run's two reads removed
+                    // the base file this state names: read the newer one.
+                    if attempt < 10, (try? FileSystem.readFileIfPresent(path)) != bytes { continue }
+                    throw Damaged(
+                        path: FileSystem.join(folder, name.fileName), reason: "missing (the state names it as its base)"
+                    )
+                }
+                state.baseStorage = BaseStorage(file: file, in: folder)
+            } else {
+                state.baseStorage = BaseStorage(lines: reader.base.lines(of: bytes))
+                // Other lines between the base's (an older layout): parsed now, so that a
+                // save never copies them along with the base's lines.
+                if !reader.base.inOneRun { _ = state.baseStorage.parsed }
+            }
+            state.savedDigest = digest
+            state.readStamp = UnchangedTree.stamp(digest)
+            return state
         }
-        guard let (end, digest) = SealedFile.bodyAndDigest(bytes) else {
-            throw Damaged(path: path, reason: "damaged (checksum mismatch: torn or corrupted)")
-        }
-        var reader = StateFileReader(path: path, bytes: bytes)
-        try reader.read(upTo: end)
-        var state = reader.state
-        let inOrder = reader.baseInOneRun && reader.baseInOrder && bytes.count <= Int(UInt32.max)
-        state.baseStorage = BaseStorage(
-            lines: BaseStorage.Lines(
-                bytes: bytes, range: reader.baseLines, count: reader.baseCount,
-                starts: inOrder ? reader.baseStarts : nil))
-        // Other lines between the base's (an older layout): parsed now, so that a save
-        // never copies them along with the base's lines.
-        if !reader.baseInOneRun { _ = state.baseStorage.parsed }
-        state.savedDigest = digest
-        state.readStamp = UnchangedTree.stamp(digest)
-        return state
     }
 
-    /// Writes the state; returns the file's checksum (what `savedDigest` names).
+    /// Writes the base file (unless the state names one that holds its base already),
+    /// then the state, then removes the base file the state named before. Returns the
+    /// state file's checksum (what `savedDigest` names).
     @discardableResult
     public func save(to path: String) throws -> String {
+        let folder = FileSystem.splitLast(path).folder
+        let baseFile = try baseStorage.save(in: folder)
         let digest = try SealedFile.write(to: path, durable: true) { out in
             writePosition(to: &out)
             for p in pending { try out.line("pending", text: p.encodedLine()) }
             for h in held.values.sorted(by: { UTF8Order.precedes($0.refId ?? "", $1.refId ?? "") }) {
                 try out.line("held", text: h.encodedLine())
             }
-            baseStorage.write(to: &out)
+            if let baseFile {
+                out.raw("basefile")
+                out.tabRaw(baseFile.digest)
+                out.tabNumbers(baseFile.count, baseFile.size)
+                out.newline()
+            }
             out.raw("end")
-            out.tabNumbers(baseCount, pending.count)
+            out.tabNumbers(baseFile?.count ?? 0, pending.count)
             out.newline()
         }
+        BaseFile.removeOthers(in: folder.isEmpty ? "." : folder, keeping: baseFile)
         return digest
     }
 
@@ -77,22 +104,15 @@ extension SyncState {
 }
 
 /// One pass over a sound state file: every line but the base's parsed into a state; the
-/// base's lines checked (five fields each) and counted, and where they lie noted.
+/// base file's name taken, or (a state an older version wrote) the base's lines checked.
 private struct StateFileReader {
     let path: String
     let bytes: [UInt8]
     var state = SyncState()
-    var baseCount = 0
-    /// From the first base line's start to the last one's end.
-    var baseLines = 0..<0
-    /// Whether no other line lies between base lines (always so in files this version
-    /// writes; an older one wrote the pending and held lines after the base).
-    var baseInOneRun = true
-    /// Where each base line starts, and whether their refIds are in strictly rising byte
-    /// order (so in files this version writes; older ones wrote them in any order).
-    var baseStarts: [UInt32] = []
-    var baseInOrder = true
-    private var previousRefId: Range<Int> = 0..<0
+    /// The base file the state names (nil: none, or the base is in the state's lines).
+    var baseFile: BaseFile.Name?
+    /// The state's own `base` lines (an older version's layout).
+    var base = BaseLinesCheck()
     private var sawHeader = false
     private var sawEnd = false
 
@@ -111,25 +131,23 @@ private struct StateFileReader {
 
     private mutating func readLine(_ f: SealedFile.Fields, _ line: Range<Int>) throws {
         if !sawHeader {
-            guard f.count == 1, f.equals(0, "docsync-state 1") else {
+            guard f.count == 1, f.equals(0, "docsync-state 2") || f.equals(0, "docsync-state 1") else {
                 throw damaged("not a state file this version understands")
             }
             sawHeader = true
         } else if sawEnd {
             throw damaged("damaged (a line after the end)")
         } else if f.equals(0, "base") {
-            guard f.count == 5 else { throw damaged("damaged (unknown record)") }
-            if baseCount == 0 {
-                baseLines = line
-            } else {
-                if baseLines.upperBound != line.lowerBound { baseInOneRun = false }
-                baseLines = baseLines.lowerBound..<line.upperBound
-                if baseInOrder && f.compare(previousRefId, f.ranges[1]) >= 0 { baseInOrder = false }
-            }
-            previousRefId = f.ranges[1]
-            if baseInOrder { baseStarts.append(UInt32(truncatingIfNeeded: line.lowerBound)) }
-            baseCount += 1
+            guard baseFile == nil, base.take(f, line: line) else { throw damaged("damaged (unknown record)") }
+        } else if f.equals(0, "basefile") {
+            // The digest names a file: 64 lower-case hex digits, nothing else.
+            guard f.count == 4, baseFile == nil, base.count == 0, f.ranges[1].count == 64,
+                f.raw(1).utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
+                let count = f.int64(2), let size = f.int64(3), count > 0, size > 0
+            else { throw damaged("damaged (unknown record)") }
+            baseFile = BaseFile.Name(digest: f.raw(1), count: Int(count), size: Int(size))
         } else if f.equals(0, "end") && f.count == 3 {
+            let baseCount = baseFile?.count ?? base.count
             guard f.int64(1) == Int64(baseCount), f.int64(2) == Int64(state.pending.count) else {
                 throw damaged("incomplete")
             }

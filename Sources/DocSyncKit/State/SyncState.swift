@@ -19,6 +19,7 @@ public struct SyncState: Sendable {
         }
         _modify {
             makeBaseUnique()
+            baseStorage.willChange()
             _ = baseStorage.parsed
             baseChangedPaths = nil
             yield &baseStorage.versions
@@ -33,6 +34,11 @@ public struct SyncState: Sendable {
     var baseChangedPaths: Set<String>? = []
     /// The stamp of the state file this state was read from (0: not read from one).
     var readStamp: UInt64 = 0
+    /// Reads and checks the base file (`BaseFile`) if it was not read yet; a run calls it
+    /// where it first needs the base, so that a damaged one is an error it reports.
+    public func readBase() throws { try baseStorage.read() }
+    /// Whether the base file was read (for tests: a no-op reads none).
+    var baseFileRead: Bool { baseStorage.isRead }
     /// How many of the state file's base lines this state parsed (see `BaseStorage`).
     var baseLinesParsed: Int { baseStorage.linesParsed }
     /// How many documents the base holds, without parsing it.

@@ -59,6 +59,10 @@ public enum CrashPoint {
     /// give the cache a tip whose objects were not copied.
     public static let localFetchPoints = ["git.fetch-before-tracking-ref"]
 
+    /// The step of reading the sync state between reading `.docsync/state` and opening
+    /// the base file it names: a run saving a newer state there removes that file.
+    public static let stateReadPoints = ["state.before-base-file"]
+
     public struct Simulated: Error, CustomStringConvertible {
         public var point: String
         public var description: String { "simulated crash at \(point)" }

@@ -133,9 +133,23 @@ public enum FileSystem {
         _ path: String, mode: mode_t = 0o644, durable: Bool = true, writing body: (Int32) throws -> Void
     ) throws {
         let (dir, base) = splitLast(path)
-        let (temp, fd) = try createTemporary(beside: path, folder: dir, name: base, mode: mode)
-        do {
+        try writeAtomically(inFolder: dir, temporaryName: base, mode: mode, durable: durable) { fd in
             try body(fd)
+            return base
+        }
+    }
+
+    /// Like `writeAtomically(_:writing:)`, for a file whose name depends on what is
+    /// written in it (a file named by its checksum): `body` writes the content into the
+    /// temporary file's descriptor and returns the name, in `folder`, it is renamed to.
+    public static func writeAtomically(
+        inFolder dir: String, temporaryName base: String, mode: mode_t = 0o644, durable: Bool = true,
+        naming body: (Int32) throws -> String
+    ) throws {
+        let (temp, fd) = try createTemporary(beside: join(dir, base), folder: dir, name: base, mode: mode)
+        var path = join(dir, base)
+        do {
+            path = join(dir, try body(fd))
             if fchmod(fd, mode) != 0 { throw FileSystemError(path: temp, operation: "chmod", code: errno) }
             if durable, fsync(fd) != 0 { throw FileSystemError(path: temp, operation: "fsync", code: errno) }
             close(fd)

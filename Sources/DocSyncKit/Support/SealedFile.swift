@@ -28,6 +28,25 @@ enum SealedFile {
         return digest
     }
 
+    /// Writes a sealed file atomically into `folder`, named by `naming` from its checksum
+    /// (a file named by what it holds). Returns the checksum and the file's size.
+    static func write(
+        inFolder folder: String, durable: Bool, naming: (String) -> String, _ build: (inout Builder) throws -> Void
+    ) throws -> (digest: String, size: Int) {
+        var digest = ""
+        var size = 0
+        try FileSystem.writeAtomically(inFolder: folder, temporaryName: naming(""), durable: durable) { fd in
+            var out = Builder(fd: fd, path: FileSystem.join(folder, naming("")))
+            try build(&out)
+            digest = try out.finish()
+            var st = Glibc.stat()
+            if fstat(fd, &st) != 0 { throw FileSystemError(path: folder, operation: "fstat", code: errno) }
+            size = Int(st.st_size)
+            return naming(digest)
+        }
+        return (digest, size)
+    }
+
     /// Bytes a builder holds before writing them out.
     static let chunkBytes = 1 << 20
 

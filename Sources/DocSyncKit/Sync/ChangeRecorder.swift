@@ -42,6 +42,9 @@ final class ChangeRecorder {
     /// When set, a walk it holds for is a tree in which nothing changed: the scan stops
     /// there, and `tracked` is never made.
     var unchangedTree: UnchangedTree?
+    /// Reads the state's base file where the scan first needs it (see `SyncState.readBase`):
+    /// not when the index vouches for every file.
+    var readBase: () throws -> Void = {}
     let clock: HybridLogicalClock
     let objects: ObjectStore
     /// The schemas records must satisfy (nil: none are checked).
@@ -87,6 +90,7 @@ final class ChangeRecorder {
             progress?(.finished(.record))
             return result
         }
+        try readBase()
         let files = scanFiles(walk.files, into: &result)
         let keepers = RefIdKeepers(
             files: files, tracked: tracked, previousIndex: previousIndex, unreadable: result.unreadablePaths)

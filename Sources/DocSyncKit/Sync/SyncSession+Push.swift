@@ -6,6 +6,7 @@ extension SyncSession {
         plan.writes.reserveCapacity(state.pending.count)
         // Without pending actions there is no write to plan (and a no-op sync looks no
         // version up); conflict records may still go.
+        if !state.pending.isEmpty { try state.readBase() }
         let tracked = state.trackedVersions
         let movedAt = SyncState.moveTimes(state.pending)
         askLandedPending()

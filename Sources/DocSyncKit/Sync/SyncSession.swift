@@ -38,6 +38,7 @@ final class SyncSession {
         askLandedPending()
         var changes = try prefetched ?? remote.changes(since: state.cursor).checked(url: remote.displayURL)
         remoteAnswered = true
+        if !Self.changesNothing(changes, state) { try state.readBase() }
         if let rewound = changes.rewound {
             try rebase(onto: rewound)
         } else if state.baseAheadOfCursor, remote.historiesFork, !changes.isSnapshot {
@@ -187,6 +188,13 @@ final class SyncSession {
     }
 
     /// Whether `hold` is a remote deletion waiting for the local file to be valid again.
+    /// Whether a pull of `changes` leaves `state` as it is and needs none of its base (a
+    /// no-op sync, whose base file is then never read).
+    static func changesNothing(_ changes: RemoteChanges, _ state: SyncState) -> Bool {
+        changes.entries.isEmpty && !changes.isSnapshot && changes.rewound == nil && changes.conflicts.isEmpty
+            && state.pending.isEmpty && state.held.isEmpty && !state.baseAheadOfCursor
+    }
+
     static func holdsDeletion(_ hold: JournalEntry?) -> Bool {
         guard case .held(_, .deleted, _)? = hold?.event else { return false }
         return true

@@ -105,11 +105,14 @@ public final class Workspace {
 
     /// Opens the tree containing `directory`, takes its lock (unless read-only) and
     /// finishes whatever an interrupted run left in the journal.
-    public static func open(at directory: String, readOnly: Bool) throws -> Workspace {
+    /// - Parameter baseOnDemand: for `status` and the syncs: the base is read where the
+    ///   run first needs it, and not at all when nothing changed (see `ReplicaStore.open`).
+    public static func open(at directory: String, readOnly: Bool, baseOnDemand: Bool = false) throws -> Workspace {
         guard let layout = TreeLayout.find(from: directory) else {
             throw Failure.notATree(FileSystem.absolute(directory))
         }
-        let workspace = Workspace(store: try ReplicaStore.open(layout, readOnly: readOnly))
+        let workspace = Workspace(
+            store: try ReplicaStore.open(layout, readOnly: readOnly, baseOnDemand: baseOnDemand))
         if !readOnly { workspace.removeLeftoverGitLocks() }
         if keepLastUntilExit { lastOpened.set(workspace) }
         return workspace

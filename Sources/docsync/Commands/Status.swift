@@ -22,7 +22,7 @@ extension DocSync {
         static let shownPerList = 50
 
         func run() throws {
-            try global.withWorkspace(readOnly: true) { workspace in
+            try global.withWorkspace(readOnly: true, baseOnDemand: true) { workspace in
                 let status = try workspace.sync.status()
                 for problem in status.problems { Output.problem(problem.message) }
                 for warning in status.warnings { Output.warning(warning) }

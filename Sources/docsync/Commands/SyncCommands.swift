@@ -80,7 +80,7 @@ extension RemoteCommand {
     }
 
     func run() throws {
-        try global.withWorkspace(readOnly: flags.dryRun) { workspace in
+        try global.withWorkspace(readOnly: flags.dryRun, baseOnDemand: true) { workspace in
             let view = ProgressView(global: global)
             workspace.progress = view.handler
             let report: SyncReport
