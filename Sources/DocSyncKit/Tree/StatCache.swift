@@ -257,9 +257,13 @@ public struct StatCache {
     func vouchesSynced(_ walk: [TreeWalker.Entry], stamp: UInt64) -> Bool {
         guard stamp != 0, changes.isEmpty, savedStamp == nil, let file, file.stamp == stamp, file.count == walk.count
         else { return false }
-        for (i, entry) in walk.enumerated() where !file.vouchesSynced(i, path: entry.path, stat: entry.stat) {
-            return false
+        // Through the buffer: each entry read in place (enumerating copied every one,
+        // retaining and releasing its path: 2.6% of a no-op status at 100,000).
+        return walk.withUnsafeBufferPointer { entries in
+            for i in entries.indices where !file.vouchesSynced(i, path: entries[i].path, stat: entries[i].stat) {
+                return false
+            }
+            return true
         }
-        return true
     }
 }
