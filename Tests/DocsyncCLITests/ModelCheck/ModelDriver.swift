@@ -871,12 +871,32 @@ extension MC {
             for k in killed { recoveries[k] = docsync(k, ["sync"]) }
             let ran = parts.filter { !busy.contains($0) }
             var alternatives: [Alternative] = []
+            // A run that gave up with 75 (the remote kept changing under its pushes) did
+            // nothing, or pulled and then gave up its push: each of its attempts pulls first
+            // ("the local part is still done").
+            for busyMask in 0..<(1 << busy.count) {
+                let pulledBusy = busy.enumerated().filter { busyMask & (1 << $0.offset) != 0 }.map(\.element)
+                alternatives += syncAlternatives(
+                    ran: ran, killed: killed, pulledBusy: pulledBusy, busy: busy, byReplica: byReplica,
+                    recoveries: recoveries)
+            }
+            return finishTogether(
+                parts, alternatives: alternatives, ran: ran, killed: killed, byReplica: byReplica,
+                recoveries: recoveries, victim: victim, delayMs: delayMs)
+        }
+
+        /// The serial orders a concurrent step's runs may have taken (see `syncTogether`).
+        func syncAlternatives(
+            ran: [Int], killed: [Int], pulledBusy: [Int], busy: [Int], byReplica: [Int: RunResult],
+            recoveries: [Int: RunResult]
+        ) -> [Alternative] {
+            var alternatives: [Alternative] = []
             for mask in 0..<(1 << ran.count) {
                 let subset = ran.enumerated().filter { mask & (1 << $0.offset) != 0 }.map(\.element)
                 guard ran.allSatisfy({ subset.contains($0) || killed.contains($0) }) else { continue }
                 // A killed run did nothing, all of it, or (killed between them) its pull and not
                 // its push.
-                for order in Run.permutations(subset) {
+                for order in Run.permutations(subset + pulledBusy) {
                     for pulledOnly in subset.contains(where: killed.contains) ? [false, true] : [false] {
                         var m = model
                         var syncs:
@@ -886,11 +906,12 @@ extension MC {
                             )] = []
                         var killedExit: [Int: Int32] = [:]
                         for r in order {
-                            let outcome = m.sync(r, pushing: !(pulledOnly && killed.contains(r)))
+                            let gaveUp = pulledBusy.contains(r)
+                            let outcome = m.sync(r, pushing: !gaveUp && !(pulledOnly && killed.contains(r)))
                             if killed.contains(r) {
                                 killedExit[r] = outcome.exit
                             } else {
-                                syncs.append((r, byReplica[r]!, outcome, needsRecovery.contains(r), []))
+                                syncs.append((r, byReplica[r]!, outcome, needsRecovery.contains(r), gaveUp ? [75] : []))
                             }
                         }
                         for k in killed {
@@ -900,16 +921,26 @@ extension MC {
                         let label =
                             order.map {
                                 killed.contains($0)
-                                    ? "r\($0)(killed, \(pulledOnly ? "after its pull" : "completed"))" : "r\($0)"
+                                    ? "r\($0)(killed, \(pulledOnly ? "after its pull" : "completed"))"
+                                    : pulledBusy.contains($0) ? "r\($0)(75 after its pull)" : "r\($0)"
                             }
                             .joined(separator: ",") + killed.map { ",r\($0) recovery" }.joined()
-                        let others = busy.map {
+                        let others = busy.filter { !pulledBusy.contains($0) }.map {
                             LastRun(r: $0, result: byReplica[$0]!, expected: [75], rules: [], synced: false)
                         }
                         alternatives.append(Alternative(label: label, model: m, syncs: syncs, others: others))
                     }
                 }
             }
+            return alternatives
+        }
+
+        /// Chooses among a concurrent step's alternatives and describes the step.
+        func finishTogether(
+            _ parts: [Int], alternatives: [Alternative], ran: [Int], killed: [Int], byReplica: [Int: RunResult],
+            recoveries: [Int: RunResult], victim: Int?, delayMs: Int
+        ) -> String {
+            var alternatives = alternatives
             var (chosen, matching) = pick(alternatives)
             if matching == 0 && ran.count > 1 {
                 // A known engine defect: two runs that both merged a document with a remote
