@@ -79,6 +79,29 @@ struct BaseFileTests {
         #expect(b.read("one.json")?.contains("11") == true)
     }
 
+    @Test("a damaged base file found while finishing a killed pull is an error naming it, not a crash")
+    func aDamagedBaseFileFoundByRecovery() throws {
+        let box = Sandbox("base-file-recovery")
+        let a = box.initReplica("A", files: ["one.json": "{\"n\": 1}\n"])
+        a.sync()
+        let b = box.clone("B")
+        b.write("one.json", b.read("one.json")!.replacing("\"n\": 1", with: "\"n\": 2"))
+        b.sync()
+        // A's pull journals what it saw and dies before its checkpoint: the next run folds
+        // those entries into the base.
+        let killed = a.run(["sync"], env: ["DOCSYNC_CRASH_AT": "pull.after-journal"])
+        #expect(killed.exit == 137, killed.comment)
+        let name = try #require(Self.baseFiles(a).first)
+        var bytes = try #require(Files.bytes(a.path(".docsync/" + name)))
+        bytes[bytes.count / 2] ^= 0x20
+        try Data(bytes).write(to: URL(fileURLWithPath: a.path(".docsync/" + name)))
+        for command in ["status", "sync"] {
+            let r = a.run(command)
+            #expect(r.exit == 1, r.comment)
+            #expect(r.stderr.contains(".docsync/" + name) && r.stderr.contains("reset-base"), r.comment)
+        }
+    }
+
     @Test("a status held between the state and its base file while a sync saves a newer state: it reads the newer one")
     func aStatusRacingASyncReadsTheNewerState() throws {
         let box = Sandbox("base-file-race")

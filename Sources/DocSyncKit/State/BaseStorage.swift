@@ -42,6 +42,8 @@ final class BaseStorage: @unchecked Sendable {
     private var unread: BaseFile?
     /// The base file in a folder that holds exactly these versions (nil once they change).
     private var savedAs: (folder: String, name: BaseFile.Name)?
+    /// The base file failed its check once (see `readIfPossible`).
+    private var unreadable = false
     /// Versions set (or, nil, removed) since the lines were read, by refId.
     private var changes: [String: DocVersion?] = [:]
     /// How many versions the lines and the changes make.
@@ -109,6 +111,18 @@ final class BaseStorage: @unchecked Sendable {
         guard let file = unread else { return }
         lines = try file.read()
         unread = nil
+    }
+
+    /// Reads the base file if it was not read and can be; false when it cannot (its
+    /// damage is then reported by whatever needs the base). For callers that can do
+    /// without it: the index's synced flags, a cache, are then not set.
+    func readIfPossible() -> Bool {
+        lock.withLock {
+            guard unread != nil else { return true }
+            guard !unreadable else { return false }
+            do { try lockedRead() } catch { unreadable = true }
+            return !unreadable
+        }
     }
 
     /// Reads the base file where a lookup needs it and no caller read it first. A file

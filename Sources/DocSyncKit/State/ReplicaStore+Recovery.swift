@@ -8,6 +8,8 @@ extension ReplicaStore {
         let entries = try journal.read(from: state.journalOffset, lastKnownSeq: state.journalSeq, repair: !readOnly)
         warnings += journal.warnings
         let unfolded = entries.filter { $0.seq > state.journalSeq }
+        // Folding may change the base: read it here, where a damaged one is an error.
+        if !unfolded.isEmpty { try state.readBase() }
         var baseBefore: [String: DocVersion?] = [:]
         var notRedone: [String] = []
         for entry in unfolded {

@@ -25,6 +25,10 @@ struct VersionTable: Sendable {
 
     var isEmpty: Bool { count == 0 }
 
+    /// Whether the versions can be looked up: false when the base file they come from
+    /// fails its check (see `BaseStorage.readIfPossible`).
+    func canRead() -> Bool { base.readIfPossible() }
+
     subscript(refId: String) -> DocVersion? {
         if let set = overlay[refId] { return set }
         return base.version(refId)

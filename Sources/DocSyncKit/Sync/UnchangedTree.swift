@@ -81,7 +81,8 @@ public struct UnchangedTree: Sendable {
         /// Whether the entry of `path` holding `refId` and content `hash` is its
         /// document's tracked version.
         func isTracked(_ path: String, _ refId: String, _ hash: String) -> Bool {
-            guard !refId.isEmpty, let version = tracked[refId] else { return false }
+            // A base that cannot be read flags nothing (the run that needs it reports it).
+            guard !refId.isEmpty, tracked.canRead(), let version = tracked[refId] else { return false }
             return version.hash == hash && version.path == path
         }
     }
