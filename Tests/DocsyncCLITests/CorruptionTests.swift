@@ -564,6 +564,35 @@ extension CorruptionTests {
         }
         Reliability.fsck(repo)
     }
+
+    @Test(
+        "a branch locked in a repository behind git daemon: the push says the server refused it (75), not that the remote kept changing; unlocked, it lands"
+    )
+    func lockedBranchBehindGitDaemon() throws {
+        let box = Sandbox()
+        let daemon = try GitDaemon()
+        let url = try daemon.makeRepository("records")
+        let a = box.replica("A")
+        a.write("a.json", "{\"v\": 1}\n")
+        #expect(CLI.run(["init", "--remote", url, "A"], in: box.root).exit == 0)
+        a.sync()
+        // What a push that crashed on the server while updating the branch leaves there.
+        let lock = daemon.repositoryPath("records") + "/refs/heads/main.lock"
+        #expect(FileManager.default.createFile(atPath: lock, contents: Data()))
+        a.write("a.json", a.read("a.json")!.replacing("\"v\": 1", with: "\"v\": 2"))
+        let refused = a.run("sync")
+        #expect(refused.exit == 75, refused.comment)
+        #expect(
+            refused.stderr.contains("failed to update ref") && refused.stderr.contains("main.lock")
+                && !refused.stderr.contains("kept changing"), refused.comment)
+        #expect(unlink(lock) == 0)
+        a.sync()
+        let plain = CLI.runTool(
+            "/usr/bin/git", ["--git-dir", daemon.repositoryPath("records"), "show", "main:a.json"], in: "/",
+            env: Reliability.gitEnv
+        ).stdout
+        #expect(plain.contains("\"v\": 2"), "\(plain)")
+    }
 }
 
 extension Reliability {

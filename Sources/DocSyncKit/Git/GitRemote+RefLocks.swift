@@ -18,7 +18,11 @@ extension GitRemote {
     /// locks, so only the refusal is reported there.
     func handleLockedRef(_ rejection: String) throws -> Never {
         guard url.scheme == .file, let lockPath = remoteRefLock() else {
-            throw RemoteError.locked(url: displayURL, holder: "the server refused to update the branch: \(rejection)")
+            throw RemoteError.locked(
+                url: displayURL,
+                holder:
+                    "the server refused to update the branch: \(rejection); if no push is running, a crashed one left refs/heads/\(branch).lock in the repository there"
+            )
         }
         let deadline = FileSystem.currentTimeNanos + Int64(Self.staleRefLockSeconds * 2 * 1e9)
         while FileSystem.currentTimeNanos < deadline {
@@ -47,8 +51,14 @@ extension GitRemote {
         return nil
     }
 
+    /// Whether the server refused the branch's update itself, not for being behind.
+    /// `git receive-pack` says only "failed to update ref" for a ref it could not lock (a
+    /// push in progress there, or a lock file a crashed one left); read as "the remote
+    /// moved", five quick retries ended in "the remote kept changing", which was not so
+    /// (found by the model check on a git daemon).
     static func isLockRejection(_ message: String) -> Bool {
         let lower = message.lowercased()
-        return lower.contains("lock") && !lower.contains("non-fast-forward") && !lower.contains("fetch first")
+        return (lower.contains("lock") || lower.contains("failed to update ref")) && !lower.contains("non-fast-forward")
+            && !lower.contains("fetch first")
     }
 }

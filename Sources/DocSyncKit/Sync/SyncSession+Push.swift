@@ -83,6 +83,8 @@ extension SyncSession {
                 try pull()
             } catch RemoteError.locked(let url, let holder) {
                 guard attempts < 5 else { throw RemoteError.locked(url: url, holder: holder) }
+                // A lock is held while its holder writes: give it that long (1 s in all).
+                usleep(useconds_t(100_000 * attempts))
             }
         }
     }
