@@ -10,9 +10,7 @@ extension GlobalOptions {
         throws -> Result
     {
         Output.configure(self)
-        let workspace = try Workspace.open(at: workingDirectory, readOnly: readOnly, baseOnDemand: baseOnDemand)
-        defer { workspace.close() }
-        return try body(workspace)
+        return try Workspace.using(at: workingDirectory, readOnly: readOnly, baseOnDemand: baseOnDemand, body)
     }
 
     /// The same for the commands that make their workspace (init, clone, reset-base):
@@ -39,8 +37,10 @@ extension GlobalOptions {
 extension Workspace {
     /// Opens the tree at `path` for `body` and closes it however `body` ends; for a run
     /// that opens it again and again (`watch`, one sync at a time).
-    static func using<Result>(at path: String, readOnly: Bool, _ body: (Workspace) throws -> Result) throws -> Result {
-        let workspace = try Workspace.open(at: path, readOnly: readOnly)
+    static func using<Result>(
+        at path: String, readOnly: Bool, baseOnDemand: Bool = false, _ body: (Workspace) throws -> Result
+    ) throws -> Result {
+        let workspace = try Workspace.open(at: path, readOnly: readOnly, baseOnDemand: baseOnDemand)
         defer { workspace.close() }
         return try body(workspace)
     }

@@ -115,7 +115,7 @@ final class BaseFile: @unchecked Sendable {
     /// writing a base file and the state naming it).
     static func removeOthers(in folder: String, keeping kept: Name?) {
         guard let names = try? FileSystem.listDirectory(folder) else { return }
-        for name in names where name.hasPrefix(prefix) && name.utf8.count == prefix.utf8.count + 64 {
+        for name in names where name.hasPrefix(prefix) && ContentHash.isValid(String(name.dropFirst(prefix.count))) {
             if name != kept?.fileName { unlink(FileSystem.join(folder, name)) }
         }
     }

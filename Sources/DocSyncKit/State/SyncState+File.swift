@@ -141,8 +141,7 @@ private struct StateFileReader {
             guard baseFile == nil, base.take(f, line: line) else { throw damaged("damaged (unknown record)") }
         } else if f.equals(0, "basefile") {
             // The digest names a file: 64 lower-case hex digits, nothing else.
-            guard f.count == 4, baseFile == nil, base.count == 0, f.ranges[1].count == 64,
-                f.raw(1).utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }),
+            guard f.count == 4, baseFile == nil, base.count == 0, ContentHash.isValid(f.raw(1)),
                 let count = f.int64(2), let size = f.int64(3), count > 0, size > 0
             else { throw damaged("damaged (unknown record)") }
             baseFile = BaseFile.Name(digest: f.raw(1), count: Int(count), size: Int(size))
