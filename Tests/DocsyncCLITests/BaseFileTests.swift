@@ -32,6 +32,18 @@ struct BaseFileTests {
         }
     }
 
+    /// A: `one.json` (`"n": 1`) synced to a folder remote; B: its clone.
+    static func syncedPair(_ box: Sandbox) -> (a: Replica, b: Replica) {
+        let a = box.initReplica("A", files: ["one.json": "{\"n\": 1}\n"])
+        a.sync()
+        return (a, box.clone("B"))
+    }
+
+    /// `one.json` in `r` edited as a text editor would, its ids kept: `"n": 1` becomes `n`.
+    static func editOne(_ r: Replica, to n: Int) {
+        r.write("one.json", r.read("one.json")!.replacing("\"n\": 1", with: "\"n\": \(n)"))
+    }
+
     /// Runs `args` in `r` under strace; the number of reads of a base file it made.
     static func baseReads(_ r: Replica, _ args: [String], box: Sandbox) throws -> (RunResult, Int) {
         try Prerequisite.strace.require()
@@ -68,10 +80,8 @@ struct BaseFileTests {
     @Test("a sync killed between reading the state and its base file: the next one sends the edit it left")
     func aSyncKilledWhileReadingTheState() throws {
         let box = Sandbox("base-file-kill")
-        let a = box.initReplica("A", files: ["one.json": "{\"n\": 1}\n"])
-        a.sync()
-        let b = box.clone("B")
-        a.write("one.json", a.read("one.json")!.replacing("\"n\": 1", with: "\"n\": 11"))
+        let (a, b) = Self.syncedPair(box)
+        Self.editOne(a, to: 11)
         let killed = a.run(["sync"], env: ["DOCSYNC_CRASH_AT": "state.before-base-file"])
         #expect(killed.exit == 137, killed.comment)
         #expect(a.sync().stdout.contains("1 pushed"))
@@ -82,10 +92,8 @@ struct BaseFileTests {
     @Test("a damaged base file found while finishing a killed pull is an error naming it, not a crash")
     func aDamagedBaseFileFoundByRecovery() throws {
         let box = Sandbox("base-file-recovery")
-        let a = box.initReplica("A", files: ["one.json": "{\"n\": 1}\n"])
-        a.sync()
-        let b = box.clone("B")
-        b.write("one.json", b.read("one.json")!.replacing("\"n\": 1", with: "\"n\": 2"))
+        let (a, b) = Self.syncedPair(box)
+        Self.editOne(b, to: 2)
         b.sync()
         // A's pull journals what it saw and dies before its checkpoint: the next run folds
         // those entries into the base.
@@ -107,7 +115,7 @@ struct BaseFileTests {
         let box = Sandbox("base-file-race")
         let a = box.initReplica("A", files: ["one.json": "{\"n\": 1}\n", "two.json": "{\"n\": 2}\n"])
         a.sync()
-        a.write("one.json", a.read("one.json")!.replacing("\"n\": 1", with: "\"n\": 11"))
+        Self.editOne(a, to: 11)
         let before = Self.baseFiles(a)
         #expect(before.count == 1)
         let gate = box.path("gate")

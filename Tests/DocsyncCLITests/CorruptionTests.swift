@@ -216,9 +216,7 @@ struct CorruptionTests {
     func damagedBaseFile(_ damage: BaseFileDamage) throws {
         let box = Sandbox("base-file-\(damage)")
         let (a, b) = Self.setUpWithPending(box)
-        let names = try FileManager.default.contentsOfDirectory(atPath: a.path(".docsync")).filter {
-            $0.hasPrefix("base-")
-        }
+        let names = BaseFileTests.baseFiles(a)
         #expect(names.count == 1, "one base file beside the state: \(names)")
         let baseFile = a.path(".docsync/" + (names.first ?? "base-"))
         var bytes = try #require(Files.bytes(baseFile))

@@ -90,8 +90,7 @@ import Testing
     /// after them, resealed, with the header of that version.
     static func baseFirst(_ r: Replica) throws -> String {
         let state = try #require(r.bytes(".docsync/state"))
-        let baseName = try #require(
-            try FileManager.default.contentsOfDirectory(atPath: r.path(".docsync")).first { $0.hasPrefix("base-") })
+        let baseName = try #require(BaseFileTests.baseFiles(r).first)
         let baseFile = String(decoding: try #require(r.bytes(".docsync/" + baseName)), as: UTF8.self)
         let lines = String(decoding: state, as: UTF8.self).split(separator: "\n").map(String.init)
         let body = lines.filter { !$0.hasPrefix("#sha256") && !$0.hasPrefix("basefile\t") }
