@@ -45,7 +45,7 @@ extension WorkspaceService {
     func makeRemote() throws -> Remote { try workspace.makeRemote() }
 
     @discardableResult
-    func append(_ entries: [JournalEntry]) throws -> [JournalEntry] { try workspace.store.append(entries) }
+    func append(_ entries: [JournalEntry]) throws -> Range<Int> { try workspace.store.append(entries) }
     func checkpoint() throws { try workspace.store.checkpoint() }
     func saveIndexIfNeeded() throws { try workspace.store.saveIndexIfNeeded() }
     func redo(_ entry: JournalEntry.FileOperation, interrupted: Bool = true) -> Bool {

@@ -98,25 +98,25 @@ public final class Journal {
         return entries
     }
 
-    /// Appends entries, numbering them, and fsyncs. Returns them with their `seq` set.
-    /// Written a megabyte at a time, so a batch of 100,000 entries is never held as text
-    /// whole; a crash mid-way leaves a batch whose last line says `more`, which reading
-    /// drops.
+    /// Appends entries, numbering them, and fsyncs. Returns the numbers they were given,
+    /// in order. Written a megabyte at a time, so a batch of 100,000 entries is never held
+    /// as text whole; a crash mid-way leaves a batch whose last line says `more`, which
+    /// reading drops. Why numbers and not the entries numbered: a copy of a clone's batch
+    /// (100,000 entries of a few hundred bytes each) was a sixth of its peak memory.
     @discardableResult
-    public func append(_ entries: [JournalEntry]) throws -> [JournalEntry] {
-        guard !entries.isEmpty else { return [] }
-        var numbered = entries
+    public func append(_ entries: [JournalEntry]) throws -> Range<Int> {
+        guard !entries.isEmpty else { return nextSeq..<nextSeq }
         let written: Int
         do {
             written = try FileSystem.append(path) { write in
                 var chunk: [UInt8] = []
                 chunk.reserveCapacity(1 << 20)
-                for i in numbered.indices {
-                    numbered[i].seq = nextSeq + i
-                    var line = numbered[i]
-                    line.more = i < numbered.count - 1 ? true : nil
+                for (i, entry) in entries.enumerated() {
+                    var line = entry
+                    line.seq = nextSeq + i
+                    line.more = i < entries.count - 1 ? true : nil
                     chunk += ChecksummedLines.encode(try line.encodedLine()).utf8
-                    if chunk.count >= 1 << 20 || i == numbered.count - 1 {
+                    if chunk.count >= 1 << 20 || i == entries.count - 1 {
                         try write(chunk)
                         chunk.removeAll(keepingCapacity: true)
                     }
@@ -128,8 +128,9 @@ public final class Journal {
             try? FileSystem.truncate(path, to: length)
             throw error
         }
-        nextSeq += numbered.count
+        let seqs = nextSeq..<nextSeq + entries.count
+        nextSeq = seqs.upperBound
         length += written
-        return numbered
+        return seqs
     }
 }

@@ -97,16 +97,26 @@ final class ReplicaStore {
         return (try loaded.state!.get(), loaded.index!)
     }
 
-    /// Journals entries (fsynced) and folds them into the state.
+    /// Journals entries (fsynced) and folds them into the state; returns the numbers they
+    /// were given.
     @discardableResult
-    func append(_ entries: [JournalEntry]) throws -> [JournalEntry] {
-        let numbered = try journal.append(entries)
-        // A large batch (a first push records every document) would otherwise grow the
-        // pending list by doubling, holding up to twice what it needs at the peak. Small
-        // batches don't reserve: reserving exactly, batch after batch, copies every time.
-        if numbered.count > 1024 { state.pending.reserveCapacity(state.pending.count + numbered.count) }
-        for entry in numbered { state.fold(entry) }
-        return numbered
+    func append(_ entries: [JournalEntry]) throws -> Range<Int> {
+        let seqs = try journal.append(entries)
+        // A large batch of local actions (a first push records every document) would
+        // otherwise grow the pending list by doubling, holding up to twice what it needs
+        // at the peak. Small batches don't reserve: reserving exactly, batch after batch,
+        // copies every time. Only local actions stay pending: a clone's batch of 100,000
+        // `seen` entries reserved room for as many that never came.
+        if entries.count > 1024 {
+            let local = entries.count(where: { if case .local = $0.event { true } else { false } })
+            if local > 1024 { state.pending.reserveCapacity(state.pending.count + local) }
+        }
+        for (entry, seq) in zip(entries, seqs) {
+            var numbered = entry
+            numbered.seq = seq
+            state.fold(numbered)
+        }
+        return seqs
     }
 
     /// Writes the state checkpoint (and the stat cache) atomically.
