@@ -31,11 +31,12 @@ import Testing
         let dir = TempFolder()
         let journal = Journal(path: dir.sub("journal"))
         _ = try journal.read(repair: true)
-        let seqs = try journal.append(sampleEntries())
+        let sample = sampleEntries()
+        let seqs = try journal.append(sample)
         #expect(Array(seqs) == [1, 2, 3])
         let reread = Journal(path: dir.sub("journal"))
         let entries = try reread.read(repair: false)
-        let written = zip(sampleEntries(), seqs).map { entry, seq in
+        let written = zip(sample, seqs).map { entry, seq in
             var numbered = entry
             numbered.seq = seq
             return numbered
