@@ -469,6 +469,38 @@ final class DriveCopies {
         #expect(DriveHistory.state(at: three, in: c)?.map { "\($0.refId)=\($0.changesetId)" } == ["e=1", "d=3", "f=1"])
     }
 
+    /// The state at a commit over random chains (checkpoints among them), against a model:
+    /// from the nearest checkpoint up, a document's last entry, in the order of each
+    /// document's last appearance. Guards `latest(of:)`, which reads the commits in place
+    /// rather than joined into one list.
+    @Test func theStateIsTheLastEntryPerDocumentInTheOrderOfLastAppearance() {
+        var random = SeededGenerator(seed: 2_611_27)
+        for _ in 0..<40 {
+            let c = Commits()
+            var chain: [(id: String, docs: [String: String], checkpoint: Bool)] = []
+            var parent: String?
+            for seq in 1...Int.random(in: 1...8, using: &random) {
+                var docs: [String: String] = [:]
+                for _ in 0..<Int.random(in: 0...6, using: &random) {
+                    docs["d\(Int.random(in: 0..<9, using: &random))"] = "\(seq)"
+                }
+                let checkpoint = seq > 1 && Int.random(in: 0..<4, using: &random) == 0
+                parent = c.add("aaa", seq, on: parent, docs, checkpoint: checkpoint)
+                chain.append((parent!, docs, checkpoint))
+            }
+            // The model: entries from the last checkpoint (or the root) up, one list; a
+            // document's entry kept where it appears last.
+            let start = chain.lastIndex { $0.checkpoint } ?? 0
+            let flat = chain[start...].flatMap { link in
+                link.docs.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
+            }
+            let model = flat.enumerated().filter { i, entry in
+                !flat[(i + 1)...].contains { $0.split(separator: "=")[0] == entry.split(separator: "=")[0] }
+            }.map(\.element)
+            #expect(DriveHistory.state(at: parent, in: c)?.map { "\($0.refId)=\($0.changesetId)" } == model)
+        }
+    }
+
     /// The merge base of a fork, per document: the latest version both chains hold,
     /// not only the state where they split.
     @Test func aForksMergeBaseIsTheLatestVersionBothChainsHold() {

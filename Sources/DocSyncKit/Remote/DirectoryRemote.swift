@@ -78,8 +78,12 @@ extension RemoteChanges {
             let bytes = entry.hash.flatMap { try? objects.get($0) }
             conflicts.append(SharedConflict(record: record, bytes: bytes))
         }
+        // One pass, no filtered copy of the lines first: a clone holds 100,000 of them.
+        var entries: [RemoteEntry] = []
+        entries.reserveCapacity(max(0, kept.count - conflicts.count - purgedDeleters.count))
+        for line in kept where line.isDocument { entries.append(line.entry) }
         self.init(
-            entries: kept.filter(\.isDocument).map(\.entry), cursor: cursor,
+            entries: entries, cursor: cursor,
             warnings: warnings, isSnapshot: snapshot, conflicts: conflicts,
             purgedDeleters: snapshot ? purgedDeleters : [:])
         if snapshot { self.purgedDeletions = purgedDeletions }

@@ -84,7 +84,7 @@ enum DriveHistory {
             if commit.header.checkpoint == true { break }
             current = commit.header.parent
         }
-        return latest(commits.reversed().flatMap(\.entries))
+        return latest(of: commits.reversed())
     }
 
     /// What changed from `from` to `to` when `to` descends from `from`: the latest entry
@@ -106,7 +106,7 @@ enum DriveHistory {
             guard let commit = source.commit(header.commit) else { return nil }
             commits.append(commit)
         }
-        return (latest(commits.flatMap(\.entries)), false)
+        return (latest(of: commits), false)
     }
 
     /// Every entry of the commits above `from` up to `to`, oldest first (nil if `to` does
@@ -142,9 +142,34 @@ enum DriveHistory {
     }
 
     /// The last entry per key (`refId`), in the order of their last appearance.
-    static func latest(_ entries: [FeedLine]) -> [FeedLine] {
+    static func latest(_ entries: [FeedLine]) -> [FeedLine] { latest(of: [entries]) }
+
+    /// The last entry per key of `commits`' entries, one after another: `latest` without
+    /// joining them into one list first. Why: at 100,000 documents the joined list, the
+    /// numbered entries a filter kept and the list made of those (grown by doubling)
+    /// were 150 MB held at once beside the commits, most of a clone's peak.
+    static func latest(of commits: some Collection<DriveCommit>) -> [FeedLine] {
+        latest(of: commits.lazy.map(\.entries))
+    }
+
+    private static func latest(of lists: some Collection<[FeedLine]>) -> [FeedLine] {
         var last: [String: Int] = [:]
-        for (i, e) in entries.enumerated() { last[e.refId] = i }
-        return entries.enumerated().filter { last[$0.element.refId] == $0.offset }.map(\.element)
+        var position = 0
+        for list in lists {
+            for e in list {
+                last[e.refId] = position
+                position += 1
+            }
+        }
+        var kept: [FeedLine] = []
+        kept.reserveCapacity(last.count)
+        position = 0
+        for list in lists {
+            for e in list {
+                if last[e.refId] == position { kept.append(e) }
+                position += 1
+            }
+        }
+        return kept
     }
 }
