@@ -324,8 +324,10 @@ final class BaseStorage: @unchecked Sendable {
     private static func merge(
         _ changes: [String: DocVersion?], into lines: Lines, starts: [UInt32], out: inout SealedFile.Builder
     ) {
-        let ordered = changes.map { (key: FieldEscaping.escape($0.key), refId: $0.key, version: $0.value) }
-            .sorted { UTF8Order.precedes($0.key, $1.key) }
+        // Sorted in place: a first push's 100,000 changes sorted into a copy were 10 MB more
+        // at its last checkpoint, its peak.
+        var ordered = changes.map { (key: FieldEscaping.escape($0.key), refId: $0.key, version: $0.value) }
+        ordered.sort { UTF8Order.precedes($0.key, $1.key) }
         var copied = lines.range.lowerBound
         for change in ordered {
             let (index, found) = find(change.refId, in: lines, starts: starts)
