@@ -103,7 +103,7 @@ struct ConcurrentPushTests {
             waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate + ".reached") },
             "\(r.root) reached the ref update",
             sourceLocation: sourceLocation)
-        return (run, { FileManager.default.createFile(atPath: gate, contents: nil) })
+        return (run, { #expect(FileManager.default.createFile(atPath: gate, contents: nil), "the gate file opens") })
     }
 
     /// r0 makes the remote with `d.json` `{"a": "base", "b": "base"}` saved `savedAgo`
