@@ -8,7 +8,7 @@ N=${1:-100000}
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${DOCSYNC_BIN:-$here/.build-release/release/docsync}
 if [ ! -x "$bin" ]; then
-    (cd "$here" && swift build -c release --product docsync --scratch-path .build-release >/dev/null)
+    (cd "$here" && swift build -c release --static-swift-stdlib --product docsync --scratch-path .build-release >/dev/null)
     bin=$here/.build-release/release/docsync
 fi
 work=$(mktemp -d /tmp/docsync-bench-check.XXXXXX)

@@ -19,7 +19,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 bin=${DOCSYNC:-"$here/.build-release/release/docsync"}
 if [ ! -x "$bin" ]; then
   export PATH="/opt/swift/usr/bin:$PATH"
-  (cd "$here" && swift build -c release --scratch-path .build-release >/dev/null)
+  (cd "$here" && swift build -c release --static-swift-stdlib --scratch-path .build-release >/dev/null)
 fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -5,7 +5,8 @@
 #   scripts/bench.sh [N ...]            default: 10000
 #
 # Environment:
-#   DOCSYNC      the binary to measure (default: the release build, built if missing)
+#   DOCSYNC      the binary to measure (default: the release build with the Swift runtime
+#                linked in, as README says to install it; built if missing)
 #   DOCSYNC_LABEL  printed beside it (say, the commit it was built from)
 #   BENCH_ROOT   where trees go (default /tmp/docsync-bench); each run gets its own folder
 #                and nothing is deleted: on ext4 without a journal, creating files within
@@ -35,7 +36,7 @@ done
 have_unison=$(command -v unison >/dev/null && echo 1 || echo "")
 bin=${DOCSYNC:-$here/.build-release/release/docsync}
 if [ ! -x "$bin" ]; then
-  (cd "$here" && swift build -c release --product docsync --scratch-path .build-release >&2)
+  (cd "$here" && swift build -c release --static-swift-stdlib --product docsync --scratch-path .build-release >&2)
 fi
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 root=${BENCH_ROOT:-/tmp/docsync-bench}/run-$(date +%Y%m%d-%H%M%S)
