@@ -54,7 +54,9 @@ extension ChangeRecorder {
             objects.contains(f.hash)
         {
             clock.observe(existing)
-            if write { try objects.put(try f.bytes ?? FileSystem.readFile(layout.absolute(f.path)), hash: f.hash) }
+            if write, !objects.contains(f.hash) {
+                try objects.put(try f.bytes ?? FileSystem.readFile(layout.absolute(f.path)), hash: f.hash)
+            }
             return JournalEntry(
                 .local(
                     kind, version: DocVersion(refId: refId, changesetId: existing, hash: f.hash, path: f.path),
@@ -85,6 +87,8 @@ extension ChangeRecorder {
     private func stamp(_ f: FileInfo, refId: String, newRefId: Bool, changesetId: String) throws -> String? {
         let absolute = layout.absolute(f.path)
         let bytes = try f.bytes ?? FileSystem.readFile(absolute)
+        // Read again (not held since the scan): only the content the scan decided on.
+        guard f.bytes != nil || ContentHash.of(bytes) == f.hash else { return nil }
         guard let scanned = try? JSONScanner.scanDocument(bytes) else { return nil }
         let stamped = IdentityStamper.stamp(
             bytes, scanned: scanned,

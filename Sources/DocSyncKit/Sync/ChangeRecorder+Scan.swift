@@ -133,7 +133,11 @@ extension ChangeRecorder {
         // Bytes the tree already recorded are not held: after a clone (every entry
         // racy) or a lost index, every file is read again, and few need recording
         // (a copy that does is read again then).
-        if !isNewVersion { info.bytes = nil }
+        if !isNewVersion || heldBytes + bytes.count > Self.heldBytesBudget {
+            info.bytes = nil
+        } else {
+            heldBytes += bytes.count
+        }
         info.unchanged = !isNewVersion && known?.path == info.path
         return .file(info)
     }
