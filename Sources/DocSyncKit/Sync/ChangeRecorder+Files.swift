@@ -53,10 +53,8 @@ extension ChangeRecorder {
         if carriesItsOwnVersion, !newRefId, let existing = f.changesetId, ChangesetID(existing) != nil,
             objects.contains(f.hash)
         {
+            // Its bytes are in the object store already (the condition above).
             clock.observe(existing)
-            if write, !objects.contains(f.hash) {
-                try objects.put(try f.bytes ?? FileSystem.readFile(layout.absolute(f.path)), hash: f.hash)
-            }
             return JournalEntry(
                 .local(
                     kind, version: DocVersion(refId: refId, changesetId: existing, hash: f.hash, path: f.path),
