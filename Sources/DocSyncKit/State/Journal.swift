@@ -109,16 +109,12 @@ public final class Journal {
         let written: Int
         do {
             written = try FileSystem.append(path) { write in
-                var chunk: [UInt8] = []
-                chunk.reserveCapacity(1 << 20)
-                for (i, entry) in entries.enumerated() {
-                    var line = entry
-                    line.seq = nextSeq + i
-                    line.more = i < entries.count - 1 ? true : nil
-                    chunk += ChecksummedLines.encode(try line.encodedLine()).utf8
-                    if chunk.count >= 1 << 20 || i == entries.count - 1 {
-                        try write(chunk)
-                        chunk.removeAll(keepingCapacity: true)
+                try ChecksummedLines.write(to: write) { add in
+                    for (i, entry) in entries.enumerated() {
+                        var line = entry
+                        line.seq = nextSeq + i
+                        line.more = i < entries.count - 1 ? true : nil
+                        try add(try line.encodedLine())
                     }
                 }
             }

@@ -12,6 +12,28 @@ public enum ChecksummedLines {
         String(ContentHash.of(payload).prefix(16))
     }
 
+    /// Encodes the lines `body` adds, one after another, and hands them to `write` a
+    /// megabyte at a time, so a batch of 100,000 lines (a journal batch, a first push's
+    /// commit) is never held as text whole.
+    static func write(
+        to write: ([UInt8]) throws -> Void, _ body: (_ add: (_ payload: String) throws -> Void) throws -> Void
+    ) throws {
+        // `add` captures `write`, and goes to `body`: neither outlives this call.
+        try withoutActuallyEscaping(write) { write in
+            var chunk: [UInt8] = []
+            chunk.reserveCapacity(SealedFile.chunkBytes)
+            func add(_ payload: String) throws {
+                chunk += encode(payload).utf8
+                if chunk.count >= SealedFile.chunkBytes {
+                    try write(chunk)
+                    chunk.removeAll(keepingCapacity: true)
+                }
+            }
+            try body(add)
+            if !chunk.isEmpty { try write(chunk) }
+        }
+    }
+
     public struct Line: Sendable {
         public var payload: String
         /// Byte offset just past this line's newline.

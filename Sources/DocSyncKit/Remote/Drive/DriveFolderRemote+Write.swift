@@ -73,34 +73,28 @@ extension DriveFolderRemote {
         _ writes: [RemoteWrite], conflicts: [SharedConflict], replica: String, time: Int64,
         sentAgain earlier: [String: [String]], to write: ([UInt8]) throws -> Void
     ) throws {
-        var chunk: [UInt8] = []
-        chunk.reserveCapacity(1 << 20)
-        func add(_ entry: FeedLine) throws {
-            chunk += ChecksummedLines.encode(try entry.encodedLine()).utf8
-            if chunk.count >= 1 << 20 {
-                try write(chunk)
-                chunk.removeAll(keepingCapacity: true)
-            }
-        }
-        for write in writes {
-            var entry: FeedLine
-            if let new = write.new {
-                entry = .version(new, of: write, replica: replica, time: time)
-                entry.parents = write.parents
-                if write.sentAgain {
-                    for id in earlier[write.refId + "\u{0}" + new.changesetId] ?? []
-                    where id != new.changesetId && !write.parents.contains(id) {
-                        entry.parents?.append(id)
+        try ChecksummedLines.write(to: write) { add in
+            for write in writes {
+                var entry: FeedLine
+                if let new = write.new {
+                    entry = .version(new, of: write, replica: replica, time: time)
+                    entry.parents = write.parents
+                    if write.sentAgain {
+                        for id in earlier[write.refId + "\u{0}" + new.changesetId] ?? []
+                        where id != new.changesetId && !write.parents.contains(id) {
+                            entry.parents?.append(id)
+                        }
                     }
+                } else {
+                    entry = .deletion(by: write, replica: replica, time: time)
+                    entry.parents = write.parents
                 }
-            } else {
-                entry = .deletion(by: write, replica: replica, time: time)
-                entry.parents = write.parents
+                try add(try entry.encodedLine())
             }
-            try add(entry)
+            for shared in conflicts {
+                try add(try FeedLine.sharing(shared, replica: replica, time: time).encodedLine())
+            }
         }
-        for shared in conflicts { try add(FeedLine.sharing(shared, replica: replica, time: time)) }
-        if !chunk.isEmpty { try write(chunk) }
     }
 
     /// One past the highest number among this replica's commit files here (or the one
