@@ -335,10 +335,12 @@ in a pack under
 .Pa packs/ ;
 .Cm gc
 removes those nothing refers to.
-.It Pa .docsync/conflicts/ Ns Ar refId Ns Pa / Ns Ar changesetId Ns Pa .json
+.It Pa .docsync/conflicts/ Ns Ar refId Ns Pa / Ns Ar changesetId Ns Pa .version. Ns Ar winner Ns Pa .json
 A version that lost a conflict, with a
 .Pa .meta.json
-next to it.
+next to it (older records are named after the losing
+.Ar changesetId
+alone).
 .It Pa .docsync/clock
 The last changesetId issued or seen, and the sequence of ids issued in the clock's past.
 .It Pa .docsync/reached

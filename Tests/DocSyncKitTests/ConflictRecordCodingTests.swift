@@ -30,16 +30,16 @@ import Testing
 
     static let cases: [Case] = [
         Case(
-            name: "a lost version: its policy and fields",
+            name: "a lost version: its policy and fields, its name (the losing and the winning version)",
             kind: .version(policy: .merge, fields: ["city"]),
             json:
-                #"{"changesetId":"c1","fields":["city"],"file":".docsync/conflicts/r1/c1.json","lostBy":"bbbbbbbbbbbb","path":"a.json","policy":"merge","refId":"r1","replica":"aaaaaaaaaaaa","side":"remote","time":5,"winner":"w1"}"#
+                #"{"changesetId":"c1","fields":["city"],"file":".docsync/conflicts/r1/c1.version.w1.json","lostBy":"bbbbbbbbbbbb","name":"c1.version.w1","path":"a.json","policy":"merge","refId":"r1","replica":"aaaaaaaaaaaa","side":"remote","time":5,"winner":"w1"}"#
         ),
         Case(
             name: "a lost version from before policies were kept: no policy, no fields",
             kind: .version(policy: nil, fields: nil),
             json:
-                #"{"changesetId":"c1","file":".docsync/conflicts/r1/c1.json","lostBy":"bbbbbbbbbbbb","path":"a.json","refId":"r1","replica":"aaaaaaaaaaaa","side":"remote","time":5,"winner":"w1"}"#
+                #"{"changesetId":"c1","file":".docsync/conflicts/r1/c1.version.w1.json","lostBy":"bbbbbbbbbbbb","name":"c1.version.w1","path":"a.json","refId":"r1","replica":"aaaaaaaaaaaa","side":"remote","time":5,"winner":"w1"}"#
         ),
         Case(
             name: "a lost deletion: deleted, its own store name",
@@ -58,7 +58,7 @@ import Testing
             kind: .version(policy: .lww, fields: []),
             resolution: .init(time: 9, take: "local", by: "cccccccccccc"),
             json:
-                #"{"changesetId":"c1","fields":[],"file":".docsync/conflicts/r1/c1.json","lostBy":"bbbbbbbbbbbb","path":"a.json","policy":"lww","refId":"r1","replica":"aaaaaaaaaaaa","resolved":9,"resolvedBy":"cccccccccccc","side":"remote","take":"local","time":5,"winner":"w1"}"#
+                #"{"changesetId":"c1","fields":[],"file":".docsync/conflicts/r1/c1.version.w1.json","lostBy":"bbbbbbbbbbbb","name":"c1.version.w1","path":"a.json","policy":"lww","refId":"r1","replica":"aaaaaaaaaaaa","resolved":9,"resolvedBy":"cccccccccccc","side":"remote","take":"local","time":5,"winner":"w1"}"#
         )
     ]
 
@@ -80,5 +80,22 @@ import Testing
         let read = try JSONDecoder().decode(ConflictStore.Record.self, from: Data(json.utf8))
         #expect(read.kind == .version(policy: nil, fields: nil))
         #expect(read.storeName == "c1")
+        // Saved again (a resolve), it keeps the name it is stored under.
+        let again = try JSONDecoder().decode(
+            ConflictStore.Record.self, from: Data(try Self.encoded(read).utf8))
+        #expect(again.storeName == "c1" && again.name == nil)
+    }
+
+    /// Two replicas that lost the same version, each to its own merge, keep two records
+    /// (daemon seed 1127300, step 25): the name says what the version lost to.
+    @Test func oneVersionLostToTwoMergesIsTwoRecords() {
+        let toFirst = ConflictStore.Record(
+            refId: "r1", changesetId: "c1", path: "a.json", side: .remote, winner: "w1", time: 5,
+            kind: .version(policy: .merge, fields: ["a"]), replica: "aaaaaaaaaaaa", lostBy: "bbbbbbbbbbbb")
+        let toSecond = ConflictStore.Record(
+            refId: "r1", changesetId: "c1", path: "a.json", side: .remote, winner: "w2", time: 6,
+            kind: .version(policy: .merge, fields: ["b"]), replica: "cccccccccccc", lostBy: "bbbbbbbbbbbb")
+        #expect(toFirst.storeName != toSecond.storeName)
+        #expect(toFirst.file != toSecond.file)
     }
 }

@@ -255,6 +255,101 @@ struct ModelFoundRegressionTests {
         }
     }
 
+    /// Found by the model check (daemon seed 1127300, step 25): two replicas merged the
+    /// same remote version with their own edits at the same moment, each keeping its own
+    /// field over it. Both records named the lost version alone, so the second replaced the
+    /// first, on the remote and in every store: the replica whose version lost heard of one
+    /// of its two lost fields. Played here one run after another: r2 pulls (its record
+    /// stays unshared), r3 syncs, r2 syncs.
+    @Test(
+        "one version lost to two replicas' merges, in different fields: two records, listed on every replica",
+        arguments: Kind.allCases)
+    func oneVersionLostToTwoMerges(_ kind: Kind) throws {
+        let box = Sandbox("lost-twice-\(kind)")
+        let rs = Self.replicas(
+            box, kind, files: ["d.json": "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n"], names: ["r1", "r2", "r3"])
+        let (r1, r2, r3) = (rs[0], rs[1], rs[2])
+        let now = Int(Date().timeIntervalSince1970)
+        r1.write(
+            "d.json",
+            r1.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r1\"")
+                .replacingOccurrences(of: "\"b\": \"base\"", with: "\"b\": \"r1\""))
+        setSaveTime(r1.path("d.json"), now - 30)
+        r1.sync()
+        let lost = try #require(r1.changesetId("d.json"))
+        r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2\""))
+        setSaveTime(r2.path("d.json"), now - 20)
+        r3.write("d.json", r3.read("d.json")!.replacingOccurrences(of: "\"b\": \"base\"", with: "\"b\": \"r3\""))
+        setSaveTime(r3.path("d.json"), now - 10)
+        #expect(r2.run("pull").exit == 3, "r2's a beat r1's")
+        #expect(r3.run("sync").exit == 3, "r3's b beat r1's")
+        #expect(r2.run("sync").exit == 0)
+        #expect(r3.run("sync").exit == 0)
+        #expect(r1.run("sync").exit == 3, "r1 hears that its version lost")
+        for r in [r1, r2, r3] {
+            let records = Self.conflicts(r).filter { $0["changesetId"] as? String == lost }
+            let fields = Set(records.compactMap { ($0["fields"] as? [String])?.joined(separator: ",") })
+            #expect(fields == ["a", "b"], "\(r.root): r1's version lost a to r2 and b to r3: \(records)")
+            #expect(r.json("d.json")?["a"] as? String == "r2" && r.json("d.json")?["b"] as? String == "r3")
+        }
+    }
+
+    /// A record from before records carried their name (`<losing changesetId>.meta.json`, no
+    /// `name`): it is shared, listed and settled under that name, on every replica, and
+    /// never copied under the new one.
+    @Test(
+        "a conflict record named the old way travels, is listed once and settles everywhere",
+        arguments: Kind.allCases)
+    func recordNamedTheOldWay(_ kind: Kind) throws {
+        let box = Sandbox("old-record-\(kind)")
+        let rs = Self.replicas(box, kind, files: ["d.json": "{\n  \"a\": \"base\"\n}\n"], names: ["r1", "r2"])
+        let (r1, r2) = (rs[0], rs[1])
+        let now = Int(Date().timeIntervalSince1970)
+        r1.write("d.json", r1.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r1\""))
+        setSaveTime(r1.path("d.json"), now - 30)
+        r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2\""))
+        setSaveTime(r2.path("d.json"), now - 20)
+        r1.sync()
+        let lost = try #require(r1.changesetId("d.json"))
+        #expect(r2.run("pull").exit == 3)
+        // What an older docsync wrote: the record named after the losing version alone.
+        let record = try #require(Self.conflicts(r2).first)
+        let newFile = try #require(record["file"] as? String)
+        #expect(newFile.hasSuffix(".version." + (record["winner"] as? String ?? "?") + ".json"), "\(record)")
+        let folder = (newFile as NSString).deletingLastPathComponent
+        let oldFile = folder + "/" + lost + ".json"
+        try FileManager.default.moveItem(atPath: r2.path(newFile), toPath: r2.path(oldFile))
+        let newMeta = r2.path(String(newFile.dropLast(".json".count)) + ".meta.json")
+        let metaBytes = try #require(Files.bytes(newMeta))
+        var meta = try #require(JSONHelp.object(metaBytes))
+        meta["name"] = nil
+        meta["file"] = oldFile
+        try JSONSerialization.data(withJSONObject: meta, options: [.sortedKeys])
+            .write(to: URL(fileURLWithPath: r2.path(folder + "/" + lost + ".meta.json")))
+        try FileManager.default.removeItem(atPath: newMeta)
+
+        #expect(r2.run("sync").exit == 0)
+        #expect(r1.run("sync").exit == 3, "r1 hears that its version lost")
+        for r in [r1, r2] {
+            let listed = Self.conflicts(r)
+            #expect(listed.count == 1 && listed.first?["name"] == nil, "\(r.root): \(listed)")
+            #expect(listed.first?["file"] as? String == oldFile, "\(r.root): \(listed)")
+            #expect(r.json(oldFile)?["a"] as? String == "r1", "\(r.root): the stored copy is r1's version")
+        }
+        #expect(r1.run("resolve", "d.json").exit == 0)
+        #expect(r1.run("sync").exit == 0)
+        #expect(r2.run("sync").exit == 0)
+        for r in [r1, r2] {
+            #expect(Self.conflicts(r).isEmpty, "\(r.root): settled")
+            let all =
+                (JSONHelp.parse(r.run("conflicts", "--all", "--json").stdout) as? [String: Any])?["conflicts"]
+                as? [[String: Any]] ?? []
+            #expect(all.count == 1 && all.first?["resolved"] != nil, "\(r.root): one record, settled: \(all)")
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: r.path(folder))) ?? []
+            #expect(Set(names) == [lost + ".json", lost + ".meta.json"], "\(r.root): \(names)")
+        }
+    }
+
     /// Found by the drive model check: a pull killed after it wrote a document it
     /// created, before its checkpoint; the user edits that file; the next run redid the
     /// killed run's write over the edit. Now a file that still carries the ids the run

@@ -57,13 +57,22 @@ extension ConflictStore {
             return nil
         }
 
-        /// The record's name in the store (and on the remote): the losing changesetId; for
-        /// a deletion that lost, `<deleted changesetId>.deletion.<winner>.<deleter>`, so a
-        /// version that lost a field, and each replica's deletion of it that lost to an
+        /// The record's name, written in it (`name`) when it is not the one derived from its
+        /// other fields: a lost version's record is named `<losing>.version.<winner>`, so that
+        /// two replicas that both merged the same remote version, and each kept its own
+        /// field over it, keep two records (daemon seed 1127300, step 25: the second
+        /// replaced the first on the remote and in every store). Nil in records written
+        /// before, named after the losing changesetId alone.
+        public var name: String?
+
+        /// The record's name in the store (and on the remote): `name`, else the losing
+        /// changesetId; for a deletion that lost, `<deleted changesetId>.deletion.<winner>.<deleter>`,
+        /// so a version that lost a field, and each replica's deletion of it that lost to an
         /// edit, are records of their own.
         public var storeName: String {
-            ConflictStore.storeName(
-                changesetId: changesetId, deleted: isDeletion, winner: winner, deleter: lostBy, renamed: isRename)
+            name
+                ?? ConflictStore.storeName(
+                    changesetId: changesetId, deleted: isDeletion, winner: winner, deleter: lostBy, renamed: isRename)
         }
 
         public init(
@@ -73,6 +82,7 @@ extension ConflictStore {
             (self.refId, self.changesetId, self.path, self.side) = (refId, changesetId, path, side)
             (self.winner, self.time, self.kind) = (winner, time, kind)
             (self.replica, self.lostBy, self.reason, self.file) = (replica, lostBy, reason, nil)
+            if case .version = kind { name = ConflictStore.versionName(changesetId: changesetId, winner: winner) }
             self.file = ConflictStore.relativeFile(refId: refId, storeName: storeName)
         }
 
@@ -94,6 +104,7 @@ extension ConflictStore.Record: Codable {
         var side: Reconciler.Side
         var winner: String
         var time: Int64
+        var name: String?
         var file, replica, lostBy, reason: String?
         var shared: Bool?
         var policy: MergePolicy?
@@ -111,6 +122,7 @@ extension ConflictStore.Record: Codable {
         self.init(
             refId: flat.refId, changesetId: flat.changesetId, path: flat.path, side: flat.side, winner: flat.winner,
             time: flat.time, kind: kind, replica: flat.replica, lostBy: flat.lostBy, reason: flat.reason)
+        name = flat.name
         file = flat.file
         shared = flat.shared
         resolution = flat.resolved.map { Resolution(time: $0, take: flat.take, by: flat.resolvedBy) }
@@ -118,7 +130,8 @@ extension ConflictStore.Record: Codable {
 
     public func encode(to encoder: Encoder) throws {
         var flat = Flat(
-            refId: refId, changesetId: changesetId, path: path, side: side, winner: winner, time: time, file: file,
+            refId: refId, changesetId: changesetId, path: path, side: side, winner: winner, time: time, name: name,
+            file: file,
             replica: replica, lostBy: lostBy, reason: reason, shared: shared, resolved: resolution?.time,
             take: resolution?.take, resolvedBy: resolution?.by)
         switch kind {

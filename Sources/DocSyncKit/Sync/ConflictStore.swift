@@ -6,7 +6,8 @@ import Foundation
 ///
 /// Records travel through the remote (see `SharedConflict`): the replica whose version
 /// lost learns of it on its next sync, and a resolve on any replica settles the record
-/// everywhere. A record is identified by its document and the losing changesetId.
+/// everywhere. A record is identified by its document and its name (`Record.storeName`):
+/// the losing changesetId and what it lost to.
 public struct ConflictStore {
     public let root: String
 
@@ -19,6 +20,11 @@ public struct ConflictStore {
     {
         if renamed { return changesetId + ".rename." + winner + "." + (deleter ?? "") }
         return deleted ? changesetId + ".deletion." + winner + "." + (deleter ?? "") : changesetId
+    }
+
+    /// A lost version's record name since records carry one (see `Record.name`).
+    static func versionName(changesetId: String, winner: String) -> String {
+        changesetId + ".version." + winner
     }
 
     static func relativeFile(refId: String, storeName: String) -> String {
@@ -61,17 +67,17 @@ public struct ConflictStore {
     }
 
     /// Records an earlier, unfinished try made of the same loss as `record`: the same
-    /// deletion or rename (same document, version, path and loser), recorded here and not
-    /// shared, open, under another winner. A run that finished would have taken the losing
-    /// side out of the tree, so the same loss recorded again means the run that wrote these
-    /// died before it journaled its pull (model check git seed 955664108, step 18: the
-    /// retry's remote had moved on, and the deletion was listed as lost twice).
+    /// version, deletion or rename lost (same document, version, path, kind and loser),
+    /// recorded here and not shared, open, under another winner. A run that finished would
+    /// have taken the losing side out of the tree, so the same loss recorded again means the
+    /// run that wrote these died before it journaled its pull (model check git seed
+    /// 955664108, step 18: the retry's remote had moved on, and the deletion was listed as
+    /// lost twice). A lost version's name carries its winner too (see `Record.name`).
     func earlierTries(of record: Record) -> [Record] {
-        guard record.isDeletion || record.isRename else { return [] }
-        return list(refId: record.refId).filter {
-            $0.storeName != record.storeName && $0.kind == record.kind && $0.changesetId == record.changesetId
-                && $0.path == record.path && $0.lostBy == record.lostBy && $0.replica == record.replica
-                && $0.isOpen && $0.shared == false
+        list(refId: record.refId).filter {
+            $0.storeName != record.storeName && $0.isDeletion == record.isDeletion && $0.isRename == record.isRename
+                && $0.changesetId == record.changesetId && $0.path == record.path && $0.lostBy == record.lostBy
+                && $0.replica == record.replica && $0.isOpen && $0.shared == false
         }
     }
 
