@@ -60,6 +60,17 @@ struct ModelFoundRegressionTests {
         return (drive, a, b)
     }
 
+    /// Sets `d.json`'s fields from "base" to `values` with a text edit, saved `ago` seconds
+    /// ago (so that of two replicas' edits the later save wins its fields).
+    static func editD(_ r: Replica, _ values: [String: String], savedSecondsAgo ago: Int) {
+        var text = r.read("d.json")!
+        for (field, value) in values {
+            text = text.replacingOccurrences(of: "\"\(field)\": \"base\"", with: "\"\(field)\": \"\(value)\"")
+        }
+        r.write("d.json", text)
+        setSaveTime(r.path("d.json"), Int(Date().timeIntervalSince1970) - ago)
+    }
+
     static func conflicts(_ r: Replica) -> [[String: Any]] {
         (JSONHelp.parse(r.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []
     }
@@ -197,11 +208,8 @@ struct ModelFoundRegressionTests {
         let box = Sandbox("temp-record-\(kind)")
         let rs = Self.replicas(box, kind, files: ["d.json": "{\n  \"a\": \"base\"\n}\n"], names: ["r1", "r2"])
         let (r1, r2) = (rs[0], rs[1])
-        let now = Int(Date().timeIntervalSince1970)
-        r1.write("d.json", r1.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r1\""))
-        setSaveTime(r1.path("d.json"), now - 30)
-        r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2\""))
-        setSaveTime(r2.path("d.json"), now - 20)
+        Self.editD(r1, ["a": "r1"], savedSecondsAgo: 30)
+        Self.editD(r2, ["a": "r2"], savedSecondsAgo: 20)
         r1.sync()
         #expect(r2.run("sync").exit == 3)
         #expect(Self.conflicts(r2).count == 1)
@@ -228,14 +236,8 @@ struct ModelFoundRegressionTests {
         let rs = Self.replicas(
             box, kind, files: ["d.json": "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n"], names: ["r1", "r2", "r3"])
         let (r1, r2, r3) = (rs[0], rs[1], rs[2])
-        let now = Int(Date().timeIntervalSince1970)
-        r1.write("d.json", r1.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r1\""))
-        setSaveTime(r1.path("d.json"), now - 30)
-        r2.write(
-            "d.json",
-            r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2\"")
-                .replacingOccurrences(of: "\"b\": \"base\"", with: "\"b\": \"r2\""))
-        setSaveTime(r2.path("d.json"), now - 20)
+        Self.editD(r1, ["a": "r1"], savedSecondsAgo: 30)
+        Self.editD(r2, ["a": "r2", "b": "r2"], savedSecondsAgo: 20)
         r1.sync()
         r3.sync()  // r3 now holds r1's version
         let lostVersion = try #require(r3.changesetId("d.json"))
@@ -269,18 +271,11 @@ struct ModelFoundRegressionTests {
         let rs = Self.replicas(
             box, kind, files: ["d.json": "{\n  \"a\": \"base\",\n  \"b\": \"base\"\n}\n"], names: ["r1", "r2", "r3"])
         let (r1, r2, r3) = (rs[0], rs[1], rs[2])
-        let now = Int(Date().timeIntervalSince1970)
-        r1.write(
-            "d.json",
-            r1.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r1\"")
-                .replacingOccurrences(of: "\"b\": \"base\"", with: "\"b\": \"r1\""))
-        setSaveTime(r1.path("d.json"), now - 30)
+        Self.editD(r1, ["a": "r1", "b": "r1"], savedSecondsAgo: 30)
         r1.sync()
         let lost = try #require(r1.changesetId("d.json"))
-        r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2\""))
-        setSaveTime(r2.path("d.json"), now - 20)
-        r3.write("d.json", r3.read("d.json")!.replacingOccurrences(of: "\"b\": \"base\"", with: "\"b\": \"r3\""))
-        setSaveTime(r3.path("d.json"), now - 10)
+        Self.editD(r2, ["a": "r2"], savedSecondsAgo: 20)
+        Self.editD(r3, ["b": "r3"], savedSecondsAgo: 10)
         #expect(r2.run("pull").exit == 3, "r2's a beat r1's")
         #expect(r3.run("sync").exit == 3, "r3's b beat r1's")
         #expect(r2.run("sync").exit == 0)
@@ -304,11 +299,8 @@ struct ModelFoundRegressionTests {
         let box = Sandbox("old-record-\(kind)")
         let rs = Self.replicas(box, kind, files: ["d.json": "{\n  \"a\": \"base\"\n}\n"], names: ["r1", "r2"])
         let (r1, r2) = (rs[0], rs[1])
-        let now = Int(Date().timeIntervalSince1970)
-        r1.write("d.json", r1.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r1\""))
-        setSaveTime(r1.path("d.json"), now - 30)
-        r2.write("d.json", r2.read("d.json")!.replacingOccurrences(of: "\"a\": \"base\"", with: "\"a\": \"r2\""))
-        setSaveTime(r2.path("d.json"), now - 20)
+        Self.editD(r1, ["a": "r1"], savedSecondsAgo: 30)
+        Self.editD(r2, ["a": "r2"], savedSecondsAgo: 20)
         r1.sync()
         let lost = try #require(r1.changesetId("d.json"))
         #expect(r2.run("pull").exit == 3)
