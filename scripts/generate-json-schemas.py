@@ -73,8 +73,9 @@ def envelope(command, props, required=None, defs=(), desc=""):
 
 syncProps = {"dryRun": B(), "recorded": A(ref("change")), "pulled": A(ref("change")), "pushed": A(ref("change")),
              "conflicts": A(ref("conflictSummary")), "notices": A(S()), "problems": A(S()), "invalidFiles": A(S()), "warnings": A(S()),
-             "waiting": A(S()), "pendingAfter": I(), "remoteUnreachable": S(), "refusedPush": ref("refusedPush"), "restored": A(ref("restored"))}
-syncReq = [k for k in syncProps if k not in ("remoteUnreachable", "refusedPush", "restored")]
+             "waiting": A(S()), "pendingAfter": I(), "remoteUnreachable": S(), "refusedPush": ref("refusedPush"), "restored": A(ref("restored")),
+             "syncMode": {"enum": ["receive-only"], "description": "present on a receive-only replica (sync.mode): the run only pulled; pendingAfter counts documents whose changes stay here"}}
+syncReq = [k for k in syncProps if k not in ("remoteUnreachable", "refusedPush", "restored", "syncMode")]
 remoteObj = obj({"url": S(), "kind": {"enum": ["dir", "git"]}, "branch": NS(), "created": B()}, ["url", "kind", "branch"])
 treeProps = {"root": S(), "replicaId": S(), "replicaName": S()}
 
@@ -88,8 +89,9 @@ schemas = {
   "status": envelope("status", {"root": S(), "replicaId": S(), "replicaName": S(), "remote": S(), "lastSync": {"oneOf": [{"type": "null"}, ref("time")]},
                                 "pending": A(ref("change")), "unrecorded": A(ref("change")), "conflicts": A(ref("conflictRecord")),
                                 "waiting": A(S()), "problems": A(S()), "invalidFiles": A(S()), "warnings": A(S()),
-                                "lastAttempt": obj({"time": ref("time"), "command": S(), "reason": S()}, desc="The last run that gave up for now (exit 75), and why.")},
-                     ["root", "replicaId", "replicaName", "lastSync", "pending", "unrecorded", "conflicts", "waiting", "problems", "invalidFiles", "warnings"],
+                                "lastAttempt": obj({"time": ref("time"), "command": S(), "reason": S()}, desc="The last run that gave up for now (exit 75), and why."),
+                                "syncMode": {"enum": ["both", "receive-only"], "description": "sync.mode; on a receive-only replica pending changes are never sent"}},
+                     ["root", "replicaId", "replicaName", "lastSync", "pending", "unrecorded", "conflicts", "waiting", "problems", "invalidFiles", "warnings", "syncMode"],
                      defs=["change", "conflictRecord"], desc="docsync status --json. Pending, unrecorded and conflicting changes, and the last sync."),
   "log": envelope("log", {"entries": A(ref("logEntry"))}, defs=["logEntry"], desc="docsync log --json. Journal entries, oldest first."),
   "log-document": envelope("log", {"refId": S(), "path": NS(), "local": A(ref("logEntry")), "remote": A(ref("remoteVersion")), "remoteError": NS()},

@@ -23,6 +23,13 @@ public struct SyncService: WorkspaceService {
     public func run(_ direction: Direction, options: SyncOptions = SyncOptions()) throws -> SyncReport {
         var report = SyncReport()
         report.dryRun = options.dryRun
+        let mode = config.syncMode
+        if mode == .receiveOnly {
+            // Refused before anything is recorded or read: the user asked for the one
+            // thing this replica never does.
+            guard direction != .push else { throw Workspace.Failure.gaveUp(Self.receiveOnlyPush) }
+            report.syncMode = mode.rawValue
+        }
         let remote = try makeRemote()
         // After the remote is made: making it may warn (an upgrade, a git repository in a
         // drive folder).
@@ -48,7 +55,8 @@ public struct SyncService: WorkspaceService {
         // (a first push of 100,000 documents carried them through the whole run).
         local.actions = []
         let session = SyncSession(workspace: workspace, remote: remote, options: options, local: local, report: report)
-        try exchange(direction, in: session, options: options, firstContact: firstContact)
+        try exchange(
+            mode == .receiveOnly ? .pull : direction, in: session, options: options, firstContact: firstContact)
         // What was recorded and not yet checkpointed by the pull or the push (a run that
         // pushed nothing, or found the remote away). Skipped if the run failed: the
         // journal holds it, and the next run folds it in.
@@ -58,6 +66,9 @@ public struct SyncService: WorkspaceService {
         report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
         return report
     }
+
+    static let receiveOnlyPush =
+        "this replica is receive-only (sync.mode): its changes are recorded and never sent; `docsync status` lists them, `docsync config sync.mode both` sends them with the next sync"
 
     /// First contact: the remote's documents are listed before anything is recorded, so
     /// that files without ids of their own (or with ids docsync gave them while the
@@ -126,7 +137,7 @@ extension SyncService {
             root: layout.root, replicaId: config.replicaId, remote: config["remote.url"], lastSync: synced,
             pending: state.pending.map(ChangeSummary.init), unrecorded: local.actions.map(ChangeSummary.init),
             conflicts: conflictStore.list().filter(\.isOpen), waiting: waitingVersions, problems: scratch.problems,
-            warnings: warnings + scratch.warnings, lastAttempt: attempt)
+            warnings: warnings + scratch.warnings, lastAttempt: attempt, syncMode: config.syncMode.rawValue)
     }
 }
 

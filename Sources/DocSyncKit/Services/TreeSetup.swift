@@ -11,7 +11,7 @@ public enum TreeSetup {
     /// content is merged), and the others are recorded, to be sent by the next push.
     public static func clone(
         url: String, into directory: String, kind: RemoteKind? = nil, branch: String? = nil,
-        replicaName: String? = nil, progress: ProgressHandler? = nil
+        replicaName: String? = nil, mode: SyncMode = .both, progress: ProgressHandler? = nil
     ) throws -> (Workspace, SyncReport) {
         let root = FileSystem.absolute(directory)
         let existed = FileSystem.exists(root)
@@ -29,6 +29,9 @@ public enum TreeSetup {
         do {
             let (workspace, _) = try Workspace.initialize(
                 at: root, remoteURL: address.url, kind: address.kind, branch: branch, replicaName: replicaName)
+            // Before the first pull: a receive-only tree never sends, not even the files
+            // the folder held before (they are recorded, listed as not sent).
+            if mode != .both { try workspace.settings.set("sync.mode", mode.rawValue) }
             workspace.progress = progress
             let report = try workspace.sync.run(.pull)
             if let unreachable = report.remoteUnreachable { throw Workspace.Failure.unreachable(unreachable) }

@@ -81,6 +81,14 @@ public struct Config: Sendable {
                 (Double($0).map { $0 > 0 && $0.isFinite } ?? false) ? nil : "must be a positive number of days"
             }),
         Key(
+            name: "sync.mode",
+            help:
+                "both: send this tree's changes and apply the remote's; receive-only: apply the remote's changes and never send this tree's (they stay recorded and are listed by status as not sent; push exits 1, sync and watch only pull). send-only is not available yet",
+            defaultValue: "both",
+            validate: {
+                SyncMode(rawValue: $0) == nil ? "must be both or receive-only (send-only is not available yet)" : nil
+            }),
+        Key(
             name: "lock.waitSeconds", help: "how long a run waits for another run on the same tree before exiting 75",
             defaultValue: "5",
             validate: { (Double($0) ?? -1) >= 0 ? nil : "must be a number of seconds" }),

@@ -134,6 +134,9 @@ public struct SyncReport: Codable, Sendable {
     public var refusedPush: RefusedPush? = nil
     /// `restore`: which version each document got back, and the new version it became.
     public var restored: [RestoredVersion]? = nil
+    /// "receive-only" when this replica never sends (`sync.mode`): the run only pulled,
+    /// and `pendingAfter` counts documents whose changes stay here.
+    public var syncMode: String? = nil
 
     public init() {}
 
@@ -180,6 +183,8 @@ public struct StatusReport: Codable, Sendable {
     public var warnings: [String]
     /// The last run that gave up for now (exit 75), if none has synced since.
     public var lastAttempt: DeferredAttempt? = nil
+    /// `sync.mode`: both, or receive-only (`pending` is then never sent).
+    public var syncMode: String = SyncMode.both.rawValue
 
     /// The files behind `problems`, sorted.
     public var invalidFiles: [String] { ReportedProblem.invalidFiles(in: problems) }

@@ -113,6 +113,12 @@ extension DocSync {
         @Argument(help: "The folder to clone into (created if missing; files in it are kept).")
         var directory: String
 
+        @Flag(
+            help:
+                "Make a receive-only replica (sets sync.mode receive-only before the first pull): the remote's changes are applied, this tree's are recorded and never sent."
+        )
+        var receiveOnly = false
+
         func run() throws {
             let view = ProgressView(global: global)
             defer { view.clear() }
@@ -122,7 +128,8 @@ extension DocSync {
                 let remote = tree.remote.map { " from \($0.url) (\($0.description))" } ?? ""
                 try SyncPrinter(global: global, streamed: view.streamed).finish(
                     report, verb: "Cloned", command: "clone",
-                    extraLine: "into \(tree.root)\(remote) as replica \(tree.replicaName)",
+                    extraLine: "into \(tree.root)\(remote) as replica \(tree.replicaName)"
+                        + (receiveOnly ? ", receive-only" : ""),
                     extra: WithFields(base: tree, extra: ["documents": report.pulled.count]))
             }
         }
@@ -133,7 +140,7 @@ extension DocSync {
             return try TreeSetup.clone(
                 url: address.url, into: directory.hasPrefix("/") ? directory : FileSystem.join(base, directory),
                 kind: address.kind, branch: remoteOptions.branch, replicaName: replica.name,
-                progress: view.handler)
+                mode: receiveOnly ? .receiveOnly : .both, progress: view.handler)
         }
     }
 

@@ -6,7 +6,7 @@ extension DocSync {
         static let configuration = CommandConfiguration(
             abstract: "Show pending, unrecorded and conflicting changes, and the last sync.",
             discussion:
-                "Changes nothing you sync; like git status, it may save what it read into .docsync/index (the stat cache), so the next run need not read those files again. Files that are not valid documents are listed with path:line:col and the reason, or path: /json/pointer: reason for a record that fails its JSON Schema (exit 1). \"Pending\" actions are recorded but not yet on the remote; \"unrecorded\" changes are on disk and will be recorded by the next push, pull or sync. A change says why where it is not obvious: a rename where the document was, a delete + create of one file that its refId was removed or changed, a deletion that it goes to the remote as a tombstone. Deletions that lost to an edit are listed with the command that deletes the document after all. Each list stops after 50 lines with how many more there are; --all lists everything."
+                "Changes nothing you sync; like git status, it may save what it read into .docsync/index (the stat cache), so the next run need not read those files again. Files that are not valid documents are listed with path:line:col and the reason, or path: /json/pointer: reason for a record that fails its JSON Schema (exit 1). \"Pending\" actions are recorded but not yet on the remote (on a receive-only replica, sync.mode, they are listed as not sent: they never go); \"unrecorded\" changes are on disk and will be recorded by the next push, pull or sync. A change says why where it is not obvious: a rename where the document was, a delete + create of one file that its refId was removed or changed, a deletion that it goes to the remote as a tombstone. Deletions that lost to an edit are listed with the command that deletes the document after all. Each list stops after 50 lines with how many more there are; --all lists everything."
         )
         @OptionGroup var global: GlobalOptions
 
@@ -61,6 +61,10 @@ struct StatusText {
         )
         Output.line("Remote:    \(status.remote ?? "none (set one with `docsync config remote.url PATH`)")")
         Output.line("Last sync: \(Output.time(status.lastSync))")
+        let receiveOnly = status.syncMode == SyncMode.receiveOnly.rawValue
+        if receiveOnly {
+            Output.line("Mode:      receive-only (sync.mode): the remote's changes are applied, this tree's never sent")
+        }
         if let attempt = status.lastAttempt {
             Output.line(
                 "Last sync attempt \(Output.time(attempt.time)) (\(attempt.command)): gave up for now: \(attempt.reason)"
@@ -71,7 +75,9 @@ struct StatusText {
             hint:
                 "fix each file; it syncs again once it is a valid JSON object that satisfies its schema, if it has one"
         )
-        section("Pending (recorded, not yet on the remote)", ChangeNotes.lines(for: status.pending, recorded: true))
+        section(
+            receiveOnly ? "Local changes not sent (receive-only)" : "Pending (recorded, not yet on the remote)",
+            ChangeNotes.lines(for: status.pending, recorded: true))
         section("Unrecorded changes on disk", ChangeNotes.lines(for: status.unrecorded, recorded: false))
         printConflicts()
         section(

@@ -282,12 +282,13 @@ struct SyncPrinter {
         }
         let skipped = max(report.invalidFiles.count, report.problems.count - report.invalidFiles.count)
         if !report.problems.isEmpty { parts.append("\(skipped) file\(skipped == 1 ? "" : "s") skipped") }
-        if report.pendingAfter > 0 { parts.append("\(report.pendingAfter) pending") }
+        if let pending = report.pendingSummary { parts.append(pending) }
         if let refused = report.refusedPush { Self.printRefused(refused, command: command) }
         if report.remoteUnreachable != nil {
             Output.line(
-                "Remote unreachable: \(report.recorded.count) change(s) recorded, \(report.pendingAfter) document(s) pending; they will be sent on the next run"
-            )
+                "Remote unreachable: \(report.recorded.count) change(s) recorded, \(report.pendingAfter) document(s) pending; "
+                    + (report.syncMode == SyncMode.receiveOnly.rawValue
+                        ? "they stay here (receive-only)" : "they will be sent on the next run"))
         } else {
             Output.line(
                 (report.dryRun ? "Dry run: " : "") + "\(verb): " + parts.joined(separator: ", ")
@@ -329,4 +330,14 @@ extension String {
 /// No fields to add.
 struct NoFields: Encodable {
     func encode(to encoder: Encoder) throws {}
+}
+
+extension SyncReport {
+    /// How a summary line counts the documents whose changes are still here: pending, or
+    /// on a receive-only replica, not sent (they never go).
+    var pendingSummary: String? {
+        guard pendingAfter > 0 else { return nil }
+        return syncMode == SyncMode.receiveOnly.rawValue
+            ? "\(pendingAfter) not sent (receive-only)" : "\(pendingAfter) pending"
+    }
 }

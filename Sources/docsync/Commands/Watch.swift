@@ -301,7 +301,7 @@ struct WatchLoop {
             if !report.conflicts.isEmpty {
                 parts.append("\(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s")")
             }
-            if report.pendingAfter > 0 { parts.append("\(report.pendingAfter) pending") }
+            if let pending = report.pendingSummary { parts.append(pending) }
         }
         var line =
             "\(Timestamp.rfc3339(outcome.time)) sync \(trigger.rawValue): \(parts.joined(separator: ", ")) -> exit \(code.rawValue) \(meaning)"
