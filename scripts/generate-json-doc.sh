@@ -27,6 +27,8 @@ ex() { local name=$1; shift; echo "### $name \$ docsync $*"; set +e; "$docsync" 
   ex resolve -C B resolve --json --take local ada.json
   ex rm -C B rm --json task.json
   ex restore -C B restore --json task.json
+  printf '{"title": "draft"}\n' > B/draft.json
+  ex revert -C B revert --json draft.json
   printf '{"x": 1,,}' > B/bad.json
   mv B/call.json B/phone-bob.json
   ex status -C B status --json
@@ -88,7 +90,7 @@ sections = [
     ("clone", "`clone` is the report of its first pull plus the tree and the remote, like `init`; `documents` is how many documents were pulled.", ["clone"]),
     ("push, pull, sync", "What the run recorded, pulled and pushed (`kind`: create, update, rename, delete, restore, resolve; `fromPath` on a rename), the conflicts it recorded or heard of, notices, problems (invalid files, `path:line:col: reason`), warnings, and how many documents are still pending. `remoteUnreachable` is there only when the remote could not be reached (exit 75). With `--dry-run`, `dryRun` is true and the lists say what would happen.", ["sync", "sync-conflict", "pull"]),
     ("A push refused by the max-delete guard", "`refusedPush` lists what the push would have deleted and the command that brings it all back; what the run pulled is still reported (exit 1).", ["refused", "restore-deleted"]),
-    ("rm, restore, resolve, reset-base", "The same report as a sync. `restore` adds `restored`: per document the version brought back, where it was found (`journal` or `remote`) and the `changesetId` it carries now.", ["rm", "restore", "resolve", "resetbase"]),
+    ("rm, restore, revert, resolve, reset-base", "The same report as a sync. `restore` adds `restored`: per document the version brought back, where it was found (`journal` or `remote`) and the `changesetId` it carries now. `revert` adds `reverted`: the local changes it undid, as `status` listed them (here a file created and recorded by the same run, then removed).", ["rm", "restore", "revert", "resolve", "resetbase"]),
     ("status", "`lastSync` is `null` before the first sync; `pending` are recorded actions not yet on the remote, `unrecorded` changes on disk, each with a `note` where `status` explains it (a rename, a refId removed or changed, a tombstone); `conflicts` the open conflict records; `problems` the files that are not valid documents (exit 1).", ["status"]),
     ("conflicts", "Open conflict records (with `--all`, resolved ones too, with `resolved`, `take` and `resolvedBy`).", ["conflicts"]),
     ("log", "The journal, oldest first (`-n`, `--since` apply): one object per entry with its `seq`, `kind`, `time` and the fields of that kind (docs/FORMATS.md); local actions carry `pending`.", ["log"]),

@@ -74,8 +74,9 @@ def envelope(command, props, required=None, defs=(), desc=""):
 syncProps = {"dryRun": B(), "recorded": A(ref("change")), "pulled": A(ref("change")), "pushed": A(ref("change")),
              "conflicts": A(ref("conflictSummary")), "notices": A(S()), "problems": A(S()), "invalidFiles": A(S()), "warnings": A(S()),
              "waiting": A(S()), "pendingAfter": I(), "remoteUnreachable": S(), "refusedPush": ref("refusedPush"), "restored": A(ref("restored")),
+             "reverted": A(ref("change")),
              "syncMode": {"enum": ["receive-only"], "description": "present on a receive-only replica (sync.mode): the run only pulled; pendingAfter counts documents whose changes stay here"}}
-syncReq = [k for k in syncProps if k not in ("remoteUnreachable", "refusedPush", "restored", "syncMode")]
+syncReq = [k for k in syncProps if k not in ("remoteUnreachable", "refusedPush", "restored", "reverted", "syncMode")]
 remoteObj = obj({"url": S(), "kind": {"enum": ["dir", "git"]}, "branch": NS(), "created": B()}, ["url", "kind", "branch"])
 treeProps = {"root": S(), "replicaId": S(), "replicaName": S()}
 
@@ -84,8 +85,8 @@ schemas = {
                    desc="docsync init --json. The tree made, and the remote it created (created: true) or joined."),
   "clone": envelope("clone", dict(syncProps, **treeProps, remote=remoteObj, documents=I()), syncReq + list(treeProps) + ["remote", "documents"],
                     defs=["change", "conflictSummary", "refusedPush", "restored"], desc="docsync clone --json. The sync report of the first pull, the tree made and the remote joined; documents: how many were pulled."),
-  "sync-report": envelope(["push", "pull", "sync", "rm", "restore", "resolve", "reset-base"], syncProps, syncReq, defs=["change", "conflictSummary", "refusedPush", "restored"],
-                          desc="docsync push|pull|sync|rm|restore|resolve|reset-base --json. What the run did (with --dry-run: would do)."),
+  "sync-report": envelope(["push", "pull", "sync", "rm", "restore", "revert", "resolve", "reset-base"], syncProps, syncReq, defs=["change", "conflictSummary", "refusedPush", "restored"],
+                          desc="docsync push|pull|sync|rm|restore|revert|resolve|reset-base --json. What the run did (with --dry-run: would do); reverted (revert): the local changes it undid."),
   "status": envelope("status", {"root": S(), "replicaId": S(), "replicaName": S(), "remote": S(), "lastSync": {"oneOf": [{"type": "null"}, ref("time")]},
                                 "pending": A(ref("change")), "unrecorded": A(ref("change")), "conflicts": A(ref("conflictRecord")),
                                 "waiting": A(S()), "problems": A(S()), "invalidFiles": A(S()), "warnings": A(S()),

@@ -65,6 +65,9 @@ enum CrashTable {
     /// `docsync resolve --take`, on either kind (it does not talk to the remote).
     static let resolve = ["resolve.after-journal"]
 
+    /// `docsync revert`, killed after it journaled its file operations (RevertTests).
+    static let revert = ["revert.after-journal"]
+
     /// An upgrade of a format-1 folder remote to the drive layout (by the first sync).
     static let upgrade = ["upgrade.after-commit", "upgrade.after-format"]
 
@@ -101,7 +104,9 @@ enum CrashTable {
             for match in text.matches(of: #/CrashPoint\.hit\("([^"]+)"\)/#) { named.insert(String(match.1)) }
         }
         let listed = CrashTable.Kind.allCases.reduce(
-            into: Set<String>(CrashTable.resolve + CrashTable.upgrade + CrashTable.localFetch + CrashTable.stateRead)
+            into: Set<String>(
+                CrashTable.resolve + CrashTable.revert + CrashTable.upgrade + CrashTable.localFetch
+                    + CrashTable.stateRead)
         ) {
             all, kind in
             all.formUnion(CrashTable.sync[kind]!)

@@ -168,6 +168,9 @@ struct JSONOutputTests {
             ]), "\(known)")
         Self.check(
             b.run("replicas", "forget", "--json", "--dry-run", "A"), "replicas-forget", command: "replicas forget")
+        b.write("draft.json", "{\"d\": 1}\n")
+        let reverted = Self.check(b.run("revert", "--json", "draft.json"), "sync-report", command: "revert")
+        #expect((reverted["reverted"] as? [[String: Any]])?.first?["path"] as? String == "draft.json", "\(reverted)")
         Self.check(b.run("reset-base", "--json"), "sync-report", command: "reset-base")
     }
 
@@ -267,7 +270,7 @@ struct JSONOutputTests {
             let schema: String
             switch object["command"] as? String {
             case nil: schema = "error"
-            case "push", "pull", "sync", "rm", "restore", "resolve", "reset-base": schema = "sync-report"
+            case "push", "pull", "sync", "rm", "restore", "revert", "resolve", "reset-base": schema = "sync-report"
             case "log": schema = object["entries"] == nil ? "log-document" : "log"
             case "config": schema = object["values"] == nil ? "config" : "config-list"
             case "replicas forget": schema = "replicas-forget"

@@ -196,6 +196,32 @@ struct SyncModeTests {
         #expect(w.exists("local.json"))
     }
 
+    @Test(
+        "gc on a receive-only replica compacts its own files and leaves the remote alone; a full replica's gc purges the tombstone",
+        arguments: Kind.allCases)
+    func receiveOnlyGCLeavesTheRemote(_ kind: Kind) {
+        let box = Sandbox("receive-only-gc-\(kind)")
+        let url = Reliability.remote(box, git: kind == .git)
+        let full = box.replica("full")
+        for name in ["a", "b"] { full.write("\(name).json", Self.doc(["n": 1])) }
+        #expect(CLI.run(["init", "--remote", url, "--name", "full", "full"], in: box.root).exit == 0)
+        full.sync()
+        #expect(CLI.run(["clone", "--receive-only", "--name", "backup", url, "backup"], in: box.root).exit == 0)
+        let backup = box.replica("backup")
+        full.remove("b.json")
+        full.sync()
+        #expect(backup.run("sync").exit == 0)
+        #expect(!backup.exists("b.json"))
+        let before = Self.remoteSnapshot(url, kind)
+        let gc = backup.run("gc")
+        #expect(gc.exit == 0, gc.comment)
+        #expect(gc.stderr.contains("receive-only"), gc.comment)
+        #expect(Self.remoteSnapshot(url, kind) == before, "a receive-only gc wrote to the remote")
+        let fullGC = JSONHelp.parse(full.run("gc", "--json").stdout) as? [String: Any]
+        let purged = (fullGC?["remote"] as? [String: Any])?["purged"] as? [Any]
+        #expect(purged?.count == 1, "\(fullGC ?? [:])")
+    }
+
     @Test("sync.mode takes both and receive-only; anything else is refused, naming the key, and changes nothing")
     func modeValues() {
         let box = Sandbox("mode-values")

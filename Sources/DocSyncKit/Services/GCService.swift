@@ -17,7 +17,13 @@ public struct GCService: WorkspaceService {
         report.warnings += warnings
         // The remote first: a cursor it moves is journaled, and then compacted with the
         // rest, so a second gc right after has nothing left to rewrite.
-        if !localOnly, config["remote.url"] != nil {
+        // A receive-only replica writes nothing to the remote, its purge included (it may
+        // hold read-only access): the replicas that send do that.
+        if config.syncMode == .receiveOnly && !localOnly {
+            report.warnings.append(
+                "receive-only (sync.mode): the remote's tombstones are left to the replicas that send")
+        }
+        if !localOnly, config.syncMode != .receiveOnly, config["remote.url"] != nil {
             do {
                 report.remote = try purgeRemoteTombstones(dryRun: dryRun)
             } catch let error as RemoteError {

@@ -66,6 +66,8 @@ public struct JournalEntry: Sendable, Equatable {
         case pushed
         /// The outcome of a reconciliation replaced them.
         case superseded
+        /// `docsync revert` put the synced version back: they are dropped, the base stays.
+        case reverted
     }
 
     /// A document on the remote: a version, or its deletion (the deleted changesetId,

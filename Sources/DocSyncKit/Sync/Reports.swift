@@ -134,6 +134,8 @@ public struct SyncReport: Codable, Sendable {
     public var refusedPush: RefusedPush? = nil
     /// `restore`: which version each document got back, and the new version it became.
     public var restored: [RestoredVersion]? = nil
+    /// `revert`: the local changes it undid (what status listed), each document once.
+    public var reverted: [ChangeSummary]? = nil
     /// "receive-only" when this replica never sends (`sync.mode`): the run only pulled,
     /// and `pendingAfter` counts documents whose changes stay here.
     public var syncMode: String? = nil

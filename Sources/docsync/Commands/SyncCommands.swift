@@ -264,6 +264,7 @@ struct SyncPrinter {
         for c in report.pushed where !streamed.contains(ProgressView.key("push", c)) {
             Output.line(Self.changeLine(verb: "push", c, tag: tag))
         }
+        for c in report.reverted ?? [] { Output.line(Self.changeLine(verb: "revert", c, tag: tag)) }
         for c in report.conflicts { Output.line(conflictLine(c, tag: tag, dryRun: report.dryRun)) }
         for r in report.restored ?? [] {
             Output.line(
@@ -282,6 +283,7 @@ struct SyncPrinter {
         }
         let skipped = max(report.invalidFiles.count, report.problems.count - report.invalidFiles.count)
         if !report.problems.isEmpty { parts.append("\(skipped) file\(skipped == 1 ? "" : "s") skipped") }
+        if let reverted = report.reverted { parts.append("\(reverted.count) reverted") }
         if let pending = report.pendingSummary { parts.append(pending) }
         if let refused = report.refusedPush { Self.printRefused(refused, command: command) }
         if report.remoteUnreachable != nil {

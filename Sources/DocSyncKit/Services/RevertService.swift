@@ -1,0 +1,131 @@
+import Foundation
+
+/// `docsync revert`: puts the synced version (the remote's, as this tree last saw it) back
+/// over a document's local changes, which are dropped rather than sent (Syncthing's
+/// "revert local changes"; what a receive-only replica offers for edits it will never send).
+///
+/// Whatever is on disk is recorded first, so every reverted version is in the journal and
+/// the object store until `docsync gc` (`docsync restore DOC --at ID` brings one back). The
+/// file operations and the dropped actions are journaled before a file is touched, and a
+/// file is only changed if it still holds what was recorded: a run killed halfway is
+/// finished by the next one, and an edit made meanwhile is kept (recorded as a new change).
+public struct RevertService: WorkspaceService {
+    public let workspace: Workspace
+
+    public init(workspace: Workspace) { self.workspace = workspace }
+
+    /// One document to revert: what the tree holds now and what it goes back to.
+    struct Target {
+        var refId: String
+        var now: DocVersion?
+        var base: DocVersion?
+        var seqs: [Int]
+
+        /// The journaled file operation that puts `base` back (removes a document this tree
+        /// created).
+        var operation: JournalEntry.FileOperation {
+            JournalEntry.FileOperation(
+                refId: refId, changesetId: base?.changesetId ?? now?.changesetId ?? "", result: base,
+                fromPath: now?.path, fromHash: now?.hash)
+        }
+
+        /// The local change being undone, as status listed it.
+        var summary: ChangeSummary {
+            ChangeSummary(
+                kind: .between(base, now), path: now?.path ?? base?.path ?? "", refId: refId,
+                changesetId: now?.changesetId,
+                fromPath: now != nil && base != nil && now?.path != base?.path ? base?.path : nil)
+        }
+    }
+
+    /// Reverts the documents with local changes under `paths` (files or folders, relative
+    /// to `cwd`; none: every one). A path with no local change under it is an error.
+    public func revert(paths: [String], relativeTo cwd: String, dryRun: Bool) throws -> SyncReport {
+        var report = SyncReport()
+        report.dryRun = dryRun
+        let local = try recordLocalChanges(write: !dryRun, report: &report)
+        var pending = state.pending
+        if dryRun { pending += local.actions }
+        let targets = try Self.targets(
+            pending: pending, base: { state.baseVersions[$0] },
+            selecting: try paths.map { try treePath($0, relativeTo: cwd) })
+        report.reverted = targets.map(\.summary)
+        if config.syncMode == .receiveOnly { report.syncMode = SyncMode.receiveOnly.rawValue }
+        if dryRun || targets.isEmpty { return report }
+        try occupiedPaths(targets)
+        var entries: [JournalEntry] = []
+        for t in targets {
+            if t.now != t.base { entries.append(JournalEntry(.apply(t.operation))) }
+            entries.append(JournalEntry(.done(refId: t.refId, seqs: t.seqs, reason: .reverted)))
+        }
+        try workspace.append(entries)
+        try CrashPoint.hit("revert.after-journal")
+        // Removals first: a document created here may hold the path another one goes back to.
+        for t in targets.sorted(by: { ($0.base == nil ? 0 : 1) < ($1.base == nil ? 0 : 1) }) where t.now != t.base {
+            if !store.redo(t.operation, interrupted: false) {
+                report.notices.append(
+                    "\(t.summary.path): changed while it was reverted; left as it is (recorded as a new change)")
+            }
+        }
+        try workspace.checkpoint()
+        report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
+        return report
+    }
+
+    /// The documents whose pending actions `selecting` covers (every one when empty), in
+    /// path order. Pure: the pending actions and the base in, the plan out.
+    static func targets(pending: [JournalEntry], base: (String) -> DocVersion?, selecting: [String]) throws
+        -> [Target]
+    {
+        var seqs: [String: [Int]] = [:]
+        var now: [String: DocVersion?] = [:]
+        for action in pending {
+            guard case .local = action.event, let refId = action.refId else { continue }
+            seqs[refId, default: []].append(action.seq)
+            now[refId] = .some(action.resultingVersion)
+        }
+        var targets = seqs.keys.map { refId in
+            Target(refId: refId, now: now[refId] ?? nil, base: base(refId), seqs: seqs[refId] ?? [])
+        }
+        if !selecting.isEmpty {
+            let covered = { (path: String?, selected: String) -> Bool in
+                guard let path else { return false }
+                return selected.isEmpty || path == selected || path.hasPrefix(selected + "/")
+            }
+            for selected in selecting
+            where !targets.contains(where: { covered($0.now?.path, selected) || covered($0.base?.path, selected) }) {
+                throw Workspace.Failure.gaveUp(
+                    "\(selected.isEmpty ? "." : selected): no local change to revert there (see `docsync status`)")
+            }
+            targets = targets.filter { t in
+                selecting.contains { covered(t.now?.path, $0) || covered(t.base?.path, $0) }
+            }
+        }
+        return targets.sorted { $0.summary.path < $1.summary.path }
+    }
+
+    /// A path given on the command line, relative to the tree's root ("" for the root).
+    private func treePath(_ path: String, relativeTo cwd: String) throws -> String {
+        let absolute = FileSystem.absolute(path.hasPrefix("/") ? path : FileSystem.join(cwd, path))
+        if absolute == layout.root { return "" }
+        guard absolute.hasPrefix(layout.root + "/") else {
+            throw Workspace.Failure.gaveUp("\(path) is outside the tree \(layout.root)")
+        }
+        return String(absolute.dropFirst(layout.root.count + 1))
+    }
+
+    /// Refuses before anything is journaled when a synced version would go back to a path
+    /// that now holds a file (another document, a file that is not a valid one, or one
+    /// of these documents that only moves): reverting writes over nothing but the files
+    /// of documents it removes, which go first.
+    private func occupiedPaths(_ targets: [Target]) throws {
+        let leaving = Set(targets.filter { $0.base == nil }.compactMap { $0.now?.path })
+        for t in targets {
+            guard let back = t.base?.path, back != t.now?.path, !leaving.contains(back),
+                FileSystem.exists(layout.root + "/" + back)
+            else { continue }
+            throw Workspace.Failure.gaveUp(
+                "\(back) now holds another file; move it away, then revert \(t.summary.path)")
+        }
+    }
+}
