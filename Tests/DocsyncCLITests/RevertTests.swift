@@ -12,14 +12,8 @@ struct RevertTests {
 
     /// A full replica and a receive-only one of a new remote holding a.json, b.json, c.json.
     static func pair(_ box: Sandbox, _ kind: Kind) -> (full: Replica, backup: Replica) {
-        let url = Reliability.remote(box, git: kind == .git)
-        let full = box.replica("full")
-        for name in ["a", "b", "c"] { full.write("\(name).json", SyncModeTests.doc(["n": 1])) }
-        #expect(CLI.run(["init", "--remote", url, "--name", "full", "full"], in: box.root).exit == 0)
-        full.sync()
-        let cloned = CLI.run(["clone", "--receive-only", "--name", "backup", url, "backup"], in: box.root)
-        #expect(cloned.exit == 0, cloned.comment)
-        return (full, box.replica("backup"))
+        let (_, full, backup) = SyncModeTests.fullAndBackup(box, kind, names: ["a", "b", "c"])
+        return (full, backup)
     }
 
     static func pending(_ r: Replica) -> [[String: Any]] {

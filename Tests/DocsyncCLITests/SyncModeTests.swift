@@ -40,6 +40,21 @@ struct SyncModeTests {
 
     static func number(_ r: Replica, _ file: String, _ field: String) -> Int? { r.json(file)?[field] as? Int }
 
+    /// A full replica "full" that made a new remote of `kind` holding `names` (each
+    /// `{"n": 1}`), and a receive-only clone of it, "backup".
+    static func fullAndBackup(_ box: Sandbox, _ kind: Kind, names: [String]) -> (
+        url: String, full: Replica, backup: Replica
+    ) {
+        let url = Reliability.remote(box, git: kind == .git)
+        let full = box.replica("full")
+        for name in names { full.write("\(name).json", doc(["n": 1])) }
+        #expect(CLI.run(["init", "--remote", url, "--name", "full", "full"], in: box.root).exit == 0)
+        full.sync()
+        let cloned = CLI.run(["clone", "--receive-only", "--name", "backup", url, "backup"], in: box.root)
+        #expect(cloned.exit == 0, cloned.comment)
+        return (url, full, box.replica("backup"))
+    }
+
     @Test(
         "receive-only: the remote's changes are applied and merged with local edits; local edits, creations and deletions are recorded, listed as not sent, and never reach the remote until the mode is both",
         arguments: Kind.allCases)
@@ -201,13 +216,7 @@ struct SyncModeTests {
         arguments: Kind.allCases)
     func receiveOnlyGCLeavesTheRemote(_ kind: Kind) {
         let box = Sandbox("receive-only-gc-\(kind)")
-        let url = Reliability.remote(box, git: kind == .git)
-        let full = box.replica("full")
-        for name in ["a", "b"] { full.write("\(name).json", Self.doc(["n": 1])) }
-        #expect(CLI.run(["init", "--remote", url, "--name", "full", "full"], in: box.root).exit == 0)
-        full.sync()
-        #expect(CLI.run(["clone", "--receive-only", "--name", "backup", url, "backup"], in: box.root).exit == 0)
-        let backup = box.replica("backup")
+        let (url, full, backup) = Self.fullAndBackup(box, kind, names: ["a", "b"])
         full.remove("b.json")
         full.sync()
         #expect(backup.run("sync").exit == 0)
