@@ -603,7 +603,32 @@ extension MC.Run {
             entries.reduce(into: Set<Rule>()) { $0.formUnion(rules(doc(forRefId: $1["refId"] as? String))) }
         }
         let pending = status["pending"] as? [[String: Any]] ?? []
-        if !pending.isEmpty {
+        if model.receiveOnly.contains(r) {
+            // A receive-only replica never sends: what it changed stays pending.
+            // A document it created has no refId in the model's map (learned from the remote,
+            // which it never reaches): it is found by its path here.
+            // A document whose file is invalid now is left out of both sides: the model does
+            // not know whether its last valid save was recorded before the file broke.
+            let invalid = Set(model.local[r].filter { $0.value.invalidBytes != nil }.keys)
+            let listed = Set(
+                pending.compactMap { entry in
+                    doc(forRefId: entry["refId"] as? String)
+                        ?? model.local[r].first { $0.value.placed.path == entry["path"] as? String }?.key
+                }
+            ).subtracting(invalid)
+            let expected = model.locallyChanged(r)
+            // Listed beyond the model: only a version of its own with the base's content
+            // (a `resolve` taking the base's values is a recorded action that stays pending).
+            let extra = listed.subtracting(expected).filter { !model.holdsBaseContent(r, $0) }
+            if !expected.isSubset(of: listed) || !extra.isEmpty {
+                found.append(
+                    Mismatch(
+                        rules: entryRules(pending), changesDocuments: false,
+                        text:
+                            "r\(r) (receive-only): status lists pending changes of docs \(listed.sorted()), the model \(expected.sorted()): \(pending)"
+                    ))
+            }
+        } else if !pending.isEmpty {
             found.append(
                 Mismatch(
                     rules: entryRules(pending), changesDocuments: false,

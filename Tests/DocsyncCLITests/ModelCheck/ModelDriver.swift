@@ -94,6 +94,8 @@ extension MC {
         var urlChanges = 0
         var viewResolves = 0
         var plainGitEdits = 0
+        /// Issue 24: whether r2 was a receive-only replica in this run (every fourth seed).
+        var receiveOnly = false
     }
 
     /// Where the three replicas sync to: a folder, a bare git repository by path, or the same
@@ -241,6 +243,17 @@ extension MC {
                     Issue.record("config failed: \(c)")
                     return
                 }
+            }
+            // Every fourth seed, r2 only receives (sync.mode receive-only): its syncs pull and
+            // never push, its records and settlements stay with it (issue 24).
+            if seed % 4 == 3 {
+                let c = replicas[2].run("config", "sync.mode", "receive-only")
+                guard c.exit == 0 else {
+                    Issue.record("config failed: \(c)")
+                    return
+                }
+                model.receiveOnly = [2]
+                figures.receiveOnly = true
             }
             lastRunEndMs = nowMs()
             runStartMs = lastRunEndMs

@@ -195,7 +195,8 @@ extension MC.Run {
     /// content): `learnChangeset` checks every changesetId seen on replicas and the remote.
     func plainGitEdit() -> String? {
         guard git else { return nil }
-        let free = (0..<3).filter { !needsRecovery.contains($0) }
+        // The replica that syncs next sends the version it re-stamps: not a receive-only one.
+        let free = (0..<3).filter { !needsRecovery.contains($0) && !model.receiveOnly.contains($0) }
         guard !free.isEmpty else { return nil }
         let r = rng.pick(free)
         let docs = model.remote.keys.sorted().filter { model.local[r][$0]?.invalidBytes == nil }

@@ -226,6 +226,9 @@ extension MC {
         var records: [ConflictRecord] = []
         /// Records a replica settled with `resolve` and has not pushed yet.
         var pendingSettles: [Set<Int>]
+        /// Replicas with `sync.mode receive-only`: their syncs pull and never push, so
+        /// nothing they record or settle is published (SYNC.md, "A replica that only receives").
+        var receiveOnly: Set<Int> = []
         /// Rules each document's current expectations depend on.
         var docRules: [Int: Set<Rule>] = [:]
         /// The replica whose deletion each remote tombstone records, and the deleted version.
@@ -306,7 +309,8 @@ extension MC {
         /// One complete `docsync sync` of replica `r`; with `pushing` false only its pull (a
         /// run killed between its pull and its push: what it pulled and merged is in the
         /// tree and its base, nothing of it is on the remote, its records are not shared).
-        mutating func sync(_ r: Int, pushing: Bool = true) -> SyncOutcome {
+        mutating func sync(_ r: Int, pushing completes: Bool = true) -> SyncOutcome {
+            let pushing = completes && !receiveOnly.contains(r)
             var out = SyncOutcome(exit: 0)
             let syncTick = nextTick()
             // Pull: learn every published record and settlement.
@@ -378,12 +382,14 @@ extension MC {
                 }
             }
             // Push: publish this replica's records and settlements.
-            if !pushing { return out }
-            for i in records.indices where records[i].knownBy.contains(r) { records[i].published = true }
-            for id in pendingSettles[r] {
-                if let i = records.firstIndex(where: { $0.id == id }) { records[i].settlePublished = true }
+            if !completes { return out }
+            if pushing {
+                for i in records.indices where records[i].knownBy.contains(r) { records[i].published = true }
+                for id in pendingSettles[r] {
+                    if let i = records.firstIndex(where: { $0.id == id }) { records[i].settlePublished = true }
+                }
+                pendingSettles[r] = []
             }
-            pendingSettles[r] = []
             if hasInvalid(r) {
                 out.exit = 1
                 out.exitRules.insert(.invalidMerge)
@@ -396,6 +402,24 @@ extension MC {
                 if learnedDeletionOnly { out.exitRules.insert(.deleterNotToldByExit) }
             }
             return out
+        }
+
+        /// The documents `r` changed since its base (valid files only): what a receive-only
+        /// replica keeps pending after a sync.
+        func locallyChanged(_ r: Int) -> Set<Int> {
+            Set(
+                Set(local[r].keys).union(base[r].keys).filter { doc in
+                    if local[r][doc]?.invalidBytes != nil { return false }
+                    let b = base[r][doc], l = local[r][doc]?.placed
+                    return b != l && !(b != nil && l != nil && same(b!, l!))
+                })
+        }
+
+        /// Whether `r`'s document holds its base's content at its base's path (a version
+        /// of its own may still carry it: a `resolve` that took the base's values).
+        func holdsBaseContent(_ r: Int, _ doc: Int) -> Bool {
+            guard let b = base[r][doc], let l = local[r][doc]?.placed else { return false }
+            return same(b, l)
         }
 
         private func same(_ a: Placed, _ b: Placed) -> Bool { a.path == b.path && a.version.fields == b.version.fields }
