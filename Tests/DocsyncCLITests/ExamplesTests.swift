@@ -84,6 +84,26 @@ struct ExamplesTests {
         }
     }
 
+    @Test("examples/receive-only-backup.sh: a receive-only backup takes the laptop's changes and never sends its own")
+    func receiveOnlyBackup() throws {
+        let box = Sandbox()
+        let r = Example.run("receive-only-backup.sh", in: box.root, env: ["WORK": box.path("work")])
+        #expect(r.exit == 0, r.comment)
+        #expect(r.stdout.contains("laptop and backup hold the same records"), r.comment)
+        let laptop = Replica(root: box.path("work/laptop"))
+        let backup = Replica(root: box.path("work/backup"))
+        #expect(backup.json("tasks/buy-milk.json")?["done"] as? Bool == true, "the laptop's change arrived")
+        for replica in [laptop, backup] {
+            #expect(
+                replica.json("contacts/grace-hopper.json")?["name"] as? String == "Grace Hopper",
+                "the backup's edit went nowhere and was reverted: \(replica.root)")
+        }
+        #expect(laptop.documents() == backup.documents())
+        let status = JSONHelp.parse(backup.run("status", "--json").stdout) as? [String: Any]
+        #expect(status?["syncMode"] as? String == "receive-only")
+        #expect((status?["pending"] as? [Any])?.isEmpty == true, "\(status ?? [:])")
+    }
+
     @Test(
         "examples/edit-with-jq-and-sed.sh: jq and sed edits on two replicas merge and sync",
         .enabled(if: Prerequisite.jq.runsHere))
