@@ -94,6 +94,30 @@ struct RevertTests {
         #expect(SyncModeTests.number(backup, "a.json", "n") == 1 && !backup.exists("moved.json"))
     }
 
+    @Test("a document whose file is invalid keeps its recorded changes: revert leaves it and says so")
+    func invalidFileIsLeftAlone() throws {
+        let box = Sandbox("revert-invalid")
+        let (_, backup) = Self.pair(box, .dir)
+        let synced = backup.documents()
+        SyncModeTests.set(backup, "a.json", "n", 4)
+        SyncModeTests.set(backup, "b.json", "n", 5)
+        #expect(backup.run("sync").exit == 0, "both edits recorded")
+        backup.write("a.json", "{ \"n\": ")
+        let r = backup.run("revert")
+        #expect(r.exit == 1, "an invalid file is reported as by every command: \(r)")
+        #expect(r.stdout.contains("a.json: not a valid document now; left as it is"), r.comment)
+        #expect(r.stdout.contains("revert  update  b.json"), r.comment)
+        #expect(backup.read("a.json") == "{ \"n\": ", "the broken file is the user's, untouched")
+        #expect(backup.bytes("b.json") == synced["b.json"])
+        #expect(Set(Self.pending(backup).compactMap { $0["path"] as? String }) == ["a.json"], "a.json's edit stays")
+        backup.write(
+            "a.json",
+            synced["a.json"].map { String(decoding: $0, as: UTF8.self) }!.replacingOccurrences(
+                of: "\"n\": 1", with: "\"n\": 6"))
+        #expect(backup.run("revert", "a.json").exit == 0)
+        #expect(backup.documents() == synced, "fixed, it reverts")
+    }
+
     @Test("revert killed after its journal: the next run finishes it and says so", arguments: Kind.allCases)
     func killedRevertIsFinished(_ kind: Kind) throws {
         let box = Sandbox("revert-kill-\(kind)")

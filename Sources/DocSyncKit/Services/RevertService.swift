@@ -46,9 +46,17 @@ public struct RevertService: WorkspaceService {
         let local = try recordLocalChanges(write: !dryRun, report: &report)
         var pending = state.pending
         if dryRun { pending += local.actions }
-        let targets = try Self.targets(
+        var targets = try Self.targets(
             pending: pending, base: { state.baseVersions[$0] },
             selecting: try paths.map { try treePath($0, relativeTo: cwd) })
+        // A document whose file is not a valid one now keeps its changes: reverting it would
+        // drop its last recorded version and still leave the broken file as it is.
+        let invalid = Set(report.invalidFiles)
+        for t in targets where t.now.map({ invalid.contains($0.path) }) ?? false {
+            report.notices.append(
+                "\(t.summary.path): not a valid document now; left as it is (fix or remove it, then revert)")
+        }
+        targets.removeAll { t in t.now.map { invalid.contains($0.path) } ?? false }
         report.reverted = targets.map(\.summary)
         if config.syncMode == .receiveOnly { report.syncMode = SyncMode.receiveOnly.rawValue }
         if dryRun || targets.isEmpty { return report }
