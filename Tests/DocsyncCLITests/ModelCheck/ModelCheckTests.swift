@@ -69,7 +69,7 @@ struct ModelCheckTests {
             randomKills=\(randomLanded) randomKillsTried=\(randomTried) randomKillsBy=\(randomList.isEmpty ? "none" : randomList) \
             conflictCopyChecks=\(f.conflictCopiesChecked) pointOfViewChecks=\(f.pointOfViewChecks) echoMakerSwaps=\(f.echoMakerSwaps) \
             firstContacts=\(f.firstContacts) firstContactMerges=\(f.firstContactMerges) urlChanges=\(f.urlChanges) \
-            viewResolves=\(f.viewResolves) plainGitEdits=\(f.plainGitEdits) receiveOnly=\(f.receiveOnly ? "r2" : "none") \
+            viewResolves=\(f.viewResolves) plainGitEdits=\(f.plainGitEdits) receiveOnly=\(f.receiveOnly ? "r2" : "none") reverted=\(f.reverted) \
             syncExits=\(exits) opsDone=\(opList) killsAt=\(killList) knownDefectHits=\(known.isEmpty ? "none" : known) \
             stopped=\(f.stoppedBy.map { "\"\($0)\"" } ?? "no")
             """)

@@ -35,7 +35,8 @@ extension MC {
         // `retryMergeUsesMergeTime` is fixed: a retry decides every document any pull of
         // the run met from the user's versions and takes back the records it no longer
         // makes.
-        return []
+        // `receiveOnlyRemerge` is open (docs/RELIABILITY.md).
+        return [.receiveOnlyRemerge]
     }()
 
     struct Mismatch: CustomStringConvertible {
@@ -94,8 +95,10 @@ extension MC {
         var urlChanges = 0
         var viewResolves = 0
         var plainGitEdits = 0
-        /// Issue 24: whether r2 was a receive-only replica in this run (every fourth seed).
+        /// Issue 24: whether r2 was a receive-only replica in this run (every fourth seed),
+        /// and how many documents its `docsync revert`s put back.
         var receiveOnly = false
+        var reverted = 0
     }
 
     /// Where the three replicas sync to: a folder, a bare git repository by path, or the same
@@ -418,7 +421,8 @@ extension MC {
                 ("create", alive < 4 ? 10 : (alive > 8 ? 1 : 4)), ("edit", 20), ("editorSave", 10), ("echoEdit", 3),
                 ("cp", 3), ("mv", 4), ("rm", 4), ("recreate", 3), ("invalid", 3), ("fix", 6),
                 ("sync", 18), ("crashSync", 7), ("resolve", 6), ("gc", 3), ("concurrent", 10), ("killSync", 4),
-                ("firstContact", joiners < 2 ? 2 : 0), ("urlChange", 2), ("plainGitEdit", git ? 3 : 0)
+                ("firstContact", joiners < 2 ? 2 : 0), ("urlChange", 2), ("plainGitEdit", git ? 3 : 0),
+                ("revert", model.receiveOnly.contains(r) ? 3 : 0)
             ]
             var roll = rng.int(weights.map(\.1).reduce(0, +))
             var op = "sync"
@@ -457,6 +461,7 @@ extension MC {
             case "firstContact": return firstContact()
             case "urlChange": return urlChange(r)
             case "plainGitEdit": return plainGitEdit()
+            case "revert": return revert(r)
             default: return nil
             }
         }

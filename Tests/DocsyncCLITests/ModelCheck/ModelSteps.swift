@@ -193,6 +193,22 @@ extension MC.Run {
     /// changed, its changesetId left as it was, commit, push); then a replica syncs. That
     /// pull must give the new content a fresh changesetId (one changesetId names one
     /// content): `learnChangeset` checks every changesetId seen on replicas and the remote.
+    /// `docsync revert` on the receive-only replica (issue 24): its local changes dropped,
+    /// the synced versions back.
+    func revert(_ r: Int) -> String? {
+        guard model.receiveOnly.contains(r), !needsRecovery.contains(r) else { return nil }
+        let result = docsync(r, ["revert"])
+        let reverted = model.revert(r)
+        // What revert records first and drops is no copy or recorded change any more.
+        pendingCopies[r] = []
+        pendingCopyOf[r] = [:]
+        recordedUnsynced[r] = []
+        figures.reverted += reverted.count
+        lastRuns.append(
+            LastRun(r: r, result: result, expected: [model.hasInvalid(r) ? 1 : 0], rules: [], synced: false))
+        return "r\(r) revert (docs \(reverted.map(String.init).joined(separator: ","))) → exit \(result.exit)"
+    }
+
     func plainGitEdit() -> String? {
         guard git else { return nil }
         // The replica that syncs next sends the version it re-stamps: not a receive-only one.
