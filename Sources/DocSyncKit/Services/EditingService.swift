@@ -175,9 +175,8 @@ public struct EditingService: WorkspaceService {
     public func createDocument(at path: String, relativeTo cwd: String, template: String?) throws
         -> EditReport
     {
-        let absolute = FileSystem.absolute(path.hasPrefix("/") ? path : FileSystem.join(cwd, path))
-        guard absolute.hasPrefix(layout.root + "/") else { throw NewRecordError.outside(path) }
-        let relative = String(absolute.dropFirst(layout.root.count + 1))
+        let absolute = TreeLayout.userPath(path, from: cwd)
+        guard let relative = layout.relative(absolute) else { throw NewRecordError.outside(path) }
         guard relative.hasSuffix(".json"), relative.count > 5 else {
             throw NewRecordError.notJSONName(path)
         }
@@ -229,9 +228,9 @@ extension EditingService {
         let byPath = Dictionary(state.tracked.values.map { ($0.path, $0) }, uniquingKeysWith: { a, _ in a })
         var targets: [String] = []
         for path in paths {
-            let absolute = FileSystem.absolute(path.hasPrefix("/") ? path : FileSystem.join(cwd, path))
-            guard absolute.hasPrefix(layout.root + "/") else { throw Workspace.Failure.notTracked(path) }
-            let relative = String(absolute.dropFirst(layout.root.count + 1))
+            guard let relative = layout.relative(TreeLayout.userPath(path, from: cwd)) else {
+                throw Workspace.Failure.notTracked(path)
+            }
             guard byPath[relative] != nil else { throw Workspace.Failure.notTracked(path) }
             targets.append(relative)
         }

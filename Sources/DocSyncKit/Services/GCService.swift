@@ -19,11 +19,12 @@ public struct GCService: WorkspaceService {
         // rest, so a second gc right after has nothing left to rewrite.
         // A receive-only replica writes nothing to the remote, its purge included (it may
         // hold read-only access): the replicas that send do that.
-        if config.syncMode == .receiveOnly && !localOnly {
+        let receiveOnly = config.syncMode == .receiveOnly
+        if receiveOnly && !localOnly {
             report.warnings.append(
                 "receive-only (sync.mode): the remote's tombstones are left to the replicas that send")
         }
-        if !localOnly, config.syncMode != .receiveOnly, config["remote.url"] != nil {
+        if !localOnly, !receiveOnly, config["remote.url"] != nil {
             do {
                 report.remote = try purgeRemoteTombstones(dryRun: dryRun)
             } catch let error as RemoteError {

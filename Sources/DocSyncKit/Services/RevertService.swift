@@ -21,6 +21,9 @@ public struct RevertService: WorkspaceService {
         var base: DocVersion?
         var seqs: [Int]
 
+        /// Whether the file changes (a document moved and moved back changes nothing there).
+        var changesFile: Bool { now != base }
+
         /// The journaled file operation that puts `base` back (removes a document this tree
         /// created).
         var operation: JournalEntry.FileOperation {
@@ -46,30 +49,34 @@ public struct RevertService: WorkspaceService {
         let local = try recordLocalChanges(write: !dryRun, report: &report)
         var pending = state.pending
         if dryRun { pending += local.actions }
-        var targets = try Self.targets(
+        let selected = try Self.targets(
             pending: pending, base: { state.baseVersions[$0] },
             selecting: try paths.map { try treePath($0, relativeTo: cwd) })
         // A document whose file is not a valid one now keeps its changes: reverting it would
         // drop its last recorded version and still leave the broken file as it is.
         let invalid = Set(report.invalidFiles)
-        for t in targets where t.now.map({ invalid.contains($0.path) }) ?? false {
-            report.notices.append(
-                "\(t.summary.path): not a valid document now; left as it is (fix or remove it, then revert)")
+        var targets: [Target] = []
+        for t in selected {
+            if let path = t.now?.path, invalid.contains(path) {
+                report.notices.append(
+                    "\(path): not a valid document now; left as it is (fix or remove it, then revert)")
+            } else {
+                targets.append(t)
+            }
         }
-        targets.removeAll { t in t.now.map { invalid.contains($0.path) } ?? false }
         report.reverted = targets.map(\.summary)
-        if config.syncMode == .receiveOnly { report.syncMode = SyncMode.receiveOnly.rawValue }
+        report.syncMode = reportedMode
         if dryRun || targets.isEmpty { return report }
         try occupiedPaths(targets)
         var entries: [JournalEntry] = []
         for t in targets {
-            if t.now != t.base { entries.append(JournalEntry(.apply(t.operation))) }
+            if t.changesFile { entries.append(JournalEntry(.apply(t.operation))) }
             entries.append(JournalEntry(.done(refId: t.refId, seqs: t.seqs, reason: .reverted)))
         }
         try workspace.append(entries)
         try CrashPoint.hit("revert.after-journal")
         // Removals first: a document created here may hold the path another one goes back to.
-        for t in targets.sorted(by: { ($0.base == nil ? 0 : 1) < ($1.base == nil ? 0 : 1) }) where t.now != t.base {
+        for t in targets.sorted(by: { ($0.base == nil ? 0 : 1) < ($1.base == nil ? 0 : 1) }) where t.changesFile {
             if !store.redo(t.operation, interrupted: false) {
                 report.notices.append(
                     "\(t.summary.path): changed while it was reverted; left as it is (recorded as a new change)")
@@ -114,12 +121,12 @@ public struct RevertService: WorkspaceService {
 
     /// A path given on the command line, relative to the tree's root ("" for the root).
     private func treePath(_ path: String, relativeTo cwd: String) throws -> String {
-        let absolute = FileSystem.absolute(path.hasPrefix("/") ? path : FileSystem.join(cwd, path))
+        let absolute = TreeLayout.userPath(path, from: cwd)
         if absolute == layout.root { return "" }
-        guard absolute.hasPrefix(layout.root + "/") else {
+        guard let relative = layout.relative(absolute) else {
             throw Workspace.Failure.gaveUp("\(path) is outside the tree \(layout.root)")
         }
-        return String(absolute.dropFirst(layout.root.count + 1))
+        return relative
     }
 
     /// Refuses before anything is journaled when a synced version would go back to a path

@@ -28,8 +28,8 @@ public struct SyncService: WorkspaceService {
             // Refused before anything is recorded or read: the user asked for the one
             // thing this replica never does.
             guard direction != .push else { throw Workspace.Failure.gaveUp(Self.receiveOnlyPush) }
-            report.syncMode = mode.rawValue
         }
+        report.syncMode = reportedMode
         let remote = try makeRemote()
         // After the remote is made: making it may warn (an upgrade, a git repository in a
         // drive folder).
@@ -137,7 +137,7 @@ extension SyncService {
             root: layout.root, replicaId: config.replicaId, remote: config["remote.url"], lastSync: synced,
             pending: state.pending.map(ChangeSummary.init), unrecorded: local.actions.map(ChangeSummary.init),
             conflicts: conflictStore.list().filter(\.isOpen), waiting: waitingVersions, problems: scratch.problems,
-            warnings: warnings + scratch.warnings, lastAttempt: attempt, syncMode: config.syncMode.rawValue)
+            warnings: warnings + scratch.warnings, lastAttempt: attempt, syncMode: config.syncMode)
     }
 }
 

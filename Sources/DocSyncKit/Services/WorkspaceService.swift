@@ -99,10 +99,9 @@ extension WorkspaceService {
     /// Finds a document by path (relative to `cwd`), refId, or a path it had before.
     func resolveDocument(_ doc: String, relativeTo cwd: String) throws -> (refId: String, path: String?) {
         let tracked = state.tracked
-        let absolute = FileSystem.absolute(doc.hasPrefix("/") ? doc : FileSystem.join(cwd, doc))
+        let absolute = TreeLayout.userPath(doc, from: cwd)
         let log = { try workspace.history.log() }
-        if absolute.hasPrefix(layout.root + "/") {
-            let relative = String(absolute.dropFirst(layout.root.count + 1))
+        if let relative = layout.relative(absolute) {
             if let v = tracked.values.first(where: { $0.path == relative }) { return (v.refId, v.path) }
             if let bytes = try? FileSystem.readFile(absolute),
                 let ref = (try? JSONScanner.scanDocument(bytes))?.member(named: "refId")?.stringValue

@@ -1,5 +1,5 @@
 /// Which way a replica syncs (`sync.mode`). Per replica, never synced.
-public enum SyncMode: String, Sendable, CaseIterable {
+public enum SyncMode: String, Sendable, CaseIterable, Codable {
     /// Send this tree's changes and apply the remote's.
     case both
     /// Apply the remote's changes, never send this tree's: a backup or reporting machine.
@@ -10,4 +10,9 @@ public enum SyncMode: String, Sendable, CaseIterable {
 
 extension Config {
     public var syncMode: SyncMode { self["sync.mode"].flatMap(SyncMode.init(rawValue:)) ?? .both }
+}
+
+extension WorkspaceService {
+    /// The mode a run's report names: nil for `both` (a report says only what is unusual).
+    var reportedMode: SyncMode? { config.syncMode == .both ? nil : config.syncMode }
 }

@@ -138,7 +138,7 @@ public struct SyncReport: Codable, Sendable {
     public var reverted: [ChangeSummary]? = nil
     /// "receive-only" when this replica never sends (`sync.mode`): the run only pulled,
     /// and `pendingAfter` counts documents whose changes stay here.
-    public var syncMode: String? = nil
+    public var syncMode: SyncMode? = nil
 
     public init() {}
 
@@ -186,7 +186,7 @@ public struct StatusReport: Codable, Sendable {
     /// The last run that gave up for now (exit 75), if none has synced since.
     public var lastAttempt: DeferredAttempt? = nil
     /// `sync.mode`: both, or receive-only (`pending` is then never sent).
-    public var syncMode: String = SyncMode.both.rawValue
+    public var syncMode: SyncMode = .both
 
     /// The files behind `problems`, sorted.
     public var invalidFiles: [String] { ReportedProblem.invalidFiles(in: problems) }

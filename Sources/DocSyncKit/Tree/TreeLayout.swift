@@ -19,6 +19,17 @@ public struct TreeLayout: Sendable {
 
     public func absolute(_ relativePath: String) -> String { root + "/" + relativePath }
 
+    /// A path a user gave on the command line (absolute, or relative to `cwd`), made absolute.
+    public static func userPath(_ path: String, from cwd: String) -> String {
+        FileSystem.absolute(path.hasPrefix("/") ? path : FileSystem.join(cwd, path))
+    }
+
+    /// An absolute path relative to the root, if it is inside the tree (nil for the root
+    /// itself and for paths outside).
+    public func relative(_ absolute: String) -> String? {
+        absolute.hasPrefix(root + "/") ? String(absolute.dropFirst(root.count + 1)) : nil
+    }
+
     /// Finds the tree containing `directory`, walking up like git does.
     public static func find(from directory: String) -> TreeLayout? {
         var current = FileSystem.absolute(directory)

@@ -61,7 +61,7 @@ struct StatusText {
         )
         Output.line("Remote:    \(status.remote ?? "none (set one with `docsync config remote.url PATH`)")")
         Output.line("Last sync: \(Output.time(status.lastSync))")
-        let receiveOnly = status.syncMode == SyncMode.receiveOnly.rawValue
+        let receiveOnly = status.syncMode == .receiveOnly
         if receiveOnly {
             Output.line("Mode:      receive-only (sync.mode): the remote's changes are applied, this tree's never sent")
         }

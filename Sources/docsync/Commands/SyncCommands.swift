@@ -289,7 +289,7 @@ struct SyncPrinter {
         if report.remoteUnreachable != nil {
             Output.line(
                 "Remote unreachable: \(report.recorded.count) change(s) recorded, \(report.pendingAfter) document(s) pending; "
-                    + (report.syncMode == SyncMode.receiveOnly.rawValue
+                    + (report.syncMode == .receiveOnly
                         ? "they stay here (receive-only)" : "they will be sent on the next run"))
         } else {
             Output.line(
@@ -339,7 +339,7 @@ extension SyncReport {
     /// on a receive-only replica, not sent (they never go).
     var pendingSummary: String? {
         guard pendingAfter > 0 else { return nil }
-        return syncMode == SyncMode.receiveOnly.rawValue
+        return syncMode == .receiveOnly
             ? "\(pendingAfter) not sent (receive-only)" : "\(pendingAfter) pending"
     }
 }
