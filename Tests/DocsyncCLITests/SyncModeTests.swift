@@ -30,12 +30,7 @@ struct SyncModeTests {
 
     /// Sets number `field` of `file` with a text edit, as a user would.
     static func set(_ r: Replica, _ file: String, _ field: String, _ value: Int) {
-        let text = r.read(file)!
-        let pattern = try! NSRegularExpression(pattern: "\"\(field)\"\\s*:\\s*[0-9]+")
-        r.write(
-            file,
-            pattern.stringByReplacingMatches(
-                in: text, range: NSRange(text.startIndex..., in: text), withTemplate: "\"\(field)\": \(value)"))
+        DriveFolderTests.setField(r, file, field, value)
     }
 
     static func number(_ r: Replica, _ file: String, _ field: String) -> Int? { r.json(file)?[field] as? Int }
