@@ -75,6 +75,16 @@ struct SyncModeTests {
         let sync = backup.run("sync")
         #expect(sync.exit == 0, sync.comment)
         #expect(sync.stdout.contains("3 not sent (receive-only)"), sync.comment)
+        // A folder remote away (a share not mounted): exit 75, and no word of sending later.
+        // (A git repository by path that is gone is an error of its own, exit 1.)
+        if kind == .dir {
+            try FileManager.default.moveItem(atPath: url, toPath: url + ".away")
+            let away = backup.run("sync")
+            #expect(away.exit == 75, away.comment)
+            #expect(away.stderr.contains("never sent") && !away.stderr.contains("will be sent"), away.comment)
+            #expect(away.stdout.contains("they stay here (receive-only)"), away.comment)
+            try FileManager.default.moveItem(atPath: url + ".away", toPath: url)
+        }
         let push = backup.run("push")
         #expect(push.exit == 1, push.comment)
         #expect(push.stderr.contains("receive-only") && push.stderr.contains("sync.mode both"), push.comment)

@@ -185,6 +185,12 @@ public enum RemoteError: Error, LocalizedError, Sendable {
         case let .rejected(url, reason): return "remote \(url): \(reason)"
         }
     }
+
+    /// `unreachable`'s message for a replica that never sends (`sync.mode receive-only`).
+    var receiveOnlyDescription: String? {
+        guard case let .unreachable(url, reason) = self else { return nil }
+        return "remote \(url) is unreachable: \(reason). Local changes stay recorded here (receive-only: never sent)"
+    }
 }
 
 /// One version of a document in the remote's history.

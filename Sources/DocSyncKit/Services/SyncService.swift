@@ -99,7 +99,8 @@ public struct SyncService: WorkspaceService {
         } catch let error as RemoteError {
             if case .unreachable = error {
                 try checkOfflineLimit(error)
-                session.report.remoteUnreachable = error.localizedDescription
+                session.report.remoteUnreachable =
+                    (config.syncMode == .receiveOnly ? error.receiveOnlyDescription : nil) ?? error.localizedDescription
             } else {
                 throw error
             }
