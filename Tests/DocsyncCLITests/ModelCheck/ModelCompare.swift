@@ -618,8 +618,10 @@ extension MC.Run {
             ).subtracting(invalid)
             let expected = model.locallyChanged(r)
             // Listed beyond the model: only a version of its own with the base's content
-            // (a `resolve` taking the base's values is a recorded action that stays pending).
-            let extra = listed.subtracting(expected).filter { !model.holdsBaseContent(r, $0) }
+            // (a save or `resolve` back to the base's values is a recorded action that stays
+            // pending). This also tells apart the orders of a concurrent step that leave a
+            // receive-only replica's files alike but its bases not.
+            let extra = listed.subtracting(expected).filter { !model.holdsOwnVersionOfBase(r, $0) }
             if !expected.isSubset(of: listed) || !extra.isEmpty {
                 found.append(
                     Mismatch(

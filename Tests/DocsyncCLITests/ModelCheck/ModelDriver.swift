@@ -35,8 +35,10 @@ extension MC {
         // `retryMergeUsesMergeTime` is fixed: a retry decides every document any pull of
         // the run met from the user's versions and takes back the records it no longer
         // makes.
-        // `receiveOnlyRemerge` is open (docs/RELIABILITY.md).
-        return [.receiveOnlyRemerge]
+        // `receiveOnlyRemerge` was the model's: of two serial orders that left a
+        // receive-only replica's files alike, it took one whose base the engine did not
+        // have (a pending version that status lists was excused as a resolve's).
+        return []
     }()
 
     struct Mismatch: CustomStringConvertible {

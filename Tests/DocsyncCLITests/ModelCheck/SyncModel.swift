@@ -173,15 +173,6 @@ extension MC {
         /// merge as "local", a version stamped with the current time, so it beats the other
         /// replica's later save of the same field. No serial order of the runs ends so.
         case retryMergeUsesMergeTime = "defect-retry-merges-its-merge"
-        /// Not a rule: an engine behaviour this check found on receive-only replicas (issue
-        /// 24), open. A receive-only replica merges remote changes into local versions it
-        /// keeps pending, again and again; later collisions of such a document there can
-        /// end otherwise than the model says (git seeds 11 and 23 of 300 operations, with
-        /// `revert` steps: the replica kept its own older value where the model has the
-        /// remote's later save, and the other way round). The cause is not established; the
-        /// likeliest is the time a merged version is stamped with, as in the retry defect
-        /// above. Documents a receive-only replica merged are tainted with it.
-        case receiveOnlyRemerge = "defect-receive-only-remerge"
         static func < (a: Rule, b: Rule) -> Bool { a.rawValue < b.rawValue }
     }
 
@@ -238,6 +229,10 @@ extension MC {
         /// Replicas with `sync.mode receive-only`: their syncs pull and never push, so
         /// nothing they record or settle is published (SYNC.md, "A replica that only receives").
         var receiveOnly: Set<Int> = []
+        /// Per replica, documents a save or `resolve` brought back to the base's content, with
+        /// that base's version id: the engine holds a version of its own there (pending on a
+        /// receive-only replica) where the model holds the base version itself.
+        var ownVersionOfBase: [[Int: Int]]
         /// Rules each document's current expectations depend on.
         var docRules: [Int: Set<Rule>] = [:]
         /// The replica whose deletion each remote tombstone records, and the deleted version.
@@ -253,6 +248,7 @@ extension MC {
             local = Array(repeating: [:], count: replicas)
             base = Array(repeating: [:], count: replicas)
             pendingSettles = Array(repeating: [], count: replicas)
+            ownVersionOfBase = Array(repeating: [:], count: replicas)
         }
 
         mutating func nextTick() -> Int {
@@ -300,6 +296,7 @@ extension MC {
             let version: Version
             if let b = base[r][doc], b.version.fields == fields {
                 version = b.version
+                ownVersionOfBase[r][doc] = b.version.id
             } else {
                 version = newVersion(fields, tick: tick, mtime: mtime, author: r)
             }
@@ -385,7 +382,6 @@ extension MC {
                     out.exitRules.insert(.deleteVsEdit)
                 case (let lv?, let rv?):
                     let merged = merge(r, doc: doc, base: b, local: lv, remote: rv, tick: syncTick, outcome: &out)
-                    if completes && !pushing { taint(doc, .receiveOnlyRemerge) }
                     setLocal(r, doc, merged)
                     base[r][doc] = pushing ? merged : rv
                     if pushing { remote[doc] = merged }
@@ -440,11 +436,14 @@ extension MC {
             return reverted
         }
 
-        /// Whether `r`'s document holds its base's content at its base's path (a version
-        /// of its own may still carry it: a `resolve` that took the base's values).
-        func holdsBaseContent(_ r: Int, _ doc: Int) -> Bool {
-            guard let b = base[r][doc], let l = local[r][doc]?.placed else { return false }
-            return same(b, l)
+        /// Whether `r`'s document holds its base's content at its base's path in a version of
+        /// its own (a save or `resolve` that went back to the base's values since the base
+        /// last changed). Content that came back through a sync's merge is not one: the
+        /// engine takes the remote's version there, so a pending entry for it means the
+        /// replica saw another remote version than the model says.
+        func holdsOwnVersionOfBase(_ r: Int, _ doc: Int) -> Bool {
+            guard let b = base[r][doc], let l = local[r][doc]?.placed, same(b, l) else { return false }
+            return ownVersionOfBase[r][doc] == b.version.id
         }
 
         private func same(_ a: Placed, _ b: Placed) -> Bool { a.path == b.path && a.version.fields == b.version.fields }
@@ -573,6 +572,7 @@ extension MC {
             let t = nextTick()
             if let bv = base[r][doc]?.version, bv.fields == fields {
                 current.placed.version = bv
+                ownVersionOfBase[r][doc] = bv.id
             } else {
                 current.placed.version = newVersion(fields, tick: t, mtime: nil, author: r)
             }
