@@ -74,9 +74,10 @@ def envelope(command, props, required=None, defs=(), desc=""):
 syncProps = {"dryRun": B(), "recorded": A(ref("change")), "pulled": A(ref("change")), "pushed": A(ref("change")),
              "conflicts": A(ref("conflictSummary")), "notices": A(S()), "problems": A(S()), "invalidFiles": A(S()), "warnings": A(S()),
              "waiting": A(S()), "pendingAfter": I(), "remoteUnreachable": S(), "refusedPush": ref("refusedPush"), "restored": A(ref("restored")),
-             "reverted": A(ref("change")),
-             "syncMode": {"enum": ["receive-only"], "description": "present on a receive-only replica (sync.mode): the run only pulled; pendingAfter counts documents whose changes stay here"}}
-syncReq = [k for k in syncProps if k not in ("remoteUnreachable", "refusedPush", "restored", "reverted", "syncMode")]
+             "reverted": A(ref("change")), "overridden": A(ref("change")),
+             "notApplied": dict(A(ref("change")), description="present on a send-only replica (sync.mode): every remote change held aside after the run, unapplied (what applying it would do to the tree)"),
+             "syncMode": {"enum": ["receive-only", "send-only"], "description": "present on a receive-only replica (sync.mode: the run only pulled; pendingAfter counts documents whose changes stay here) and on a send-only one (remote changes are held aside, see notApplied)"}}
+syncReq = [k for k in syncProps if k not in ("remoteUnreachable", "refusedPush", "restored", "reverted", "overridden", "notApplied", "syncMode")]
 remoteObj = obj({"url": S(), "kind": {"enum": ["dir", "git"]}, "branch": NS(), "created": B()}, ["url", "kind", "branch"])
 treeProps = {"root": S(), "replicaId": S(), "replicaName": S()}
 
@@ -85,14 +86,15 @@ schemas = {
                    desc="docsync init --json. The tree made, and the remote it created (created: true) or joined."),
   "clone": envelope("clone", dict(syncProps, **treeProps, remote=remoteObj, documents=I()), syncReq + list(treeProps) + ["remote", "documents"],
                     defs=["change", "conflictSummary", "refusedPush", "restored"], desc="docsync clone --json. The sync report of the first pull, the tree made and the remote joined; documents: how many were pulled."),
-  "sync-report": envelope(["push", "pull", "sync", "rm", "restore", "revert", "resolve", "reset-base"], syncProps, syncReq, defs=["change", "conflictSummary", "refusedPush", "restored"],
-                          desc="docsync push|pull|sync|rm|restore|revert|resolve|reset-base --json. What the run did (with --dry-run: would do); reverted (revert): the local changes it undid."),
+  "sync-report": envelope(["push", "pull", "sync", "rm", "restore", "revert", "override", "resolve", "reset-base"], syncProps, syncReq, defs=["change", "conflictSummary", "refusedPush", "restored"],
+                          desc="docsync push|pull|sync|rm|restore|revert|override|resolve|reset-base --json. What the run did (with --dry-run: would do); reverted (revert): the local changes it undid; overridden (override): what it sent over the remote changes held aside."),
   "status": envelope("status", {"root": S(), "replicaId": S(), "replicaName": S(), "remote": S(), "lastSync": {"oneOf": [{"type": "null"}, ref("time")]},
                                 "pending": A(ref("change")), "unrecorded": A(ref("change")), "conflicts": A(ref("conflictRecord")),
                                 "waiting": A(S()), "problems": A(S()), "invalidFiles": A(S()), "warnings": A(S()),
                                 "lastAttempt": obj({"time": ref("time"), "command": S(), "reason": S()}, desc="The last run that gave up for now (exit 75), and why."),
-                                "syncMode": {"enum": ["both", "receive-only"], "description": "sync.mode; on a receive-only replica pending changes are never sent"}},
-                     ["root", "replicaId", "replicaName", "lastSync", "pending", "unrecorded", "conflicts", "waiting", "problems", "invalidFiles", "warnings", "syncMode"],
+                                "syncMode": {"enum": ["both", "receive-only", "send-only"], "description": "sync.mode; on a receive-only replica pending changes are never sent, on a send-only one the remote's changes are never applied (notApplied)"},
+                                "notApplied": dict(A(ref("change")), description="on a send-only replica, the remote changes held aside, unapplied (what applying each would do to the tree); a pending change of one of these documents waits for docsync override")},
+                     ["root", "replicaId", "replicaName", "lastSync", "pending", "unrecorded", "conflicts", "waiting", "problems", "invalidFiles", "warnings", "syncMode", "notApplied"],
                      defs=["change", "conflictRecord"], desc="docsync status --json. Pending, unrecorded and conflicting changes, and the last sync."),
   "log": envelope("log", {"entries": A(ref("logEntry"))}, defs=["logEntry"], desc="docsync log --json. Journal entries, oldest first."),
   "log-document": envelope("log", {"refId": S(), "path": NS(), "local": A(ref("logEntry")), "remote": A(ref("remoteVersion")), "remoteError": NS()},

@@ -19,7 +19,8 @@ struct DocSync: ParsableCommand {
         version: DocSyncVersion.string,
         subcommands: [
             Init.self, Clone.self, Status.self, Push.self, Pull.self, SyncCommand.self,
-            Remove.self, Log.self, Restore.self, Revert.self, Conflicts.self, Resolve.self, Verify.self, GC.self,
+            Remove.self, Log.self, Restore.self, Revert.self, Override.self, Conflicts.self, Resolve.self, Verify.self,
+            GC.self,
             ConfigCommand.self,
             ResetBase.self,
             Edit.self, New.self, Replicas.self, Watch.self, Check.self, Diff.self, Blame.self, MergeDriverCommand.self,

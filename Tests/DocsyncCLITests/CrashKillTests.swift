@@ -68,6 +68,10 @@ enum CrashTable {
     /// `docsync revert`, killed after it journaled its file operations (RevertTests).
     static let revert = ["revert.after-journal"]
 
+    /// `docsync override`, killed after it journaled the new bases and versions
+    /// (SendOnlyTests).
+    static let override = ["override.after-journal"]
+
     /// An upgrade of a format-1 folder remote to the drive layout (by the first sync).
     static let upgrade = ["upgrade.after-commit", "upgrade.after-format"]
 
@@ -105,7 +109,8 @@ enum CrashTable {
         }
         let listed = CrashTable.Kind.allCases.reduce(
             into: Set<String>(
-                CrashTable.resolve + CrashTable.revert + CrashTable.upgrade + CrashTable.localFetch
+                CrashTable.resolve + CrashTable.revert + CrashTable.override + CrashTable.upgrade
+                    + CrashTable.localFetch
                     + CrashTable.stateRead)
         ) {
             all, kind in

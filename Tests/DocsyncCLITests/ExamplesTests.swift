@@ -105,6 +105,23 @@ struct ExamplesTests {
     }
 
     @Test(
+        "examples/send-only-exporter.sh: a send-only exporter sends its records and never applies the laptop's until the mode is both"
+    )
+    func sendOnlyExporter() throws {
+        let box = Sandbox()
+        let r = Example.run("send-only-exporter.sh", in: box.root, env: ["WORK": box.path("work")])
+        #expect(r.exit == 0, r.comment)
+        #expect(r.stdout.contains("laptop and exporter hold the same records"), r.comment)
+        let laptop = Replica(root: box.path("work/laptop"))
+        let exporter = Replica(root: box.path("work/exporter"))
+        #expect(laptop.json("reports/weekly.json")?["tasksDone"] as? Int == 1, "the override reached the laptop")
+        #expect(exporter.json("tasks/buy-milk.json")?["done"] as? Bool == true, "merged in once the mode was both")
+        #expect(laptop.documents() == exporter.documents())
+        let conflicts = JSONHelp.parse(laptop.run("conflicts", "--json").stdout) as? [String: Any]
+        #expect((conflicts?["conflicts"] as? [Any])?.count == 1, "the laptop keeps its overridden version")
+    }
+
+    @Test(
         "examples/edit-with-jq-and-sed.sh: jq and sed edits on two replicas merge and sync",
         .enabled(if: Prerequisite.jq.runsHere))
     func jqAndSed() throws {

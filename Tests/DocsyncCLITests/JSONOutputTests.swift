@@ -270,7 +270,8 @@ struct JSONOutputTests {
             let schema: String
             switch object["command"] as? String {
             case nil: schema = "error"
-            case "push", "pull", "sync", "rm", "restore", "revert", "resolve", "reset-base": schema = "sync-report"
+            case "push", "pull", "sync", "rm", "restore", "revert", "override", "resolve", "reset-base":
+                schema = "sync-report"
             case "log": schema = object["entries"] == nil ? "log-document" : "log"
             case "config": schema = object["values"] == nil ? "config" : "config-list"
             case "replicas forget": schema = "replicas-forget"

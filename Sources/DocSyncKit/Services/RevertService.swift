@@ -119,16 +119,6 @@ public struct RevertService: WorkspaceService {
         return targets.sorted { $0.summary.path < $1.summary.path }
     }
 
-    /// A path given on the command line, relative to the tree's root ("" for the root).
-    private func treePath(_ path: String, relativeTo cwd: String) throws -> String {
-        let absolute = TreeLayout.userPath(path, from: cwd)
-        if absolute == layout.root { return "" }
-        guard let relative = layout.relative(absolute) else {
-            throw Workspace.Failure.gaveUp("\(path) is outside the tree \(layout.root)")
-        }
-        return relative
-    }
-
     /// Refuses before anything is journaled when a synced version would go back to a path
     /// that now holds a file (another document, a file that is not a valid one, or one
     /// of these documents that only moves): reverting writes over nothing but the files

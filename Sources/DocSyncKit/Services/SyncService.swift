@@ -63,6 +63,7 @@ public struct SyncService: WorkspaceService {
         if !options.dryRun && journal.length != state.journalOffset { try checkpoint() }
         report = session.report
         report.waiting = waitingVersions
+        if mode == .sendOnly { report.notApplied = notAppliedChanges }
         report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
         return report
     }
@@ -107,6 +108,18 @@ public struct SyncService: WorkspaceService {
         }
     }
 
+    /// The remote changes a send-only replica holds aside, in path order.
+    var notAppliedChanges: [ChangeSummary] {
+        guard !state.held.isEmpty else { return [] }
+        let tracked = state.trackedVersions
+        return state.held.values.compactMap { hold -> ChangeSummary? in
+            guard case let .held(refId, remote, _) = hold.event else { return nil }
+            return ChangeSummary(
+                notApplied: refId, local: tracked[refId], remote: remote.version, changesetId: remote.changesetId,
+                remotePath: remote.path)
+        }.sorted { $0.path < $1.path }
+    }
+
     /// The refId of the document at each path of a remote listing.
     static func documentRefIdsByPath(_ changes: RemoteChanges) -> [String: String] {
         var byPath: [String: String] = [:]
@@ -115,9 +128,9 @@ public struct SyncService: WorkspaceService {
     }
 
     /// Remote versions held aside until their local file is valid again, as
-    /// "path: remote version <changesetId>".
+    /// "path: remote version <changesetId>" (on a send-only replica, `notAppliedChanges`).
     var waitingVersions: [String] {
-        guard !state.held.isEmpty else { return [] }
+        guard !state.held.isEmpty, !config.syncMode.holdsRemoteChanges else { return [] }
         let tracked = state.trackedVersions
         return state.held.values.compactMap { hold in
             hold.refId.flatMap { tracked[$0]?.path }.map { "\($0): remote version \(hold.changesetId ?? "?")" }
@@ -138,7 +151,8 @@ extension SyncService {
             root: layout.root, replicaId: config.replicaId, remote: config["remote.url"], lastSync: synced,
             pending: state.pending.map(ChangeSummary.init), unrecorded: local.actions.map(ChangeSummary.init),
             conflicts: conflictStore.list().filter(\.isOpen), waiting: waitingVersions, problems: scratch.problems,
-            warnings: warnings + scratch.warnings, lastAttempt: attempt, syncMode: config.syncMode)
+            warnings: warnings + scratch.warnings, lastAttempt: attempt, syncMode: config.syncMode,
+            notApplied: notAppliedChanges)
     }
 }
 

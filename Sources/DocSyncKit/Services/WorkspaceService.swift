@@ -117,3 +117,15 @@ extension WorkspaceService {
         throw Workspace.Failure.notTracked(doc)
     }
 }
+
+extension WorkspaceService {
+    /// A path given on the command line, relative to the tree's root ("" for the root).
+    func treePath(_ path: String, relativeTo cwd: String) throws -> String {
+        let absolute = TreeLayout.userPath(path, from: cwd)
+        if absolute == layout.root { return "" }
+        guard let relative = layout.relative(absolute) else {
+            throw Workspace.Failure.gaveUp("\(path) is outside the tree \(layout.root)")
+        }
+        return relative
+    }
+}

@@ -83,10 +83,10 @@ public struct Config: Sendable {
         Key(
             name: "sync.mode",
             help:
-                "both: send this tree's changes and apply the remote's; receive-only: apply the remote's changes and never send this tree's (they stay recorded and are listed by status as not sent; push exits 1, sync and watch only pull). send-only is not available yet",
+                "both: send this tree's changes and apply the remote's; receive-only: apply the remote's changes and never send this tree's (they stay recorded and are listed by status as not sent; push exits 1, sync and watch only pull); send-only: send this tree's changes and never apply the remote's (they are held aside and listed by status as not applied; a document changed on both sides waits until `docsync override` pushes the local version over the remote's, or the mode is both again and the next sync merges them)",
             defaultValue: "both",
             validate: {
-                SyncMode(rawValue: $0) == nil ? "must be both or receive-only (send-only is not available yet)" : nil
+                SyncMode(rawValue: $0) == nil ? "must be both, receive-only or send-only" : nil
             }),
         Key(
             name: "lock.waitSeconds", help: "how long a run waits for another run on the same tree before exiting 75",

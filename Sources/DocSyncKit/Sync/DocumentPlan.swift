@@ -19,6 +19,8 @@ struct DocumentInputs {
     var mergeBase: DocVersion? = nil
     /// When the local side renamed the document (ms), if it did.
     var localMovedAt: Int64? = nil
+    /// A send-only replica: a remote change that would change the tree waits aside.
+    var holdsRemoteChanges = false
 }
 
 /// A pull's decision for one document, made before any content is read.
@@ -26,7 +28,8 @@ struct DocumentPlan: Equatable {
     var start: PullPlanner.DecisionStart
     /// The three-way decision; nil when the remote entry brings nothing new.
     var decision: Reconciler.Decision?
-    /// The local file is not a valid document: the remote version waits aside instead.
+    /// The local file is not a valid document, or the replica is send-only and the remote
+    /// version would change the tree: the remote version waits aside instead.
     var holdsAside = false
 
     /// Which contents settling this document reads: only what its outcome needs, so a

@@ -41,9 +41,20 @@ enum DocumentPlanner {
             remote == nil
             && (inputs.entry.hash.map { $0 != start.base?.hash }
                 ?? (inputs.entry.changesetId != start.base?.changesetId))
+        let holds = decision.map {
+            inputs.localIsUnreadable || (inputs.holdsRemoteChanges && changesTree($0, inputs.local))
+        }
         return DocumentPlan(
-            start: start, decision: decision, holdsAside: decision != nil && inputs.localIsUnreadable,
+            start: start, decision: decision, holdsAside: holds ?? false,
             remoteIsDeletion: remote == nil, deletesAnotherVersion: deletesAnother)
+    }
+
+    /// Whether carrying out `decision` changes what the tree holds for the document, or
+    /// records a loss: anything but taking a remote version that is the local one (the
+    /// tree's own push coming back, or a deletion both sides made).
+    static func changesTree(_ decision: Reconciler.Decision, _ local: DocVersion?) -> Bool {
+        decision.result != local || decision.loser != nil || decision.lostDeletion != nil
+            || decision.renameLoser != nil
     }
 
     /// Content changed on both sides (`decision.loser` set): the same edit made on both

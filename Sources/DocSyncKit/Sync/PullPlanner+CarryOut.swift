@@ -10,8 +10,9 @@ extension PullPlanner {
         func bytes() throws -> [UInt8] {
             change.held ? try readObject(entry.hash ?? "") : try readRemote(entry)
         }
-        // The local file is not a valid document right now: never overwrite it.
-        if document.holdsAside, let local {
+        // The local file is not a valid document right now (never overwrite it), or the
+        // replica is send-only.
+        if document.holdsAside {
             try holdAside(entry, local: local, bytes: bytes, in: &plan)
             return
         }

@@ -14,7 +14,8 @@ extension PullPlanner {
                 if fileIsValid { settled.append(refId) }
                 continue
             }
-            guard fileIsValid else { continue }
+            // Send-only: a held version waits for `override` or the mode `both`.
+            guard fileIsValid, !holdsRemoteChanges else { continue }
             incoming.append(
                 Incoming(
                     entry: RemoteEntry(
@@ -28,9 +29,11 @@ extension PullPlanner {
 
     /// The local file is not a valid document right now: never overwrite it. The remote
     /// version (or deletion) waits aside, the base stays, and it meets the fix three-way
-    /// on the first pull after the file is valid again.
+    /// on the first pull after the file is valid again. On a send-only replica every
+    /// remote change waits so (a document new on the remote too, with no `local`), and a
+    /// pull meets it once the mode is `both` again.
     func holdAside(
-        _ entry: RemoteEntry, local: DocVersion, bytes: () throws -> [UInt8], in plan: inout PullPlan
+        _ entry: RemoteEntry, local: DocVersion?, bytes: () throws -> [UInt8], in plan: inout PullPlan
     ) throws {
         let remoteVersion = entry.version
         if let remoteVersion { try keepFetched(remoteVersion.hash, try bytes(), in: &plan) }
@@ -47,6 +50,9 @@ extension PullPlanner {
             hold.deletedHash = hash
         }
         plan.batch.append(hold)
-        plan.notices.append(DocumentNotice.waitsForFix(path: local.path, deletion: remoteVersion == nil).description)
+        if let local, unreadable.contains(local.path) {
+            plan.notices.append(
+                DocumentNotice.waitsForFix(path: local.path, deletion: remoteVersion == nil).description)
+        }
     }
 }

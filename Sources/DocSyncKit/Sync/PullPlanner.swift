@@ -46,6 +46,9 @@ struct PullPlanner {
     /// Per document, the base a merge is measured from instead of the tree's, where its
     /// pending content carries versions beyond that base (see `SyncSession.carriedMergeBases`).
     var mergeBases: [String: DocVersion] = [:]
+    /// A send-only replica (`sync.mode`): remote changes wait aside, unapplied, until
+    /// `override` or the mode is `both` again.
+    var holdsRemoteChanges: Bool { config.syncMode.holdsRemoteChanges }
     /// Where a fetched remote version goes (hash, bytes); nil: into `plan.objects`. Why
     /// not always the plan: then a clone would hold every document's bytes in it at once.
     let storeFetched: ((String, [UInt8]) throws -> Void)?
@@ -131,7 +134,8 @@ struct PullPlanner {
                     entry: entry, base: base[refId], local: local,
                     localIsUnreadable: local.map { unreadable.contains($0.path) } ?? false,
                     pending: decided.pendingVersions[refId] ?? [], ownVersions: ownVersions[refId],
-                    user: userVersions[refId], mergeBase: mergeBases[refId], localMovedAt: localMoves[refId]))
+                    user: userVersions[refId], mergeBase: mergeBases[refId], localMovedAt: localMoves[refId],
+                    holdsRemoteChanges: holdsRemoteChanges))
             if !document.start.landedSeqs.isEmpty {
                 plan.batch.append(JournalEntry(.done(refId: refId, seqs: document.start.landedSeqs, reason: .pushed)))
             }

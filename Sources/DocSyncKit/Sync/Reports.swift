@@ -27,6 +27,15 @@ public struct ChangeSummary: Codable, Sendable, Equatable {
         fromPath = entry.fromPath
     }
 
+    /// A remote change held aside on a send-only replica: what applying it would do to
+    /// the tree's `local` version.
+    init(notApplied refId: String, local: DocVersion?, remote: DocVersion?, changesetId: String?, remotePath: String?) {
+        self.init(
+            kind: .between(local, remote), path: remote?.path ?? local?.path ?? remotePath ?? refId, refId: refId,
+            changesetId: changesetId,
+            fromPath: local != nil && remote != nil && local?.path != remote?.path ? local?.path : nil)
+    }
+
     init(kind: ChangeKind, path: String, refId: String, changesetId: String?, fromPath: String? = nil) {
         self.kind = kind
         self.path = path
@@ -136,9 +145,14 @@ public struct SyncReport: Codable, Sendable {
     public var restored: [RestoredVersion]? = nil
     /// `revert`: the local changes it undid (what status listed), each document once.
     public var reverted: [ChangeSummary]? = nil
+    /// `override`: the held remote changes it pushed the local version over.
+    public var overridden: [ChangeSummary]? = nil
     /// "receive-only" when this replica never sends (`sync.mode`): the run only pulled,
-    /// and `pendingAfter` counts documents whose changes stay here.
+    /// and `pendingAfter` counts documents whose changes stay here. "send-only" when it
+    /// never applies: `notApplied` lists the remote changes held aside.
     public var syncMode: SyncMode? = nil
+    /// Send-only: every remote change held aside after the run, unapplied (nil otherwise).
+    public var notApplied: [ChangeSummary]? = nil
 
     public init() {}
 
@@ -185,8 +199,11 @@ public struct StatusReport: Codable, Sendable {
     public var warnings: [String]
     /// The last run that gave up for now (exit 75), if none has synced since.
     public var lastAttempt: DeferredAttempt? = nil
-    /// `sync.mode`: both, or receive-only (`pending` is then never sent).
+    /// `sync.mode`: both, receive-only (`pending` is then never sent) or send-only.
     public var syncMode: SyncMode = .both
+    /// Send-only: the remote changes held aside, unapplied (a document's local changes
+    /// wait with them, see `docsync override`).
+    public var notApplied: [ChangeSummary] = []
 
     /// The files behind `problems`, sorted.
     public var invalidFiles: [String] { ReportedProblem.invalidFiles(in: problems) }

@@ -158,6 +158,7 @@ public final class Workspace {
     public var conflicts: ConflictService { ConflictService(workspace: self) }
     public var editing: EditingService { EditingService(workspace: self) }
     public var reverting: RevertService { RevertService(workspace: self) }
+    public var overriding: OverrideService { OverrideService(workspace: self) }
     public var gc: GCService { GCService(workspace: self) }
     public var replicas: ReplicaService { ReplicaService(workspace: self) }
     public var settings: SettingsService { SettingsService(workspace: self) }

@@ -76,6 +76,8 @@ struct ConflictText {
             let what =
                 fields.map { $0.isEmpty ? "whole document" : "fields " + $0.joined(separator: ", ") }
                 ?? "whole document"
+            // A version kept aside for another reason than a policy (`override`) says it.
+            if policy == nil, let reason = r.reason { return "\(what); \(reason)" }
             return "\(what); policy \((policy ?? .lww).rawValue)"
         }
     }

@@ -6,7 +6,7 @@ extension DocSync {
         static let configuration = CommandConfiguration(
             abstract: "Show pending, unrecorded and conflicting changes, and the last sync.",
             discussion:
-                "Changes nothing you sync; like git status, it may save what it read into .docsync/index (the stat cache), so the next run need not read those files again. Files that are not valid documents are listed with path:line:col and the reason, or path: /json/pointer: reason for a record that fails its JSON Schema (exit 1). \"Pending\" actions are recorded but not yet on the remote (on a receive-only replica, sync.mode, they are listed as not sent: they never go); \"unrecorded\" changes are on disk and will be recorded by the next push, pull or sync. A change says why where it is not obvious: a rename where the document was, a delete + create of one file that its refId was removed or changed, a deletion that it goes to the remote as a tombstone. Deletions that lost to an edit are listed with the command that deletes the document after all. Each list stops after 50 lines with how many more there are; --all lists everything."
+                "Changes nothing you sync; like git status, it may save what it read into .docsync/index (the stat cache), so the next run need not read those files again. Files that are not valid documents are listed with path:line:col and the reason, or path: /json/pointer: reason for a record that fails its JSON Schema (exit 1). \"Pending\" actions are recorded but not yet on the remote (on a receive-only replica, sync.mode, they are listed as not sent: they never go); on a send-only replica the remote's changes are listed as not applied, with the documents whose local changes wait for `docsync override`; \"unrecorded\" changes are on disk and will be recorded by the next push, pull or sync. A change says why where it is not obvious: a rename where the document was, a delete + create of one file that its refId was removed or changed, a deletion that it goes to the remote as a tombstone. Deletions that lost to an edit are listed with the command that deletes the document after all. Each list stops after 50 lines with how many more there are; --all lists everything."
         )
         @OptionGroup var global: GlobalOptions
 
@@ -64,6 +64,8 @@ struct StatusText {
         let receiveOnly = status.syncMode == .receiveOnly
         if receiveOnly {
             Output.line("Mode:      receive-only (sync.mode): the remote's changes are applied, this tree's never sent")
+        } else if status.syncMode == .sendOnly {
+            Output.line("Mode:      send-only (sync.mode): this tree's changes are sent, the remote's never applied")
         }
         if let attempt = status.lastAttempt {
             Output.line(
@@ -79,6 +81,11 @@ struct StatusText {
             receiveOnly ? "Local changes not sent (receive-only)" : "Pending (recorded, not yet on the remote)",
             ChangeNotes.lines(for: status.pending, recorded: true))
         section("Unrecorded changes on disk", ChangeNotes.lines(for: status.unrecorded, recorded: false))
+        section(
+            "Remote changes not applied (send-only)", notAppliedLines,
+            hint:
+                "a local change to one of these waits too; `docsync override PATH` sends it over the remote's version, `docsync config sync.mode both` merges them on the next sync"
+        )
         printConflicts()
         section(
             "Waiting for a file to be valid again", status.waiting,
@@ -86,9 +93,20 @@ struct StatusText {
                 "a remote version arrived while the file was not valid (JSON, or its schema); it is merged with your fix on the next sync"
         )
         if status.pending.isEmpty && status.unrecorded.isEmpty && status.conflicts.isEmpty
-            && status.problems.isEmpty && status.waiting.isEmpty
+            && status.problems.isEmpty && status.waiting.isEmpty && status.notApplied.isEmpty
         {
             Output.line("Nothing to sync.")
+        }
+    }
+
+    /// Each held remote change, and whether a local change of the document waits with it.
+    private var notAppliedLines: [String] {
+        let waitingHere = Set(status.pending.map(\.refId))
+        return status.notApplied.map { change in
+            let what =
+                change.fromPath.map { "\(change.kind.rawValue.padding(7)) \(change.path) (from \($0))" }
+                ?? "\(change.kind.rawValue.padding(7)) \(change.path)"
+            return what + (waitingHere.contains(change.refId) ? "  (local changes wait: changed on both sides)" : "")
         }
     }
 

@@ -265,6 +265,7 @@ struct SyncPrinter {
             Output.line(Self.changeLine(verb: "push", c, tag: tag))
         }
         for c in report.reverted ?? [] { Output.line(Self.changeLine(verb: "revert", c, tag: tag)) }
+        for c in report.overridden ?? [] { Output.line(Self.changeLine(verb: "override", c, tag: tag)) }
         for c in report.conflicts { Output.line(conflictLine(c, tag: tag, dryRun: report.dryRun)) }
         for r in report.restored ?? [] {
             Output.line(
@@ -284,7 +285,9 @@ struct SyncPrinter {
         let skipped = max(report.invalidFiles.count, report.problems.count - report.invalidFiles.count)
         if !report.problems.isEmpty { parts.append("\(skipped) file\(skipped == 1 ? "" : "s") skipped") }
         if let reverted = report.reverted { parts.append("\(reverted.count) reverted") }
+        if let overridden = report.overridden { parts.append("\(overridden.count) overridden") }
         if let pending = report.pendingSummary { parts.append(pending) }
+        if let held = report.notAppliedSummary { parts.append(held) }
         if let refused = report.refusedPush { Self.printRefused(refused, command: command) }
         if report.remoteUnreachable != nil {
             Output.line(
@@ -341,5 +344,11 @@ extension SyncReport {
         guard pendingAfter > 0 else { return nil }
         return syncMode == .receiveOnly
             ? "\(pendingAfter) not sent (receive-only)" : "\(pendingAfter) pending"
+    }
+
+    /// On a send-only replica, how many remote changes wait unapplied.
+    var notAppliedSummary: String? {
+        guard let held = notApplied, !held.isEmpty else { return nil }
+        return "\(held.count) not applied (send-only)"
     }
 }

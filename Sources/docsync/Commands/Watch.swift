@@ -252,7 +252,8 @@ struct WatchLoop {
 
     /// Whether the sync gets a line: one that changed something, or whose outcome differs
     /// from the last one told (a remote that stays away, or a file that stays invalid, is
-    /// not repeated at every retry or pull), or asked for with --verbose.
+    /// not repeated at every retry or pull; a new count of remote changes a send-only
+    /// replica holds aside is told), or asked for with --verbose.
     mutating func shouldTell(_ outcome: Outcome, trigger: Trigger) -> Bool {
         let report = outcome.report
         let changed =
@@ -261,7 +262,10 @@ struct WatchLoop {
         // A remote that stays away is one outcome, whatever each attempt's message says.
         let key =
             outcome.code == ExitStatus.tempFail
-            ? "75" : "\(outcome.code.rawValue) \(outcome.message ?? "") \(report?.problems.map(\.message) ?? [])"
+            ? "75"
+            : "\(outcome.code.rawValue) \(outcome.message ?? "") \(report?.problems.map(\.message) ?? [])"
+                // A send-only replica says when the remote changes it holds aside change.
+                + " \(report?.notApplied?.count ?? 0)"
         let tell: Bool
         if outcome.code == ExitStatus.tempFail && lastLogged == key {
             tell = global.verbose  // still away: quiet, even when edits were recorded meanwhile
@@ -302,6 +306,7 @@ struct WatchLoop {
                 parts.append("\(report.conflicts.count) conflict\(report.conflicts.count == 1 ? "" : "s")")
             }
             if let pending = report.pendingSummary { parts.append(pending) }
+            if let held = report.notAppliedSummary { parts.append(held) }
         }
         var line =
             "\(Timestamp.rfc3339(outcome.time)) sync \(trigger.rawValue): \(parts.joined(separator: ", ")) -> exit \(code.rawValue) \(meaning)"
