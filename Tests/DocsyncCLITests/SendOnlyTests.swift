@@ -140,6 +140,38 @@ struct SendOnlyTests {
         #expect(Self.number(full, "a.json", "m") == 3 && Self.number(full, "a.json", "n") == 1)
     }
 
+    @Test(
+        "an override's record names the fields the remote's version differs in, and resolve --take remote brings them back; a document made and deleted on the remote while held stops waiting",
+        arguments: Kind.allCases)
+    func overrideRecordAndStaleHold(_ kind: Kind) throws {
+        let box = Sandbox("override-record-\(kind)")
+        let (_, full, exporter) = Self.fullAndExporter(box, kind, names: ["a"])
+        Self.set(full, "a.json", "n", 2)
+        full.write("brief.json", Self.doc(["n": 1]))
+        full.sync()
+        Self.set(exporter, "a.json", "m", 3)
+        #expect(exporter.run("sync").exit == 0)
+        #expect(Self.paths(Self.status(exporter)["notApplied"]) == ["a.json", "brief.json"])
+        // Made and deleted there while held here: nothing waits for it any more.
+        full.remove("brief.json")
+        full.sync()
+        #expect(exporter.run("sync").exit == 0)
+        #expect(Self.paths(Self.status(exporter)["notApplied"]) == ["a.json"])
+
+        #expect(exporter.run("override").exit == 0)
+        let records =
+            (JSONHelp.parse(exporter.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"]
+            as? [[String: Any]] ?? []
+        #expect(records.count == 1, "\(records)")
+        #expect(Set(records.first?["fields"] as? [String] ?? []) == ["m", "n"], "\(records)")
+        let taken = exporter.run("resolve", "a.json", "--take", "remote")
+        #expect(taken.exit == 0, taken.comment)
+        #expect(Self.number(exporter, "a.json", "n") == 2 && Self.number(exporter, "a.json", "m") == 1)
+        #expect(exporter.run("sync").exit == 0)
+        full.run("sync")
+        #expect(Self.number(full, "a.json", "n") == 2 && Self.number(full, "a.json", "m") == 1)
+    }
+
     @Test("override killed after its journal: the next run finishes it and sends it", arguments: Kind.allCases)
     func overrideKilledAfterJournal(_ kind: Kind) {
         let box = Sandbox("override-killed-\(kind)")

@@ -104,6 +104,10 @@ public struct OverrideService: WorkspaceService {
         // The push (a pull first: what the remote holds now is held, not applied).
         let pushed = try SyncService(workspace: workspace).run(.push)
         report.pushed = pushed.pushed
+        // What the push's pull heard (a version of this replica's lost elsewhere: exit 3)
+        // and found (files not valid: exit 1), as a sync would say.
+        report.conflicts = pushed.conflicts
+        report.problems = pushed.problems
         report.notices += pushed.notices
         report.warnings += pushed.warnings
         report.remoteUnreachable = pushed.remoteUnreachable
@@ -119,6 +123,7 @@ public struct OverrideService: WorkspaceService {
         var entries: [JournalEntry] = [JournalEntry(.seen(refId: t.refId, t.remote, reason: nil))]
         // Deleted here: the deletion of the version this tree had wins.
         var winner = t.local?.changesetId ?? state.baseVersions[t.refId]?.changesetId ?? t.remote.changesetId
+        var sent: [UInt8]? = nil
         if let local = t.local {
             let current = try SafeTreeIO(root: layout.root).readIfPresent(local.path) ?? []
             guard ContentHash.of(current) == local.hash else {
@@ -136,19 +141,26 @@ public struct OverrideService: WorkspaceService {
             entries.append(
                 JournalEntry(.local(t.remote.version == nil ? .create : .update, version: version, fromPath: nil)))
             winner = changesetId
+            sent = stamped
         }
         try objects.flush()
         if let remote = t.remote.version {
+            let remoteBytes = try objects.get(remote.hash)
+            // The fields the remote's version differs in from what went over it (deleted here:
+            // all of them), so `resolve --take` brings back exactly those.
+            let fields = (try? JSONValueParser.parse(remoteBytes)).map { lost in
+                FieldPaths.differing(lost, sent.flatMap { try? JSONValueParser.parse($0) } ?? .object([:]))
+            }
             var record = ConflictStore.Record(
                 refId: t.refId, changesetId: remote.changesetId, path: remote.path, side: .remote, winner: winner,
-                time: FileSystem.currentTimeNanos / 1_000_000, kind: .version(policy: nil, fields: []),
+                time: FileSystem.currentTimeNanos / 1_000_000, kind: .version(policy: nil, fields: fields ?? []),
                 replica: config.replicaId,
                 // Its maker, told on its next sync (a git remote names a commit's replica
                 // only through the versions' ids).
                 lostBy: ChangesetID(remote.changesetId)?.replica ?? t.remoteReplica,
                 reason: t.local == nil ? "deleted over it by `docsync override`" : "overridden by `docsync override`")
             record.shared = false
-            _ = try conflictStore.keep(record, bytes: try objects.get(remote.hash))
+            _ = try conflictStore.keep(record, bytes: remoteBytes)
             entries.append(
                 JournalEntry(
                     .conflict(

@@ -140,7 +140,19 @@ struct PullPlanner {
                 plan.batch.append(JournalEntry(.done(refId: refId, seqs: document.start.landedSeqs, reason: .pushed)))
             }
             if document.start.remerged { plan.remerged.insert(refId) }
-            guard let decision = document.decision else { continue }
+            guard let decision = document.decision else {
+                // The remote went back to the base (a document a send-only replica never
+                // had, made and deleted there meanwhile): nothing waits any more.
+                if held[refId] != nil && !incoming[index].held {
+                    plan.batch.append(
+                        JournalEntry(
+                            .seen(
+                                refId: refId,
+                                entry.version.map { .version($0) }
+                                    ?? .deleted(changesetId: entry.changesetId, path: entry.path), reason: nil)))
+                }
+                continue
+            }
             decided.documents.append((index, document))
             // Why not an invalid file: it stays where it is, so its path is not free.
             if let from = local?.path, decision.result?.path != from, !unreadable.contains(from) {

@@ -458,7 +458,8 @@ extension MC.Run {
                 } ?? "\(item)"
             records.append(
                 EngineRecord(
-                    refId: refId, fields: fields, deleted: item["deleted"] as? Bool ?? fields.isEmpty,
+                    // A lost version with no fields is a whole document (`override`'s record).
+                    refId: refId, fields: fields, deleted: item["deleted"] as? Bool ?? false,
                     file: file, copy: copy, storedSide: item["storedSide"] as? String,
                     keptBy: item["keptBy"] as? String,
                     storedMaker: (item["changesetId"] as? String)?.split(separator: "-").last.map(String.init),
@@ -603,8 +604,33 @@ extension MC.Run {
             entries.reduce(into: Set<Rule>()) { $0.formUnion(rules(doc(forRefId: $1["refId"] as? String))) }
         }
         let pending = status["pending"] as? [[String: Any]] ?? []
-        if model.receiveOnly.contains(r) {
-            // A receive-only replica never sends: what it changed stays pending.
+        if model.sendOnly.contains(r) {
+            // A send-only replica holds every remote change aside, listed as not applied.
+            // Each with the path the held version has (what applying it would give): this also
+            // tells apart the orders of a concurrent step that leave its files alike.
+            var listed: [Int: String] = [:]
+            for entry in status["notApplied"] as? [[String: Any]] ?? [] {
+                if let d = doc(forRefId: entry["refId"] as? String) { listed[d] = entry["path"] as? String ?? "" }
+            }
+            var expected: [Int: String] = [:]
+            for d in model.heldDocs(r) {
+                expected[d] =
+                    model.seenRemote[r][d]?.path ?? model.local[r][d]?.placed.path ?? model.base[r][d]?.path ?? ""
+            }
+            if listed != expected {
+                found.append(
+                    Mismatch(
+                        rules: Set(listed.keys).union(expected.keys).reduce(into: Set<Rule>([.override])) {
+                            $0.formUnion(rules($1))
+                        }, changesDocuments: false,
+                        text:
+                            "r\(r) (send-only): status lists remote changes not applied \(listed.sorted { $0.key < $1.key }), the model \(expected.sorted { $0.key < $1.key }): \(status["notApplied"] ?? [])"
+                    ))
+            }
+        }
+        if model.receiveOnly.contains(r) || model.sendOnly.contains(r) {
+            // A receive-only replica never sends: what it changed stays pending; a send-only
+            // one keeps pending what it changed of documents with a held remote change.
             // A document it created has no refId in the model's map (learned from the remote,
             // which it never reaches): it is found by its path here.
             // A document whose file is invalid now is left out of both sides: the model does
@@ -627,7 +653,7 @@ extension MC.Run {
                     Mismatch(
                         rules: entryRules(pending), changesDocuments: false,
                         text:
-                            "r\(r) (receive-only): status lists pending changes of docs \(listed.sorted()), the model \(expected.sorted()): \(pending)"
+                            "r\(r) (\(model.sendOnly.contains(r) ? "send-only" : "receive-only")): status lists pending changes of docs \(listed.sorted()), the model \(expected.sorted()): \(pending)"
                     ))
             }
         } else if !pending.isEmpty {

@@ -101,6 +101,10 @@ extension MC {
         /// and how many documents its `docsync revert`s put back.
         var receiveOnly = false
         var reverted = 0
+        /// Whether r1 was a send-only replica (every fourth seed), and how many documents
+        /// its `docsync override`s sent over held remote changes.
+        var sendOnly = false
+        var overridden = 0
     }
 
     /// Where the three replicas sync to: a folder, a bare git repository by path, or the same
@@ -269,6 +273,18 @@ extension MC {
             for r in 1..<3 {
                 if !syncAndCheck(r, step: &step) { return finish(started) }
             }
+            // Every fourth seed (others), r1 only sends (sync.mode send-only), set once it
+            // holds the first documents: remote changes are held, never applied, until it
+            // overrides them.
+            if seed % 4 == 1 {
+                let c = replicas[1].run("config", "sync.mode", "send-only")
+                guard c.exit == 0 else {
+                    Issue.record("config failed: \(c)")
+                    return
+                }
+                model.sendOnly = [1]
+                figures.sendOnly = true
+            }
             while step < length {
                 step += 1
                 let description = performRandomOp()
@@ -424,7 +440,7 @@ extension MC {
                 ("cp", 3), ("mv", 4), ("rm", 4), ("recreate", 3), ("invalid", 3), ("fix", 6),
                 ("sync", 18), ("crashSync", 7), ("resolve", 6), ("gc", 3), ("concurrent", 10), ("killSync", 4),
                 ("firstContact", joiners < 2 ? 2 : 0), ("urlChange", 2), ("plainGitEdit", git ? 3 : 0),
-                ("revert", model.receiveOnly.contains(r) ? 3 : 0)
+                ("revert", model.receiveOnly.contains(r) ? 3 : 0), ("override", model.sendOnly.contains(r) ? 4 : 0)
             ]
             var roll = rng.int(weights.map(\.1).reduce(0, +))
             var op = "sync"
@@ -464,6 +480,7 @@ extension MC {
             case "urlChange": return urlChange(r)
             case "plainGitEdit": return plainGitEdit()
             case "revert": return revert(r)
+            case "override": return override(r)
             default: return nil
             }
         }

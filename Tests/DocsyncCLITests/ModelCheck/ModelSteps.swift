@@ -209,10 +209,47 @@ extension MC.Run {
         return "r\(r) revert (docs \(reverted.map(String.init).joined(separator: ","))) → exit \(result.exit)"
     }
 
+    /// `docsync override` on the send-only replica (issue 24): of every held change, or of
+    /// one document named by its path here (or the remote's, for a document deleted here);
+    /// then its push, as a sync.
+    func override(_ r: Int) -> String? {
+        guard model.sendOnly.contains(r), !needsRecovery.contains(r) else { return nil }
+        let held = model.heldDocs(r).sorted().filter { d in
+            model.local[r][d]?.invalidBytes == nil && (model.local[r][d] != nil || model.base[r][d] != nil)
+        }
+        guard !held.isEmpty else { return nil }
+        func path(_ d: Int) -> String? { model.local[r][d]?.placed.path ?? model.seenRemote[r][d]?.path }
+        // One document, by a path no other held change is at (here or on the remote).
+        let alone = held.filter { d in
+            let p = path(d)
+            return p != nil
+                && !model.heldDocs(r).contains { o in
+                    o != d && (model.local[r][o]?.placed.path == p || model.seenRemote[r][o]?.path == p)
+                }
+        }
+        var args = ["override"]
+        var only: Int? = nil
+        if rng.chance(0.5), !alone.isEmpty {
+            only = rng.pick(alone)
+            args.append(path(only!)!)
+        }
+        let result = docsync(r, args)
+        let overridden = model.override(r, only: only)
+        figures.overridden += overridden.count
+        return applySync(
+            r, result, recovering: false,
+            prefix:
+                "r\(r) override \(only.map { "doc\($0) " } ?? "")(docs \(overridden.map(String.init).joined(separator: ",")))"
+        )
+    }
+
     func plainGitEdit() -> String? {
         guard git else { return nil }
-        // The replica that syncs next sends the version it re-stamps: not a receive-only one.
-        let free = (0..<3).filter { !needsRecovery.contains($0) && !model.receiveOnly.contains($0) }
+        // The replica that syncs next applies and sends the version it re-stamps: not a
+        // receive-only or send-only one.
+        let free = (0..<3).filter {
+            !needsRecovery.contains($0) && !model.receiveOnly.contains($0) && !model.sendOnly.contains($0)
+        }
         guard !free.isEmpty else { return nil }
         let r = rng.pick(free)
         let docs = model.remote.keys.sorted().filter { model.local[r][$0]?.invalidBytes == nil }

@@ -123,6 +123,10 @@ extension MC {
         /// A version pulled from plain git carrying a known changesetId with other content
         /// gets a fresh changesetId (one changesetId names one content).
         case plainGitIdentity = "rule10-plain-git-new-changeset"
+        /// Send-only replicas (issue 24): a remote change is held, never applied; a local
+        /// change of such a document waits; `override` sends the local version over the
+        /// remote's, which is recorded as lost (its maker told).
+        case override = "rule11-send-only-override"
         /// Not a rule: an engine defect found by this check (issue 21), fixed since (see
         /// `PlainGitEditTests.replicasThatSawDifferentHistoryDeriveOneId`). A document edited with
         /// plain git keeping its changesetId got a fresh one only on a replica whose last
@@ -205,7 +209,9 @@ extension MC {
         var settlePublished = false
 
         var description: String {
-            let what = fields.isEmpty ? "deletion lost" : "fields " + fields.joined(separator: ",")
+            let what =
+                fields.isEmpty
+                ? (loser == nil ? "deletion lost" : "whole document") : "fields " + fields.joined(separator: ",")
             return
                 "conflict#\(id) doc\(doc) \(what), lost \(loser.map(\.description) ?? "deletion") (\(loserWasLocal ? "local" : "remote") side of r\(finder)), kept \(winner)"
         }
@@ -229,6 +235,12 @@ extension MC {
         /// Replicas with `sync.mode receive-only`: their syncs pull and never push, so
         /// nothing they record or settle is published (SYNC.md, "A replica that only receives").
         var receiveOnly: Set<Int> = []
+        /// Replicas with `sync.mode send-only`: a remote change is held, never applied (the
+        /// base stays), and a local change of a document with a held change is not sent,
+        /// until `override` (SYNC.md, "A replica that only sends").
+        var sendOnly: Set<Int> = []
+        /// Per replica, the remote as its last pull read it: what a send-only replica holds.
+        var seenRemote: [[Int: Placed]]
         /// Per replica, documents a save or `resolve` brought back to the base's content, with
         /// that base's version id: the engine holds a version of its own there (pending on a
         /// receive-only replica) where the model holds the base version itself.
@@ -249,6 +261,7 @@ extension MC {
             base = Array(repeating: [:], count: replicas)
             pendingSettles = Array(repeating: [], count: replicas)
             ownVersionOfBase = Array(repeating: [:], count: replicas)
+            seenRemote = Array(repeating: [:], count: replicas)
         }
 
         mutating func nextTick() -> Int {
@@ -261,6 +274,8 @@ extension MC {
             local.append([:])
             base.append([:])
             pendingSettles.append([])
+            ownVersionOfBase.append([:])
+            seenRemote.append([:])
             replicaCount += 1
             return replicaCount - 1
         }
@@ -321,6 +336,7 @@ extension MC {
             let syncTick = nextTick()
             // Pull: learn every published record and settlement.
             let learned = learnPublished(r)
+            seenRemote[r] = remote
             let docs = Set(local[r].keys).union(base[r].keys).union(remote.keys).sorted()
             for doc in docs {
                 if let l = local[r][doc], l.invalidBytes != nil {
@@ -336,6 +352,8 @@ extension MC {
                 // older one, and a deletion of that older one then loses to it.
                 let remoteChanged = b?.version.id != rm?.version.id || b?.path != rm?.path
                 if !localChanged && !remoteChanged { continue }
+                // Send-only: every remote change waits, but a deletion both sides made.
+                if sendOnly.contains(r) && remoteChanged && !(l == nil && rm == nil) { continue }
                 if localChanged && !remoteChanged {
                     if !pushing { continue }
                     if l == nil {
@@ -343,6 +361,7 @@ extension MC {
                         remoteDeleted[doc] = b?.version
                     }
                     remote[doc] = l
+                    seenRemote[r][doc] = l
                     base[r][doc] = l
                     continue
                 }
@@ -419,6 +438,46 @@ extension MC {
                     let b = base[r][doc], l = local[r][doc]?.placed
                     return b != l && !(b != nil && l != nil && same(b!, l!))
                 })
+        }
+
+        /// The documents whose remote change send-only `r` holds aside: the remote's version
+        /// (or deletion) is not the base's, and the document is not deleted on both sides.
+        func heldDocs(_ r: Int) -> Set<Int> {
+            let remote = seenRemote[r]
+            return Set(
+                Set(remote.keys).union(base[r].keys).filter { doc in
+                    let b = base[r][doc], rm = remote[doc]
+                    guard b?.version.id != rm?.version.id || b?.path != rm?.path else { return false }
+                    return !(rm == nil && local[r][doc] == nil)
+                })
+        }
+
+        /// `docsync override` on send-only `r` (of `only`, or every held document with a valid
+        /// file here, or a base): the remote's version becomes the base and is recorded as
+        /// lost to a new version of the local content (or to the local deletion); the push
+        /// that follows is `sync(r)`. Returns the documents overridden.
+        mutating func override(_ r: Int, only: Int?) -> [Int] {
+            var done: [Int] = []
+            for doc in heldDocs(r).sorted() where only == nil || only == doc {
+                let l = local[r][doc], b = base[r][doc], rm = seenRemote[r][doc]
+                if l?.invalidBytes != nil || (l == nil && b == nil) { continue }
+                var winner = b?.version
+                if let lp = l?.placed {
+                    let v = newVersion(lp.version.fields, tick: nextTick(), mtime: nil, author: r)
+                    local[r][doc] = LocalDoc(placed: Placed(version: v, path: lp.path))
+                    winner = v
+                }
+                if let rmv = rm?.version, let winner {
+                    // The fields the remote's version differs in from what went over it.
+                    let sent = l?.placed.version.fields ?? [:]
+                    let fields = Set(rmv.fields.keys).union(sent.keys).filter { rmv.fields[$0] != sent[$0] }.sorted()
+                    _ = record(doc, fields: fields, loser: rmv, winner: winner, loserWasLocal: false, finder: r)
+                }
+                base[r][doc] = rm
+                taint(doc, .override)
+                done.append(doc)
+            }
+            return done
         }
 
         /// `docsync revert` on `r` (SYNC.md, "A replica that only receives"): every document
