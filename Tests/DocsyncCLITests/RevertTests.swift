@@ -118,6 +118,36 @@ struct RevertTests {
         #expect(backup.documents() == synced, "fixed, it reverts")
     }
 
+    @Test(
+        "revert settles the document's open conflicts as taking the remote's: a receive-only replica that kept its own field over the remote's, then reverted, lists none",
+        arguments: Kind.allCases)
+    func revertSettlesConflicts(_ kind: Kind) throws {
+        let box = Sandbox("revert-conflict-\(kind)")
+        let (full, backup) = Self.pair(box, kind)
+        SyncModeTests.set(full, "a.json", "n", 2)
+        full.sync()
+        // Saved later here: the merge keeps this replica's value and records the remote's.
+        Thread.sleep(forTimeInterval: 0.01)
+        SyncModeTests.set(backup, "a.json", "n", 3)
+        let merged = backup.run("sync")
+        #expect(merged.exit == 3, merged.comment)
+        let open = { (r: Replica) -> [[String: Any]] in
+            (JSONHelp.parse(r.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]]
+                ?? []
+        }
+        #expect(open(backup).count == 1)
+        let reverted = backup.run("revert", "a.json")
+        #expect(reverted.exit == 0, reverted.comment)
+        #expect(reverted.stdout.contains("open conflict is settled"), reverted.comment)
+        #expect(SyncModeTests.number(backup, "a.json", "n") == 2, "the remote's value is back")
+        #expect(open(backup).isEmpty, "\(open(backup))")
+        let all =
+            (JSONHelp.parse(backup.run("conflicts", "--json", "--all").stdout) as? [String: Any])?["conflicts"]
+            as? [[String: Any]] ?? []
+        #expect(all.count == 1 && all.first?["take"] as? String == "remote", "\(all)")
+        #expect(backup.run("sync").exit == 0)
+    }
+
     @Test("revert killed after its journal: the next run finishes it and says so", arguments: Kind.allCases)
     func killedRevertIsFinished(_ kind: Kind) throws {
         let box = Sandbox("revert-kill-\(kind)")

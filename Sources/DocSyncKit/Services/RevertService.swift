@@ -68,10 +68,20 @@ public struct RevertService: WorkspaceService {
         report.syncMode = reportedMode
         if dryRun || targets.isEmpty { return report }
         try occupiedPaths(targets)
+        // The synced version back settles the document's open conflicts as a resolve
+        // taking the remote's would: what lost to this replica's change is what the file
+        // holds again, and what this replica lost stays with the dropped changes.
+        let conflicted = Set(conflictStore.list().filter(\.isOpen).map(\.refId))
         var entries: [JournalEntry] = []
         for t in targets {
             if t.changesFile { entries.append(JournalEntry(.apply(t.operation))) }
             entries.append(JournalEntry(.done(refId: t.refId, seqs: t.seqs, reason: .reverted)))
+            if conflicted.contains(t.refId) {
+                entries.append(
+                    JournalEntry(
+                        .resolve(refId: t.refId, changesetId: nil, path: t.base?.path ?? t.summary.path, take: "remote")
+                    ))
+            }
         }
         try workspace.append(entries)
         try CrashPoint.hit("revert.after-journal")
@@ -81,6 +91,13 @@ public struct RevertService: WorkspaceService {
                 report.notices.append(
                     "\(t.summary.path): changed while it was reverted; left as it is (recorded as a new change)")
             }
+        }
+        // Settled before the checkpoint: until then `recover` settles them if this run dies.
+        for t in targets where conflicted.contains(t.refId) {
+            let settled = try conflictStore.markResolved(t.refId, take: "remote", by: config.replicaId)
+            report.notices.append(
+                "\(t.summary.path): \(settled.count == 1 ? "its open conflict is" : "its \(settled.count) open conflicts are") settled (the synced version is back)"
+            )
         }
         try workspace.checkpoint()
         report.pendingAfter = Set(state.pending.compactMap(\.refId)).count

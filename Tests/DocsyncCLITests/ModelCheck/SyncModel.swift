@@ -482,14 +482,20 @@ extension MC {
 
         /// `docsync revert` on `r` (SYNC.md, "A replica that only receives"): every document
         /// whose valid file is not its base version gets the base back (one created here is
-        /// removed); a document whose file is invalid keeps its changes. Returns the
-        /// documents reverted.
+        /// removed), its open records settled; a document whose file is invalid keeps its
+        /// changes. Returns the documents reverted.
         mutating func revert(_ r: Int) -> [Int] {
             var reverted: [Int] = []
             for doc in Set(local[r].keys).union(base[r].keys).sorted() {
                 if local[r][doc]?.invalidBytes != nil { continue }
                 guard local[r][doc]?.placed != base[r][doc] else { continue }
                 setLocal(r, doc, base[r][doc])
+                // Its open records are settled as a resolve taking the remote's would.
+                for rec in openRecords(r) where rec.doc == doc {
+                    let i = records.firstIndex { $0.id == rec.id }!
+                    records[i].settledKnownBy.insert(r)
+                    pendingSettles[r].insert(rec.id)
+                }
                 reverted.append(doc)
             }
             return reverted
