@@ -123,6 +123,7 @@ struct PullPlanner {
             pendingVersions: PendingVersion.byDocument(pending),
             trackedByPath: TrackedPaths(tracked))
         let localMoves = SyncState.moveTimes(pending)
+        let holdsRemoteChanges = holdsRemoteChanges  // read from the configuration once
         decided.documents.reserveCapacity(incoming.count)
         for index in 0..<incoming.count {
             let entry = incoming[index].entry

@@ -29,7 +29,8 @@ enum LogLine {
         case .seen(_, let state, let reason):
             text += describe(state) + (reason.map { "  (\($0))" } ?? "")
         case .held(_, let state, let replica):
-            text += describe(state) + who(replica) + "  (waiting for the file to be valid)"
+            // Held while the file was not valid, or by a send-only replica (sync.mode).
+            text += describe(state) + who(replica) + "  (held aside, not applied)"
         case .conflict(_, let changesetId, let path, let side, let deleted):
             text +=
                 " \(path ?? "")  \(changesetId)  \(side.rawValue) "

@@ -15,6 +15,7 @@ extension MC.Run {
         var remote: [String: [UInt8]]?
         var conflicts: [Int: (records: [EngineRecord]?, error: String)] = [:]
         var status: [Int: RunResult] = [:]
+        var log: [Int: RunResult] = [:]
     }
 
     /// Checks after a step; false ends the run (a failure was recorded, or a known
@@ -588,6 +589,35 @@ extension MC.Run {
         return found
     }
 
+    /// A receive-only replica's base moves only by what its pulls saw (`seen` in its
+    /// journal): each document's last one must hold its base's content in the model. Why:
+    /// a pending version there keeps its files alike whichever order a concurrent step's
+    /// runs took, but not its base, which a later merge or `revert` goes back to (folder
+    /// seed 31, step 282: the model took the order where r2 pulled before r0's push).
+    func checkBases(_ r: Int) -> [Mismatch] {
+        let result = stepCache?.log[r] ?? replicas[r].run(["log", "--json"])
+        stepCache?.log[r] = result
+        let entries = (JSONHelp.parse(result.stdout) as? [String: Any])?["entries"] as? [[String: Any]] ?? []
+        var lastSeen: [String: String] = [:]
+        for entry in entries where entry["kind"] as? String == "seen" {
+            guard let refId = entry["refId"] as? String, let cs = entry["changesetId"] as? String else { continue }
+            lastSeen[refId] = entry["deleted"] as? Bool == true ? "" : cs
+        }
+        var found: [Mismatch] = []
+        for (refId, cs) in lastSeen where !cs.isEmpty {
+            guard let d = doc(forRefId: refId), let b = model.base[r][d], let content = csContent[cs],
+                content != b.version.fields
+            else { continue }
+            found.append(
+                Mismatch(
+                    rules: rules(d), changesDocuments: false,
+                    text:
+                        "r\(r) (receive-only): its base of doc\(d) is \(cs) \(MC.show(content)) (its last pull's); the model's is \(b.version)"
+                ))
+        }
+        return found
+    }
+
     func checkStatus(_ r: Int) -> [Mismatch] {
         let result = stepCache?.status[r] ?? replicas[r].run(["status", "--json"])
         stepCache?.status[r] = result
@@ -608,9 +638,16 @@ extension MC.Run {
             // A send-only replica holds every remote change aside, listed as not applied.
             // Each with the path the held version has (what applying it would give): this also
             // tells apart the orders of a concurrent step that leave its files alike.
+            // And with its content, where its changesetId names one already seen.
             var listed: [Int: String] = [:]
             for entry in status["notApplied"] as? [[String: Any]] ?? [] {
-                if let d = doc(forRefId: entry["refId"] as? String) { listed[d] = entry["path"] as? String ?? "" }
+                guard let d = doc(forRefId: entry["refId"] as? String) else { continue }
+                listed[d] = entry["path"] as? String ?? ""
+                if let held = model.seenRemote[r][d]?.version, let cs = entry["changesetId"] as? String,
+                    let content = csContent[cs], content != held.fields
+                {
+                    listed[d]! += " holding \(MC.show(content))"
+                }
             }
             var expected: [Int: String] = [:]
             for d in model.heldDocs(r) {
@@ -628,6 +665,7 @@ extension MC.Run {
                     ))
             }
         }
+        if model.receiveOnly.contains(r) { found += checkBases(r) }
         if model.receiveOnly.contains(r) || model.sendOnly.contains(r) {
             // A receive-only replica never sends: what it changed stays pending; a send-only
             // one keeps pending what it changed of documents with a held remote change.
