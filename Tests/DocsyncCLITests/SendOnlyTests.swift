@@ -172,6 +172,26 @@ struct SendOnlyTests {
         #expect(Self.number(full, "a.json", "n") == 2 && Self.number(full, "a.json", "m") == 1)
     }
 
+    @Test(
+        "override of a held rename sends the local name back and records nothing: no value of the remote's version lost",
+        arguments: Kind.allCases)
+    func overrideOfARename(_ kind: Kind) throws {
+        let box = Sandbox("override-rename-\(kind)")
+        let (_, full, exporter) = Self.fullAndExporter(box, kind, names: ["a"])
+        try FileManager.default.moveItem(atPath: full.path("a.json"), toPath: full.path("moved.json"))
+        full.sync()
+        #expect(exporter.run("sync").exit == 0)
+        #expect(exporter.exists("a.json") && !exporter.exists("moved.json"), "the rename was not applied here")
+        #expect(Self.paths(Self.status(exporter)["notApplied"]) == ["moved.json"])
+        let over = exporter.run("override", "a.json")
+        #expect(over.exit == 0, over.comment)
+        let records = (JSONHelp.parse(exporter.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"]
+        #expect((records as? [Any])?.isEmpty == true, "\(records ?? "-")")
+        let back = full.run("sync")
+        #expect(back.exit == 0, back.comment)
+        #expect(full.exists("a.json") && !full.exists("moved.json"), "the local name went back to the remote")
+    }
+
     @Test("override killed after its journal: the next run finishes it and sends it", arguments: Kind.allCases)
     func overrideKilledAfterJournal(_ kind: Kind) {
         let box = Sandbox("override-killed-\(kind)")

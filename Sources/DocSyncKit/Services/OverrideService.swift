@@ -151,6 +151,8 @@ public struct OverrideService: WorkspaceService {
             let fields = (try? JSONValueParser.parse(remoteBytes)).map { lost in
                 FieldPaths.differing(lost, sent.flatMap { try? JSONValueParser.parse($0) } ?? .object([:]))
             }
+            // No value of it lost (only its name or its changesetId): nothing to record.
+            if fields?.isEmpty == true { return entries }
             var record = ConflictStore.Record(
                 refId: t.refId, changesetId: remote.changesetId, path: remote.path, side: .remote, winner: winner,
                 time: FileSystem.currentTimeNanos / 1_000_000, kind: .version(policy: nil, fields: fields ?? []),

@@ -649,8 +649,12 @@ extension MC.Run {
                     listed[d]! += " holding \(MC.show(content))"
                 }
             }
+            // A document whose file is invalid now is left out of both sides, as for pending:
+            // the model does not know whether its last valid save was recorded.
+            let invalidNow = Set(model.local[r].filter { $0.value.invalidBytes != nil }.keys)
+            for d in invalidNow { listed[d] = nil }
             var expected: [Int: String] = [:]
-            for d in model.heldDocs(r) {
+            for d in model.heldDocs(r).subtracting(invalidNow) {
                 expected[d] =
                     model.seenRemote[r][d]?.path ?? model.local[r][d]?.placed.path ?? model.base[r][d]?.path ?? ""
             }

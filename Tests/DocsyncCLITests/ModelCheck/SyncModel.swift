@@ -241,6 +241,10 @@ extension MC {
         var sendOnly: Set<Int> = []
         /// Per replica, the remote as its last pull read it: what a send-only replica holds.
         var seenRemote: [[Int: Placed]]
+        /// Per replica, each document as its last sync recorded it (nil inside: recorded as
+        /// deleted; absent: not known): what the engine decides from while the file is
+        /// invalid.
+        var recorded: [[Int: Placed?]]
         /// Per replica, documents a save or `resolve` brought back to the base's content, with
         /// that base's version id: the engine holds a version of its own there (pending on a
         /// receive-only replica) where the model holds the base version itself.
@@ -262,6 +266,7 @@ extension MC {
             pendingSettles = Array(repeating: [], count: replicas)
             ownVersionOfBase = Array(repeating: [:], count: replicas)
             seenRemote = Array(repeating: [:], count: replicas)
+            recorded = Array(repeating: [:], count: replicas)
         }
 
         mutating func nextTick() -> Int {
@@ -276,6 +281,7 @@ extension MC {
             pendingSettles.append([])
             ownVersionOfBase.append([:])
             seenRemote.append([:])
+            recorded.append([:])
             replicaCount += 1
             return replicaCount - 1
         }
@@ -342,8 +348,14 @@ extension MC {
                 if let l = local[r][doc], l.invalidBytes != nil {
                     _ = l
                     taint(doc, .invalidMerge)
+                    // Recorded as deleted, and deleted on the remote too: deleted on both
+                    // sides, whatever the file holds now (it is a new document once valid).
+                    if case .some(nil) = recorded[r][doc], remote[doc] == nil, base[r][doc] != nil {
+                        base[r][doc] = nil
+                    }
                     continue
                 }
+                recorded[r][doc] = .some(local[r][doc]?.placed)
                 let b = base[r][doc], l = local[r][doc]?.placed, rm = remote[doc]
                 let localChanged = b != l && !(b != nil && l != nil && same(b!, l!))
                 // The remote changed when its version is another one, even with the base's
@@ -471,7 +483,10 @@ extension MC {
                     // The fields the remote's version differs in from what went over it.
                     let sent = l?.placed.version.fields ?? [:]
                     let fields = Set(rmv.fields.keys).union(sent.keys).filter { rmv.fields[$0] != sent[$0] }.sorted()
-                    _ = record(doc, fields: fields, loser: rmv, winner: winner, loserWasLocal: false, finder: r)
+                    // No value of it lost: nothing recorded.
+                    if !fields.isEmpty {
+                        _ = record(doc, fields: fields, loser: rmv, winner: winner, loserWasLocal: false, finder: r)
+                    }
                 }
                 base[r][doc] = rm
                 taint(doc, .override)
