@@ -54,31 +54,7 @@ public struct OverrideService: WorkspaceService {
         var report = SyncReport()
         report.dryRun = dryRun
         report.syncMode = reportedMode
-        let recorded = try recordLocalChanges(write: !dryRun, report: &report)
-        let tracked = state.trackedVersions
-        // A dry run journals nothing: what it recorded is read from its actions.
-        var unjournaled: [String: DocVersion?] = [:]
-        if dryRun {
-            for action in recorded.actions { unjournaled[action.refId ?? ""] = .some(action.resultingVersion) }
-        }
-        let holds = state.held.values.compactMap { hold -> Target? in
-            guard case let .held(refId, remote, replica) = hold.event else { return nil }
-            return Target(
-                refId: refId, local: unjournaled[refId] ?? tracked[refId], remote: remote, remoteReplica: replica)
-        }
-        let selected = try Self.targets(holds, selecting: try paths.map { try treePath($0, relativeTo: cwd) })
-        let invalid = Set(report.invalidFiles)
-        var targets: [Target] = []
-        for t in selected {
-            if let path = t.local?.path, invalid.contains(path) {
-                report.notices.append("\(path): not a valid document now; left as it is (fix it, then override)")
-            } else if t.local == nil && state.baseVersions[t.refId] == nil {
-                // Only the remote has it: nothing here to send over it.
-                continue
-            } else {
-                targets.append(t)
-            }
-        }
+        let targets = try heldTargets(paths: paths, relativeTo: cwd, dryRun: dryRun, report: &report)
         report.overridden = targets.map(\.sent)
         if dryRun || targets.isEmpty {
             report.notApplied = SyncService(workspace: workspace).notAppliedChanges
@@ -115,6 +91,40 @@ public struct OverrideService: WorkspaceService {
         report.notApplied = pushed.notApplied
         report.pendingAfter = pushed.pendingAfter
         return report
+    }
+
+    /// Records what is on disk, then picks the held changes under `paths` that have
+    /// something here to send over them (a valid file, or a deletion of a document this
+    /// tree had); an invalid file is left with a notice in `report`.
+    private func heldTargets(paths: [String], relativeTo cwd: String, dryRun: Bool, report: inout SyncReport) throws
+        -> [Target]
+    {
+        let recorded = try recordLocalChanges(write: !dryRun, report: &report)
+        let tracked = state.trackedVersions
+        // A dry run journals nothing: what it recorded is read from its actions.
+        var unjournaled: [String: DocVersion?] = [:]
+        if dryRun {
+            for action in recorded.actions { unjournaled[action.refId ?? ""] = .some(action.resultingVersion) }
+        }
+        let holds = state.held.values.compactMap { hold -> Target? in
+            guard case let .held(refId, remote, replica) = hold.event else { return nil }
+            return Target(
+                refId: refId, local: unjournaled[refId] ?? tracked[refId], remote: remote, remoteReplica: replica)
+        }
+        let selected = try Self.targets(holds, selecting: try paths.map { try treePath($0, relativeTo: cwd) })
+        let invalid = Set(report.invalidFiles)
+        var targets: [Target] = []
+        for t in selected {
+            if let path = t.local?.path, invalid.contains(path) {
+                report.notices.append("\(path): not a valid document now; left as it is (fix it, then override)")
+            } else if t.local == nil && state.baseVersions[t.refId] == nil {
+                // Only the remote has it: nothing here to send over it.
+                continue
+            } else {
+                targets.append(t)
+            }
+        }
+        return targets
     }
 
     /// The conflict record of the remote version (kept before the journal names it), the

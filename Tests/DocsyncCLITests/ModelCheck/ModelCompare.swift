@@ -618,6 +618,46 @@ extension MC.Run {
         return found
     }
 
+    /// A send-only replica holds every remote change aside: `status` lists exactly the
+    /// documents whose remote version (as its last pull read it) is not its base.
+    func checkNotApplied(_ r: Int, _ status: [String: Any]) -> [Mismatch] {
+        var found: [Mismatch] = []
+        // A send-only replica holds every remote change aside, listed as not applied.
+        // Each with the path the held version has (what applying it would give): this also
+        // tells apart the orders of a concurrent step that leave its files alike.
+        // And with its content, where its changesetId names one already seen.
+        var listed: [Int: String] = [:]
+        for entry in status["notApplied"] as? [[String: Any]] ?? [] {
+            guard let d = doc(forRefId: entry["refId"] as? String) else { continue }
+            listed[d] = entry["path"] as? String ?? ""
+            if let held = model.seenRemote[r][d]?.version, let cs = entry["changesetId"] as? String,
+                let content = csContent[cs], content != held.fields
+            {
+                listed[d]! += " holding \(MC.show(content))"
+            }
+        }
+        // A document whose file is invalid now is left out of both sides, as for pending:
+        // the model does not know whether its last valid save was recorded.
+        let invalidNow = Set(model.local[r].filter { $0.value.invalidBytes != nil }.keys)
+        for d in invalidNow { listed[d] = nil }
+        var expected: [Int: String] = [:]
+        for d in model.heldDocs(r).subtracting(invalidNow) {
+            expected[d] =
+                model.seenRemote[r][d]?.path ?? model.local[r][d]?.placed.path ?? model.base[r][d]?.path ?? ""
+        }
+        if listed != expected {
+            found.append(
+                Mismatch(
+                    rules: Set(listed.keys).union(expected.keys).reduce(into: Set<Rule>([.override])) {
+                        $0.formUnion(rules($1))
+                    }, changesDocuments: false,
+                    text:
+                        "r\(r) (send-only): status lists remote changes not applied \(listed.sorted { $0.key < $1.key }), the model \(expected.sorted { $0.key < $1.key }): \(status["notApplied"] ?? [])"
+                ))
+        }
+        return found
+    }
+
     func checkStatus(_ r: Int) -> [Mismatch] {
         let result = stepCache?.status[r] ?? replicas[r].run(["status", "--json"])
         stepCache?.status[r] = result
@@ -634,41 +674,7 @@ extension MC.Run {
             entries.reduce(into: Set<Rule>()) { $0.formUnion(rules(doc(forRefId: $1["refId"] as? String))) }
         }
         let pending = status["pending"] as? [[String: Any]] ?? []
-        if model.sendOnly.contains(r) {
-            // A send-only replica holds every remote change aside, listed as not applied.
-            // Each with the path the held version has (what applying it would give): this also
-            // tells apart the orders of a concurrent step that leave its files alike.
-            // And with its content, where its changesetId names one already seen.
-            var listed: [Int: String] = [:]
-            for entry in status["notApplied"] as? [[String: Any]] ?? [] {
-                guard let d = doc(forRefId: entry["refId"] as? String) else { continue }
-                listed[d] = entry["path"] as? String ?? ""
-                if let held = model.seenRemote[r][d]?.version, let cs = entry["changesetId"] as? String,
-                    let content = csContent[cs], content != held.fields
-                {
-                    listed[d]! += " holding \(MC.show(content))"
-                }
-            }
-            // A document whose file is invalid now is left out of both sides, as for pending:
-            // the model does not know whether its last valid save was recorded.
-            let invalidNow = Set(model.local[r].filter { $0.value.invalidBytes != nil }.keys)
-            for d in invalidNow { listed[d] = nil }
-            var expected: [Int: String] = [:]
-            for d in model.heldDocs(r).subtracting(invalidNow) {
-                expected[d] =
-                    model.seenRemote[r][d]?.path ?? model.local[r][d]?.placed.path ?? model.base[r][d]?.path ?? ""
-            }
-            if listed != expected {
-                found.append(
-                    Mismatch(
-                        rules: Set(listed.keys).union(expected.keys).reduce(into: Set<Rule>([.override])) {
-                            $0.formUnion(rules($1))
-                        }, changesDocuments: false,
-                        text:
-                            "r\(r) (send-only): status lists remote changes not applied \(listed.sorted { $0.key < $1.key }), the model \(expected.sorted { $0.key < $1.key }): \(status["notApplied"] ?? [])"
-                    ))
-            }
-        }
+        if model.sendOnly.contains(r) { found += checkNotApplied(r, status) }
         if model.receiveOnly.contains(r) { found += checkBases(r) }
         if model.receiveOnly.contains(r) || model.sendOnly.contains(r) {
             // A receive-only replica never sends: what it changed stays pending; a send-only
