@@ -27,19 +27,16 @@ public struct OverrideService: WorkspaceService {
 
         /// What the override sends: the remote's version becoming the local one.
         var sent: ChangeSummary {
-            let remoteVersion = remote.version
-            return ChangeSummary(
-                kind: .between(remoteVersion, local), path: local?.path ?? remote.path ?? refId, refId: refId,
-                changesetId: local?.changesetId,
-                fromPath: local != nil && remoteVersion != nil && local?.path != remoteVersion?.path
-                    ? remoteVersion?.path : nil)
+            ChangeSummary(
+                from: remote.version, to: local, refId: refId, changesetId: local?.changesetId,
+                fallbackPath: remote.path ?? refId)
         }
 
         /// What `status` listed for it.
         var summary: ChangeSummary {
             ChangeSummary(
-                notApplied: refId, local: local, remote: remote.version, changesetId: remote.changesetId,
-                remotePath: remote.path)
+                from: local, to: remote.version, refId: refId, changesetId: remote.changesetId,
+                fallbackPath: remote.path ?? refId)
         }
     }
 

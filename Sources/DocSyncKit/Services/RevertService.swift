@@ -34,10 +34,7 @@ public struct RevertService: WorkspaceService {
 
         /// The local change being undone, as status listed it.
         var summary: ChangeSummary {
-            ChangeSummary(
-                kind: .between(base, now), path: now?.path ?? base?.path ?? "", refId: refId,
-                changesetId: now?.changesetId,
-                fromPath: now != nil && base != nil && now?.path != base?.path ? base?.path : nil)
+            ChangeSummary(from: base, to: now, refId: refId, changesetId: now?.changesetId)
         }
     }
 

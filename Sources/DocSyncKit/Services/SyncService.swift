@@ -114,9 +114,10 @@ public struct SyncService: WorkspaceService {
         let tracked = state.trackedVersions
         return state.held.values.compactMap { hold -> ChangeSummary? in
             guard case let .held(refId, remote, _) = hold.event else { return nil }
+            // What applying it would do to the tree.
             return ChangeSummary(
-                notApplied: refId, local: tracked[refId], remote: remote.version, changesetId: remote.changesetId,
-                remotePath: remote.path)
+                from: tracked[refId], to: remote.version, refId: refId, changesetId: remote.changesetId,
+                fallbackPath: remote.path ?? refId)
         }.sorted { $0.path < $1.path }
     }
 

@@ -41,10 +41,7 @@ extension PullPlanner {
                         .init(
                             refId: refId, changesetId: result?.changesetId ?? remoteChangesetId, result: result,
                             fromPath: local?.path, fromHash: local?.hash))))
-            out.pulled = ChangeSummary(
-                kind: .between(local, result), path: result?.path ?? local?.path ?? "", refId: refId,
-                changesetId: result?.changesetId,
-                fromPath: result != nil && local?.path != result?.path ? local?.path : nil)
+            out.pulled = ChangeSummary(from: local, to: result, refId: refId, changesetId: result?.changesetId)
         }
         if let result, result != published, result != local || pendingSeqs.isEmpty {
             let kind: JournalEntry.LocalAction =

@@ -27,13 +27,13 @@ public struct ChangeSummary: Codable, Sendable, Equatable {
         fromPath = entry.fromPath
     }
 
-    /// A remote change held aside on a send-only replica: what applying it would do to
-    /// the tree's `local` version.
-    init(notApplied refId: String, local: DocVersion?, remote: DocVersion?, changesetId: String?, remotePath: String?) {
+    /// The change that takes a document from `from` to `to` (nil: no document), named by
+    /// the path it ends at (`fallbackPath` when neither version has one), with the path it
+    /// left when it moved.
+    init(from: DocVersion?, to: DocVersion?, refId: String, changesetId: String?, fallbackPath: String = "") {
         self.init(
-            kind: .between(local, remote), path: remote?.path ?? local?.path ?? remotePath ?? refId, refId: refId,
-            changesetId: changesetId,
-            fromPath: local != nil && remote != nil && local?.path != remote?.path ? local?.path : nil)
+            kind: .between(from, to), path: to?.path ?? from?.path ?? fallbackPath, refId: refId,
+            changesetId: changesetId, fromPath: from != nil && to != nil && from?.path != to?.path ? from?.path : nil)
     }
 
     init(kind: ChangeKind, path: String, refId: String, changesetId: String?, fromPath: String? = nil) {

@@ -41,10 +41,7 @@ extension SyncSession {
         }
         plan.conflicts = workspace.conflictStore.unshared()
         plan.summaries = plan.writes.map { w in
-            ChangeSummary(
-                kind: .between(w.previous, w.new),
-                path: w.new?.path ?? w.previous?.path ?? "", refId: w.refId, changesetId: w.new?.changesetId,
-                fromPath: w.previous?.path != w.new?.path && w.new != nil ? w.previous?.path : nil)
+            ChangeSummary(from: w.previous, to: w.new, refId: w.refId, changesetId: w.new?.changesetId)
         }
         return plan
     }
