@@ -40,6 +40,19 @@ struct SendOnlyTests {
         return (url, full, exporter)
     }
 
+    /// a.json changed on both sides (n = 2 there, pushed; m = 3 here), and the exporter's
+    /// sync that holds the full replica's change (`also` runs on the full side first).
+    static func changeOnBothSides(
+        _ full: Replica, _ exporter: Replica, also: () -> Void = {},
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        set(full, "a.json", "n", 2)
+        also()
+        full.sync(sourceLocation: sourceLocation)
+        set(exporter, "a.json", "m", 3)
+        #expect(exporter.run("sync").exit == 0, sourceLocation: sourceLocation)
+    }
+
     @Test(
         "send-only: local changes are sent; the remote's are never applied, listed as not applied, and a document changed on both sides waits; override sends the local version over the remote's (kept in the conflict store, its maker told); mode both merges the rest",
         arguments: Kind.allCases)
@@ -124,10 +137,7 @@ struct SendOnlyTests {
         let (_, full, exporter) = Self.fullAndExporter(box, .dir, names: ["a"])
         let refused = full.run("override")
         #expect(refused.exit == 1 && refused.stderr.contains("send-only"), refused.comment)
-        Self.set(full, "a.json", "n", 2)
-        full.sync()
-        Self.set(exporter, "a.json", "m", 3)
-        #expect(exporter.run("sync").exit == 0)
+        Self.changeOnBothSides(full, exporter)
         let before = exporter.read("a.json")
         let dry = JSONOutputTests.check(
             exporter.run("override", "--json", "--dry-run"), "sync-report", command: "override")
@@ -146,11 +156,7 @@ struct SendOnlyTests {
     func overrideRecordAndStaleHold(_ kind: Kind) throws {
         let box = Sandbox("override-record-\(kind)")
         let (_, full, exporter) = Self.fullAndExporter(box, kind, names: ["a"])
-        Self.set(full, "a.json", "n", 2)
-        full.write("brief.json", Self.doc(["n": 1]))
-        full.sync()
-        Self.set(exporter, "a.json", "m", 3)
-        #expect(exporter.run("sync").exit == 0)
+        Self.changeOnBothSides(full, exporter) { full.write("brief.json", Self.doc(["n": 1])) }
         #expect(Self.paths(Self.status(exporter)["notApplied"]) == ["a.json", "brief.json"])
         // Made and deleted there while held here: nothing waits for it any more.
         full.remove("brief.json")
@@ -196,10 +202,7 @@ struct SendOnlyTests {
     func overrideKilledAfterJournal(_ kind: Kind) {
         let box = Sandbox("override-killed-\(kind)")
         let (_, full, exporter) = Self.fullAndExporter(box, kind, names: ["a"])
-        Self.set(full, "a.json", "n", 2)
-        full.sync()
-        Self.set(exporter, "a.json", "m", 3)
-        #expect(exporter.run("sync").exit == 0)
+        Self.changeOnBothSides(full, exporter)
         let killed = exporter.run(["override"], env: ["DOCSYNC_CRASH_AT": "override.after-journal"])
         #expect(killed.exit == 137, "the crash point was reached: \(killed.comment)")
         let next = exporter.run("sync")
