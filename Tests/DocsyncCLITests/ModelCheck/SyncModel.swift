@@ -355,7 +355,6 @@ extension MC {
                     }
                     continue
                 }
-                recorded[r][doc] = .some(local[r][doc]?.placed)
                 let b = base[r][doc], l = local[r][doc]?.placed, rm = remote[doc]
                 let localChanged = b != l && !(b != nil && l != nil && same(b!, l!))
                 // The remote changed when its version is another one, even with the base's
@@ -417,6 +416,11 @@ extension MC {
                     base[r][doc] = pushing ? merged : rv
                     if pushing { remote[doc] = merged }
                 }
+            }
+            // What the engine decides from while a file is invalid is the tree as this sync
+            // left it (a document it pulled is recorded as pulled, not as absent).
+            for doc in docs where local[r][doc]?.invalidBytes == nil {
+                recorded[r][doc] = .some(local[r][doc]?.placed)
             }
             // Push: publish this replica's records and settlements.
             if !completes { return out }
