@@ -48,6 +48,9 @@ ex() { local name=$1; shift; echo "### $name \$ docsync $*"; set +e; "$docsync" 
   VISUAL="sed -i s/{/[/" ex edit-rejected -C B edit --json notes/idea.json
   ex replicas -C B replicas --json
   ex forget -C B replicas forget --json --dry-run laptop
+  ex sparse-clone clone --json --name phone --sparse notes/ "$work/remote" C
+  ex sparse-add -C C sparse add --json ada.json
+  ex sparse-list -C C sparse list --json
   sed -i 's/"Ada"/"Ada L."/' B/ada.json
   ex diff -C B diff --json
   ex blame -C B blame --json ada.json
@@ -100,6 +103,7 @@ sections = [
     ("config", "`config KEY` prints the key's value (its default when not set; `null` and exit 1 when it has none) and the default; setting a key prints the new value and, for a remote key, whether the base was reset (`remoteChanged`: true only for another remote taken with `--reset-base`; the same remote by a new URL resets nothing).", ["config", "configset", "configlist"]),
     ("new, edit", "`new` names the record it made and its ids; `edit` says what the edit did (`outcome`: updated, unchanged, rejected; a rejected edit exits 1 and names where the refused text was kept).", ["new", "edit-rejected"]),
     ("replicas", "Every replica the remote knows (`self`: this tree); `replicas forget` names the one retired.", ["replicas", "forget"]),
+    ("sparse", "`clone --sparse` is a clone's report; `sparse set|add|remove|reapply|disable` report like a pull (what widening pulled; `leftSelection`: the files of documents that left the selection, removed here and still on the remote) with `selection`, the patterns now (`null`: the replica keeps everything); `sparse list` prints only `selection`.", ["sparse-clone", "sparse-add", "sparse-list"]),
     ("check", "Every problem of the records checked: `line` and `column` for invalid JSON, `pointer` (RFC 6901; `\"\"` is the record itself) for a schema error; `invalid` counts records, `withSchema` those that had a schema; `tree` is `null` outside a docsync tree; exit 1 when `invalid` is not 0.", ["check"]),
     ("diff", "Per document, what it was compared with (`against`: base, remote, the changesetId asked for, or a file) and its version (`againstChangesetId`), and each change: `pointer` (RFC 6901), `kind` (added, removed, changed), `old` and `new` as compact JSON; `note` says `new`, `deleted`, or that a side is not valid JSON.", ["diff"]),
     ("watch", "One compact object per line: `watching` first (the tree, how many folders, the settings), one `sync` per sync logged (`trigger`: start, edit, pull, remote, retry, overflow; `exitCode` and `meaning`: what `docsync sync` would have exited with; the counts; `message` and `retryInSeconds` when it failed), and `stopped` with the signal.", ["watch"]),

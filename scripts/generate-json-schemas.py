@@ -76,8 +76,10 @@ syncProps = {"dryRun": B(), "recorded": A(ref("change")), "pulled": A(ref("chang
              "waiting": A(S()), "pendingAfter": I(), "remoteUnreachable": S(), "refusedPush": ref("refusedPush"), "restored": A(ref("restored")),
              "reverted": A(ref("change")), "overridden": A(ref("change")),
              "notApplied": dict(A(ref("change")), description="present on a send-only replica (sync.mode): every remote change held aside after the run, unapplied (what applying it would do to the tree)"),
-             "syncMode": {"enum": ["receive-only", "send-only"], "description": "present on a receive-only replica (sync.mode: the run only pulled; pendingAfter counts documents whose changes stay here) and on a send-only one (remote changes are held aside, see notApplied)"}}
-syncReq = [k for k in syncProps if k not in ("remoteUnreachable", "refusedPush", "restored", "reverted", "overridden", "notApplied", "syncMode")]
+             "syncMode": {"enum": ["receive-only", "send-only"], "description": "present on a receive-only replica (sync.mode: the run only pulled; pendingAfter counts documents whose changes stay here) and on a send-only one (remote changes are held aside, see notApplied)"},
+             "leftSelection": dict(A(S()), description="present on a sparse replica when documents left its selection: their files, removed here (still on the remote)")}
+syncReq = [k for k in syncProps if k not in ("remoteUnreachable", "refusedPush", "restored", "reverted", "overridden", "notApplied", "syncMode", "leftSelection")]
+SELECTION = {"oneOf": [{"type": "null"}, A(S())], "description": "the selection patterns (null: the replica keeps everything)"}
 remoteObj = obj({"url": S(), "kind": {"enum": ["dir", "git"]}, "branch": NS(), "created": B()}, ["url", "kind", "branch"])
 treeProps = {"root": S(), "replicaId": S(), "replicaName": S()}
 
@@ -93,9 +95,14 @@ schemas = {
                                 "waiting": A(S()), "problems": A(S()), "invalidFiles": A(S()), "warnings": A(S()),
                                 "lastAttempt": obj({"time": ref("time"), "command": S(), "reason": S()}, desc="The last run that gave up for now (exit 75), and why."),
                                 "syncMode": {"enum": ["both", "receive-only", "send-only"], "description": "sync.mode; on a receive-only replica pending changes are never sent, on a send-only one the remote's changes are never applied (notApplied)"},
-                                "notApplied": dict(A(ref("change")), description="on a send-only replica, the remote changes held aside, unapplied (what applying each would do to the tree); a pending change of one of these documents waits for docsync override")},
-                     ["root", "replicaId", "replicaName", "lastSync", "pending", "unrecorded", "conflicts", "waiting", "problems", "invalidFiles", "warnings", "syncMode", "notApplied"],
+                                "notApplied": dict(A(ref("change")), description="on a send-only replica, the remote changes held aside, unapplied (what applying each would do to the tree); a pending change of one of these documents waits for docsync override"),
+                                "selection": dict(A(S()), description="present on a sparse replica: its selection patterns (docsync sparse)"),
+                                "outsideSelection": dict(A(S()), description="a sparse replica's files outside its selection that hold no document it keeps: never recorded or synced")},
+                     ["root", "replicaId", "replicaName", "lastSync", "pending", "unrecorded", "conflicts", "waiting", "problems", "invalidFiles", "warnings", "syncMode", "notApplied", "outsideSelection"],
                      defs=["change", "conflictRecord"], desc="docsync status --json. Pending, unrecorded and conflicting changes, and the last sync."),
+  "sparse": envelope("sparse", dict(syncProps, selection=SELECTION), syncReq + ["selection"], defs=["change", "conflictSummary", "refusedPush", "restored"],
+                     desc="docsync sparse set|add|remove|reapply|disable --json. What recording, removing the documents that left the selection and (when it widened) the pull of the new part did; selection: the selection now."),
+  "sparse-list": envelope("sparse list", {"selection": SELECTION}, defs=[], desc="docsync sparse list --json. The selection."),
   "log": envelope("log", {"entries": A(ref("logEntry"))}, defs=["logEntry"], desc="docsync log --json. Journal entries, oldest first."),
   "log-document": envelope("log", {"refId": S(), "path": NS(), "local": A(ref("logEntry")), "remote": A(ref("remoteVersion")), "remoteError": NS()},
                            defs=["logEntry", "remoteVersion"], desc="docsync log DOC --json. One document's journal entries and the remote's versions of it (newest first)."),

@@ -19,7 +19,8 @@ struct DocSync: ParsableCommand {
         version: DocSyncVersion.string,
         subcommands: [
             Init.self, Clone.self, Status.self, Push.self, Pull.self, SyncCommand.self,
-            Remove.self, Log.self, Restore.self, Revert.self, Override.self, Conflicts.self, Resolve.self, Verify.self,
+            Remove.self, Log.self, Restore.self, Revert.self, Override.self, Sparse.self, Conflicts.self, Resolve.self,
+            Verify.self,
             GC.self,
             ConfigCommand.self,
             ResetBase.self,

@@ -275,6 +275,7 @@ struct JSONOutputTests {
             case "log": schema = object["entries"] == nil ? "log-document" : "log"
             case "config": schema = object["values"] == nil ? "config" : "config-list"
             case "replicas forget": schema = "replicas-forget"
+            case "sparse list": schema = "sparse-list"
             case let command?: schema = command
             }
             if let problems = SchemaValidator.problems(text, schema: schema) {

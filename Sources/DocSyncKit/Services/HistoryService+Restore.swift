@@ -34,6 +34,22 @@ extension HistoryService {
         try restore([doc], relativeTo: cwd, at: at, deleted: false, dryRun: dryRun)
     }
 
+    /// A sparse replica restores only what it keeps: a path outside its selection that no
+    /// document here has is refused, saying how to keep that part.
+    private func refuseOutsideSelection(_ docs: [String], relativeTo cwd: String) throws {
+        guard let selection = try SparseSelection.load(layout) else { return }
+        let trackedPaths = Set(state.tracked.values.map(\.path))
+        for doc in docs {
+            guard let path = layout.relative(TreeLayout.userPath(doc, from: cwd)), !selection.contains(path),
+                !trackedPaths.contains(path)
+            else { continue }
+            let folder = path.split(separator: "/").dropLast().first.map { "\($0)/" } ?? path
+            throw Workspace.Failure.gaveUp(
+                "\(path) is outside this replica's selection (`docsync sparse list`); `docsync sparse add \(folder)` keeps that part here, then restore it"
+            )
+        }
+    }
+
     /// A document to restore: as the user named it, and where it is or was.
     struct RestoreTarget {
         var name: String
@@ -50,6 +66,7 @@ extension HistoryService {
         var report = SyncReport()
         report.dryRun = dryRun
         let local = try recordLocalChanges(write: !dryRun, report: &report)
+        try refuseOutsideSelection(docs, relativeTo: cwd)
         let targets = try restoreTargets(
             docs, relativeTo: cwd, deleted: deleted, unrecorded: dryRun ? local.actions : [])
         var tracked = state.tracked

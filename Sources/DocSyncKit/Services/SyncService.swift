@@ -39,7 +39,12 @@ public struct SyncService: WorkspaceService {
         remote.tellHeldVersions { [weak store] refId, changesetId in
             store?.state.baseVersions[refId]?.changesetId == changesetId
         }
+        let selection = try SparseSelection.load(layout)
         let firstContact = state.cursor == nil ? try firstContactListing(of: remote) : nil
+        // A widened selection's new part is in no change since the cursor: the pull reads
+        // the remote's whole listing, once.
+        let widening = firstContact == nil && direction != .push && FileSystem.exists(layout.sparseWidenFile)
+        let listing = widening ? try firstContactListing(of: remote) : firstContact
         var local = try recordLocalChanges(
             write: !options.dryRun, report: &report, checkpointing: false,
             joining: (try? firstContact?.get()).map(Self.documentRefIdsByPath) ?? [:])
@@ -55,8 +60,16 @@ public struct SyncService: WorkspaceService {
         // (a first push of 100,000 documents carried them through the whole run).
         local.actions = []
         let session = SyncSession(workspace: workspace, remote: remote, options: options, local: local, report: report)
-        try exchange(
-            mode == .receiveOnly ? .pull : direction, in: session, options: options, firstContact: firstContact)
+        session.selection = selection
+        try exchange(mode == .receiveOnly ? .pull : direction, in: session, options: options, firstContact: listing)
+        if widening && !options.dryRun && session.remoteAnswered && session.report.remoteUnreachable == nil {
+            try? FileManager.default.removeItem(atPath: layout.sparseWidenFile)
+        }
+        if let selection, !options.dryRun {
+            // Documents another replica moved out, or this one did and has now pushed.
+            try workspace.sparse.evict(
+                outside: selection, force: false, invalidPaths: local.unreadablePaths, into: &session.report)
+        }
         // What was recorded and not yet checkpointed by the pull or the push (a run that
         // pushed nothing, or found the remote away). Skipped if the run failed: the
         // journal holds it, and the next run folds it in.
@@ -153,7 +166,8 @@ extension SyncService {
             pending: state.pending.map(ChangeSummary.init), unrecorded: local.actions.map(ChangeSummary.init),
             conflicts: conflictStore.list().filter(\.isOpen), waiting: waitingVersions, problems: scratch.problems,
             warnings: warnings + scratch.warnings, lastAttempt: attempt, syncMode: config.syncMode,
-            notApplied: notAppliedChanges)
+            notApplied: notAppliedChanges, selection: try SparseSelection.load(layout)?.patterns,
+            outsideSelection: local.outsideSelection)
     }
 }
 

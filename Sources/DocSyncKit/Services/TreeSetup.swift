@@ -11,8 +11,11 @@ public enum TreeSetup {
     /// content is merged), and the others are recorded, to be sent by the next push.
     public static func clone(
         url: String, into directory: String, kind: RemoteKind? = nil, branch: String? = nil,
-        replicaName: String? = nil, mode: SyncMode = .both, progress: ProgressHandler? = nil
+        replicaName: String? = nil, mode: SyncMode = .both, sparse: [String]? = nil,
+        progress: ProgressHandler? = nil
     ) throws -> (Workspace, SyncReport) {
+        // Checked before anything is made.
+        let selection = try sparse.map { try SparseService.applying(.set($0), to: nil) } ?? nil
         let root = FileSystem.absolute(directory)
         let existed = FileSystem.exists(root)
         // Checked here, not only by `initialize`: a failed clone removes the `.docsync/`
@@ -32,6 +35,8 @@ public enum TreeSetup {
             // Before the first pull: a receive-only tree never sends, not even the files
             // the folder held before (they are recorded, listed as not sent).
             if mode != .both { try workspace.settings.set("sync.mode", mode.rawValue) }
+            // A sparse clone pulls only its selection (see `SparseSelection`).
+            if let selection { try SparseSelection.save(selection, workspace.layout) }
             workspace.progress = progress
             let report = try workspace.sync.run(.pull)
             if let unreachable = report.remoteUnreachable { throw Workspace.Failure.unreachable(unreachable) }

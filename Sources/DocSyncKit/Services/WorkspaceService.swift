@@ -71,7 +71,9 @@ extension WorkspaceService {
         recorder.unchangedTree = store.unchangedTree
         recorder.readBase = { [store] in try store.state.readBase() }
         recorder.progress = progress
-        recorder.joining = joining
+        let selection = try SparseSelection.load(layout)
+        recorder.selection = selection
+        recorder.joining = selection.map { selected in joining.filter { selected.contains($0.key) } } ?? joining
         if !joining.isEmpty { recorder.rejoining = state.unsyncedMintedDocuments }
         let result = try recorder.detect(write: write)
         report.problems += result.problems.map(ReportedProblem.invalidDocument)

@@ -113,6 +113,10 @@ public struct JournalEntry: Sendable, Equatable {
         self.event = event
     }
 
+    /// The `reason` of a `seen` that ends a document's base because it left a sparse
+    /// replica's selection (its file removed, nothing deleted anywhere).
+    static let leftSelection = "left the selection"
+
     /// The base a document had before a pull that could not be applied to it, put back
     /// (so the local file is compared with what it really came from next time).
     static func notApplied(refId: String, base: DocVersion?) -> JournalEntry {

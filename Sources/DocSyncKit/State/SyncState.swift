@@ -128,8 +128,9 @@ public struct SyncState: Sendable {
         case .apply, .conflict, .resolve:
             // A file operation (redone on recovery) and a note: no state of their own.
             break
-        case let .seen(refId, remote, _):
-            baseAheadOfCursor = true
+        case let .seen(refId, remote, reason):
+            // A document leaving a sparse replica is no remote position.
+            if reason != JournalEntry.leftSelection { baseAheadOfCursor = true }
             setBase(refId, remote.version)
             held.removeValue(forKey: refId)
         case let .held(refId, _, _):

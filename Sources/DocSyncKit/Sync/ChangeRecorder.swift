@@ -14,6 +14,9 @@ final class ChangeRecorder {
         var skipped: [TreeWalker.Skipped] = []
         /// Tracked paths whose documents could not be read this time: not deletions.
         var unreadablePaths: Set<String> = []
+        /// Files outside a sparse replica's selection that hold no document it tracks:
+        /// not recorded, not synced (see `SparseSelection`).
+        var outsideSelection: [String] = []
         /// Without `write`: the bytes of each new version by hash (nothing is stored, so
         /// a dry run's merge plan reads them from here).
         var unstoredContents: [String: [UInt8]] = [:]
@@ -64,6 +67,8 @@ final class ChangeRecorder {
     /// become a second document once it is reached.
     var rejoining: [String: [Int]] = [:]
     var unstoredContents: [String: [UInt8]] = [:]
+    /// A sparse replica's selection (nil: the replica keeps everything).
+    var selection: SparseSelection?
     /// The new versions' bytes the scan holds for the record (stamping scans them again),
     /// up to `heldBytesBudget`; past it a file is read again when it is recorded. Why: a
     /// first push of 100,000 documents held all of them, 54 MB, through the whole scan.
@@ -96,7 +101,8 @@ final class ChangeRecorder {
             return result
         }
         try readBase()
-        let files = scanFiles(walk.files, into: &result)
+        var files = scanFiles(walk.files, into: &result)
+        if let selection { leaveOutUnselected(&files, selection, into: &result) }
         let keepers = RefIdKeepers(
             files: files, tracked: tracked, previousIndex: previousIndex, unreadable: result.unreadablePaths)
         let recorded = try recordFiles(files, keepers: keepers, write: write, into: &result)
@@ -130,6 +136,27 @@ final class ChangeRecorder {
         }
         let unclaimed = found.count == count ? found : tracked.all.filter { !claimed.contains($0.key) }
         return unclaimed.sorted { $0.value.path < $1.value.path }
+    }
+
+    /// A sparse replica's files outside its selection that hold no document it tracks
+    /// (new files, copies, problems) are left out: neither recorded nor reported. One it
+    /// tracks is recorded as anywhere else (moved out of the selection, it is a rename).
+    private func leaveOutUnselected(_ files: inout [FileInfo], _ selection: SparseSelection, into result: inout Result)
+    {
+        files.removeAll { file in
+            guard !selection.contains(file.path), file.refId.map({ tracked[$0] == nil }) ?? true else { return false }
+            result.outsideSelection.append(file.path)
+            return true
+        }
+        let unselectedProblems = result.problems.filter { !selection.contains($0.path) }
+        guard !unselectedProblems.isEmpty else { return }
+        let trackedPaths = Set(tracked.all.values.map(\.path))
+        for problem in unselectedProblems where !trackedPaths.contains(problem.path) {
+            result.outsideSelection.append(problem.path)
+            result.unreadablePaths.remove(problem.path)
+        }
+        let outside = Set(result.outsideSelection)
+        result.problems.removeAll { outside.contains($0.path) }
     }
 
     /// Paths the index held that the walk did not find (their entries dropped).

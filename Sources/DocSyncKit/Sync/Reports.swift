@@ -153,6 +153,9 @@ public struct SyncReport: Codable, Sendable {
     public var syncMode: SyncMode? = nil
     /// Send-only: every remote change held aside after the run, unapplied (nil otherwise).
     public var notApplied: [ChangeSummary]? = nil
+    /// A sparse replica: the files of documents that left its selection, removed here
+    /// (still on the remote).
+    public var leftSelection: [String]? = nil
 
     public init() {}
 
@@ -204,6 +207,11 @@ public struct StatusReport: Codable, Sendable {
     /// Send-only: the remote changes held aside, unapplied (a document's local changes
     /// wait with them, see `docsync override`).
     public var notApplied: [ChangeSummary] = []
+    /// A sparse replica's selection patterns (nil: the replica keeps everything).
+    public var selection: [String]? = nil
+    /// A sparse replica's files outside its selection that hold no document it keeps:
+    /// never recorded or synced.
+    public var outsideSelection: [String] = []
 
     /// The files behind `problems`, sorted.
     public var invalidFiles: [String] { ReportedProblem.invalidFiles(in: problems) }

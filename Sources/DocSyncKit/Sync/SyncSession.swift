@@ -10,6 +10,8 @@ final class SyncSession {
     let options: SyncOptions
     let local: ChangeRecorder.Result
     var report: SyncReport
+    /// A sparse replica's selection (nil: the replica keeps everything).
+    var selection: SparseSelection?
     /// A pull of this run read the remote (a push with nothing to send need not ask again
     /// whether it is there).
     var remoteAnswered = false
@@ -46,6 +48,12 @@ final class SyncSession {
         }
         for note in changes.notArrived where !report.notices.contains(note) { report.notices.append(note) }
         if changes.isSnapshot { changes = changes.addingPurgedDeletions(base: state.base) }
+        if let selection {
+            let (tracked, base, held) = (state.trackedVersions, state.baseVersions, state.held)
+            changes = SelectedChanges.filter(changes, by: selection) {
+                tracked[$0] != nil || base[$0] != nil || held[$0] != nil
+            }
+        }
         rememberUserVersions(changes)
         var plan = try planPull(changes)
         restoreSharedCopies(of: changes, in: &plan)

@@ -54,7 +54,13 @@ public struct IgnoreRules: Sendable {
     public func isIgnored(_ path: String, isDirectory: Bool) -> Bool {
         // Most trees have no rules: asked once per file, this must cost nothing then.
         if rules.isEmpty { return false }
-        var ignored = false
+        return decision(path, isDirectory: isDirectory) ?? false
+    }
+
+    /// What the last rule matching `path` says (true: a plain pattern, false: a negated
+    /// one), or nil when none matches.
+    func decision(_ path: String, isDirectory: Bool) -> Bool? {
+        var ignored: Bool?
         let full = Array(path.utf8)
         let name = full.lastIndex(of: UInt8(ascii: "/")).map { Array(full[($0 + 1)...]) } ?? full
         for rule in rules {

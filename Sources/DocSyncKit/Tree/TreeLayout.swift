@@ -16,6 +16,11 @@ public struct TreeLayout: Sendable {
     public var objects: String { metadata + "/objects" }
     public var conflicts: String { metadata + "/conflicts" }
     public var ignoreFile: String { root + "/.docsyncignore" }
+    /// The parts of the remote a sparse replica keeps (see `SparseSelection`).
+    public var sparseFile: String { metadata + "/sparse" }
+    /// Present while a widened selection waits for the full listing that brings its new
+    /// part (see `SparseService`).
+    public var sparseWidenFile: String { metadata + "/sparse-widen" }
 
     public func absolute(_ relativePath: String) -> String { root + "/" + relativePath }
 

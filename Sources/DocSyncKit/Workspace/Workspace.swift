@@ -163,6 +163,7 @@ public final class Workspace {
     public var replicas: ReplicaService { ReplicaService(workspace: self) }
     public var settings: SettingsService { SettingsService(workspace: self) }
     public var checks: VerifyService { VerifyService(workspace: self) }
+    public var sparse: SparseService { SparseService(workspace: self) }
 
     // MARK: Pieces shared by the commands
 

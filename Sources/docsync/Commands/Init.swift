@@ -95,7 +95,7 @@ extension DocSync {
         static let configuration = CommandConfiguration(
             abstract: "Make a new working tree from a remote.",
             discussion:
-                "Every document on the remote is pulled into DIR (created if missing). Files DIR already holds are kept: a file without ids at a path where the remote has a document joins that document (the same content is simply that document; different content is merged field by field, fields that differ being a recorded conflict, exit 3); the others are recorded and sent by the next push or sync. A folder that is already a docsync tree is refused."
+                "Every document on the remote is pulled into DIR (created if missing); with --sparse, only those under the paths given. Files DIR already holds are kept: a file without ids at a path where the remote has a document joins that document (the same content is simply that document; different content is merged field by field, fields that differ being a recorded conflict, exit 3); the others are recorded and sent by the next push or sync. A folder that is already a docsync tree is refused."
         )
 
         @OptionGroup var global: GlobalOptions
@@ -119,6 +119,12 @@ extension DocSync {
         )
         var receiveOnly = false
 
+        @Option(
+            help: ArgumentHelp(
+                "Keep only this part of the remote (a folder, file or gitignore-style pattern; repeat for more; see `docsync sparse`): a sparse replica.",
+                valueName: "PATH"))
+        var sparse: [String] = []
+
         func run() throws {
             let view = ProgressView(global: global)
             defer { view.clear() }
@@ -129,7 +135,8 @@ extension DocSync {
                 try SyncPrinter(global: global, streamed: view.streamed).finish(
                     report, verb: "Cloned", command: "clone",
                     extraLine: "into \(tree.root)\(remote) as replica \(tree.replicaName)"
-                        + (receiveOnly ? ", receive-only" : ""),
+                        + (receiveOnly ? ", receive-only" : "")
+                        + (sparse.isEmpty ? "" : ", sparse (\(sparse.joined(separator: " ")))"),
                     extra: WithFields(base: tree, extra: ["documents": report.pulled.count]))
             }
         }
@@ -140,7 +147,8 @@ extension DocSync {
             return try TreeSetup.clone(
                 url: address.url, into: directory.hasPrefix("/") ? directory : FileSystem.join(base, directory),
                 kind: address.kind, branch: remoteOptions.branch, replicaName: replica.name,
-                mode: receiveOnly ? .receiveOnly : .both, progress: view.handler)
+                mode: receiveOnly ? .receiveOnly : .both, sparse: sparse.isEmpty ? nil : sparse,
+                progress: view.handler)
         }
     }
 

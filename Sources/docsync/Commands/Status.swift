@@ -67,6 +67,12 @@ struct StatusText {
         } else if status.syncMode == .sendOnly {
             Output.line("Mode:      send-only (sync.mode): this tree's changes are sent, the remote's never applied")
         }
+        if let selection = status.selection {
+            Output.line(
+                "Sparse:    keeps only "
+                    + (selection.isEmpty ? "nothing (an empty selection)" : selection.joined(separator: " "))
+                    + " (docsync sparse)")
+        }
         if let attempt = status.lastAttempt {
             Output.line(
                 "Last sync attempt \(Output.time(attempt.time)) (\(attempt.command)): gave up for now: \(attempt.reason)"
@@ -85,6 +91,11 @@ struct StatusText {
             "Remote changes not applied (send-only)", notAppliedLines,
             hint:
                 "a local change to one of these waits too; `docsync override PATH` sends it over the remote's version, `docsync config sync.mode both` merges them on the next sync"
+        )
+        section(
+            "Outside the selection, not synced", status.outsideSelection,
+            hint:
+                "files of no document this replica keeps; `docsync sparse add PATH` keeps that part here (they are then recorded and sent), or move them inside the selection"
         )
         printConflicts()
         section(

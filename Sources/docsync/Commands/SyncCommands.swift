@@ -272,6 +272,9 @@ struct SyncPrinter {
                 "\(tag)restore \(r.path): version \(r.version) (from the \(r.source == "remote" ? "remote" : "journal"))"
                     + (r.changesetId.map { ", now \($0)" } ?? ""))
         }
+        for path in report.leftSelection ?? [] {
+            Output.line("leave   \(path)  (outside the selection; kept on the remote)")
+        }
         for n in report.notices { Output.line("note            \(n)") }
         for w in report.waiting {
             Output.line("waiting         \(w) (merged with the file once it is valid again)")

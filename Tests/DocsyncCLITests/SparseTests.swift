@@ -1,0 +1,290 @@
+// Selective sync (issue 24): `docsync sparse` and `clone --sparse`, through the built binary,
+// against a folder remote and a git repository. A full replica ("server") keeps everything
+// and is the check of what reached the remote (on git, `git ls-tree` too, as an
+// independent client); the sparse replica's tree is checked file by file.
+
+import Foundation
+import Testing
+
+@Suite("Selective sync: docsync sparse")
+struct SparseTests {
+    typealias Kind = SyncModeTests.Kind
+
+    static func doc(_ fields: [String: Int]) -> String { SyncModeTests.doc(fields) }
+    /// Sets (or adds) a top-level field, the file rewritten as an editor would.
+    static func set(_ r: Replica, _ file: String, _ field: String, _ value: Int) {
+        guard var object = r.json(file) else {
+            Issue.record("\(r.root) has no valid \(file) to edit")
+            return
+        }
+        object[field] = value
+        let data = try! JSONSerialization.data(withJSONObject: object, options: [.prettyPrinted, .sortedKeys])
+        r.write(file, String(decoding: data, as: UTF8.self) + "\n")
+    }
+    static func number(_ r: Replica, _ file: String, _ field: String) -> Int? { r.json(file)?[field] as? Int }
+
+    /// The document files of a tree, sorted.
+    static func files(_ r: Replica) -> [String] {
+        Files.list(r.root, skipMetadata: true).filter { $0.hasSuffix(".json") }.sorted()
+    }
+
+    /// The document files on the remote's branch, as git lists them (docsync's own files left out).
+    static func gitFiles(_ url: String) -> [String] {
+        let r = CLI.runTool(
+            "/usr/bin/git", ["--git-dir", url, "ls-tree", "-r", "--name-only", "main"], in: "/",
+            env: Reliability.gitEnv)
+        return r.stdout.split(separator: "\n").map(String.init).filter { !$0.hasPrefix(".docsync") }.sorted()
+    }
+
+    static let layout = [
+        "contacts/ann.json", "contacts/bob.json", "tasks/2026/t1.json", "tasks/2025/t0.json", "archive/old.json",
+        "top.json"
+    ]
+
+    /// A remote of `kind` holding `layout` (each `{"n": 1}`), made by "server", and a
+    /// replica "laptop" cloned with `--sparse contacts/ tasks/2026/`.
+    static func serverAndLaptop(_ box: Sandbox, _ kind: Kind, sparse: [String] = ["contacts/", "tasks/2026/"]) -> (
+        url: String, server: Replica, laptop: Replica
+    ) {
+        let url = Reliability.remote(box, git: kind == .git)
+        let server = box.replica("server")
+        for path in layout { server.write(path, doc(["n": 1])) }
+        #expect(CLI.run(["init", "--remote", url, "--name", "server", "server"], in: box.root).exit == 0)
+        server.sync()
+        let clone = CLI.run(
+            ["clone", "--name", "laptop"] + sparse.flatMap { ["--sparse", $0] } + [url, "laptop"], in: box.root)
+        #expect(clone.exit == 0, clone.comment)
+        return (url, server, box.replica("laptop"))
+    }
+
+    @Test(
+        "clone --sparse pulls only the selection; status shows it; a push from the sparse replica changes nothing outside it on the remote",
+        arguments: Kind.allCases)
+    func cloneSparse(_ kind: Kind) throws {
+        let box = Sandbox("sparse-clone-\(kind)")
+        let (url, server, laptop) = Self.serverAndLaptop(box, kind)
+        #expect(Self.files(laptop) == ["contacts/ann.json", "contacts/bob.json", "tasks/2026/t1.json"])
+        let list = laptop.ok("sparse", "list")
+        #expect(list.stdout == "/contacts/\n/tasks/2026/\n", list.comment)
+        // A new file outside the selection is neither recorded nor sent: status names it.
+        laptop.write("archive/draft.json", Self.doc(["n": 9]))
+        Self.set(laptop, "contacts/ann.json", "n", 2)
+        let status = JSONHelp.parse(laptop.run("status", "--json").stdout) as? [String: Any] ?? [:]
+        #expect(status["selection"] as? [String] == ["/contacts/", "/tasks/2026/"], "\(status)")
+        #expect(status["outsideSelection"] as? [String] == ["archive/draft.json"], "\(status)")
+        let text = laptop.run("status").stdout
+        #expect(text.contains("Sparse:    keeps only /contacts/ /tasks/2026/"), "\(text)")
+        #expect(text.contains("Outside the selection, not synced: 1"), "\(text)")
+        let sync = laptop.run("sync")
+        #expect(sync.exit == 0, sync.comment)
+        #expect(sync.stdout.contains("push    update  contacts/ann.json"), sync.comment)
+        #expect(!sync.stdout.contains("draft"), sync.comment)
+        #expect(laptop.exists("archive/draft.json"), "a file outside the selection is left alone")
+        server.sync()
+        #expect(Self.files(server) == Self.layout.sorted(), "the remote keeps everything")
+        #expect(Self.number(server, "contacts/ann.json", "n") == 2)
+        if kind == .git {
+            #expect(Self.gitFiles(url) == Self.layout.sorted())
+            Reliability.fsck(url)
+        }
+    }
+
+    @Test(
+        "a document moved out of the selection is a rename on the remote and leaves this tree; one moved in from outside is a new document",
+        arguments: Kind.allCases)
+    func moveOutAndIn(_ kind: Kind) throws {
+        let box = Sandbox("sparse-move-\(kind)")
+        let (url, server, laptop) = Self.serverAndLaptop(box, kind)
+        let bob = laptop.refId("contacts/bob.json")
+        try FileManager.default.createDirectory(atPath: laptop.path("archive"), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(
+            atPath: laptop.path("contacts/bob.json"), toPath: laptop.path("archive/bob.json"))
+        // Moved in from elsewhere (no refId yet): a new document.
+        laptop.write("contacts/carol.json", Self.doc(["n": 5]))
+        let sync = laptop.run("sync")
+        #expect(sync.exit == 0, sync.comment)
+        #expect(sync.stdout.contains("push    rename  archive/bob.json  (from contacts/bob.json)"), sync.comment)
+        #expect(sync.stdout.contains("leave   archive/bob.json"), sync.comment)
+        #expect(!laptop.exists("archive/bob.json") && !laptop.exists("contacts/bob.json"))
+        #expect(Self.files(laptop) == ["contacts/ann.json", "contacts/carol.json", "tasks/2026/t1.json"])
+        server.sync()
+        #expect(server.refId("archive/bob.json") == bob, "a rename, the same document")
+        #expect(!server.exists("contacts/bob.json"))
+        #expect(server.exists("contacts/carol.json"))
+        // Nothing was deleted on the remote.
+        if kind == .dir {
+            #expect(Reliability.folderTombstones(url).isEmpty)
+        } else {
+            #expect(Self.gitFiles(url).contains("archive/bob.json"))
+        }
+        // The next sync leaves it alone: it is no deletion.
+        #expect(laptop.run("sync").stdout.contains("0 recorded, 0 pulled, 0 pushed"))
+        server.sync()
+        #expect(server.exists("archive/bob.json"))
+    }
+
+    @Test(
+        "another replica moves a document into the selection: it arrives; moves one out: it leaves, and a local edit that crosses the move is merged and pushed",
+        arguments: Kind.allCases)
+    func movedByAnotherReplica(_ kind: Kind) throws {
+        let box = Sandbox("sparse-moved-\(kind)")
+        let (_, server, laptop) = Self.serverAndLaptop(box, kind)
+        try FileManager.default.moveItem(
+            atPath: server.path("archive/old.json"), toPath: server.path("contacts/old.json"))
+        try FileManager.default.createDirectory(atPath: server.path("archive/2"), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(
+            atPath: server.path("contacts/ann.json"), toPath: server.path("archive/2/ann.json"))
+        Self.set(server, "archive/2/ann.json", "m", 7)
+        server.sync()
+        Self.set(laptop, "contacts/ann.json", "n", 3)  // not synced yet: crosses the move
+        let sync = laptop.run("sync")
+        #expect(sync.exit == 0, sync.comment)
+        #expect(sync.stdout.contains("pull    create  contacts/old.json"), sync.comment)
+        #expect(sync.stdout.contains("leave   archive/2/ann.json"), sync.comment)
+        #expect(Self.files(laptop) == ["contacts/bob.json", "contacts/old.json", "tasks/2026/t1.json"])
+        server.sync()
+        #expect(Self.number(server, "archive/2/ann.json", "n") == 3, "the local edit was lost")
+        #expect(Self.number(server, "archive/2/ann.json", "m") == 7, "the remote edit was lost")
+        #expect(Self.files(server).count == Self.layout.count)
+    }
+
+    @Test(
+        "sparse add pulls the new part; sparse remove takes away synced unchanged files only, keeping edited and invalid ones until they are synced; reapply --force drops them, their versions restorable",
+        arguments: Kind.allCases)
+    func widenAndNarrow(_ kind: Kind) throws {
+        let box = Sandbox("sparse-widen-\(kind)")
+        let (_, server, laptop) = Self.serverAndLaptop(box, kind)
+        let add = laptop.run("sparse", "add", "archive/", "top.json")
+        #expect(add.exit == 0, add.comment)
+        #expect(add.stdout.contains("pull    create  archive/old.json"), add.comment)
+        #expect(add.stdout.contains("pull    create  top.json"), add.comment)
+        #expect(!laptop.exists(".docsync/sparse-widen"), "the widening mark outlived its pull")
+        #expect(
+            Self.files(laptop) == [
+                "archive/old.json", "contacts/ann.json", "contacts/bob.json", "tasks/2026/t1.json", "top.json"
+            ])
+
+        // Narrowing: ann edited (not synced), bob invalid, the rest synced.
+        Self.set(laptop, "contacts/ann.json", "n", 4)
+        let annEdited = laptop.changesetId("contacts/ann.json")
+        laptop.write("contacts/bob.json", "{ not json")
+        let remove = laptop.run("sparse", "remove", "contacts/", "top.json")
+        #expect(remove.exit == 1, remove.comment)  // bob is not a valid document
+        #expect(remove.stdout.contains("contacts/ann.json: outside the selection, kept here"), remove.comment)
+        #expect(remove.stdout.contains("contacts/bob.json: outside the selection, kept here"), remove.comment)
+        #expect(remove.stdout.contains("leave   top.json"), remove.comment)
+        #expect(laptop.exists("contacts/ann.json") && laptop.exists("contacts/bob.json") && !laptop.exists("top.json"))
+        #expect(laptop.ok("sparse", "list").stdout == "/tasks/2026/\n/archive/\n")
+        // ann's edit goes with the next sync, and then ann leaves; bob stays while invalid.
+        let sync = laptop.run("sync")
+        #expect(sync.exit == 1, sync.comment)
+        #expect(sync.stdout.contains("push    update  contacts/ann.json"), sync.comment)
+        #expect(sync.stdout.contains("leave   contacts/ann.json"), sync.comment)
+        #expect(!laptop.exists("contacts/ann.json") && laptop.exists("contacts/bob.json"))
+        server.sync()
+        #expect(Self.number(server, "contacts/ann.json", "n") == 4)
+        #expect(server.exists("top.json"), "narrowing deleted on the remote")
+        #expect(annEdited != nil)
+
+        // --force: bob's invalid file is kept under .docsync/rejected/ and leaves; nothing
+        // is deleted on the remote.
+        let force = laptop.run("sparse", "reapply", "--force")
+        #expect(force.exit == 0, force.comment)
+        #expect(!laptop.exists("contacts/bob.json"))
+        let rejected = (try? FileManager.default.contentsOfDirectory(atPath: laptop.path(".docsync/rejected"))) ?? []
+        #expect(rejected.count == 1 && rejected[0].hasPrefix("bob."), "\(rejected)")
+        server.sync()
+        #expect(server.exists("contacts/bob.json"))
+        // Outside the selection, restore says so.
+        let restore = laptop.run("restore", "contacts/bob.json")
+        #expect(restore.exit == 1)
+        #expect(restore.stderr.contains("outside this replica's selection"), restore.comment)
+        #expect(restore.stderr.contains("docsync sparse add contacts/"), restore.comment)
+        // A change not sent, forced out, is restorable once the part is selected again.
+        Self.set(laptop, "archive/old.json", "n", 6)
+        let forced = laptop.run("sparse", "remove", "--force", "archive/")
+        #expect(forced.exit == 0, forced.comment)
+        #expect(!laptop.exists("archive/old.json"))
+        server.sync()
+        #expect(Self.number(server, "archive/old.json", "n") == 1, "a change forced out reached the remote")
+        // The dropped version is in this replica's journal (`log` names it).
+        let log = laptop.run("log", "archive/old.json", "--json")
+        let local = (JSONHelp.parse(log.stdout) as? [String: Any])?["local"] as? [[String: Any]] ?? []
+        let lostVersion = local.last { $0["kind"] as? String == "update" }?["changesetId"] as? String
+        #expect(lostVersion != nil, log.comment)
+        let back = laptop.run("sparse", "add", "archive/")
+        #expect(back.exit == 0, back.comment)
+        #expect(Self.number(laptop, "archive/old.json", "n") == 1)
+        if let lostVersion {
+            let restored = laptop.run("restore", "archive/old.json", "--at", lostVersion)
+            #expect(restored.exit == 0, restored.comment)
+            #expect(Self.number(laptop, "archive/old.json", "n") == 6, "the forced-out version is not restorable")
+        }
+    }
+
+    @Test(
+        "sparse disable pulls the rest of the remote; set replaces the selection; bad patterns and removing what is not selected are clear errors",
+        arguments: [Kind.dir])
+    func setAndDisable(_ kind: Kind) throws {
+        let box = Sandbox("sparse-set-\(kind)")
+        let (_, _, laptop) = Self.serverAndLaptop(box, kind)
+        let bad = laptop.run("sparse", "add", "../elsewhere")
+        #expect(bad.exit == 1 && bad.stderr.contains("'../elsewhere': not a selection pattern"), bad.comment)
+        let missing = laptop.run("sparse", "remove", "archive/")
+        #expect(missing.exit == 1 && missing.stderr.contains("'/archive/' is not in the selection"), missing.comment)
+        let set = JSONOutputTests.check(laptop.run("sparse", "set", "--json", "tasks/"), "sparse", command: "sparse")
+        #expect(set["selection"] as? [String] == ["/tasks/"], "\(set)")
+        #expect(set["leftSelection"] as? [String] == ["contacts/ann.json", "contacts/bob.json"], "\(set)")
+        #expect((set["pulled"] as? [[String: Any]])?.count == 1, "\(set)")
+        let listed = JSONOutputTests.check(
+            laptop.run("sparse", "list", "--json"), "sparse-list", command: "sparse list")
+        #expect(listed["selection"] as? [String] == ["/tasks/"])
+        _ = JSONOutputTests.check(laptop.run("status", "--json"), "status", command: "status")
+        #expect(Self.files(laptop) == ["tasks/2025/t0.json", "tasks/2026/t1.json"])
+        let disable = laptop.run("sparse", "disable")
+        #expect(disable.exit == 0, disable.comment)
+        #expect(Self.files(laptop) == Self.layout.sorted())
+        #expect(!laptop.exists(".docsync/sparse"))
+        let again = laptop.run("sparse", "disable")
+        #expect(again.exit == 1 && again.stderr.contains("keeps everything already"), again.comment)
+        #expect(laptop.ok("sparse", "list").stdout.contains("keeps everything"))
+    }
+
+    @Test(
+        "a full, a sparse and a receive-only sparse replica syncing at the same moment against one remote: every edit arrives, nothing outside a selection is touched",
+        arguments: Kind.allCases)
+    func concurrentReplicas(_ kind: Kind) throws {
+        let box = Sandbox("sparse-concurrent-\(kind)")
+        let (url, server, laptop) = Self.serverAndLaptop(box, kind)
+        let made = CLI.run(
+            ["clone", "--name", "report", "--receive-only", "--sparse", "tasks/", url, "report"], in: box.root)
+        #expect(made.exit == 0, made.comment)
+        let report = box.replica("report")
+        #expect(Self.files(report) == ["tasks/2025/t0.json", "tasks/2026/t1.json"])
+        for round in 1...3 {
+            Self.set(server, "archive/old.json", "n", 10 + round)
+            Self.set(server, "tasks/2026/t1.json", "s\(round)", round)
+            Self.set(laptop, "contacts/ann.json", "n", 20 + round)
+            Self.set(laptop, "tasks/2026/t1.json", "l\(round)", round)
+            Self.set(report, "tasks/2025/t0.json", "r", round)  // never sent
+            let runs = runConcurrently([
+                (["sync"], server.root), (["sync"], laptop.root), (["sync"], report.root)
+            ])
+            for run in runs { #expect([0, 75].contains(run.exit), run.comment) }
+        }
+        for _ in 0..<2 { for r in [server, laptop, report] { _ = r.run("sync") } }
+        #expect(Self.number(server, "contacts/ann.json", "n") == 23)
+        #expect(Self.number(server, "archive/old.json", "n") == 13)
+        for round in 1...3 {
+            #expect(Self.number(server, "tasks/2026/t1.json", "s\(round)") == round)
+            #expect(Self.number(server, "tasks/2026/t1.json", "l\(round)") == round)
+            #expect(Self.number(laptop, "tasks/2026/t1.json", "l\(round)") == round)
+            #expect(Self.number(report, "tasks/2026/t1.json", "s\(round)") == round)
+        }
+        #expect(Self.number(server, "tasks/2025/t0.json", "r") == nil, "receive-only sent its change")
+        #expect(Self.files(server) == Self.layout.sorted())
+        #expect(Self.files(laptop) == ["contacts/ann.json", "contacts/bob.json", "tasks/2026/t1.json"])
+        #expect(Self.files(report) == ["tasks/2025/t0.json", "tasks/2026/t1.json"])
+        if kind == .git { Reliability.fsck(url) }
+    }
+}
