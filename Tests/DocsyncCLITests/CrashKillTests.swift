@@ -72,6 +72,10 @@ enum CrashTable {
     /// (SendOnlyTests).
     static let override = ["override.after-journal"]
 
+    /// `docsync sparse` (and a sync of a sparse replica), killed after it journaled the
+    /// documents that leave the selection (SparseTests).
+    static let sparse = ["sparse.after-journal"]
+
     /// An upgrade of a format-1 folder remote to the drive layout (by the first sync).
     static let upgrade = ["upgrade.after-commit", "upgrade.after-format"]
 
@@ -109,7 +113,7 @@ enum CrashTable {
         }
         let listed = CrashTable.Kind.allCases.reduce(
             into: Set<String>(
-                CrashTable.resolve + CrashTable.revert + CrashTable.override + CrashTable.upgrade
+                CrashTable.resolve + CrashTable.revert + CrashTable.override + CrashTable.sparse + CrashTable.upgrade
                     + CrashTable.localFetch
                     + CrashTable.stateRead)
         ) {

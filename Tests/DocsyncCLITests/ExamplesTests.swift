@@ -122,6 +122,24 @@ struct ExamplesTests {
     }
 
     @Test(
+        "examples/sparse-phone.sh: a phone that keeps only contacts/ edits and archives contacts, widens and narrows, and the remote keeps everything"
+    )
+    func sparsePhone() throws {
+        let box = Sandbox()
+        let r = Example.run("sparse-phone.sh", in: box.root, env: ["WORK": box.path("work")])
+        #expect(r.exit == 0, r.comment)
+        #expect(r.stdout.contains("the phone keeps its part; the remote keeps everything"), r.comment)
+        let laptop = Replica(root: box.path("work/laptop"))
+        let phone = Replica(root: box.path("work/phone"))
+        #expect(
+            Set(phone.documents().keys) == ["contacts/ada-lovelace.json", "contacts/grace-hopper.json"],
+            "\(phone.documents().keys)")
+        #expect(laptop.documents().count == 6)
+        #expect(laptop.json("tasks/buy-milk.json")?["done"] as? Bool == true, "the phone's edit of a task it let go")
+        #expect(phone.bytes("contacts/ada-lovelace.json") == laptop.bytes("contacts/ada-lovelace.json"))
+    }
+
+    @Test(
         "examples/edit-with-jq-and-sed.sh: jq and sed edits on two replicas merge and sync",
         .enabled(if: Prerequisite.jq.runsHere))
     func jqAndSed() throws {

@@ -43,10 +43,10 @@ struct SparseTests {
 
     /// A remote of `kind` holding `layout` (each `{"n": 1}`), made by "server", and a
     /// replica "laptop" cloned with `--sparse contacts/ tasks/2026/`.
-    static func serverAndLaptop(_ box: Sandbox, _ kind: Kind, sparse: [String] = ["contacts/", "tasks/2026/"]) -> (
-        url: String, server: Replica, laptop: Replica
-    ) {
-        let url = Reliability.remote(box, git: kind == .git)
+    static func serverAndLaptop(
+        _ box: Sandbox, _ kind: Kind, sparse: [String] = ["contacts/", "tasks/2026/"], format1: Bool = false
+    ) -> (url: String, server: Replica, laptop: Replica) {
+        let url = Reliability.remote(box, git: kind == .git, format1: format1)
         let server = box.replica("server")
         for path in layout { server.write(path, doc(["n": 1])) }
         #expect(CLI.run(["init", "--remote", url, "--name", "server", "server"], in: box.root).exit == 0)
@@ -68,18 +68,22 @@ struct SparseTests {
         #expect(list.stdout == "/contacts/\n/tasks/2026/\n", list.comment)
         // A new file outside the selection is neither recorded nor sent: status names it.
         laptop.write("archive/draft.json", Self.doc(["n": 9]))
+        // A copy of a document it holds, made outside the selection: a new file there too.
+        laptop.write("archive/ann-copy.json", laptop.read("contacts/ann.json")!)
         Self.set(laptop, "contacts/ann.json", "n", 2)
         let status = JSONHelp.parse(laptop.run("status", "--json").stdout) as? [String: Any] ?? [:]
         #expect(status["selection"] as? [String] == ["/contacts/", "/tasks/2026/"], "\(status)")
-        #expect(status["outsideSelection"] as? [String] == ["archive/draft.json"], "\(status)")
+        #expect(status["outsideSelection"] as? [String] == ["archive/ann-copy.json", "archive/draft.json"], "\(status)")
         let text = laptop.run("status").stdout
         #expect(text.contains("Sparse:    keeps only /contacts/ /tasks/2026/"), "\(text)")
-        #expect(text.contains("Outside the selection, not synced: 1"), "\(text)")
+        #expect(text.contains("Outside the selection, not synced: 2"), "\(text)")
         let sync = laptop.run("sync")
         #expect(sync.exit == 0, sync.comment)
         #expect(sync.stdout.contains("push    update  contacts/ann.json"), sync.comment)
         #expect(!sync.stdout.contains("draft"), sync.comment)
+        #expect(!sync.stdout.contains("ann-copy"), sync.comment)
         #expect(laptop.exists("archive/draft.json"), "a file outside the selection is left alone")
+        #expect(laptop.exists("archive/ann-copy.json"), "a copy outside the selection is left alone")
         server.sync()
         #expect(Self.files(server) == Self.layout.sorted(), "the remote keeps everything")
         #expect(Self.number(server, "contacts/ann.json", "n") == 2)
@@ -286,5 +290,93 @@ struct SparseTests {
         #expect(Self.files(laptop) == ["contacts/ann.json", "contacts/bob.json", "tasks/2026/t1.json"])
         #expect(Self.files(report) == ["tasks/2025/t0.json", "tasks/2026/t1.json"])
         if kind == .git { Reliability.fsck(url) }
+    }
+
+    @Test(
+        "sparse remove killed after its journal: the files stay until the next run finishes it, and nothing is deleted on the remote",
+        arguments: Kind.allCases)
+    func killedNarrowingIsFinished(_ kind: Kind) throws {
+        let box = Sandbox("sparse-kill-\(kind)")
+        let (_, server, laptop) = Self.serverAndLaptop(box, kind)
+        let killed = laptop.run(["sparse", "remove", "contacts/"], env: ["DOCSYNC_CRASH_AT": "sparse.after-journal"])
+        #expect(killed.exit == 137, "the narrowing died there: \(killed)")
+        #expect(laptop.exists("contacts/ann.json") && laptop.exists("contacts/bob.json"), "killed before a file went")
+        let next = laptop.run("sync")
+        #expect(next.exit == 0, next.comment)
+        #expect(!next.stdout.contains("push    delete"), "the leaving documents were sent as deletions: \(next.stdout)")
+        #expect(Self.files(laptop) == ["tasks/2026/t1.json"])
+        server.sync()
+        #expect(Self.files(server) == Self.layout.sorted(), "the remote lost a document")
+        #expect(laptop.run("sync").stdout.contains("0 recorded, 0 pulled, 0 pushed"))
+    }
+
+    static func purged(_ r: Replica, dryRun: Bool = false) -> [String] {
+        let run = r.run(["gc", "--json"] + (dryRun ? ["--dry-run"] : []))
+        #expect(run.exit == 0, run.comment)
+        let report = JSONHelp.parse(run.stdout) as? [String: Any] ?? [:]
+        return ((report["remote"] as? [String: Any])?["purged"] as? [[String: Any]] ?? []).compactMap {
+            $0["path"] as? String
+        }.sorted()
+    }
+
+    @Test(
+        "gc does not wait for a sparse replica to read tombstones of documents it does not select, and waits for one it holds (folder remotes of both layouts, git)",
+        arguments: [(Kind.dir, false), (Kind.dir, true), (Kind.git, false)])
+    func gcAndSparseReplicas(_ kind: Kind, format1: Bool) throws {
+        let box = Sandbox("sparse-gc-\(kind)\(format1 ? "1" : "")")
+        let (url, server, laptop) = Self.serverAndLaptop(box, kind, format1: format1)
+        // Known to the remote (on git, by a push; a folder remote knows it from its clone).
+        Self.set(laptop, "contacts/ann.json", "n", 2)
+        laptop.sync()
+        server.sync()
+        server.remove("archive/old.json")
+        server.remove("contacts/bob.json")
+        server.sync()
+        // The laptop has read neither deletion: only the one it holds waits for it.
+        #expect(Self.purged(server, dryRun: true) == ["archive/old.json"])
+        #expect(Self.purged(server) == ["archive/old.json"])
+        let sync = laptop.run("sync")
+        #expect(sync.exit == 0, sync.comment)
+        #expect(!laptop.exists("contacts/bob.json"), "the deletion of a document it holds reached it")
+        if kind == .git {
+            // On git a replica shows it has read a deletion by pushing on top of it.
+            Self.set(laptop, "contacts/ann.json", "n", 3)
+            laptop.sync()
+        }
+        #expect(Self.purged(server) == ["contacts/bob.json"])
+        server.sync()
+        #expect(
+            Self.files(server)
+                == Self.layout.filter { !["archive/old.json", "contacts/bob.json"].contains($0) }.sorted())
+        if kind == .git { Reliability.fsck(url) }
+    }
+
+    @Test(
+        "a file copied into the selection that carries the refId of a document outside it is met as a document both sides made: merged, never sent over the remote's version unmerged",
+        arguments: Kind.allCases)
+    func copiedInWithAKnownRefId(_ kind: Kind) throws {
+        let box = Sandbox("sparse-carried-\(kind)")
+        let (_, server, laptop) = Self.serverAndLaptop(box, kind)
+        let old = server.read("archive/old.json")!
+        let refId = server.refId("archive/old.json")
+        Self.set(server, "archive/old.json", "n", 5)
+        Self.set(server, "archive/old.json", "s", 1)
+        server.sync()
+        laptop.sync()  // past the change: no pull brings the document again
+        // The laptop gets the older copy from elsewhere (a backup, a mail) into contacts/.
+        laptop.write("contacts/old.json", old)
+        Self.set(laptop, "contacts/old.json", "x", 7)
+        let sync = laptop.run("sync")
+        #expect(sync.exit == 3, "the differing field is a recorded conflict: \(sync)")
+        let told = server.run("sync")
+        #expect([0, 3].contains(told.exit), told.comment)
+        let here = try #require(
+            Self.files(server).first { server.refId($0) == refId }, "the document is gone from the remote")
+        #expect(Self.files(server).filter { server.refId($0) == refId }.count == 1, "one document, not two")
+        #expect(Self.number(server, here, "s") == 1, "the remote's field was lost: \(server.read(here) ?? "")")
+        #expect(Self.number(server, here, "x") == 7, "the laptop's field was lost")
+        let conflicts = JSONHelp.parse(laptop.run("conflicts", "--json").stdout) as? [String: Any]
+        let listed = (conflicts?["conflicts"] as? [[String: Any]] ?? []).compactMap { $0["refId"] as? String }
+        #expect(listed == [refId], "\(conflicts ?? [:])")
     }
 }

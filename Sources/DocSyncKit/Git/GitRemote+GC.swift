@@ -76,6 +76,7 @@ extension GitRemote {
         let scan = try scanHistory(head: head, tombstones: blobAtHead)
         let latestPush = scan.latestPush
         let introduced = scan.introduced
+        let selections = scan.selection
         report.replicas = latestPush.keys.sorted()
         var paths: [String] = []
         for file in tombstones.sorted(by: { $0.path < $1.path }) {
@@ -83,8 +84,12 @@ extension GitRemote {
                 continue
             }
             // Not seen: the replica's latest commit is older than the one that wrote it.
+            // A sparse replica that does not select the deleted document's path is not waited for.
             let unseenBy =
-                introduced[file.path].map { at in latestPush.filter { $0.value > at }.map(\.key).sorted() } ?? []
+                introduced[file.path].map { at in
+                    latestPush.filter { $0.value > at && SparseSelection.mayHold(selections[$0.key], entry.path) }
+                        .map(\.key).sorted()
+                } ?? []
             let seenByAll = introduced[file.path] != nil && !latestPush.isEmpty && unseenBy.isEmpty
             let reason = rule.reason(deletedAt: entry.time, seenByAll: seenByAll)
             if reason != nil { paths.append(file.path) }

@@ -16,6 +16,22 @@ extension GitRemote {
     /// The trailers every docsync commit ends with.
     static func trailers(of replica: ReplicaInfo) -> String {
         "Replica: \(replica.replicaId)\n" + (replica.version.map { "\(versionTrailer) \($0)\n" } ?? "")
+            + (replica.selection.flatMap(selectionTrailer) ?? "")
+    }
+
+    /// `Sparse-Selection: ["/contacts/"]`: a sparse replica's selection, as JSON (patterns
+    /// may hold spaces), in each of its commits: gc reads the latest one's.
+    static let selectionKey = "Sparse-Selection:"
+
+    static func selectionTrailer(_ patterns: [String]) -> String? {
+        guard let data = try? JSONEncoder().encode(patterns) else { return nil }
+        return "\(selectionKey) \(String(decoding: data, as: UTF8.self))\n"
+    }
+
+    /// The selection a commit's message names (nil: its replica keeps everything).
+    static func selection(inMessage message: String) -> [String]? {
+        guard let text = trailer(selectionKey, in: message) else { return nil }
+        return try? JSONDecoder().decode([String].self, from: Data(text.utf8))
     }
 
     /// What the branch's first-parent history says, newest first, at most
@@ -25,6 +41,10 @@ extension GitRemote {
         var latestPush: [String: Int] = [:]
         /// That latest commit of each known replica.
         var latestCommit: [String: GitRepository.CommitInfo] = [:]
+        /// The selection each sparse replica's latest commit names.
+        var selection: [String: [String]] {
+            latestCommit.compactMapValues { GitRemote.selection(inMessage: $0.message) }
+        }
         /// For each tombstone asked about, how many commits back its current content was written.
         var introduced: [String: Int] = [:]
     }

@@ -37,6 +37,7 @@ extension DirectoryRemote {
             // Seen: the replica's last recorded cursor is in this epoch and past the line.
             let end = lines[latest[entry.refId]!].endOffset
             return records.filter { record in
+                guard SparseSelection.mayHold(record.selection, entry.path) else { return false }
                 guard let cursor = Cursor(record.seen), cursor.remoteId == id else { return true }
                 return cursor.position.generation < now.epoch || cursor.position.length < end
             }.map(\.replicaId)

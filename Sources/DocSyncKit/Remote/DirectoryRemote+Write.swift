@@ -170,6 +170,8 @@ extension DirectoryRemote {
         var time: Int64
         /// Absent in records written before docsync kept it.
         var version: String? = nil
+        /// A sparse replica's selection (absent: it keeps everything).
+        var selection: [String]? = nil
     }
 
     /// How stale a record may grow while its replica syncs without news: a no-op sync
@@ -187,12 +189,13 @@ extension DirectoryRemote {
         if let old = try? FileSystem.readFile(path),
             let record = try? JSONDecoder().decode(ReplicaRecord.self, from: Data(old)),
             record.seen == cursor, record.name == replica.name, record.version == replica.version,
-            now - record.time < Self.replicaRecordRefreshMillis
+            record.selection == replica.selection, now - record.time < Self.replicaRecordRefreshMillis
         {
             return
         }
         let record = ReplicaRecord(
-            replicaId: replica.replicaId, name: replica.name, seen: cursor, time: now, version: replica.version)
+            replicaId: replica.replicaId, name: replica.name, seen: cursor, time: now, version: replica.version,
+            selection: replica.selection)
         try FileSystem.createDirectories(meta + "/replicas")
         try FileSystem.writeAtomically(path, Array(try LineEncoding.json(record).utf8) + [10])
     }

@@ -152,6 +152,10 @@ public struct ReplicaInfo: Codable, Sendable {
     public var name: String
     /// The docsync version this replica runs (shown by `docsync replicas`).
     public var version: String? = nil
+    /// A sparse replica's selection patterns (nil: it keeps everything). Kept in its
+    /// record on the remote, so that gc does not wait for it to read tombstones of
+    /// documents it does not keep (see `SparseSelection.mayHold`).
+    public var selection: [String]? = nil
 
     /// The running docsync's version, set once by the command line at start-up (the
     /// engine does not know its own release number).

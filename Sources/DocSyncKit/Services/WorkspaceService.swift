@@ -39,7 +39,7 @@ extension WorkspaceService {
     var replicaInfo: ReplicaInfo {
         ReplicaInfo(
             replicaId: config.replicaId, name: config["core.replicaName"] ?? config.replicaId,
-            version: ReplicaInfo.softwareVersion)
+            version: ReplicaInfo.softwareVersion, selection: (try? SparseSelection.load(layout))??.patterns)
     }
 
     func makeRemote() throws -> Remote { try workspace.makeRemote() }

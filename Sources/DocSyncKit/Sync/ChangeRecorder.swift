@@ -141,13 +141,28 @@ final class ChangeRecorder {
     /// A sparse replica's files outside its selection that hold no document it tracks
     /// (new files, copies, problems) are left out: neither recorded nor reported. One it
     /// tracks is recorded as anywhere else (moved out of the selection, it is a rename).
+    /// A copy of a tracked document made outside the selection (the document's own file
+    /// still at its path) is a new file there, left out too.
     private func leaveOutUnselected(_ files: inout [FileInfo], _ selection: SparseSelection, into result: inout Result)
     {
-        files.removeAll { file in
-            guard !selection.contains(file.path), file.refId.map({ tracked[$0] == nil }) ?? true else { return false }
-            result.outsideSelection.append(file.path)
-            return true
+        let outside = files.indices.filter { !selection.contains(files[$0].path) }
+        var carried = Set<String>()
+        if !outside.isEmpty {
+            for file in files { if let refId = file.refId { carried.insert(file.path + "\u{0}" + refId) } }
         }
+        var dropped = Set<Int>()
+        for i in outside {
+            let file = files[i]
+            if let refId = file.refId, let known = tracked[refId] {
+                // Its own file, edited or moved out: recorded (a move out is a rename).
+                let ownFileElsewhere =
+                    carried.contains(known.path + "\u{0}" + refId) || result.unreadablePaths.contains(known.path)
+                if known.path == file.path || !ownFileElsewhere { continue }
+            }
+            dropped.insert(i)
+            result.outsideSelection.append(file.path)
+        }
+        if !dropped.isEmpty { files = files.indices.filter { !dropped.contains($0) }.map { files[$0] } }
         let unselectedProblems = result.problems.filter { !selection.contains($0.path) }
         guard !unselectedProblems.isEmpty else { return }
         let trackedPaths = Set(tracked.all.values.map(\.path))
@@ -155,8 +170,8 @@ final class ChangeRecorder {
             result.outsideSelection.append(problem.path)
             result.unreadablePaths.remove(problem.path)
         }
-        let outside = Set(result.outsideSelection)
-        result.problems.removeAll { outside.contains($0.path) }
+        let leftOut = Set(result.outsideSelection)
+        result.problems.removeAll { leftOut.contains($0.path) }
     }
 
     /// Paths the index held that the walk did not find (their entries dropped).

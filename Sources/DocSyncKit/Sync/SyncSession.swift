@@ -48,6 +48,7 @@ final class SyncSession {
         }
         for note in changes.notArrived where !report.notices.contains(note) { report.notices.append(note) }
         if changes.isSnapshot { changes = changes.addingPurgedDeletions(base: state.base) }
+        if selection != nil { try meetCarriedIds(&changes) }
         if let selection {
             let (tracked, base, held) = (state.trackedVersions, state.baseVersions, state.held)
             changes = SelectedChanges.filter(changes, by: selection) {
@@ -82,6 +83,25 @@ final class SyncSession {
             return
         }
         try apply(plan)
+    }
+
+    /// A sparse replica's file that carries a refId it does not hold (copied in, or written
+    /// back after the document left) may be a document the remote has outside the changes
+    /// since the cursor: sent as new, it would replace the remote's version unmerged. Its
+    /// remote version is looked up (one read of the remote's whole listing, only then) and
+    /// met as a document both sides created: merged field by field, differences recorded.
+    private func meetCarriedIds(_ changes: inout RemoteChanges) throws {
+        let base = state.baseVersions
+        var carried = Set<String>()
+        for action in state.pending where action.mintedId != true {
+            guard case .local(.create, let version, _) = action.event, base[version.refId] == nil else { continue }
+            carried.insert(version.refId)
+        }
+        guard !carried.isEmpty, !changes.isSnapshot else { return }
+        carried.subtract(changes.entries.map(\.refId))
+        guard !carried.isEmpty else { return }
+        let all = try remote.changes(since: nil).checked(url: remote.displayURL)
+        changes.entries += all.entries.filter { carried.contains($0.refId) && !$0.deleted }
     }
 
     /// A record this run's earlier pull made and a retry takes back (see `PullPlan.remerged`)

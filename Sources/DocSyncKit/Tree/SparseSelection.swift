@@ -48,6 +48,17 @@ public struct SparseSelection: Sendable, Equatable {
         return (negated ? "!" : "") + body
     }
 
+    /// Whether a replica whose record names `patterns` (nil: a full replica) may hold the
+    /// document a tombstone at `path` deleted, so gc waits for it to read that tombstone.
+    /// Why a replica that does not select the path need not be waited for: a document it
+    /// held there (moved out and deleted since, before it read either) is still deleted
+    /// when it meets the remote again, as for any replica whose tombstones went by age (a
+    /// snapshot no longer names it).
+    public static func mayHold(_ patterns: [String]?, _ path: String?) -> Bool {
+        guard let patterns, let path else { return true }
+        return SparseSelection(patterns: patterns).contains(path)
+    }
+
     // MARK: On disk
 
     /// The selection of the tree at `layout` (nil: the tree keeps everything).

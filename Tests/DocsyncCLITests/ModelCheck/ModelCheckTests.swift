@@ -70,7 +70,7 @@ struct ModelCheckTests {
             conflictCopyChecks=\(f.conflictCopiesChecked) pointOfViewChecks=\(f.pointOfViewChecks) echoMakerSwaps=\(f.echoMakerSwaps) \
             firstContacts=\(f.firstContacts) firstContactMerges=\(f.firstContactMerges) urlChanges=\(f.urlChanges) \
             viewResolves=\(f.viewResolves) plainGitEdits=\(f.plainGitEdits) receiveOnly=\(f.receiveOnly ? "r2" : "none") reverted=\(f.reverted) \
-            sendOnly=\(f.sendOnly ? "r1" : "none") overridden=\(f.overridden) \
+            sendOnly=\(f.sendOnly ? "r1" : "none") overridden=\(f.overridden) sparse=\(f.sparse ? "r1" : "none") leftSelection=\(f.leftSelection) \
             syncExits=\(exits) opsDone=\(opList) killsAt=\(killList) knownDefectHits=\(known.isEmpty ? "none" : known) \
             stopped=\(f.stoppedBy.map { "\"\($0)\"" } ?? "no")
             """)

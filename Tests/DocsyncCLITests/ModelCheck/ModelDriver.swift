@@ -105,6 +105,10 @@ extension MC {
         /// its `docsync override`s sent over held remote changes.
         var sendOnly = false
         var overridden = 0
+        /// Whether r1 kept only part of the remote (`docsync sparse`, every fourth seed), and
+        /// how many documents left it.
+        var sparse = false
+        var leftSelection = 0
     }
 
     /// Where the three replicas sync to: a folder, a bare git repository by path, or the same
@@ -263,6 +267,17 @@ extension MC {
                 }
                 model.receiveOnly = [2]
                 figures.receiveOnly = true
+            }
+            // Every fourth seed (others), r1 keeps only part of the remote (`docsync sparse`):
+            // `tasks/` and every file whose name ends in an odd digit (`Model.selected`).
+            if seed % 4 == 2 {
+                let c = replicas[1].run("sparse", "set", "tasks/", "*[13579].json")
+                guard c.exit == 0 else {
+                    Issue.record("sparse set failed: \(c)")
+                    return
+                }
+                model.sparse = [1]
+                figures.sparse = true
             }
             lastRunEndMs = nowMs()
             runStartMs = lastRunEndMs
@@ -729,6 +744,7 @@ extension MC {
             figures.conflictsFound += outcome.newRecords.count
             figures.deleteVsEdit += outcome.notes.filter { $0.contains("deleted") }.count
             figures.exit[result.exit, default: 0] += 1
+            figures.leftSelection += result.stdout.split(separator: "\n").filter { $0.hasPrefix("leave   ") }.count
             lastRuns.append(expectation(r, result, outcome, recovering: recovering, extra: extra))
         }
 

@@ -246,13 +246,15 @@ extension MC.Run {
     func plainGitEdit() -> String? {
         guard git else { return nil }
         // The replica that syncs next applies and sends the version it re-stamps: not a
-        // receive-only or send-only one.
+        // receive-only or send-only one, and a sparse one only for a document it holds.
         let free = (0..<3).filter {
             !needsRecovery.contains($0) && !model.receiveOnly.contains($0) && !model.sendOnly.contains($0)
         }
         guard !free.isEmpty else { return nil }
         let r = rng.pick(free)
-        let docs = model.remote.keys.sorted().filter { model.local[r][$0]?.invalidBytes == nil }
+        let docs = model.remote.keys.sorted().filter {
+            model.local[r][$0]?.invalidBytes == nil && (!model.sparse.contains(r) || model.base[r][$0] != nil)
+        }
         guard !docs.isEmpty else { return nil }
         let doc = rng.pick(docs)
         let placed = model.remote[doc]!

@@ -205,6 +205,13 @@ extension MC {
         var finderBase: Version?
         var knownBy: Set<Int>
         var settledKnownBy: Set<Int> = []
+        /// Where the document was for the record (the losing version's path; for a lost
+        /// deletion the finder's base path): what a sparse replica's selection is asked.
+        var path = ""
+        /// Sparse replicas whose pull passed the record, or its settlement, over (the
+        /// document not theirs, its path not selected): they never hear of it again.
+        var passedBy: Set<Int> = []
+        var settlePassedBy: Set<Int> = []
         var published = false
         var settlePublished = false
 
@@ -241,6 +248,9 @@ extension MC {
         var sendOnly: Set<Int> = []
         /// Per replica, the remote as its last pull read it: what a send-only replica holds.
         var seenRemote: [[Int: Placed]]
+        /// Replicas that keep only part of the remote (`docsync sparse`), all with the same
+        /// selection (`Model.selected`).
+        var sparse: Set<Int> = []
         /// Per replica, each document as its last sync recorded it (nil inside: recorded as
         /// deleted; absent: not known): what the engine decides from while the file is
         /// invalid.
@@ -324,7 +334,31 @@ extension MC {
             local[r][doc] = LocalDoc(placed: Placed(version: version, path: path))
         }
 
-        func hasInvalid(_ r: Int) -> Bool { local[r].values.contains { $0.invalidBytes != nil } }
+        func hasInvalid(_ r: Int) -> Bool {
+            local[r].contains { doc, l in l.invalidBytes != nil && !outsideSelection(r, doc) }
+        }
+
+        /// The selection of every sparse replica: `tasks/`, and any file whose name ends in
+        /// an odd digit (`docsync sparse set tasks/ '*[13579].json'`).
+        static func selected(_ path: String) -> Bool {
+            if path.hasPrefix("tasks/") { return true }
+            let name = path.split(separator: "/").last.map(String.init) ?? path
+            guard name.hasSuffix(".json"), let digit = name.dropLast(5).last else { return false }
+            return "13579".contains(digit)
+        }
+
+        /// A sparse replica's file of a document it has no base for, outside its selection:
+        /// never recorded, reported or synced (a new file or a copy made there).
+        func outsideSelection(_ r: Int, _ doc: Int) -> Bool {
+            guard sparse.contains(r), base[r][doc] == nil, let l = local[r][doc] else { return false }
+            return !Model.selected(l.placed.path)
+        }
+
+        /// Whether sparse `r` holds `doc`: a base, or a file it records (in its selection).
+        func holds(_ r: Int, _ doc: Int) -> Bool {
+            base[r][doc] != nil
+                || (local[r][doc].map { $0.invalidBytes == nil && Model.selected($0.placed.path) } ?? false)
+        }
 
         struct SyncOutcome {
             var exit: Int32
@@ -345,6 +379,17 @@ extension MC {
             seenRemote[r] = remote
             let docs = Set(local[r].keys).union(base[r].keys).union(remote.keys).sorted()
             for doc in docs {
+                // A sparse replica: a file outside its selection it has no base for is not
+                // recorded, and a remote document it does not hold is taken only at a
+                // selected path.
+                if sparse.contains(r) {
+                    if outsideSelection(r, doc) { continue }
+                    if base[r][doc] == nil, local[r][doc] == nil,
+                        !(remote[doc].map { Model.selected($0.path) } ?? false)
+                    {
+                        continue
+                    }
+                }
                 if let l = local[r][doc], l.invalidBytes != nil {
                     _ = l
                     taint(doc, .invalidMerge)
@@ -396,7 +441,7 @@ extension MC {
                     out.newRecords.append(
                         record(
                             doc, fields: [], loser: nil, winner: rv.version, loserWasLocal: true, finder: r,
-                            deleter: r, deleted: b?.version, finderBase: b?.version))
+                            deleter: r, deleted: b?.version, finderBase: b?.version, path: b?.path ?? rv.path))
                     out.notes.append("doc\(doc): deleted here, changed on the remote: kept the remote version")
                     taint(doc, .deleteVsEdit)
                     out.exitRules.insert(.deleteVsEdit)
@@ -406,7 +451,8 @@ extension MC {
                     out.newRecords.append(
                         record(
                             doc, fields: [], loser: nil, winner: lv.version, loserWasLocal: false, finder: r,
-                            deleter: remoteDeleter[doc], deleted: remoteDeleted[doc], finderBase: b?.version))
+                            deleter: remoteDeleter[doc], deleted: remoteDeleted[doc], finderBase: b?.version,
+                            path: b?.path ?? lv.path))
                     out.notes.append("doc\(doc): deleted on the remote, changed here: kept the local version")
                     taint(doc, .deleteVsEdit)
                     out.exitRules.insert(.deleteVsEdit)
@@ -424,6 +470,7 @@ extension MC {
             }
             // Push: publish this replica's records and settlements.
             if !completes { return out }
+            defer { if sparse.contains(r) { leaveSelection(r) } }
             if pushing {
                 for i in records.indices where records[i].knownBy.contains(r) { records[i].published = true }
                 for id in pendingSettles[r] {
@@ -443,6 +490,19 @@ extension MC {
                 if learnedDeletionOnly { out.exitRules.insert(.deleterNotToldByExit) }
             }
             return out
+        }
+
+        /// After a sparse replica's sync: a document whose file is outside the selection and
+        /// that the remote has as this tree holds it (no local change, a valid file) leaves
+        /// the tree (its file removed, its base dropped; nothing changes on the remote).
+        mutating func leaveSelection(_ r: Int) {
+            for (doc, b) in base[r] where !Model.selected(b.path) {
+                guard let l = local[r][doc], l.invalidBytes == nil, l.placed == b || same(b, l.placed) else { continue }
+                local[r][doc] = nil
+                base[r][doc] = nil
+                recorded[r].removeValue(forKey: doc)
+                ownVersionOfBase[r][doc] = nil
+            }
         }
 
         /// The documents `r` changed since its base (valid files only): what a receive-only
@@ -489,7 +549,9 @@ extension MC {
                     let fields = Set(rmv.fields.keys).union(sent.keys).filter { rmv.fields[$0] != sent[$0] }.sorted()
                     // No value of it lost: nothing recorded.
                     if !fields.isEmpty {
-                        _ = record(doc, fields: fields, loser: rmv, winner: winner, loserWasLocal: false, finder: r)
+                        _ = record(
+                            doc, fields: fields, loser: rmv, winner: winner, loserWasLocal: false, finder: r,
+                            path: rm?.path ?? "")
                     }
                 }
                 base[r][doc] = rm
@@ -541,7 +603,22 @@ extension MC {
             var learned = 0
             learnedDeletionOnly = true
             for i in records.indices {
-                if records[i].settlePublished { records[i].settledKnownBy.insert(r) }
+                // A sparse replica takes a shared record (or settlement) of a document it
+                // holds or at a selected path; one it passes over it never meets again.
+                let takes =
+                    !sparse.contains(r) || holds(r, records[i].doc) || Model.selected(records[i].path)
+                if records[i].settlePublished && !records[i].settlePassedBy.contains(r)
+                    && !records[i].settledKnownBy.contains(r)
+                {
+                    if takes { records[i].settledKnownBy.insert(r) } else { records[i].settlePassedBy.insert(r) }
+                }
+                if records[i].published && !records[i].knownBy.contains(r) && !records[i].passedBy.contains(r)
+                    && !takes
+                {
+                    records[i].passedBy.insert(r)
+                    continue
+                }
+                if records[i].passedBy.contains(r) { continue }
                 if records[i].published && records[i].knownBy.insert(r).inserted
                     && !records[i].settledKnownBy.contains(r),
                     records[i].loser.map({ $0.author == r }) ?? (records[i].deleter == r)
@@ -555,14 +632,14 @@ extension MC {
 
         private mutating func record(
             _ doc: Int, fields: [String], loser: Version?, winner: Version, loserWasLocal: Bool, finder: Int,
-            deleter: Int? = nil, deleted: Version? = nil, finderBase: Version? = nil
+            deleter: Int? = nil, deleted: Version? = nil, finderBase: Version? = nil, path: String
         ) -> Int {
             defer { nextRecord += 1 }
             records.append(
                 ConflictRecord(
                     id: nextRecord, doc: doc, fields: fields, loser: loser, winner: winner,
                     loserWasLocal: loserWasLocal, finder: finder, deleter: deleter, deletedVersion: deleted,
-                    finderBase: finderBase, knownBy: [finder]))
+                    finderBase: finderBase, knownBy: [finder], path: path))
             return nextRecord
         }
 
@@ -607,7 +684,7 @@ extension MC {
                     outcome.newRecords.append(
                         record(
                             doc, fields: colliding, loser: loser, winner: localLater ? l.version : rm.version,
-                            loserWasLocal: !localLater, finder: r))
+                            loserWasLocal: !localLater, finder: r, path: localLater ? rm.path : l.path))
                     records[records.count - 1].kept = content
                     outcome.notes.append(
                         "doc\(doc): both changed \(colliding.joined(separator: ",")): \(localLater ? "local" : "remote") saved later"

@@ -22,14 +22,18 @@ extension DriveFolderRemote {
             throw RemoteError.damaged(url: displayURL, reason: "a commit on the chain to \(tip.commit) cannot be read")
         }
         let madeIn = commitsMakingLatestEntries(from: tip.commit, files: files)
-        let seenTips: [(String, String?)] = records.map {
-            ($0.replicaId, DriveCursor($0.seen).flatMap { $0.remoteId == format.remoteId ? $0.tip : nil })
+        let seenTips: [(String, String?, [String]?)] = records.map {
+            (
+                $0.replicaId, DriveCursor($0.seen).flatMap { $0.remoteId == format.remoteId ? $0.tip : nil },
+                $0.selection
+            )
         }
         let purged = report.judge(
             state.filter { $0.deleted && $0.isDocument }.map(\.entry), by: rule,
             replicasKnown: !records.isEmpty
         ) { entry in
-            seenTips.filter { _, seen in
+            seenTips.filter { _, seen, selection in
+                guard SparseSelection.mayHold(selection, entry.path) else { return false }
                 guard let seen, let made = madeIn[entry.refId] else { return true }
                 return !DriveHistory.descends(seen, from: made.commit, in: files)
             }.map(\.0)

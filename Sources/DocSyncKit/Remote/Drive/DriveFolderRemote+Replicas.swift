@@ -17,6 +17,8 @@ extension DriveFolderRemote {
         /// Replicas this one was told to forget (`docsync replicas forget`), with when:
         /// each replica writes only its own record, so forgetting is said here.
         var forgets: [String: Int64]? = nil
+        /// A sparse replica's selection (absent: it keeps everything).
+        var selection: [String]? = nil
     }
 
     /// A replica's record: the newest of `info.json` and any copies a sync service made
@@ -55,7 +57,7 @@ extension DriveFolderRemote {
                 infos(includingForgotten: true).contains { ($0.forgets?[replica.replicaId] ?? 0) >= old.time }
             } ?? false
         if forgetting == nil, copies.isEmpty, !forgotten, let old, old.seen == cursor, old.name == replica.name,
-            old.version == replica.version,
+            old.version == replica.version, old.selection == replica.selection,
             now - old.time < DirectoryRemote.replicaRecordRefreshMillis
         {
             return
@@ -65,7 +67,7 @@ extension DriveFolderRemote {
         defer { for copy in copies { try? FileSystem.removeFile(copy) } }
         var info = Info(
             replicaId: replica.replicaId, name: replica.name, seen: cursor, time: now, version: replica.version,
-            forgets: old?.forgets)
+            forgets: old?.forgets, selection: replica.selection)
         if forgetting != replica.replicaId { info.forgets?[replica.replicaId] = nil }
         if let forgetting {
             info.forgets = (info.forgets ?? [:]).merging([forgetting: now]) { $1 }
