@@ -379,4 +379,26 @@ struct SparseTests {
         let listed = (conflicts?["conflicts"] as? [[String: Any]] ?? []).compactMap { $0["refId"] as? String }
         #expect(listed == [refId], "\(conflicts ?? [:])")
     }
+
+    @Test(
+        "a copy left outside the selection stays left out when its original is deleted or moved later: never taken for the document moved out",
+        arguments: Kind.allCases)
+    func copyOutsideStaysLeftOut(_ kind: Kind) throws {
+        let box = Sandbox("sparse-copy-\(kind)")
+        let (_, server, laptop) = Self.serverAndLaptop(box, kind)
+        laptop.write("archive/ann.json", laptop.read("contacts/ann.json")!)
+        laptop.write("archive/bob.json", laptop.read("contacts/bob.json")!)
+        #expect(laptop.run("sync").stdout.contains("0 recorded, 0 pulled, 0 pushed"))
+        laptop.remove("contacts/ann.json")
+        try FileManager.default.moveItem(
+            atPath: laptop.path("contacts/bob.json"), toPath: laptop.path("tasks/2026/bob.json"))
+        let sync = laptop.run("sync")
+        #expect(sync.exit == 0, sync.comment)
+        #expect(sync.stdout.contains("push    delete  contacts/ann.json"), sync.comment)
+        #expect(sync.stdout.contains("push    rename  tasks/2026/bob.json  (from contacts/bob.json)"), sync.comment)
+        #expect(laptop.exists("archive/ann.json") && laptop.exists("archive/bob.json"), "the copies are left alone")
+        server.sync()
+        #expect(!server.exists("contacts/ann.json") && !server.exists("archive/ann.json"))
+        #expect(server.exists("tasks/2026/bob.json") && !server.exists("archive/bob.json"))
+    }
 }

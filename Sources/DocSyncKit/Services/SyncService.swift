@@ -44,7 +44,6 @@ public struct SyncService: WorkspaceService {
         // A widened selection's new part is in no change since the cursor: the pull reads
         // the remote's whole listing, once.
         let widening = firstContact == nil && direction != .push && FileSystem.exists(layout.sparseWidenFile)
-        let listing = widening ? try firstContactListing(of: remote) : firstContact
         var local = try recordLocalChanges(
             write: !options.dryRun, report: &report, checkpointing: false,
             joining: (try? firstContact?.get()).map(Self.documentRefIdsByPath) ?? [:])
@@ -61,7 +60,9 @@ public struct SyncService: WorkspaceService {
         local.actions = []
         let session = SyncSession(workspace: workspace, remote: remote, options: options, local: local, report: report)
         session.selection = selection
-        try exchange(mode == .receiveOnly ? .pull : direction, in: session, options: options, firstContact: listing)
+        session.widening = widening
+        try exchange(
+            mode == .receiveOnly ? .pull : direction, in: session, options: options, firstContact: firstContact)
         if widening && !options.dryRun && session.remoteAnswered && session.report.remoteUnreachable == nil {
             try? FileManager.default.removeItem(atPath: layout.sparseWidenFile)
         }
@@ -105,7 +106,8 @@ public struct SyncService: WorkspaceService {
         do {
             let prefetched = try firstContact?.get()
             // A held version waits for a pull to meet the fixed file, even on `push`.
-            if direction != .push || options.dryRun || !state.held.isEmpty {
+            // So does a file carrying a refId a sparse replica does not hold.
+            if direction != .push || options.dryRun || !state.held.isEmpty || session.mustMeetCarriedRefIds {
                 try session.pull(prefetched: prefetched)
             }
             if direction != .pull { try session.push() }

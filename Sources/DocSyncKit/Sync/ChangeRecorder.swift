@@ -102,7 +102,7 @@ final class ChangeRecorder {
         }
         try readBase()
         var files = scanFiles(walk.files, into: &result)
-        if let selection { leaveOutUnselected(&files, selection, into: &result) }
+        if let selection { leaveOutUnselected(&files, selection, previousIndex: previousIndex, into: &result) }
         let keepers = RefIdKeepers(
             files: files, tracked: tracked, previousIndex: previousIndex, unreadable: result.unreadablePaths)
         let recorded = try recordFiles(files, keepers: keepers, write: write, into: &result)
@@ -142,9 +142,12 @@ final class ChangeRecorder {
     /// (new files, copies, problems) are left out: neither recorded nor reported. One it
     /// tracks is recorded as anywhere else (moved out of the selection, it is a rename).
     /// A copy of a tracked document made outside the selection (the document's own file
-    /// still at its path) is a new file there, left out too.
-    private func leaveOutUnselected(_ files: inout [FileInfo], _ selection: SparseSelection, into result: inout Result)
-    {
+    /// still at its path) is a new file there, left out too, and stays left out (the index
+    /// had it, with that refId) when the document's own file moves or goes later: only a
+    /// file new at its path can be the document moved out.
+    private func leaveOutUnselected(
+        _ files: inout [FileInfo], _ selection: SparseSelection, previousIndex: StatCache, into result: inout Result
+    ) {
         let outside = files.indices.filter { !selection.contains(files[$0].path) }
         var carried = Set<String>()
         if !outside.isEmpty {
@@ -157,7 +160,8 @@ final class ChangeRecorder {
                 // Its own file, edited or moved out: recorded (a move out is a rename).
                 let ownFileElsewhere =
                     carried.contains(known.path + "\u{0}" + refId) || result.unreadablePaths.contains(known.path)
-                if known.path == file.path || !ownFileElsewhere { continue }
+                let leftOutBefore = previousIndex[file.path]?.refId == refId
+                if known.path == file.path || (!ownFileElsewhere && !leftOutBefore) { continue }
             }
             dropped.insert(i)
             result.outsideSelection.append(file.path)

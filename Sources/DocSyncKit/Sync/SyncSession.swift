@@ -12,6 +12,9 @@ final class SyncSession {
     var report: SyncReport
     /// A sparse replica's selection (nil: the replica keeps everything).
     var selection: SparseSelection?
+    /// Set when the selection widened: the first pull also reads the remote's whole
+    /// listing, for the documents of the new part (no change since the cursor names them).
+    var widening = false
     /// A pull of this run read the remote (a push with nothing to send need not ask again
     /// whether it is there).
     var remoteAnswered = false
@@ -38,6 +41,8 @@ final class SyncSession {
     ///   run has already read them (first contact).
     func pull(prefetched: RemoteChanges? = nil) throws {
         askLandedPending()
+        // Read before the changes since the cursor, so that they are as new as it or newer.
+        let newPart = prefetched == nil ? try readNewPart() : nil
         var changes = try prefetched ?? remote.changes(since: state.cursor).checked(url: remote.displayURL)
         remoteAnswered = true
         if !Self.changesNothing(changes, state) { try state.readBase() }
@@ -48,7 +53,7 @@ final class SyncSession {
         }
         for note in changes.notArrived where !report.notices.contains(note) { report.notices.append(note) }
         if changes.isSnapshot { changes = changes.addingPurgedDeletions(base: state.base) }
-        if selection != nil { try meetCarriedIds(&changes) }
+        if let newPart { add(newPart, to: &changes) }
         if let selection {
             let (tracked, base, held) = (state.trackedVersions, state.baseVersions, state.held)
             changes = SelectedChanges.filter(changes, by: selection) {
@@ -83,25 +88,6 @@ final class SyncSession {
             return
         }
         try apply(plan)
-    }
-
-    /// A sparse replica's file that carries a refId it does not hold (copied in, or written
-    /// back after the document left) may be a document the remote has outside the changes
-    /// since the cursor: sent as new, it would replace the remote's version unmerged. Its
-    /// remote version is looked up (one read of the remote's whole listing, only then) and
-    /// met as a document both sides created: merged field by field, differences recorded.
-    private func meetCarriedIds(_ changes: inout RemoteChanges) throws {
-        let base = state.baseVersions
-        var carried = Set<String>()
-        for action in state.pending where action.mintedId != true {
-            guard case .local(.create, let version, _) = action.event, base[version.refId] == nil else { continue }
-            carried.insert(version.refId)
-        }
-        guard !carried.isEmpty, !changes.isSnapshot else { return }
-        carried.subtract(changes.entries.map(\.refId))
-        guard !carried.isEmpty else { return }
-        let all = try remote.changes(since: nil).checked(url: remote.displayURL)
-        changes.entries += all.entries.filter { carried.contains($0.refId) && !$0.deleted }
     }
 
     /// A record this run's earlier pull made and a retry takes back (see `PullPlan.remerged`)

@@ -616,9 +616,14 @@ extension MC {
 
         /// Writes a deleted document back (same refId, a changed field).
         func recreate(_ r: Int) -> String? {
+            // A sparse replica writes one back only inside its selection: outside it, the file
+            // is never recorded, and carrying the document's refId it would sit beside the
+            // document once that came back in (two files of one document, which the model
+            // does not hold).
             let candidates = lastSeen[r].keys.filter { d in
                 model.local[r][d] == nil && refIds[d] != nil && !recordedUnsynced[r].contains(d)
                     && !model.local[r].values.contains { $0.placed.path == lastSeen[r][d]!.path }
+                    && (!model.sparse.contains(r) || Model.selected(lastSeen[r][d]!.path))
             }.sorted()
             guard !candidates.isEmpty else { return nil }
             let doc = rng.pick(candidates)
