@@ -232,6 +232,17 @@ struct SparseTests {
     func setAndDisable(_ kind: Kind) throws {
         let box = Sandbox("sparse-set-\(kind)")
         let (_, _, laptop) = Self.serverAndLaptop(box, kind)
+        // --dry-run says what would be pulled and removed, and changes nothing.
+        let before = laptop.documents(), selectionBefore = laptop.read(".docsync/sparse")
+        let wouldAdd = laptop.run("sparse", "add", "--dry-run", "archive/")
+        #expect(wouldAdd.exit == 0, wouldAdd.comment)
+        #expect(wouldAdd.stdout.contains("would pull    create  archive/old.json"), wouldAdd.comment)
+        #expect(wouldAdd.stdout.contains("(selection: /contacts/ /tasks/2026/ /archive/)"), wouldAdd.comment)
+        let wouldRemove = laptop.run("sparse", "remove", "--dry-run", "contacts/")
+        #expect(wouldRemove.exit == 0, wouldRemove.comment)
+        #expect(wouldRemove.stdout.contains("would leave   contacts/ann.json"), wouldRemove.comment)
+        #expect(laptop.documents() == before && laptop.read(".docsync/sparse") == selectionBefore)
+        #expect(!laptop.exists(".docsync/sparse-widen"))
         let bad = laptop.run("sparse", "add", "../elsewhere")
         #expect(bad.exit == 1 && bad.stderr.contains("'../elsewhere': not a selection pattern"), bad.comment)
         let missing = laptop.run("sparse", "remove", "archive/")

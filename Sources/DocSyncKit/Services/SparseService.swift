@@ -19,6 +19,9 @@ public struct SparseService: WorkspaceService {
     /// The selection (nil: the replica keeps everything).
     public func selection() throws -> SparseSelection? { try SparseSelection.load(layout) }
 
+    /// The selection `change` would make of this one.
+    public func proposed(_ change: Change) throws -> SparseSelection? { try Self.applying(change, to: selection()) }
+
     /// The selection `change` makes of `old`. Pure; a pattern that cannot be one, or that
     /// `remove` does not find, is an error naming it.
     static func applying(_ change: Change, to old: SparseSelection?) throws -> SparseSelection? {
@@ -85,9 +88,10 @@ public struct SparseService: WorkspaceService {
     /// Changes the selection: records the tree first (so no unrecorded edit is taken for
     /// synced), removes the files of documents that leave it (only those the remote has,
     /// unless `force`), and when it widens, pulls the new part.
-    public func change(_ change: Change, force: Bool) throws -> SyncReport {
+    public func change(_ change: Change, force: Bool, dryRun: Bool = false) throws -> SyncReport {
         let old = try selection()
         let new = try Self.applying(change, to: old)
+        if dryRun { return try preview(from: old, to: new, force: force) }
         var report = SyncReport()
         let local = try recordLocalChanges(write: true, report: &report)
         let widened = Self.widens(from: old, to: new)
@@ -104,6 +108,38 @@ public struct SparseService: WorkspaceService {
         pulled.notices = report.notices + pulled.notices
         pulled.leftSelection = report.leftSelection
         return pulled
+    }
+
+    /// `--dry-run`: what the change would record, remove and (widening) pull; nothing is
+    /// written, locally or on the remote.
+    private func preview(from old: SparseSelection?, to new: SparseSelection?, force: Bool) throws -> SyncReport {
+        var report = SyncReport()
+        report.dryRun = true
+        let local = try recordLocalChanges(write: false, report: &report)
+        try state.readBase()
+        var pending = state.pending
+        for (i, var action) in local.actions.enumerated() {
+            action.seq = journal.nextSeq + i
+            pending.append(action)
+        }
+        if let new {
+            let plan = SparseEviction.plan(
+                base: state.base, pending: pending, held: Set(state.held.keys), invalidPaths: local.unreadablePaths,
+                selection: new, force: force)
+            report.leftSelection = plan.leaving.map(\.path)
+            report.notices += plan.staying.map { "\($0.path): outside the selection, would stay here: \($0.why)" }
+        }
+        guard Self.widens(from: old, to: new) else { return report }
+        let remote = try makeRemote()
+        let whole = try remote.changes(since: nil).checked(url: remote.displayURL)
+        let tracked = state.trackedVersions
+        for entry in whole.entries where !entry.deleted && tracked[entry.refId] == nil {
+            guard let version = entry.version, new?.contains(version.path) ?? true else { continue }
+            report.pulled.append(
+                ChangeSummary(kind: .create, path: version.path, refId: entry.refId, changesetId: entry.changesetId))
+        }
+        report.pulled.sort { $0.path < $1.path }
+        return report
     }
 
     /// Removes the files of documents outside `selection` (see `SparseEviction`): each

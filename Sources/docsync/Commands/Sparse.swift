@@ -97,19 +97,22 @@ struct SparseFlags: ParsableArguments {
     )
     var force = false
 
+    @Flag(name: .long, help: "Show what would be removed and pulled; change nothing, locally or on the remote.")
+    var dryRun = false
+
     func change(_ change: SparseService.Change, global: GlobalOptions) throws {
-        try global.withWorkspace(readOnly: false) { workspace in
+        try global.withWorkspace(readOnly: dryRun) { workspace in
             let view = ProgressView(global: global)
             workspace.progress = view.handler
             let report: SyncReport
             do {
-                report = try workspace.sparse.change(change, force: force)
+                report = try workspace.sparse.change(change, force: force, dryRun: dryRun)
                 view.clear()
             } catch {
                 view.clear()
                 throw error
             }
-            let selection = try workspace.sparse.selection()
+            let selection = dryRun ? try workspace.sparse.proposed(change) : try workspace.sparse.selection()
             let line =
                 selection.map { "(selection: " + $0.patterns.joined(separator: " ") + ")" }
                 ?? "(no selection: keeps everything)"

@@ -273,7 +273,7 @@ struct SyncPrinter {
                     + (r.changesetId.map { ", now \($0)" } ?? ""))
         }
         for path in report.leftSelection ?? [] {
-            Output.line("leave   \(path)  (outside the selection; kept on the remote)")
+            Output.line("\(tag)leave   \(path)  (outside the selection; kept on the remote)")
         }
         for n in report.notices { Output.line("note            \(n)") }
         for w in report.waiting {
