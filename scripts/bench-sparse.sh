@@ -36,18 +36,18 @@ for kind in $KINDS; do
   "$B" init -q --remote "$url" "$w/server"
   timed "first push (server)" "$B" -C "$w/server" push --quiet
   timed "clone, full" "$B" clone -q "$url" "$w/full"
-  timed "clone, sparse 10%" "$B" clone -q --sparse 'group00*/' "$url" "$w/sparse"
+  timed "clone, sparse 10 pct" "$B" clone -q --sparse 'group00*/' "$url" "$w/sparse"
   disk "full" "$w/full"
   disk "sparse" "$w/sparse"
   python3 "$data" mutate "$w/server" 501 >/dev/null
   "$B" -C "$w/server" push --quiet
-  timed "sync after 1% changed, full" "$B" -C "$w/full" sync --quiet
-  timed "sync after 1% changed, sparse" "$B" -C "$w/sparse" sync --quiet
+  timed "sync after 1 pct changed, full" "$B" -C "$w/full" sync --quiet
+  timed "sync after 1 pct changed, sparse" "$B" -C "$w/sparse" sync --quiet
   timed "no-op sync, full" "$B" -C "$w/full" sync --quiet
   timed "no-op sync, sparse" "$B" -C "$w/sparse" sync --quiet
   timed "status, full" "$B" -C "$w/full" status --quiet
   timed "status, sparse" "$B" -C "$w/sparse" status --quiet
-  timed "sparse add 10% more" "$B" -C "$w/sparse" sparse add --quiet 'group01*/'
-  timed "sparse remove those 10% again" "$B" -C "$w/sparse" sparse remove --quiet 'group01*/'
+  timed "sparse add 10 pct more" "$B" -C "$w/sparse" sparse add --quiet 'group01*/'
+  timed "sparse remove those 10 pct again" "$B" -C "$w/sparse" sparse remove --quiet 'group01*/'
   disk "sparse after add and remove" "$w/sparse"
 done
