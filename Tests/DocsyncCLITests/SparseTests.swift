@@ -412,4 +412,23 @@ struct SparseTests {
         #expect(!server.exists("contacts/ann.json") && !server.exists("archive/ann.json"))
         #expect(server.exists("tasks/2026/bob.json") && !server.exists("archive/bob.json"))
     }
+
+    @Test(
+        "a sync killed right after its push landed a move out of the selection: the next sync, with nothing left to send, still lets the document go",
+        arguments: Kind.allCases)
+    func killedAfterPushStillLeaves(_ kind: Kind) throws {
+        let box = Sandbox("sparse-killed-push-\(kind)")
+        let (_, server, laptop) = Self.serverAndLaptop(box, kind)
+        try FileManager.default.createDirectory(atPath: laptop.path("archive"), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(
+            atPath: laptop.path("contacts/bob.json"), toPath: laptop.path("archive/bob.json"))
+        let killed = laptop.run(["sync"], env: ["DOCSYNC_CRASH_AT": "push.after-remote-commit"])
+        #expect(killed.exit == 137, "the sync died after its push: \(killed)")
+        #expect(laptop.exists("archive/bob.json"))
+        let next = laptop.run("sync")
+        #expect(next.exit == 0, next.comment)
+        #expect(!laptop.exists("archive/bob.json"), "the document moved out stayed: \(next.stdout)")
+        server.sync()
+        #expect(server.exists("archive/bob.json") && !server.exists("contacts/bob.json"))
+    }
 }

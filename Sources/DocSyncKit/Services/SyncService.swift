@@ -66,11 +66,10 @@ public struct SyncService: WorkspaceService {
         if widening && !options.dryRun && session.remoteAnswered && session.report.remoteUnreachable == nil {
             try? FileManager.default.removeItem(atPath: layout.sparseWidenFile)
         }
-        let ranIdle = session.report.recorded.isEmpty && session.report.pulled.isEmpty && session.report.pushed.isEmpty
-        if let selection, !options.dryRun, !ranIdle || widening {
-            // Documents another replica moved out, or this one did and has now pushed. Not
-            // after a run that changed nothing: it would read the whole base for nothing
-            // (`sparse reapply` applies the selection again by hand).
+        if let selection, !options.dryRun {
+            // Documents another replica moved out, or this one did and has now pushed, or a
+            // killed run had pushed: after every run, even one that changed nothing (it reads
+            // the base, a sparse replica's own documents only).
             try workspace.sparse.evict(
                 outside: selection, force: false, invalidPaths: local.unreadablePaths, into: &session.report)
         }
