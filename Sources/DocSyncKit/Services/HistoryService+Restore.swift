@@ -36,9 +36,11 @@ extension HistoryService {
 
     /// A sparse replica restores only what it keeps: a path outside its selection that no
     /// document here has is refused, saying how to keep that part.
-    private func refuseOutsideSelection(_ docs: [String], relativeTo cwd: String) throws {
-        guard let selection = try SparseSelection.load(layout) else { return }
-        let trackedPaths = Set(state.tracked.values.map(\.path))
+    private func refuseOutsideSelection(
+        _ docs: [String], relativeTo cwd: String, tracked: [String: DocVersion]
+    ) throws {
+        guard let selection = try workspace.sparseSelection() else { return }
+        let trackedPaths = Set(tracked.values.map(\.path))
         for doc in docs {
             guard let path = layout.relative(TreeLayout.userPath(doc, from: cwd)), !selection.contains(path),
                 !trackedPaths.contains(path)
@@ -66,10 +68,10 @@ extension HistoryService {
         var report = SyncReport()
         report.dryRun = dryRun
         let local = try recordLocalChanges(write: !dryRun, report: &report)
-        try refuseOutsideSelection(docs, relativeTo: cwd)
+        var tracked = state.tracked
+        try refuseOutsideSelection(docs, relativeTo: cwd, tracked: tracked)
         let targets = try restoreTargets(
             docs, relativeTo: cwd, deleted: deleted, unrecorded: dryRun ? local.actions : [])
-        var tracked = state.tracked
         if dryRun { for action in local.actions { SyncState.applyLocal(action, to: &tracked) } }
         var restored: [RestoredVersion] = []
         var written: [(target: String, bytes: [UInt8])] = []

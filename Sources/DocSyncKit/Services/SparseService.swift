@@ -17,7 +17,7 @@ public struct SparseService: WorkspaceService {
     }
 
     /// The selection (nil: the replica keeps everything).
-    public func selection() throws -> SparseSelection? { try SparseSelection.load(layout) }
+    public func selection() throws -> SparseSelection? { try workspace.sparseSelection() }
 
     /// The selection `change` would make of this one.
     public func proposed(_ change: Change) throws -> SparseSelection? { try Self.applying(change, to: selection()) }
@@ -99,6 +99,7 @@ public struct SparseService: WorkspaceService {
         // remote's whole listing then.
         if widened { try FileSystem.writeAtomically(layout.sparseWidenFile, Array("widened\n".utf8)) }
         try SparseSelection.save(new, layout)
+        workspace.loadedSelection = .some(new)
         if let new {
             try evict(outside: new, force: force, invalidPaths: local.unreadablePaths, into: &report)
         }

@@ -39,7 +39,7 @@ public struct SyncService: WorkspaceService {
         remote.tellHeldVersions { [weak store] refId, changesetId in
             store?.state.baseVersions[refId]?.changesetId == changesetId
         }
-        let selection = try SparseSelection.load(layout)
+        let selection = try workspace.sparseSelection()
         let firstContact = state.cursor == nil ? try firstContactListing(of: remote) : nil
         // A widened selection's new part is in no change since the cursor: the pull reads
         // the remote's whole listing, once.
@@ -170,7 +170,7 @@ extension SyncService {
             pending: state.pending.map(ChangeSummary.init), unrecorded: local.actions.map(ChangeSummary.init),
             conflicts: conflictStore.list().filter(\.isOpen), waiting: waitingVersions, problems: scratch.problems,
             warnings: warnings + scratch.warnings, lastAttempt: attempt, syncMode: config.syncMode,
-            notApplied: notAppliedChanges, selection: try SparseSelection.load(layout)?.patterns,
+            notApplied: notAppliedChanges, selection: try workspace.sparseSelection()?.patterns,
             outsideSelection: local.outsideSelection)
     }
 }

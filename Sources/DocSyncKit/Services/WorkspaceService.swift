@@ -39,7 +39,7 @@ extension WorkspaceService {
     var replicaInfo: ReplicaInfo {
         ReplicaInfo(
             replicaId: config.replicaId, name: config["core.replicaName"] ?? config.replicaId,
-            version: ReplicaInfo.softwareVersion, selection: (try? SparseSelection.load(layout))??.patterns)
+            version: ReplicaInfo.softwareVersion, selection: (try? workspace.sparseSelection())??.patterns)
     }
 
     func makeRemote() throws -> Remote { try workspace.makeRemote() }
@@ -71,7 +71,7 @@ extension WorkspaceService {
         recorder.unchangedTree = store.unchangedTree
         recorder.readBase = { [store] in try store.state.readBase() }
         recorder.progress = progress
-        let selection = try SparseSelection.load(layout)
+        let selection = try workspace.sparseSelection()
         recorder.selection = selection
         recorder.joining = selection.map { selected in joining.filter { selected.contains($0.key) } } ?? joining
         if !joining.isEmpty { recorder.rejoining = state.unsyncedMintedDocuments }

@@ -33,22 +33,17 @@ enum SparseEviction {
         base: [String: DocVersion], pending: [JournalEntry], held: Set<String>, invalidPaths: Set<String>,
         selection: SparseSelection, force: Bool
     ) -> Plan {
-        var now: [String: DocVersion?] = [:]
-        var seqs: [String: [Int]] = [:]
-        for action in pending {
-            guard case .local = action.event, let refId = action.refId else { continue }
-            now[refId] = .some(action.resultingVersion)
-            seqs[refId, default: []].append(action.seq)
-        }
+        let changed = PullPlanner.PendingVersion.byDocument(pending)
         var plan = Plan()
-        for refId in Set(base.keys).union(now.keys).sorted() {
-            let current = now[refId] ?? base[refId]
+        for refId in Set(base.keys).union(changed.keys).sorted() {
+            // What the last pending action left (nil: deleted here), else the base.
+            let current = changed[refId]?.last.map(\.version) ?? base[refId]
             var leaving = Leaving(refId: refId, now: current, base: base[refId])
             guard !selection.contains(leaving.path) else { continue }
             var why: String?
-            if let actions = seqs[refId] {
+            if let actions = changed[refId] {
                 why = "it has changes not sent yet"
-                leaving.droppedSeqs = actions
+                leaving.droppedSeqs = actions.map(\.seq)
             } else if held.contains(refId) {
                 why = "a remote change to it is held aside"
             }

@@ -22,15 +22,16 @@ extension SyncSession {
     var mustMeetCarriedRefIds: Bool { selection != nil && !Self.carriedRefIds(state).isEmpty }
 
     /// The remote's whole listing, when this pull needs some of it (see `add`): read once
-    /// for a widened selection, and whenever documents carry refIds the tree does not hold.
-    func readNewPart() throws -> RemoteChanges? {
+    /// for a widened selection, and whenever documents carry refIds the tree does not hold
+    /// (returned with them).
+    func readNewPart() throws -> (whole: RemoteChanges, carried: Set<String>)? {
         guard selection != nil || widening else { return nil }
         let carried = selection != nil ? Self.carriedRefIds(state) : []
         guard widening || !carried.isEmpty else { return nil }
         widening = false
         let whole = try remote.changes(since: nil).checked(url: remote.displayURL)
         try state.readBase()
-        return whole
+        return (whole, carried)
     }
 
     /// Adds to `changes` the live documents of `whole` it does not name that the tree does
@@ -38,10 +39,9 @@ extension SyncSession {
     /// and those whose refId a file here carries. Why only documents the tree does not
     /// hold: the changes since the cursor say everything about the others (a deletion
     /// whose tombstone is gone included), and `whole` is as new as them or older.
-    func add(_ whole: RemoteChanges, to changes: inout RemoteChanges) {
+    func add(_ whole: RemoteChanges, carried: Set<String>, to changes: inout RemoteChanges) {
         let named = Set(changes.entries.map(\.refId))
         let (tracked, base) = (state.trackedVersions, state.baseVersions)
-        let carried = Self.carriedRefIds(state)
         for entry in whole.entries where !entry.deleted && !named.contains(entry.refId) {
             let unknown = tracked[entry.refId] == nil && base[entry.refId] == nil
             if unknown || carried.contains(entry.refId) { changes.entries.append(entry) }

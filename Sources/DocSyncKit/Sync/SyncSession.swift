@@ -53,7 +53,7 @@ final class SyncSession {
         }
         for note in changes.notArrived where !report.notices.contains(note) { report.notices.append(note) }
         if changes.isSnapshot { changes = changes.addingPurgedDeletions(base: state.base) }
-        if let newPart { add(newPart, to: &changes) }
+        if let newPart { add(newPart.whole, carried: newPart.carried, to: &changes) }
         if let selection {
             let (tracked, base, held) = (state.trackedVersions, state.baseVersions, state.held)
             changes = SelectedChanges.filter(changes, by: selection) {

@@ -26,6 +26,16 @@ public final class Workspace {
         return schemas
     }
     private var builtSchemas: RecordSchemas?
+    /// A sparse replica's selection, read once per run where it is first asked for (the
+    /// recording, the pull, the replica's record on the remote all ask); `SparseService`
+    /// sets it when it writes a new one.
+    func sparseSelection() throws -> SparseSelection? {
+        if let loadedSelection { return loadedSelection }
+        let selection = try SparseSelection.load(layout)
+        loadedSelection = .some(selection)
+        return selection
+    }
+    var loadedSelection: SparseSelection??
     public internal(set) var warnings: [String] {
         get { store.warnings }
         _modify { yield &store.warnings }
