@@ -105,6 +105,10 @@ public struct SparseService: WorkspaceService {
         }
         guard widened else { return report }
         var pulled = try workspace.sync.run(.pull)
+        if pulled.remoteUnreachable != nil {
+            pulled.notices.append(
+                "the selection is saved; its new part is pulled by the next sync or pull that reaches the remote")
+        }
         pulled.recorded = report.recorded + pulled.recorded
         pulled.notices = report.notices + pulled.notices
         pulled.leftSelection = report.leftSelection
