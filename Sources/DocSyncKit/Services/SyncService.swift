@@ -171,7 +171,7 @@ extension SyncService {
             conflicts: conflictStore.list().filter(\.isOpen), waiting: waitingVersions, problems: scratch.problems,
             warnings: warnings + scratch.warnings, lastAttempt: attempt, syncMode: config.syncMode,
             notApplied: notAppliedChanges, selection: try workspace.sparseSelection()?.patterns,
-            outsideSelection: local.outsideSelection)
+            outsideSelection: local.outsideSelection, unknown: scratch.unknown)
     }
 }
 

@@ -32,6 +32,8 @@ public enum DocumentNotice: Sendable, Equatable, CustomStringConvertible {
     case placedBeside(path: String, placedAt: String)
     /// The local file is not a valid document: the remote version (or deletion) waits.
     case waitsForFix(path: String, deletion: Bool)
+    /// The local file could not be looked at (see `UnknownDocument`).
+    case waitsForLook(path: String, reason: String, deletion: Bool)
 
     public var description: String {
         switch self {
@@ -67,6 +69,10 @@ public enum DocumentNotice: Sendable, Equatable, CustomStringConvertible {
             return
                 "\(path): not a valid document here, so the remote \(deletion ? "deletion" : "version") waits; "
                 + "it is merged with your fix on the first sync after the file is valid again"
+        case .waitsForLook(let path, let reason, let deletion):
+            return
+                "\(path): not looked at here (\(reason)), so the remote \(deletion ? "deletion" : "version") waits; "
+                + "it is applied on the first sync that can read the file again"
         }
     }
 }
