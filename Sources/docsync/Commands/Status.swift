@@ -24,7 +24,10 @@ extension DocSync {
         func run() throws {
             try global.withWorkspace(readOnly: true, baseOnDemand: true) { workspace in
                 let status = try workspace.sync.status()
-                for problem in status.problems { Output.problem(problem.message) }
+                // As text the problems are a section of the report (on stdout): printed on
+                // stderr too, each one showed twice on a terminal. With --json they are in
+                // the object, and stderr names them for whoever reads it.
+                if global.json { for problem in status.problems { Output.problem(problem.message) } }
                 for warning in status.warnings { Output.warning(warning) }
                 // status works offline: the remote's replica records only when a line names another replica.
                 let names = workspace.replicas.names(fromRemote: status.conflicts.contains(where: \.isDeletion))
