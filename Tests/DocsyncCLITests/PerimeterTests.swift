@@ -328,6 +328,25 @@ extension PerimeterTests {
         }
     }
 
+    @Test("a regenerated file keeps its document's identity even when a copy of the old file carries it")
+    func regeneratedBesideACopy() throws {
+        let box = Sandbox("regenerated-copy")
+        let (a, b) = Self.pair(box, .dir)
+        let ref = a.refId("contacts/ada.json")!
+        try FileManager.default.copyItem(atPath: a.path("contacts/ada.json"), toPath: a.path("ada-copy.json"))
+        a.write("contacts/ada.json", "{\"name\": \"Ada (export)\"}\n")
+        let r = a.run("sync")
+        #expect(r.exit == 0, r.comment)
+        #expect(a.refId("contacts/ada.json") == ref, "the path the tree tracks keeps the document: \(r)")
+        let copy = a.refId("ada-copy.json")
+        #expect(copy != nil && copy != ref, "the copy is a new document: \(r)")
+        #expect(!r.stdout.contains("rename"), r.comment)
+        #expect(b.run("sync").exit == 0)
+        #expect(
+            b.refId("contacts/ada.json") == ref && b.json("contacts/ada.json")?["name"] as? String == "Ada (export)")
+        #expect(b.refId("ada-copy.json") == copy)
+    }
+
     @Test("a file committed with plain git without its ids is a new version of the document at that path")
     func regeneratedWithPlainGit() {
         let box = Sandbox("regenerated-plain-git")

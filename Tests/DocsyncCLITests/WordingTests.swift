@@ -40,6 +40,9 @@ struct WordingTests {
         // A made the version; B's rename is the later one and wins.
         #expect(onA.stdout.contains("this replica's rename to from-a.json lost to B's rename"), onA.comment)
         #expect(onB.stdout.contains("A's rename to from-a.json lost to this replica's rename"), onB.comment)
+        // status says it with the same names as conflicts, not replica ids.
+        let status = a.run("status")
+        #expect(status.stdout.contains("this replica's rename to from-a.json lost to B's rename"), status.comment)
         for out in [onA.stdout, onB.stdout] {
             #expect(!out.contains("this replica's rename to from-a.json lost to this replica's"), "\(out)")
         }

@@ -105,9 +105,12 @@ final class ChangeRecorder {
         try readBase()
         var files = scanFiles(walk.files, into: &result)
         if let selection { leaveOutUnselected(&files, selection, previousIndex: previousIndex, into: &result) }
-        let keepers = RefIdKeepers(
-            files: files, tracked: tracked, previousIndex: previousIndex, unreadable: result.unreadablePaths)
         regenerated = regeneratedDocuments(files, previousIndex: previousIndex)
+        // A regenerated file keeps its document's identity as an unreadable one does: any
+        // other file carrying the refId is a copy.
+        let keepers = RefIdKeepers(
+            files: files, tracked: tracked, previousIndex: previousIndex,
+            unreadable: regenerated.isEmpty ? result.unreadablePaths : result.unreadablePaths.union(regenerated.keys))
         let recorded = try recordFiles(files, keepers: keepers, write: write, into: &result)
         // Why the count first: a no-op run then builds no set of every refId.
         if recorded.claimedCount != tracked.count {
@@ -182,20 +185,19 @@ final class ChangeRecorder {
         result.problems.removeAll { leftOut.contains($0.path) }
     }
 
-    /// Files without ids at a tracked path whose document no other file carries, with
-    /// that document's refId: a regenerated file (an export, a template, a script that
-    /// rewrites it) is a new version of the document, not a new document (SPEC, "The
-    /// working tree"; git and every file-sync tool see it so).
+    /// Files without ids at a tracked path, with that document's refId: a regenerated
+    /// file (an export, a template, a script that rewrites it) is a new version of the
+    /// document, not a new document (SPEC, "The working tree"; git and every file-sync
+    /// tool see it so), even when another file carries the refId (that one is a copy).
     private func regeneratedDocuments(_ files: [FileInfo], previousIndex: StatCache) -> [String: String] {
         let idless = files.filter { $0.refId == nil }
         guard !idless.isEmpty, tracked.count > 0 else { return [:] }
-        let carried = Set(files.compactMap(\.refId))
         lazy var byPath = Dictionary(tracked.all.map { ($0.value.path, $0.key) }, uniquingKeysWith: { a, _ in a })
         var found: [String: String] = [:]
         for file in idless {
             let indexed = previousIndex[file.path]?.refId
             guard let refId = indexed.flatMap({ $0.isEmpty ? nil : $0 }) ?? byPath[file.path],
-                !carried.contains(refId), tracked[refId]?.path == file.path
+                tracked[refId]?.path == file.path
             else { continue }
             found[file.path] = refId
         }

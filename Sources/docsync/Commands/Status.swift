@@ -29,8 +29,9 @@ extension DocSync {
                 // the object, and stderr names them for whoever reads it.
                 if global.json { for problem in status.problems { Output.problem(problem.message) } }
                 for warning in status.warnings { Output.warning(warning) }
-                // status works offline: the remote's replica records only when a line names another replica.
-                let names = workspace.replicas.names(fromRemote: status.conflicts.contains(where: \.isDeletion))
+                // status works offline: the remote's replica records only when a line names another
+                // replica (every conflict line does: it said ids where `conflicts` said names).
+                let names = workspace.replicas.names(fromRemote: !status.conflicts.isEmpty)
                 try global.printResult(
                     command: "status", StatusJSON(status: status, replicaName: names[status.replicaId])
                 ) {
