@@ -171,6 +171,9 @@ extension MC {
         /// Per replica: the docs with a copy not recorded yet; a replica killed mid-record
         /// that must sync before anything else happens there.
         var pendingCopies: [Set<Int>] = [[], [], []]
+        /// Per replica: docs whose file was regenerated without ids and not synced since
+        /// (the file carries no refId until the next sync stamps it).
+        var regeneratedUnsynced: [Set<Int>] = [[], [], []]
         /// Per replica: copy → original, for the copies not recorded yet.
         var pendingCopyOf: [[Int: Int]] = [[:], [:], [:]]
         /// Per replica: docs whose change a `resolve` recorded (it records the whole tree)
@@ -576,6 +579,7 @@ extension MC {
             let t = nextSaveMs()
             write(r, entry.placed.path, Run.text(fields), style: .editorRename, mtime: t)
             model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: t)
+            regeneratedUnsynced[r].insert(doc)
             return "r\(r) regenerate doc\(doc) \(entry.placed.path) without ids, \(field)=\(fields[field]!)"
         }
 
@@ -646,7 +650,9 @@ extension MC {
         }
 
         func move(_ r: Int) -> String? {
-            let docs = validDocs(r).filter { quietElsewhere(r, $0) }
+            // A file without ids moved away from its tracked path is a new file there, and
+            // the document deleted (SPEC): not the rename the model would make of it.
+            let docs = validDocs(r).filter { quietElsewhere(r, $0) && !regeneratedUnsynced[r].contains($0) }
             guard !docs.isEmpty else { return nil }
             let doc = rng.pick(docs)
             var entry = model.local[r][doc]!
@@ -704,7 +710,7 @@ extension MC {
             // sync cannot be told, once broken, from a deletion plus an unknown file (nobody
             // can read its refId).
             let docs = validDocs(r).filter { d in
-                !recordedUnsynced[r].contains(d) && model.base[r][d] != nil
+                !recordedUnsynced[r].contains(d) && !regeneratedUnsynced[r].contains(d) && model.base[r][d] != nil
                     && model.base[r][d]?.path == model.local[r][d]?.placed.path
             }
             guard !docs.isEmpty else { return nil }
@@ -801,6 +807,7 @@ extension MC {
             needsRecovery.remove(r)
             pendingCopies[r] = []
             pendingCopyOf[r] = [:]
+            regeneratedUnsynced[r] = []
             recordedUnsynced[r] = []
             figures.conflictsFound += outcome.newRecords.count
             figures.deleteVsEdit += outcome.notes.filter { $0.contains("deleted") }.count
