@@ -26,13 +26,17 @@ final class ObjectPacks: @unchecked Sendable {
     static let looseLimit = 16
 
     let folder: String
+    let files: any ObjectFiles
     private let lock = NSLock()
     private var loaded: [PackIndex]? = nil
     private var writer: PackWriter? = nil
     /// Objects put since the last flush (loose or packed), to know when to start a pack.
     private var batchCount = 0
 
-    init(folder: String) { self.folder = folder }
+    init(folder: String, files: any ObjectFiles = LocalObjectFiles()) {
+        self.folder = folder
+        self.files = files
+    }
 
     deinit { try? finishPack() }
 
@@ -60,10 +64,12 @@ final class ObjectPacks: @unchecked Sendable {
     private func indexes() -> [PackIndex] {
         if let loaded { return loaded }
         var found: [PackIndex] = []
-        for name in ((try? FileSystem.listDirectory(folder)) ?? []).sorted()
+        for name in ((try? files.listDirectory(folder)) ?? []).sorted()
         where name.hasSuffix(".idx") && name.hasPrefix("pack-") {
             let base = folder + "/" + name.dropLast(4)
-            if let index = PackIndex.load(index: base + ".idx", pack: base + ".pack") { found.append(index) }
+            if let index = PackIndex.load(index: base + ".idx", pack: base + ".pack", files: files) {
+                found.append(index)
+            }
         }
         loaded = found
         return found
@@ -78,7 +84,7 @@ final class ObjectPacks: @unchecked Sendable {
         defer { lock.unlock() }
         batchCount += 1
         guard batchCount > Self.looseLimit else { return false }
-        if writer == nil { writer = try PackWriter(folder: folder) }
+        if writer == nil { writer = try PackWriter(folder: folder, files: files) }
         try writer!.append(bytes, hash: hash)
         return true
     }
@@ -122,9 +128,10 @@ final class PackIndex: @unchecked Sendable {
     let count: Int
     private let table: [UInt8]  // count entries of ObjectPacks.entrySize bytes, sorted by hash
     private var fd: Int32 = -1
+    private let files: any ObjectFiles
 
-    static func load(index indexPath: String, pack packPath: String) -> PackIndex? {
-        guard let bytes = try? FileSystem.readFile(indexPath) else { return nil }
+    static func load(index indexPath: String, pack packPath: String, files: any ObjectFiles) -> PackIndex? {
+        guard let bytes = try? files.readFile(indexPath) else { return nil }
         let header = ObjectPacks.indexHeader
         guard bytes.count >= header.count + 8 + 32, Array(bytes[0..<header.count]) == header else { return nil }
         let sumStart = bytes.count - 32
@@ -136,11 +143,14 @@ final class PackIndex: @unchecked Sendable {
             return nil
         }
         let index = PackIndex(
-            packPath: packPath, indexPath: indexPath, count: count, table: Array(bytes[tableStart..<sumStart]))
+            packPath: packPath, indexPath: indexPath, count: count, table: Array(bytes[tableStart..<sumStart]),
+            files: files)
         // Why: on a folder a sync service copies (a drive remote), an index can arrive
         // before its pack, or with the pack still being copied; such an index holds
         // nothing yet, and a reader must see "not here yet", not a damaged object.
-        guard let size = try? FileSystem.status(packPath).size, size >= Int64(index.end) else { return nil }
+        guard let status = try? files.linkStatus(packPath), status.isRegularFile, status.size >= Int64(index.end) else {
+            return nil
+        }
         return index
     }
 
@@ -154,11 +164,12 @@ final class PackIndex: @unchecked Sendable {
         }
     }
 
-    init(packPath: String, indexPath: String, count: Int, table: [UInt8]) {
+    init(packPath: String, indexPath: String, count: Int, table: [UInt8], files: any ObjectFiles) {
         self.packPath = packPath
         self.indexPath = indexPath
         self.count = count
         self.table = table
+        self.files = files
     }
 
     deinit { if fd >= 0 { close(fd) } }
@@ -186,7 +197,7 @@ final class PackIndex: @unchecked Sendable {
     /// The bytes stored for `hash` (unchecked: the caller checks them against it).
     func bytes(_ hash: [UInt8]) -> [UInt8]? {
         guard let (offset, length) = location(hash) else { return nil }
-        if fd < 0 { fd = open(packPath, O_RDONLY | O_CLOEXEC) }
+        if fd < 0 { fd = files.openForReading(packPath) }
         guard fd >= 0 else { return nil }
         return PackWriter.read(fd, offset: offset, length: length)
     }
@@ -215,6 +226,7 @@ final class PackIndex: @unchecked Sendable {
 final class PackWriter {
     let packPath: String
     let indexPath: String
+    private let files: any ObjectFiles
     private let fd: Int32
     private var length: Int
     private var entries: [(hash: [UInt8], offset: Int, length: Int)] = []
@@ -222,17 +234,22 @@ final class PackWriter {
     /// Bytes not yet written: records are gathered and written 1 MiB at a time.
     private var buffer: [UInt8] = []
 
-    init(folder: String) throws {
-        try FileSystem.createDirectories(folder)
+    init(folder: String, files: any ObjectFiles = LocalObjectFiles()) throws {
+        try files.createDirectories(folder)
         var name = ""
         var fd: Int32 = -1
         for attempt in 0..<100 {
             name = folder + "/pack-\(FileSystem.currentTimeNanos)-\(getpid())-\(attempt)"
-            fd = open(name + ".pack", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
-            if fd >= 0 || errno != EEXIST { break }
+            do {
+                fd = try files.createExclusive(name + ".pack", mode: 0o444)
+                break
+            } catch let error as FileSystemError where error.code == EEXIST {
+                continue
+            }
         }
-        guard fd >= 0 else { throw FileSystemError(path: name + ".pack", operation: "create", code: errno) }
+        guard fd >= 0 else { throw FileSystemError(path: name + ".pack", operation: "create", code: EEXIST) }
         self.fd = fd
+        self.files = files
         packPath = name + ".pack"
         indexPath = name + ".idx"
         length = 0
@@ -252,7 +269,7 @@ final class PackWriter {
             let start = e.offset - written
             return Array(buffer[start..<(start + e.length)])
         }
-        let reader = open(packPath, O_RDONLY | O_CLOEXEC)
+        let reader = files.openForReading(packPath)
         guard reader >= 0 else { return nil }
         defer { close(reader) }
         return Self.read(reader, offset: e.offset, length: e.length)
@@ -299,8 +316,8 @@ final class PackWriter {
         }
         index += table
         index += Array(SHA256.hash(data: index))
-        try FileSystem.writeAtomically(indexPath, index, mode: 0o444, durable: false)
-        return PackIndex(packPath: packPath, indexPath: indexPath, count: sorted.count, table: table)
+        try files.writeAtomically(indexPath, index, mode: 0o444, durable: false)
+        return PackIndex(packPath: packPath, indexPath: indexPath, count: sorted.count, table: table, files: files)
     }
 
     static func read(_ fd: Int32, offset: Int, length: Int) -> [UInt8]? {
