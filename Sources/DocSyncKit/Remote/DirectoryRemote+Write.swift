@@ -21,6 +21,7 @@ extension DirectoryRemote {
         }
         let feed = try feedCutToCommitted(now)
         let io = SafeTreeIO(perimeter: files)
+        removeStaleTemporaryFiles()
         try finishInterruptedPush(at: now, io: io)
         try recordIntent(for: writes)
         let time = FileSystem.currentTimeNanos / 1_000_000
@@ -139,6 +140,14 @@ extension DirectoryRemote {
     func removeLeftoverTemporaryFiles(in folders: Set<String>) {
         for folder in folders.sorted() {
             FolderRemoteFiles.removeTemporaryFiles(inDocumentFolder: folder, files: files)
+        }
+    }
+
+    /// Deletes the temporary files a dead push left in the metadata: a pack it was
+    /// writing (see `ObjectPacks`), a feed or record it was replacing.
+    func removeStaleTemporaryFiles() {
+        for folder in [meta, meta + "/objects/packs", meta + "/replicas", meta + "/tombstones"] {
+            files.removeStaleTemporaryFiles(in: folder)
         }
     }
 

@@ -346,6 +346,19 @@ public final class RemotePerimeter: @unchecked Sendable {
         FileSystem.syncFilesystem(containing: root)
     }
 
+    /// Removes the `.docsync-tmp-…` files in `folder` that a dead or long gone writer left
+    /// (see `FileSystem.isStaleTemporary`): a push killed, or that filled the disk, while
+    /// writing a pack or a metadata file. Called by a push under its lock.
+    func removeStaleTemporaryFiles(in folder: String) {
+        for entry in (try? entries(folder)) ?? [] where entry.name.hasPrefix(".docsync-tmp-") {
+            let path = folder + "/" + entry.name
+            guard let st = try? linkStatus(path), !st.isDirectory,
+                FileSystem.isStaleTemporary(entry.name, modified: st.mtimeNanos)
+            else { continue }
+            try? removeFile(path)
+        }
+    }
+
     // MARK: Verify
 
     /// Every symlink below the root (and every entry that is neither a file nor a

@@ -17,7 +17,11 @@ import Foundation
 /// that. A pack counts only once its index exists: the index is renamed into place after
 /// the pack is written, and the caller flushes the filesystem before journaling anything
 /// that refers to an object in it, so a crash leaves at worst a pack without an index,
-/// which nothing refers to and `gc` removes.
+/// which nothing refers to and `gc` removes. The pack itself is written under a
+/// temporary name (`.docsync-tmp-…`) and renamed to `pack-<name>.pack` only once whole
+/// and fsynced: a write that fails (a full disk) removes it and leaves nothing under a
+/// final name. Why: a push that filled a remote left its partial pack there (read-only),
+/// the share stayed full and every replica's next push failed until someone found it.
 final class ObjectPacks: @unchecked Sendable {
     static let packHeader = Array("docsync-pack 1\n".utf8)
     static let indexHeader = Array("docsync-pack-index 1\n".utf8)
@@ -85,7 +89,12 @@ final class ObjectPacks: @unchecked Sendable {
         batchCount += 1
         guard batchCount > Self.looseLimit else { return false }
         if writer == nil { writer = try PackWriter(folder: folder, files: files) }
-        try writer!.append(bytes, hash: hash)
+        do { try writer!.append(bytes, hash: hash) } catch {
+            // The batch's pack is gone with its temporary file: nothing refers to it yet.
+            writer?.abandon()
+            writer = nil
+            throw error
+        }
         return true
     }
 
@@ -101,7 +110,11 @@ final class ObjectPacks: @unchecked Sendable {
     private func finishPack() throws {
         guard let current = writer else { return }
         writer = nil
-        let index = try current.finish()
+        let index: PackIndex
+        do { index = try current.finish() } catch {
+            current.abandon()
+            throw error
+        }
         if loaded != nil { loaded!.append(index) }
     }
 
@@ -222,12 +235,17 @@ final class PackIndex: @unchecked Sendable {
     }
 }
 
-/// The pack of the current batch, appended to as objects come.
+/// The pack of the current batch, appended to as objects come: into a temporary file,
+/// renamed to `packPath` by `finish()` once whole; `abandon()` (or dropping it
+/// unfinished) removes the temporary file.
 final class PackWriter {
     let packPath: String
     let indexPath: String
+    /// Where the pack is written until it is whole.
+    let temporaryPath: String
     private let files: any ObjectFiles
-    private let fd: Int32
+    private var fd: Int32
+    private var done = false
     private var length: Int
     private var entries: [(hash: [UInt8], offset: Int, length: Int)] = []
     private var positions: [[UInt8]: Int] = [:]
@@ -237,19 +255,14 @@ final class PackWriter {
     init(folder: String, files: any ObjectFiles = LocalObjectFiles()) throws {
         try files.createDirectories(folder)
         var name = ""
-        var fd: Int32 = -1
         for attempt in 0..<100 {
             name = folder + "/pack-\(FileSystem.currentTimeNanos)-\(getpid())-\(attempt)"
-            do {
-                fd = try files.createExclusive(name + ".pack", mode: 0o444)
-                break
-            } catch let error as FileSystemError where error.code == EEXIST {
-                continue
-            }
+            if !files.exists(name + ".pack") && !files.exists(name + ".idx") { break }
         }
-        guard fd >= 0 else { throw FileSystemError(path: name + ".pack", operation: "create", code: EEXIST) }
+        let (temporary, fd) = try files.createTemporary(beside: name + ".pack", mode: 0o444)
         self.fd = fd
         self.files = files
+        temporaryPath = temporary
         packPath = name + ".pack"
         indexPath = name + ".idx"
         length = 0
@@ -257,7 +270,19 @@ final class PackWriter {
         length = buffer.count
     }
 
-    deinit { close(fd) }
+    deinit { abandon() }
+
+    /// Drops an unfinished pack: its temporary file is removed (a finished one stays).
+    func abandon() {
+        if fd >= 0 {
+            close(fd)
+            fd = -1
+        }
+        if !done {
+            done = true
+            try? files.removeFile(temporaryPath)
+        }
+    }
 
     func location(_ hash: [UInt8]) -> Int? { positions[hash] }
 
@@ -269,7 +294,7 @@ final class PackWriter {
             let start = e.offset - written
             return Array(buffer[start..<(start + e.length)])
         }
-        let reader = files.openForReading(packPath)
+        let reader = files.openForReading(done ? packPath : temporaryPath)
         guard reader >= 0 else { return nil }
         defer { close(reader) }
         return Self.read(reader, offset: e.offset, length: e.length)
@@ -296,9 +321,16 @@ final class PackWriter {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Writes what is left and the index (atomically: the pack counts from then on).
+    /// Writes what is left, fsyncs the pack and renames it into place, then writes the
+    /// index (atomically: the pack counts from then on). If the index cannot be written,
+    /// the pack is removed again: nothing is left under a final name.
     func finish() throws -> PackIndex {
         try drain()
+        if fsync(fd) != 0 { throw FileSystemError(path: packPath, operation: "fsync", code: errno) }
+        close(fd)
+        fd = -1
+        try files.rename(temporaryPath, packPath)
+        done = true
         let sorted = entries.sorted { $0.hash.lexicographicallyPrecedes($1.hash) }
         var index = ObjectPacks.indexHeader
         let count = UInt64(sorted.count)
@@ -316,7 +348,10 @@ final class PackWriter {
         }
         index += table
         index += Array(SHA256.hash(data: index))
-        try files.writeAtomically(indexPath, index, mode: 0o444, durable: false)
+        do { try files.writeAtomically(indexPath, index, mode: 0o444, durable: false) } catch {
+            try? files.removeFile(packPath)
+            throw error
+        }
         return PackIndex(packPath: packPath, indexPath: indexPath, count: sorted.count, table: table, files: files)
     }
 

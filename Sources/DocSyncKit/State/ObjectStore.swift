@@ -85,8 +85,8 @@ protocol ObjectFiles: Sendable {
     func linkStatus(_ path: String) throws -> FileStat
     /// A descriptor open for reading, or -1.
     func openForReading(_ path: String) -> Int32
-    /// Creates `path`, which must not exist (O_EXCL), open for writing.
-    func createExclusive(_ path: String, mode: mode_t) throws -> Int32
+    /// A new temporary file (`.docsync-tmp-…`) beside `path`: its path and descriptor.
+    func createTemporary(beside path: String, mode: mode_t) throws -> (path: String, fd: Int32)
     func rename(_ from: String, _ to: String) throws
     func removeFile(_ path: String) throws
     func syncFilesystem(containing path: String)
@@ -102,10 +102,10 @@ struct LocalObjectFiles: ObjectFiles {
     func listDirectory(_ path: String) throws -> [String] { try FileSystem.listDirectory(path) }
     func linkStatus(_ path: String) throws -> FileStat { try FileSystem.linkStatus(path) }
     func openForReading(_ path: String) -> Int32 { open(path, O_RDONLY | O_CLOEXEC) }
-    func createExclusive(_ path: String, mode: mode_t) throws -> Int32 {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard fd >= 0 else { throw FileSystemError(path: path, operation: "create", code: errno) }
-        return fd
+    func createTemporary(beside path: String, mode: mode_t) throws -> (path: String, fd: Int32) {
+        let (dir, base) = FileSystem.splitLast(path)
+        let (temp, fd) = try FileSystem.createTemporary(beside: path, folder: dir, name: base, mode: mode)
+        return (temp, fd)
     }
     func rename(_ from: String, _ to: String) throws { try FileSystem.rename(from, to) }
     func removeFile(_ path: String) throws { try FileSystem.removeFile(path) }
@@ -114,8 +114,11 @@ struct LocalObjectFiles: ObjectFiles {
 
 extension RemotePerimeter: ObjectFiles {
     func openForReading(_ path: String) -> Int32 { (try? openFile(path, O_RDONLY)) ?? -1 }
-    func createExclusive(_ path: String, mode: mode_t) throws -> Int32 {
-        try openFile(path, O_WRONLY | O_CREAT | O_EXCL, mode: mode, create: true)
+    func createTemporary(beside path: String, mode: mode_t) throws -> (path: String, fd: Int32) {
+        let (dir, name) = try openParent(path, create: true)
+        defer { close(dir) }
+        let (temp, fd) = try FileSystem.createTemporary(in: dir, for: path, name: name, mode: mode)
+        return (FileSystem.splitLast(path).folder + "/" + temp, fd)
     }
     func syncFilesystem(containing path: String) { syncFilesystem() }
 }

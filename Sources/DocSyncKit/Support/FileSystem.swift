@@ -177,7 +177,7 @@ public enum FileSystem {
     }
 
     /// A new `.docsync-tmp-…` file in `folder` for writing `path` (named `name`), open.
-    private static func createTemporary(beside path: String, folder dir: String, name base: String, mode: mode_t)
+    static func createTemporary(beside path: String, folder dir: String, name base: String, mode: mode_t)
         throws(FileSystemError) -> (String, Int32)
     {
         // pid and a counter name it uniquely among live processes; O_EXCL and the retry
@@ -212,6 +212,19 @@ public enum FileSystem {
         }
         guard fd >= 0 else { throw FileSystemError(path: path, operation: "create (temporary file)", code: errno) }
         return (temp, fd)
+    }
+
+    /// Whether a `.docsync-tmp-<pid>-…` file is a leftover: its process (on this
+    /// machine) is gone, or it is older than `staleSeconds` (a process of another
+    /// machine on a shared folder, or a pid used again). Why: a push killed, or that
+    /// filled the disk, while writing a pack left it, and the share stayed full.
+    static func isStaleTemporary(_ name: String, modified mtimeNanos: Int64, staleSeconds: Double = 3600) -> Bool {
+        guard name.hasPrefix(".docsync-tmp-") else { return false }
+        if Double(currentTimeNanos - mtimeNanos) / 1e9 > staleSeconds { return true }
+        let pidText = name.dropFirst(".docsync-tmp-".count).prefix { $0.isASCII && $0.isNumber }
+        guard let pid = Int32(pidText), pid > 0 else { return false }
+        if pid == processID { return false }
+        return kill(pid, 0) != 0 && errno == ESRCH
     }
 
     /// Creates `path` with `bytes` only if nothing is there, atomically like

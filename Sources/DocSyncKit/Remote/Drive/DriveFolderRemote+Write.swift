@@ -21,6 +21,7 @@ extension DriveFolderRemote {
             layout.localLock, waitSeconds: lockWaitSeconds, url: displayURL, files: layout.files)
         defer { lock.release() }
         removeFormat1Leftovers()
+        removeStaleTemporaryFiles(replica: replica.replicaId)
         let files = DriveCommitFiles(layout: layout)
         let now = try scan(from: expected, format: format, files: files)
         // Compare and swap against everything that has arrived here: a push never lands
@@ -56,6 +57,14 @@ extension DriveFolderRemote {
         if (next.seen[replica.replicaId] ?? 0) == seq - 1 { next.seen[replica.replicaId] = seq }
         try? writeInfo(replica, seen: next.text)
         return next.text
+    }
+
+    /// Deletes the temporary files a dead push left in the metadata: a pack it was
+    /// writing (see `ObjectPacks`), a commit file or record it was writing.
+    func removeStaleTemporaryFiles(replica: String) {
+        var folders = [layout.meta, layout.objects + "/packs"]
+        if DriveLayout.isPlainName(replica) { folders += [layout.replicaFolder(replica), layout.commits(replica)] }
+        for folder in folders { layout.files.removeStaleTemporaryFiles(in: folder) }
     }
 
     /// The versions a write sent again was published as before (see `RemoteWrite.sentAgain`),
