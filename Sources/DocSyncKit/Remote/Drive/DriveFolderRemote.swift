@@ -45,8 +45,8 @@ public final class DriveFolderRemote: Remote {
     public init(url: String, lockWaitSeconds: Double = 10) {
         displayURL = url
         root = FileSystem.absolute(url.hasPrefix("file://") ? String(url.dropFirst("file://".count)) : url)
-        layout = DriveLayout(root: root)
-        objects = ObjectStore(root: layout.objects)
+        layout = DriveLayout(root: root, files: RemotePerimeter(root: root, url: url))
+        objects = ObjectStore(root: layout.objects, files: layout.files)
         self.lockWaitSeconds = lockWaitSeconds
     }
 
@@ -55,15 +55,18 @@ public final class DriveFolderRemote: Remote {
     /// Makes `url` a new, empty remote in this layout. The folder may exist but must hold nothing.
     public static func create(at url: String) throws {
         let remote = DriveFolderRemote(url: url)
-        if FileSystem.exists(remote.layout.format) { return }
+        let files = remote.layout.files
+        if files.exists(remote.layout.format) { return }
         if FileSystem.exists(remote.root), !(try FileSystem.listDirectory(remote.root)).isEmpty {
             throw RemoteError.damaged(
                 url: url,
                 reason: "folder exists and is not empty, and is not a docsync remote; pick an empty or new folder")
         }
-        try FileSystem.createDirectories(remote.layout.replicas)
-        try FileSystem.createDirectories(remote.layout.objects)
-        try FileSystem.writeAtomically(remote.layout.format, Array("\(formatHeader)\nid \(UUIDString.random())\n".utf8))
+        // The root is the user's (it may be a symlink); what is below it, by descriptors.
+        try FileSystem.createDirectories(remote.root)
+        try files.createDirectories(remote.layout.replicas)
+        try files.createDirectories(remote.layout.objects)
+        try files.writeAtomically(remote.layout.format, Array("\(formatHeader)\nid \(UUIDString.random())\n".utf8))
     }
 
     // MARK: Format
@@ -82,7 +85,10 @@ public final class DriveFolderRemote: Remote {
         guard FileSystem.isDirectory(root) else {
             throw RemoteError.unreachable(url: displayURL, reason: "folder \(root) does not exist (not mounted?)")
         }
-        guard let bytes = try? FileSystem.readFile(layout.format) else {
+        // Before anything is read: a symlink among the remote's own folders stops the run.
+        try layout.files.checkSkeleton()
+        guard let bytes = try? layout.files.readFile(layout.format) else {
+            try layout.files.checkPerimeter()
             throw RemoteError.unreachable(
                 url: displayURL,
                 reason: "\(layout.format) is missing: not a docsync remote, or the share is not mounted")
