@@ -14,6 +14,9 @@ final class ChangeRecorder {
         var skipped: [TreeWalker.Skipped] = []
         /// Tracked documents whose files the walk could not look at: not deletions.
         var unknown: [UnknownDocument] = []
+        /// Every entry the walk did not enter (see `TreeWalker.Walk.unentered`): a pull
+        /// writes nothing at or below one.
+        var unentered = TreeWalker.Walk(files: [], skipped: [], unentered: [])
         /// Tracked paths whose documents could not be read this time: not deletions.
         var unreadablePaths: Set<String> = []
         /// Files outside a sparse replica's selection that hold no document it tracks:
@@ -97,6 +100,7 @@ final class ChangeRecorder {
         let ignore = IgnoreRules.load(from: layout.ignoreFile)
         let walk = TreeWalker(root: layout.root, ignore: ignore).walk(removingStaleTemporaryFiles: write)
         result.skipped = walk.skipped
+        result.unentered = TreeWalker.Walk(files: [], skipped: [], unentered: walk.unentered)
         if let unchangedTree, unchangedTree.holds(walk.files, index: index) {
             progress?(.finished(.scan))
             progress?(.finished(.record))

@@ -73,7 +73,12 @@ extension DocumentPlanner {
             lostBy: side == .local ? replicaId : entry.replica, reason: "an edit beat a deletion")
         // Who made the change that beat the deletion (an edit, or a rename that kept the
         // version's changesetId), not who made the version.
-        record.keptBy = side == .local ? entry.replica : replicaId
+        // (A git remote names its documents' pushers only for renames: an edit read from it
+        // says `git0`, and its maker is the kept version's.)
+        record.keptBy =
+            side == .remote
+            ? replicaId
+            : entry.replica == GitRemote.gitReplica ? ChangesetID(kept.changesetId)?.replica : entry.replica
         let deletedOther = side == .remote && plan.deletesAnotherVersion
         let deletedBytes = deletedOther ? content.deleted : content.base
         if deletedBytes == nil && deletedOther {
@@ -98,7 +103,10 @@ extension DocumentPlanner {
             winner: kept.changesetId, time: time, kind: .rename, replica: replicaId,
             lostBy: lost.side == .local ? replicaId : entry.replica, reason: "renamed on both sides")
         // The renames' makers, not the version's (a rename keeps the changesetId).
-        record.keptBy = lost.side == .local ? entry.replica : replicaId
+        record.keptBy =
+            lost.side == .remote
+            ? replicaId
+            : entry.replica == GitRemote.gitReplica ? ChangesetID(kept.changesetId)?.replica : entry.replica
         return loss(
             record, bytes: bytes, path: kept.path, kept: .other(than: lost.side), stored: .rename(of: lost.side))
     }

@@ -50,7 +50,10 @@ extension PullPlanner {
             hold.deletedHash = hash
         }
         plan.batch.append(hold)
-        if let local, let reason = unknownReasons[local.path] {
+        if let path = entry.path, let reason = unenteredReason(path), unknownReasons[local?.path ?? ""] == nil {
+            plan.notices.append(
+                DocumentNotice.waitsForLook(path: path, reason: reason, deletion: remoteVersion == nil).description)
+        } else if let local, let reason = unknownReasons[local.path] {
             plan.notices.append(
                 DocumentNotice.waitsForLook(path: local.path, reason: reason, deletion: remoteVersion == nil)
                     .description)

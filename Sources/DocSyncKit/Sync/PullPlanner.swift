@@ -46,6 +46,8 @@ struct PullPlanner {
     /// Of the `unreadable` paths, those the scan could not look at, with why (see
     /// `UnknownDocument`): a remote change to one waits aside, as for an invalid file.
     var unknownReasons: [String: String] = [:]
+    /// Why the scan did not enter the entry at or above a path (nil: it did).
+    var unenteredReason: (String) -> String? = { _ in nil }
     /// Per document, the base a merge is measured from instead of the tree's, where its
     /// pending content carries versions beyond that base (see `SyncSession.carriedMergeBases`).
     var mergeBases: [String: DocVersion] = [:]
@@ -136,7 +138,11 @@ struct PullPlanner {
             let document = DocumentPlanner.decide(
                 DocumentInputs(
                     entry: entry, base: base[refId], local: local,
-                    localIsUnreadable: local.map { unreadable.contains($0.path) } ?? false,
+                    // A remote version whose path lies under what the scan did not enter (a
+                    // symlinked or unreadable folder) waits too: writing it would go through
+                    // the symlink, or fail halfway through a move.
+                    localIsUnreadable: (local.map { unreadable.contains($0.path) } ?? false)
+                        || entry.path.map { unenteredReason($0) != nil } ?? false,
                     pending: decided.pendingVersions[refId] ?? [], ownVersions: ownVersions[refId],
                     user: userVersions[refId], mergeBase: mergeBases[refId], localMovedAt: localMoves[refId],
                     holdsRemoteChanges: holdsRemoteChanges))

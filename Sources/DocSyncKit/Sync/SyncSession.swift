@@ -283,6 +283,8 @@ final class SyncSession {
             storeFetched: options.dryRun ? nil : { hash, bytes in try objects.put(bytes, hash: hash) })
         planner.userVersions = userVersions
         planner.unknownReasons = Dictionary(local.unknown.map { ($0.path, $0.reason) }, uniquingKeysWith: { a, _ in a })
+        let unentered = local.unentered
+        if !unentered.unentered.isEmpty { planner.unenteredReason = { unentered.unenteredReason(for: $0) } }
         planner.landedPending = landedPending
         planner.mergeBases = mergeBases
         return try planner.plan(changes, time: FileSystem.currentTimeNanos / 1_000_000)

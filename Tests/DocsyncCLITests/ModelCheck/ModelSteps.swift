@@ -39,6 +39,7 @@ extension MC.Run {
         replicas.append(box.replica(name))
         pendingCopies.append([])
         pendingCopyOf.append([:])
+        regeneratedUnsynced.append([])
         recordedUnsynced.append([])
         lastSeen.append([:])
         broken.append([:])
