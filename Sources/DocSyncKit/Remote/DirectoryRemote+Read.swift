@@ -9,11 +9,11 @@ extension DirectoryRemote {
     /// must read as "unreachable", never as "empty".
     func identity() throws -> String {
         guard FileSystem.isDirectory(root) else {
-            throw RemoteError.unreachable(url: displayURL, reason: "folder \(root) does not exist (not mounted?)")
+            throw RemoteError.missingFolder(root, url: displayURL)
         }
-        guard let bytes = try? FileSystem.readFile(meta + "/format") else {
-            throw RemoteError.unreachable(
-                url: displayURL, reason: "\(meta)/format is missing: not a docsync remote, or the share is not mounted")
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.readFile(meta + "/format") } catch {
+            throw RemoteError.unreadableFormat(meta + "/format", error, url: displayURL)
         }
         let text = String(decoding: bytes, as: UTF8.self)
         let lines = text.split(separator: "\n")

@@ -80,12 +80,11 @@ public final class DriveFolderRemote: Remote {
     /// (or not synced here yet), which must read as "unreachable", never as "empty".
     func format() throws -> Format {
         guard FileSystem.isDirectory(root) else {
-            throw RemoteError.unreachable(url: displayURL, reason: "folder \(root) does not exist (not mounted?)")
+            throw RemoteError.missingFolder(root, url: displayURL)
         }
-        guard let bytes = try? FileSystem.readFile(layout.format) else {
-            throw RemoteError.unreachable(
-                url: displayURL,
-                reason: "\(layout.format) is missing: not a docsync remote, or the share is not mounted")
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.readFile(layout.format) } catch {
+            throw RemoteError.unreadableFormat(layout.format, error, url: displayURL)
         }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
         guard lines.first == Self.formatHeader, lines.count >= 2, lines[1].hasPrefix("id ") else {
