@@ -52,4 +52,24 @@ struct RemoteLimitsTests {
         #expect(r.stderr.contains("permission denied") && r.stderr.contains(box.remote + "/.docsync"), r.comment)
         #expect(!r.stderr.contains("is missing"), r.comment)
     }
+
+    @Test("a git push refused by the server's pre-receive hook: exit 1 with the hook's words, not 75")
+    func pushRefusedByHook() throws {
+        let daemon = try GitDaemon()
+        let url = try daemon.makeRepository("records")
+        let box = Sandbox()
+        let a = box.replica("A")
+        a.write("a.json", "{\"v\": 1}\n")
+        #expect(CLI.run(["init", "--remote", url, "--name", "A", "A"], in: box.root).exit == 0)
+        a.sync()
+        let hook = daemon.repositoryPath("records") + "/hooks/pre-receive"
+        try "#!/bin/sh\necho 'records are frozen for the audit' >&2\nexit 1\n".write(
+            toFile: hook, atomically: true, encoding: .utf8)
+        #expect(chmod(hook, 0o755) == 0)
+        a.write("a.json", "{\"v\": 2}\n")
+        let refused = a.run("sync")
+        #expect(refused.exit == 1, refused.comment)
+        #expect(refused.stderr.contains("records are frozen for the audit"), refused.comment)
+        #expect(!refused.stderr.contains("kept changing"), refused.comment)
+    }
 }

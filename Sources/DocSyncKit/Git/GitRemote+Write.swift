@@ -55,6 +55,8 @@ extension GitRemote {
             }
             return commit
         } catch let error as GitError {
+            // Trying again will not help: exit 1 with the server's words, never 75.
+            if error.code == GitError.refused { throw RemoteError.rejected(url: displayURL, reason: error.message) }
             if error.code == GitError.nonFastForward, Self.isLockRejection(error.message) {
                 try handleLockedRef(error.message)
             }
