@@ -72,4 +72,19 @@ struct RemoteLimitsTests {
         #expect(refused.stderr.contains("records are frozen for the audit"), refused.comment)
         #expect(!refused.stderr.contains("kept changing"), refused.comment)
     }
+
+    @Test("init against a new empty bare git repository says it starts a new remote, not that it joined one")
+    func initOnEmptyBareRepository() throws {
+        let box = Sandbox()
+        let repo = box.path("remote.git")
+        Reliability.makeBareRepo(repo)
+        let started = CLI.run(["init", "--remote", repo, "--name", "A", "A"], in: box.root)
+        #expect(started.exit == 0, started.comment)
+        #expect(started.stdout.contains("Started a new remote"), started.comment)
+        #expect(!started.stdout.contains("Joined"), started.comment)
+        box.replica("A").write("a.json", "{\"v\": 1}\n")
+        box.replica("A").sync()
+        let joined = CLI.run(["init", "--remote", repo, "--name", "B", "B"], in: box.root)
+        #expect(joined.exit == 0 && joined.stdout.contains("Joined the existing remote"), joined.comment)
+    }
 }

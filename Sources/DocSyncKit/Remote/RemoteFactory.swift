@@ -6,6 +6,9 @@ public enum RemoteKind: String, Sendable, CaseIterable {
     public static func detect(_ url: String) -> RemoteKind {
         GitURL.looksLikeGit(url) ? .git : .dir
     }
+
+    /// Whether a git URL is reached over the network (not a path or `file://`).
+    public static func isNetworkGit(_ url: String) -> Bool { RemoteIdentity.localGitPath(url) == nil }
 }
 
 /// Makes the remote a tree's configuration names (`remote.url`, `remote.kind` and the
