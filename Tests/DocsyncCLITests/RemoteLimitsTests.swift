@@ -25,6 +25,115 @@ struct RemoteLimitsTests {
         ]) { $1 }
         return CLI.runTool("/usr/bin/git", args, in: dir, env: env)
     }
+
+    @Test(
+        "drive-layout folder remote: a document over remote.maxDocumentBytes is named and skipped (exit 1), the rest arrives, it is said again next run, a push over it is refused, and raising the ceiling pulls it"
+    )
+    func oversizedOnFolderRemote() throws {
+        let box = Sandbox()
+        let a = box.initReplica("A", files: ["grow.json": "{\n  \"note\": \"small\",\n  \"pad\": \"\"\n}\n"])
+        a.sync()
+        let b = box.clone("B")
+        b.ok("config", "remote.maxDocumentBytes", "100000")
+        // A pushes a large new document, a small one, and makes one both hold large.
+        a.write("big.json", Self.large(200_000))
+        a.write("other.json", "{\"v\": 1}\n")
+        // An edit of the document both hold, its ids kept: it grows past B's ceiling.
+        a.write(
+            "grow.json",
+            a.read("grow.json")!.replacing(
+                "\"pad\": \"\"", with: "\"pad\": \"" + String(repeating: "x", count: 150_000) + "\""))
+        a.sync()
+
+        let first = b.run("sync")
+        #expect(first.exit == 1, first.comment)
+        #expect(
+            first.stderr.contains("big.json") && first.stderr.contains("grow.json")
+                && first.stderr.contains("remote.maxDocumentBytes"), first.comment)
+        #expect(b.json("other.json")?["v"] as? Int == 1, "the rest of the pull arrives: \(first)")
+        #expect(!b.exists("big.json"), "never pulled")
+        #expect(!first.stderr.contains("not valid documents"), first.comment)
+        #expect(b.json("grow.json")?["note"] as? String == "small", "not deleted, not changed: \(first)")
+
+        // Said again on the next run, not dropped for good.
+        let again = b.run("sync")
+        #expect(again.exit == 1 && again.stderr.contains("big.json"), again.comment)
+
+        // An edit here of a document whose remote version was never read is not pushed over it.
+        b.write("grow.json", b.read("grow.json")!.replacing("\"note\": \"small\"", with: "\"note\": \"edited on B\""))
+        let refused = b.run("sync")
+        #expect(refused.exit == 1, refused.comment)
+        #expect(
+            refused.stderr.contains("grow.json") && refused.stderr.contains("not pushed"), refused.comment)
+        #expect(b.json("grow.json")?["note"] as? String == "edited on B", "the edit is kept")
+
+        // With the ceiling raised, both arrive, and the edit merges with the large version.
+        b.ok("config", "remote.maxDocumentBytes", "1000000")
+        b.sync()
+        #expect(b.read("big.json") == a.read("big.json"))
+        #expect((b.json("big.json")?["pad"] as? String)?.count == 200_000)
+        let grown = b.json("grow.json")
+        #expect(
+            grown?["note"] as? String == "edited on B" && (grown?["pad"] as? String)?.count == 150_000, "merged")
+        let quiet = b.run("sync")
+        #expect(quiet.exit == 0 && !quiet.stderr.contains("maxDocumentBytes"), quiet.comment)
+        a.sync()
+        #expect(a.json("grow.json")?["note"] as? String == "edited on B")
+    }
+
+    @Test(
+        "git remote: a file over remote.maxDocumentBytes committed with plain git is named and skipped (exit 1), the other files of the same pull arrive, it is said again, and raising the ceiling pulls it"
+    )
+    func oversizedOnGitRemote() throws {
+        let box = Sandbox()
+        let repo = box.path("remote.git")
+        Reliability.makeBareRepo(repo)
+        let a = box.replica("A")
+        a.write("keep.json", "{\"v\": 1}\n")
+        #expect(CLI.run(["init", "--remote", repo, "--name", "A", "A"], in: box.root).exit == 0)
+        a.sync()
+        a.ok("config", "remote.maxDocumentBytes", "100000")
+
+        let work = box.path("work")
+        #expect(Self.git(["clone", "-q", repo, work], in: box.root).exit == 0)
+        try Self.large(300_000).write(toFile: work + "/big.json", atomically: true, encoding: .utf8)
+        try "{\"v\": 2}\n".write(toFile: work + "/new.json", atomically: true, encoding: .utf8)
+        // keep.json, which A holds, grows past A's ceiling too (its ids kept).
+        let kept = try String(contentsOfFile: work + "/keep.json", encoding: .utf8)
+        try kept.replacing("\"v\": 1", with: "\"v\": 1, \"pad\": \"" + String(repeating: "y", count: 200_000) + "\"")
+            .write(toFile: work + "/keep.json", atomically: true, encoding: .utf8)
+        #expect(Self.git(["add", "big.json", "new.json", "keep.json"], in: work).exit == 0)
+        #expect(Self.git(["commit", "-qm", "a large file and a small one"], in: work).exit == 0)
+        #expect(Self.git(["push", "-q", "origin", "main"], in: work).exit == 0)
+
+        let first = a.run("sync")
+        #expect(first.exit == 1, first.comment)
+        #expect(
+            first.stderr.contains("big.json") && first.stderr.contains("keep.json")
+                && first.stderr.contains("remote.maxDocumentBytes"), first.comment)
+        #expect(a.json("new.json")?["v"] as? Int == 2, "the rest of the pull arrives: \(first)")
+        #expect(
+            a.json("keep.json")?["v"] as? Int == 1 && a.json("keep.json")?["pad"] == nil, "not changed, not deleted")
+        #expect(!a.exists("big.json"))
+
+        let again = a.run("sync")
+        #expect(again.exit == 1 && again.stderr.contains("big.json"), again.comment)
+
+        // An edit of keep.json here is not pushed over the version A never read.
+        a.write("keep.json", a.read("keep.json")!.replacing("\"v\": 1", with: "\"v\": 5"))
+        let refused = a.run("sync")
+        #expect(refused.exit == 1, refused.comment)
+        #expect(refused.stderr.contains("keep.json") && refused.stderr.contains("not pushed"), refused.comment)
+
+        a.ok("config", "remote.maxDocumentBytes", "1000000")
+        a.sync()
+        #expect((a.json("big.json")?["pad"] as? String)?.count == 300_000)
+        #expect(a.json("keep.json")?["v"] as? Int == 5 && (a.json("keep.json")?["pad"] as? String)?.count == 200_000)
+        #expect(!Self.git(["--git-dir", repo, "show", "main:keep.json"], in: box.root).stdout.contains("\"v\": 1"))
+        let quiet = a.run("sync")
+        #expect(quiet.exit == 0 && !quiet.stderr.contains("maxDocumentBytes"), quiet.comment)
+    }
+
     @Test("a folder remote this user may not read: permission denied naming the path, exit 1 (not 75)")
     func unreadableFolderRemote() throws {
         let box = Sandbox()

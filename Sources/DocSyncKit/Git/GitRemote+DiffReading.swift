@@ -12,6 +12,8 @@ extension GitRemote {
         var conflictBytes: [String: GitOID] = [:]
         var moved: [String: MovedRecord] = [:]
         var warnings: [String] = []
+        /// Documents larger than `remote.maxDocumentBytes`, never read.
+        var skipped: [RemoteDocumentCeiling.Skipped] = []
 
         // Sized once: grown by doubling, a clone's table of 100,000 documents held its old
         // and new storage at once, at the peak of the clone.
@@ -26,7 +28,7 @@ extension GitRemote {
         introductions: (found: [String: PlainGitIntroduction], complete: Bool)
     ) throws {
         if let path = change.newPath, let blob = change.newBlob, path.hasPrefix(Self.movedFolder) {
-            if let bytes = try? repo.blob(blob),
+            if let bytes = try? smallBlob(blob),
                 let record = try? JSONDecoder().decode(MovedRecord.self, from: Data(bytes))
             {
                 reading.moved[record.refId] = record
@@ -58,7 +60,7 @@ extension GitRemote {
     /// A shared conflict's record (`….meta.json`) or the losing version's bytes.
     private func readConflictFile(_ path: String, blob: GitOID, into reading: inout DiffReading) {
         if path.hasSuffix(".meta.json") {
-            if let bytes = try? repo.blob(blob),
+            if let bytes = try? smallBlob(blob),
                 let record = try? JSONDecoder().decode(ConflictStore.Record.self, from: Data(bytes)),
                 RefID.isAcceptable(record.refId), RefID.isAcceptable(record.changesetId),
                 Self.conflictPaths(record).meta == path
@@ -80,10 +82,21 @@ extension GitRemote {
         if path.hasPrefix(Self.tombstoneFolder) {
             if let entry = tombstone(blob) { reading.deletes[entry.refId] = (order, entry) }
         } else if Self.isDocumentPath(path) {
-            let oldBytes = try change.oldBlob.map { try repo.blob($0) }
+            let introduction = introductions.found[path + "\u{0}" + blob]
+            if let size = oversize(blob) {
+                // Never read (see RemoteDocumentCeiling): said, remembered, looked at again.
+                reading.skipped.append(
+                    RemoteDocumentCeiling.Skipped(
+                        path: path, size: size, key: blob, previousBlob: change.oldBlob, commitTime: headTime,
+                        introducedAt: introduction?.time, replacedChangesetId: introduction?.replacedChangesetId,
+                        historyRead: introductions.complete))
+                return nil
+            }
+            // A previous version too large to read is as good as none.
+            let oldBytes = try change.oldBlob.flatMap { try smallBlob($0) }
             switch try entry(
                 path: path, blob: blob, previous: oldBytes, commitTime: headTime,
-                introduction: introductions.found[path + "\u{0}" + blob], historyRead: introductions.complete)
+                introduction: introduction, historyRead: introductions.complete)
             {
             case .success(let entry):
                 reading.puts[entry.refId] = (order, entry)
@@ -104,8 +117,8 @@ extension GitRemote {
         _ path: String, blob: GitOID, order: Int, into reading: inout DiffReading, headTime: Int64,
         unless refIdNowAtOldPath: String?
     ) throws {
-        let bytes = try repo.blob(blob)
-        guard let scanned = try? JSONScanner.scanDocument(bytes),
+        // Too large to read: which document it was is not known, so it is no deletion.
+        guard let bytes = try smallBlob(blob), let scanned = try? JSONScanner.scanDocument(bytes),
             let refId = scanned.member(named: "refId")?.stringValue, reading.deletes[refId] == nil,
             refId != refIdNowAtOldPath
         else { return }

@@ -49,7 +49,7 @@ extension GitRemote {
                 // Walking back, the first commit met that put the blob there is the one the
                 // branch's file comes from.
                 guard targets.contains(key), found[key] == nil else { continue }
-                let replaced = try change.oldBlob.map { try repo.blob($0) }
+                let replaced = try change.oldBlob.flatMap { try smallBlob($0) }
                     .flatMap { try? JSONScanner.scanDocument($0) }?.member(named: "changesetId")?.stringValue
                 found[key] = PlainGitIntroduction(time: info.time, replacedChangesetId: replaced)
             }

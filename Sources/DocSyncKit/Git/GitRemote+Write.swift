@@ -11,6 +11,7 @@ extension GitRemote {
     ) throws -> String {
         let parent = try commitOf(cursor: cursor)
         let baseTree = try parent.map { try repo.commit($0).tree }
+        try refuseOverwritingSkipped(writes, baseTree: baseTree)
         var plan = PushPlan()
         let time = FileSystem.currentTimeNanos / 1_000_000
         for write in writes { try plan.add(write, replica: replica.replicaId, time: time, url: displayURL) }

@@ -229,11 +229,18 @@ extension DirectoryRemote {
         guard let path = entry.path, let hash = entry.hash else {
             throw RemoteError.damaged(url: displayURL, reason: "entry for \(entry.refId) has no content")
         }
+        // Sizes first: a version larger than remote.maxDocumentBytes is never read whole.
+        if let size = objects.size(of: hash), size > ceiling.maxBytes {
+            throw RemoteError.damaged(url: displayURL, reason: ceiling.tooLarge(path, size: size, url: displayURL))
+        }
+        let copySize = (try? FileSystem.linkStatus(root + "/" + path))?.size ?? 0
         // The readable copy at the document's path is tried first; if a push is under
         // way (or died) it may hold a newer, uncommitted version, so the immutable copy
         // in objects/ is the fallback.
         do {
-            if let bytes = try SafeTreeIO(root: root).readIfPresent(path), ContentHash.of(bytes) == hash {
+            if copySize <= ceiling.maxBytes, let bytes = try SafeTreeIO(root: root).readIfPresent(path),
+                ContentHash.of(bytes) == hash
+            {
                 return bytes
             }
         } catch let error as SafeTreeIO.Refused {

@@ -69,6 +69,9 @@ public struct RemoteChanges: Sendable {
     /// before the tree journaled it shows here even after another replica built on it,
     /// and its version, not the one before, is what the tree's later edits were made on.
     public var ownVersions: [String: Set<String>] = [:]
+    /// Documents the remote holds a version of that it left out for its size (see
+    /// RemoteDocumentCeiling), by refId: named all the same, never read as deleted.
+    public var withheld: Set<String> = []
 }
 
 /// The remote's history lost the position a tree synced with. What the tree based on it

@@ -46,6 +46,7 @@ struct RemoteFactory {
         let remote = try GitRemote(
             url: url, branch: config["remote.branch"] ?? "main", cachePath: metadata + "/git", settings: settings)
         remote.localReplica = replica.replicaId
+        remote.ceiling = ceiling
         return (remote, warnings)
     }
 
@@ -68,6 +69,15 @@ struct RemoteFactory {
         let remote = FolderRemoteFormat.open(
             url, layout: layout, lockStaleSeconds: stale, lockWaitSeconds: wait, replica: replica.replicaId,
             merge: ContentPolicy.versionMerge(config: config))
+        (remote as? DriveFolderRemote)?.ceiling = ceiling
+        (remote as? DirectoryRemote)?.ceiling = ceiling
         return (remote, warnings)
+    }
+
+    /// `remote.maxDocumentBytes`; skipped documents are remembered in `.docsync`.
+    private var ceiling: RemoteDocumentCeiling {
+        RemoteDocumentCeiling(
+            maxBytes: Int64(config["remote.maxDocumentBytes"] ?? "") ?? RemoteDocumentCeiling.defaultBytes,
+            memoryPath: metadata + "/remote-skipped.json")
     }
 }

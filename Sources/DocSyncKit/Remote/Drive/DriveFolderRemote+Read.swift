@@ -155,6 +155,7 @@ extension DriveFolderRemote {
         tidy(scan.duplicateCopies)
         var changes = try changes(from: from, snapshot: snapshot, scan: scan, next: next, files: files, format: format)
         changes.notArrived = scan.waiting
+        withholdOversized(&changes)
         return changes
     }
 
@@ -225,6 +226,10 @@ extension DriveFolderRemote {
         }
         guard FileSystem.isDirectory(root) else {
             throw RemoteError.unreachable(url: displayURL, reason: "folder disappeared")
+        }
+        if let size = oversize(hash) {
+            throw RemoteError.damaged(
+                url: displayURL, reason: ceiling.tooLarge(entry.path ?? entry.refId, size: size, url: displayURL))
         }
         guard let bytes = try? objects.get(hash) else {
             throw RemoteError.damaged(

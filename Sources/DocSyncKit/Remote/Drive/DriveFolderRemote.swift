@@ -37,6 +37,11 @@ public final class DriveFolderRemote: Remote {
     /// commit names is then here without reading older commit files (ParentPresence).
     var heldVersion: ((_ refId: String, _ changesetId: String) -> Bool)?
     public var historiesFork: Bool { true }
+    /// `remote.maxDocumentBytes`, and where skipped documents are remembered.
+    public var ceiling = RemoteDocumentCeiling()
+    /// Documents (refIds) skipped for their size that `changes` brought again because
+    /// they fit now: the engine merges them, so a push after that is not refused for them.
+    var presentedSkipped = Set<String>()
 
     public func tellHeldVersions(_ held: @escaping (_ refId: String, _ changesetId: String) -> Bool) {
         heldVersion = held
