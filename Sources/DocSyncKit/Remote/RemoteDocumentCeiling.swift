@@ -18,10 +18,14 @@ public struct RemoteDocumentCeiling: Sendable {
     public var maxBytes: Int64
     /// Where the documents skipped are remembered between runs (nil: not remembered).
     public var memoryPath: String?
+    /// False for a read-only run (status, diff, log): it reads what is remembered and
+    /// changes nothing, since it runs without the tree's lock.
+    public var mayWrite = true
 
-    public init(maxBytes: Int64 = Self.defaultBytes, memoryPath: String? = nil) {
+    public init(maxBytes: Int64 = Self.defaultBytes, memoryPath: String? = nil, mayWrite: Bool = true) {
         self.maxBytes = maxBytes
         self.memoryPath = memoryPath
+        self.mayWrite = mayWrite
     }
 
     /// What the run says about a document it did not read.
@@ -72,7 +76,7 @@ public struct RemoteDocumentCeiling: Sendable {
 
     /// Remembers `documents` (by path, sorted), unless they are what is remembered already.
     func remember(_ documents: [Skipped], url: String) {
-        guard let memoryPath else { return }
+        guard let memoryPath, mayWrite else { return }
         var byPath: [String: Skipped] = [:]
         for document in documents { byPath[document.path] = document }
         let sorted = byPath.values.sorted { $0.path < $1.path }

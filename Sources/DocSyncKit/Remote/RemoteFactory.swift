@@ -78,6 +78,6 @@ struct RemoteFactory {
     private var ceiling: RemoteDocumentCeiling {
         RemoteDocumentCeiling(
             maxBytes: Int64(config["remote.maxDocumentBytes"] ?? "") ?? RemoteDocumentCeiling.defaultBytes,
-            memoryPath: metadata + "/remote-skipped.json")
+            memoryPath: metadata + "/remote-skipped.json", mayWrite: !readOnly)
     }
 }
