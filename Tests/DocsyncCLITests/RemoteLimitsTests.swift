@@ -4,6 +4,7 @@
 // read says permission denied; a git push a server refuses (a pre-receive hook) exits 1
 // with the server's words, not 75; init on an empty bare repository says it starts a remote.
 
+import DocSyncKit
 import Foundation
 import Testing
 
@@ -132,6 +133,55 @@ struct RemoteLimitsTests {
         #expect(!Self.git(["--git-dir", repo, "show", "main:keep.json"], in: box.root).stdout.contains("\"v\": 1"))
         let quiet = a.run("sync")
         #expect(quiet.exit == 0 && !quiet.stderr.contains("maxDocumentBytes"), quiet.comment)
+    }
+
+    @Test(
+        "the default ceiling (64 MiB): an 80 MiB sparse file committed with git, and an 80 MiB sparse object in a folder remote, are named and never read"
+    )
+    func defaultCeilingSparseFiles() throws {
+        let size: off_t = 80 << 20
+        // git: a file of 80 MiB of NULs (sparse on disk, tiny once compressed).
+        let box = Sandbox()
+        let repo = box.path("remote.git")
+        Reliability.makeBareRepo(repo)
+        let a = box.replica("A")
+        a.write("keep.json", "{\"v\": 1}\n")
+        #expect(CLI.run(["init", "--remote", repo, "--name", "A", "A"], in: box.root).exit == 0)
+        a.sync()
+        let work = box.path("work")
+        #expect(Self.git(["clone", "-q", repo, work], in: box.root).exit == 0)
+        #expect(FileManager.default.createFile(atPath: work + "/huge.json", contents: nil))
+        #expect(truncate(work + "/huge.json", size) == 0)
+        try "{\"v\": 2}\n".write(toFile: work + "/new.json", atomically: true, encoding: .utf8)
+        #expect(Self.git(["add", "huge.json", "new.json"], in: work).exit == 0)
+        #expect(Self.git(["commit", "-qm", "huge"], in: work).exit == 0)
+        #expect(Self.git(["push", "-q", "origin", "main"], in: work).exit == 0)
+        let pulled = a.run("sync")
+        #expect(pulled.exit == 1, pulled.comment)
+        #expect(
+            pulled.stderr.contains("huge.json: \(size) bytes, larger than remote.maxDocumentBytes (67108864)"),
+            pulled.comment)
+        #expect(a.json("new.json")?["v"] as? Int == 2 && !a.exists("huge.json"), pulled.comment)
+
+        // A folder remote: B pushed a small version; its object there becomes 80 MiB.
+        let folder = Sandbox()
+        let b = folder.initReplica("B", files: ["doc.json": "{\"v\": 1}\n"])
+        b.sync()
+        let c = folder.clone("C")
+        b.write("doc.json", b.read("doc.json")!.replacing("\"v\": 1", with: "\"v\": 2"))
+        b.write("other.json", "{\"w\": 1}\n")
+        b.sync()
+        let objects = folder.remote + "/.docsync/objects"
+        let hash = ContentHash.of(b.bytes("doc.json")!)
+        let object = objects + "/" + hash.prefix(2) + "/" + hash.dropFirst(2)
+        #expect(FileManager.default.fileExists(atPath: object), "the version is a loose object: \(object)")
+        #expect(chmod(object, 0o644) == 0 && truncate(object, size) == 0)
+        let skipped = c.run("sync")
+        #expect(skipped.exit == 1, skipped.comment)
+        #expect(
+            skipped.stderr.contains("doc.json: \(size) bytes, larger than remote.maxDocumentBytes (67108864)"),
+            skipped.comment)
+        #expect(c.json("other.json")?["w"] as? Int == 1 && c.json("doc.json")?["v"] as? Int == 1, skipped.comment)
     }
 
     @Test("a folder remote this user may not read: permission denied naming the path, exit 1 (not 75)")
