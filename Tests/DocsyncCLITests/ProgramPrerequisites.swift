@@ -24,6 +24,7 @@ extension Prerequisite {
         Program(name: "script", paths: ["/usr/bin/script"], package: "bsdutils"),
         Program(name: "timeout", paths: ["/usr/bin/timeout"], package: "coreutils"),
         Program(name: "unshare", paths: ["/usr/bin/unshare"], package: "util-linux"),
+        Program(name: "setpriv", paths: ["/usr/bin/setpriv"], package: "util-linux"),
         Program(name: "flock", paths: ["/usr/bin/flock"], package: "util-linux"),
         Program(name: "systemd-analyze", paths: ["/usr/bin/systemd-analyze"], package: "systemd"),
         Program(name: "strace", paths: ["/usr/bin/strace"], package: "strace"),
