@@ -306,6 +306,13 @@ kills itself with SIGKILL, to prove that a crash there loses nothing.
 .Bl -tag -width Ds
 .It Pa .docsyncignore
 Paths to exclude, in gitignore syntax, at the root of the tree.
+Excluding a document that is already synced never deletes it: it is reported as not
+looked at and stays tracked until the rule goes or the document is removed with
+.Nm Cm rm .
+Symlinks in the tree are never followed, and a document copied to a second file
+(here, or with plain git on a git remote) is two documents: the copy gets a new
+.Li refId .
+A file rewritten without ids at a tracked path is a new version of that document.
 .It Pa .docsync/config
 Settings (JSON).
 .It Pa .docsync/state
@@ -409,6 +416,15 @@ Includes files that are not valid JSON documents (each reported as
 .Ql path:line:col: error: reason ;
 everything else was processed), a file whose name no remote can hold, a push stopped by
 .Cm push.maxDeleteShare ,
+tracked documents the scan could not look at (each reported as
+.Ql path: error: not looked at (reason) :
+under a folder it cannot open or read, a symlink, which is never followed, a folder that
+holds a
+.Pa .docsync/
+of its own, or a path
+.Pa .docsyncignore
+excludes after it was synced; they stay tracked and are never deleted, and everything else
+was processed),
 a damaged state or journal, and a remote not reached for more than
 .Cm sync.maxOfflineDays
 (the message says since when).

@@ -106,6 +106,25 @@ struct EditAndNewTests {
         #expect(a.json("a.json")?["v"] as? Int == 2, r.comment)
     }
 
+    @Test("on a terminal the refusal prompt asks again on an answer that is neither e nor k")
+    func promptAsksAgain() {
+        let box = Sandbox()
+        let a = box.initReplica("A", files: ["a.json": "{\"v\": 1}\n"])
+        a.sync()
+        let count = box.path("count")
+        let ed = Self.editor(
+            box, "twice.sh",
+            """
+            n=$(cat '\(count)' 2>/dev/null || echo 0); n=$((n+1)); echo $n > '\(count)'
+            if [ $n -eq 1 ]; then cp "$1" '\(count).orig'; printf '{"v": ' > "$1"; else sed 's/"v": *1/"v": 2/' '\(count).orig' > "$1"; fi
+            """)
+        // A stray "y" used to be taken as "keep", throwing the edit away.
+        let r = PTY.run(["edit", "a.json"], in: a.root, env: ["VISUAL": ed], input: "y\ne\n")
+        #expect(r.exit == 0, r.comment)
+        #expect(r.stdout.contains("Please answer e (edit again) or k"), r.comment)
+        #expect(a.json("a.json")?["v"] as? Int == 2, "the second answer re-opened the editor: \(r)")
+    }
+
     @Test("an editor that reads the keyboard runs in the terminal's foreground and is not stopped")
     func editorReadsTheTerminal() {
         let box = Sandbox()

@@ -225,3 +225,67 @@ struct FullDiskTests {
         withExtendedLifetime(disk) {}
     }
 }
+
+extension FullDiskTests {
+    /// The packs folder's names that are neither a complete pack (a `.pack` with its
+    /// `.idx`) nor one of the temporary files `allowing` lets through.
+    static func incompletePacks(_ folder: String, allowing allowed: Set<String> = []) -> [String] {
+        let names = Set((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [])
+        return names.filter { name in
+            if allowed.contains(name) { return false }
+            if name.hasSuffix(".pack") { return !names.contains(String(name.dropLast(5)) + ".idx") }
+            if name.hasSuffix(".idx") { return !names.contains(String(name.dropLast(4)) + ".pack") }
+            return true
+        }.sorted()
+    }
+
+    @Test(
+        "a push that fills the remote while writing a pack leaves nothing under a final name; the next run removes a dead push's leftover and succeeds",
+        arguments: ["drive", "format1"])
+    func packWriteDiskFull(_ layout: String) throws {
+        try Prerequisite.tmpfs.require()
+        let disk = MountedTmpfs(megabytes: 16)
+        guard disk.mounted else { return }
+        let box = Sandbox("full-pack-\(layout)")
+        let remote = disk.path + "/remote"
+        let a = box.replica("A")
+        a.write("first.json", "{\"v\": \"first\"}\n")
+        #expect(
+            CLI.run(
+                ["init", "--remote", remote, "--name", "A", "A"]
+                    + (layout == "format1" ? ["--remote-format", "1"] : []),
+                in: box.root
+            ).exit == 0)
+        a.sync()
+        // 60 new documents of 20 KB: the first 16 objects are loose files (320 KB), the
+        // other 44 go into one pack (880 KB), which the room left cannot hold.
+        for i in 0..<60 { a.write("batch/d\(i).json", Self.text("d\(i)", kilobytes: 20)) }
+        let packs = remote + "/.docsync/objects/packs"
+        Tmpfs.fill(disk.path, leaving: 700 * 1024)
+        let full = a.run("sync")
+        #expect(full.exit == 1, "the push fails on the full disk: \(full)")
+        _ = Self.checkDiskFullRun(full)
+        #expect(Self.incompletePacks(packs).isEmpty, "nothing under a final name: \(Self.incompletePacks(packs))")
+        Tmpfs.unfill(disk.path)
+        // What a push killed while writing its pack leaves (a dead process's temporary
+        // file, two days old): the next push removes it.
+        let leftover = ".docsync-tmp-999999999-1-pack-1-2-3.pack"
+        try? FileManager.default.createDirectory(atPath: packs, withIntermediateDirectories: true)
+        try Data(repeating: 0x2E, count: 64 * 1024).write(to: URL(fileURLWithPath: packs + "/" + leftover))
+        var old = [
+            timespec(tv_sec: time(nil) - 2 * 86_400, tv_nsec: 0), timespec(tv_sec: time(nil) - 2 * 86_400, tv_nsec: 0)
+        ]
+        #expect(utimensat(AT_FDCWD, packs + "/" + leftover, &old, 0) == 0)
+        let after = a.run("sync")
+        #expect(after.exit == 0, "the run after freeing space: \(after)")
+        #expect(
+            !FileManager.default.fileExists(atPath: packs + "/" + leftover), "the dead push's temporary pack is gone")
+        #expect(Self.incompletePacks(packs).isEmpty, "\(Self.incompletePacks(packs))")
+        #expect(CLI.run(["clone", "--name", "B", remote, "B"], in: box.root).exit == 0)
+        let b = box.replica("B")
+        #expect(b.documents() == a.documents(), "B gets every document")
+        #expect(b.documents().count == 61)
+        #expect(a.run("verify").exit == 0)
+        withExtendedLifetime(disk) {}
+    }
+}

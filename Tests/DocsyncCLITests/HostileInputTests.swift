@@ -173,7 +173,7 @@ struct HostileInputTests {
 
         // status and verify name the files and change nothing.
         let status = a.run("status")
-        #expect(status.exit == 1 && status.stderr.contains("deep-unclosed.json:2:1:"), status.comment)
+        #expect(status.exit == 1 && status.stdout.contains("deep-unclosed.json:2:1:"), status.comment)
         let verify = a.run("verify")
         #expect(verify.exit == 1 && (verify.stdout + verify.stderr).contains("bad-utf8.json"), verify.comment)
         for (path, bad) in Self.invalid { #expect(a.bytes(path) == bad.bytes, "\(path) changed by status/verify") }

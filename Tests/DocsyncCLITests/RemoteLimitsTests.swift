@@ -243,21 +243,7 @@ struct RemoteLimitsTests {
 }
 
 extension Prerequisite {
-    /// `setpriv` in front of a command runs it as nobody (65534), without supplementary groups.
+    /// `setpriv` in front of a command runs it as nobody (65534), without supplementary
+    /// groups (see `unprivileged`).
     static let asNobody = ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-
-    /// A run that permissions apply to: this user when it is not root, else nobody
-    /// through setpriv (root reads every file).
-    static let unprivileged: Prerequisite = {
-        guard getuid() == 0 else { return Prerequisite(name: "an unprivileged user", missing: nil) }
-        let setpriv = programs("setpriv")
-        if setpriv.missing != nil { return Prerequisite(name: "setpriv", missing: setpriv.missing) }
-        let probe = CLI.runTool(asNobody[0], Array(asNobody.dropFirst()) + ["/bin/true"], in: "/")
-        return Prerequisite(
-            name: "dropping root to nobody",
-            missing: probe.exit == 0
-                ? nil
-                : "setpriv cannot drop to nobody here (\(probe.stderr.trimmingCharacters(in: .whitespacesAndNewlines)))"
-        )
-    }()
 }

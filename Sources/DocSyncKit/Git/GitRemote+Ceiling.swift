@@ -41,7 +41,8 @@ extension GitRemote {
                 continue
             }
             let introduction = item.introducedAt.map {
-                PlainGitIntroduction(time: $0, replacedChangesetId: item.replacedChangesetId)
+                PlainGitIntroduction(
+                    time: $0, replacedChangesetId: item.replacedChangesetId, replacedRefId: item.replacedRefId)
             }
             let previous = item.previousBlob.flatMap { try? smallBlob($0) }
             guard

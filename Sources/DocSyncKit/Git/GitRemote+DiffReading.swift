@@ -14,6 +14,10 @@ extension GitRemote {
         var warnings: [String] = []
         /// Documents larger than `remote.maxDocumentBytes`, never read.
         var skipped: [RemoteDocumentCeiling.Skipped] = []
+        /// Document files plain git added with a refId, settled once the diff is read
+        /// (see `settlePlainGitAdditions`), and what `puts` registered for each refId.
+        var additions: [PlainGitAddition] = []
+        var registrations: [String: Registration] = [:]
 
         // Sized once: grown by doubling, a clone's table of 100,000 documents held its old
         // and new storage at once, at the peak of the clone.
@@ -89,7 +93,7 @@ extension GitRemote {
                     RemoteDocumentCeiling.Skipped(
                         path: path, size: size, key: blob, previousBlob: change.oldBlob, commitTime: headTime,
                         introducedAt: introduction?.time, replacedChangesetId: introduction?.replacedChangesetId,
-                        historyRead: introductions.complete))
+                        replacedRefId: introduction?.replacedRefId, historyRead: introductions.complete))
                 return nil
             }
             // A previous version too large to read is as good as none.
@@ -99,7 +103,20 @@ extension GitRemote {
                 introduction: introduction, historyRead: introductions.complete)
             {
             case .success(let entry):
+                // Added by plain git, carrying an id it did not derive: a move, a new
+                // document or a copy, which only the whole diff and the head can tell.
+                let key = path + "\u{0}" + blob
+                if change.oldPath != path, let introduction = introductions.found[key],
+                    entry.refId != Self.derivedRefId(path: path, blob: blob)
+                {
+                    reading.additions.append(
+                        PlainGitAddition(
+                            entry: entry, blob: blob, order: order, introduced: introduction.time,
+                            registration: registration(of: entry.refId)))
+                    return nil
+                }
                 reading.puts[entry.refId] = (order, entry)
+                reading.registrations[entry.refId] = registration(of: entry.refId)
                 if change.oldPath == path { return entry.refId }
             case .failure(let problem): reading.warnings.append(problem.message)
             }

@@ -15,6 +15,9 @@ extension GitRemote {
         /// The changesetId of the version the commit replaced at that path (nil: none, or
         /// it had none).
         var replacedChangesetId: String?
+        /// The refId of the document the commit replaced at that path: a file plain git
+        /// left without one there is a new version of that document (a regenerated file).
+        var replacedRefId: String? = nil
     }
 
     /// Introductions of the document blobs `changes` brings (keys `path + "\0" + blob`) by
@@ -49,9 +52,12 @@ extension GitRemote {
                 // Walking back, the first commit met that put the blob there is the one the
                 // branch's file comes from.
                 guard targets.contains(key), found[key] == nil else { continue }
-                let replaced = try change.oldBlob.flatMap { try smallBlob($0) }
-                    .flatMap { try? JSONScanner.scanDocument($0) }?.member(named: "changesetId")?.stringValue
-                found[key] = PlainGitIntroduction(time: info.time, replacedChangesetId: replaced)
+                let replaced = try change.oldBlob.flatMap { try smallBlob($0) }.flatMap {
+                    try? JSONScanner.scanDocument($0)
+                }
+                found[key] = PlainGitIntroduction(
+                    time: info.time, replacedChangesetId: replaced?.member(named: "changesetId")?.stringValue,
+                    replacedRefId: change.oldPath == path ? replaced?.member(named: "refId")?.stringValue : nil)
             }
         }
         return (found, true)

@@ -71,6 +71,7 @@ extension GitRemote {
             try self.read(
                 change, order: index + 1, into: &read, headTime: headCommit.time, introductions: introductions)
         }
+        try settlePlainGitAdditions(in: &read, headTree: headCommit.tree)
         return read
     }
 
@@ -206,7 +207,11 @@ extension GitRemote {
             .stringValue
         var needsStamp = false
         if refId.map(RefID.isAcceptable) != true {
-            refId = Self.derivedRefId(path: path, blob: blob)
+            // Rewritten there without ids: the document the commit replaced at this path,
+            // else a new one (its id derived, so every replica agrees).
+            refId =
+                introduction?.replacedRefId.flatMap { RefID.isAcceptable($0) ? $0 : nil }
+                ?? Self.derivedRefId(path: path, blob: blob)
             needsStamp = true
         }
         // Whether the version carries the id of the one it replaced: judged from the commit

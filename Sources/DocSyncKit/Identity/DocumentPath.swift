@@ -17,8 +17,15 @@ public enum DocumentPath {
             if part == "." || part == ".." { return "'\(part)' path component" }
             if part.utf8.count > 255 { return "path component longer than 255 bytes" }
         }
-        if parts.first == Substring(metadataFolder) { return "path inside .docsync/" }
-        if parts.last!.hasPrefix(".docsync-tmp-") { return "temporary file name" }
+        // Reserved at any depth: a `.docsync/` below the root makes its folder another
+        // tree, which the scan does not enter (one commit adding `sub/.docsync/x.json`
+        // would otherwise hide every document of `sub/`); `.git` at the root is the
+        // tree's own repository, if it is one.
+        if let depth = parts.dropLast().firstIndex(of: Substring(metadataFolder)) {
+            return depth == 0 ? "path inside .docsync/" : "path inside .docsync/ (a reserved name at any depth)"
+        }
+        if parts.count > 1 && parts.first == ".git" { return "path inside .git/" }
+        if parts.contains(where: { $0.hasPrefix(".docsync-tmp-") }) { return "temporary file name" }
         return nil
     }
 

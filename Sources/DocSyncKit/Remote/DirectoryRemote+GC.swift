@@ -14,7 +14,7 @@ extension DirectoryRemote {
     /// moment ago still finds its feed).
     public func purgeTombstones(_ rule: TombstoneRule, dryRun: Bool, replica: ReplicaInfo) throws -> TombstonePurge {
         let id = try identity()
-        let lock = RemoteLock(folder: meta, replica: replica.replicaId)
+        let lock = RemoteLock(folder: meta, replica: replica.replicaId, files: files)
         if !dryRun {
             if let holder = try lock.acquire(waitSeconds: lockWaitSeconds, staleSeconds: lockStaleSeconds) {
                 throw RemoteError.locked(url: displayURL, holder: holder)
@@ -73,13 +73,13 @@ extension DirectoryRemote {
     /// `generation`, if the lock is still ours and nobody committed since `now`.
     private func commitCompactedFeed(_ bytes: [UInt8], replacing now: Position, lock: RemoteLock) throws -> Position {
         let next = Position(generation: now.generation + 1, length: bytes.count, epoch: now.generation + 1)
-        try FileSystem.writeAtomically(feedPath(epoch: next.epoch), bytes)
+        try files.writeAtomically(feedPath(epoch: next.epoch), bytes)
         try CrashPoint.hit("gc.after-remote-feed")
         guard lock.stillHeld else {
             throw RemoteError.locked(url: displayURL, holder: "our lock was broken as stale during gc")
         }
         guard try position() == now else { throw RemoteError.moved }
-        try FileSystem.writeAtomically(meta + "/generation", Array(next.text.utf8))
+        try files.writeAtomically(meta + "/generation", Array(next.text.utf8))
         try CrashPoint.hit("gc.after-remote-commit")
         return next
     }
@@ -93,9 +93,9 @@ extension DirectoryRemote {
     }
 
     func replicaRecords() -> [ReplicaRecord] {
-        guard let names = try? FileSystem.listDirectory(meta + "/replicas") else { return [] }
+        guard let names = try? files.listDirectory(meta + "/replicas") else { return [] }
         return names.filter { $0.hasSuffix(".json") }.sorted().compactMap { name in
-            (try? FileSystem.readFile(meta + "/replicas/" + name)).flatMap {
+            (try? files.readFile(meta + "/replicas/" + name)).flatMap {
                 try? JSONDecoder().decode(ReplicaRecord.self, from: Data($0))
             }
         }
@@ -106,18 +106,18 @@ extension DirectoryRemote {
     private func removeUncommittedTombstones(keeping refIds: Set<String>) {
         let folder = meta + "/tombstones"
         let expected = Set(refIds.map { DocumentPath.fileName(forRefId: $0) + ".json" })
-        guard let names = try? FileSystem.listDirectory(folder) else { return }
-        for name in names where !expected.contains(name) { try? FileSystem.removeFile(folder + "/" + name) }
+        guard let names = try? files.listDirectory(folder) else { return }
+        for name in names where !expected.contains(name) { try? files.removeFile(folder + "/" + name) }
     }
 
     /// Deletes the feeds of epochs before `previous` (and leftover temporary files next to
     /// them). The feed of `previous` stays until the next compaction, for readers that
     /// read `generation` just before this one committed.
     private func removeFeeds(olderThan previous: Int) {
-        guard let names = try? FileSystem.listDirectory(meta) else { return }
+        guard let names = try? files.listDirectory(meta) else { return }
         for name in names {
             let epoch: Int? = name == "feed" ? 0 : name.hasPrefix("feed-") ? Int(name.dropFirst(5)) : nil
-            if let epoch, epoch < previous { try? FileSystem.removeFile(meta + "/" + name) }
+            if let epoch, epoch < previous { try? files.removeFile(meta + "/" + name) }
         }
     }
 

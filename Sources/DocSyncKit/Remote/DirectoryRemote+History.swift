@@ -32,7 +32,8 @@ extension DirectoryRemote {
     // MARK: Verify
 
     public func verify() -> [String] {
-        var problems: [String] = []
+        // Any symlink under the root, read or not (the perimeter: see RemotePerimeter).
+        var problems = files.strangeEntries()
         do {
             _ = try identity()
             let now = try position()
@@ -42,7 +43,7 @@ extension DirectoryRemote {
             var paths: [String: String] = [:]
             for e in latest.values.sorted(by: { $0.refId < $1.refId }) {
                 if e.deleted {
-                    if !FileSystem.exists(tombstonePath(e.refId)) {
+                    if !files.exists(tombstonePath(e.refId)) {
                         problems.append("remote: tombstone for \(e.refId) is missing")
                     }
                     continue
@@ -54,7 +55,8 @@ extension DirectoryRemote {
                     paths[path] = e.refId
                 }
                 do { _ = try read(e.entry) } catch { problems.append("remote: " + error.localizedDescription) }
-                if let path = e.path, let hash = e.hash, let bytes = try? SafeTreeIO(root: root).readIfPresent(path),
+                if let path = e.path, let hash = e.hash,
+                    let bytes = try? SafeTreeIO(perimeter: files).readIfPresent(path),
                     ContentHash.of(bytes) != hash
                 {
                     problems.append(
@@ -63,7 +65,7 @@ extension DirectoryRemote {
                 }
                 // Why: a readable copy deleted from the remote folder (by hand, or a partial
                 // copy of the share) went unnoticed; pulls still work from objects/.
-                if let path = e.path, !FileSystem.exists(root + "/" + path) {
+                if let path = e.path, !files.unrecorded.exists(root + "/" + path) {
                     problems.append(
                         "remote: \(path) is missing from the remote folder (version \(e.changesetId) is still in .docsync/objects; the next push of that document writes it again)"
                     )

@@ -27,10 +27,10 @@ extension DirectoryRemote {
             if let path = write.new?.path { paths.insert(path) }
         }
         let intent = PushIntent(paths: paths.sorted(), tombstones: writes.map(\.refId).sorted())
-        try FileSystem.writeAtomically(intentPath, Array(try LineEncoding.json(intent).utf8) + [10])
+        try files.writeAtomically(intentPath, Array(try LineEncoding.json(intent).utf8) + [10])
     }
 
-    func clearIntent() { try? FileSystem.removeFile(intentPath) }
+    func clearIntent() { try? files.removeFile(intentPath) }
 
     /// Puts every path a dead pusher's intent names back to the committed state at `now`:
     /// the committed version's readable copy where one belongs, nothing where none does
@@ -38,8 +38,8 @@ extension DirectoryRemote {
     /// tombstone files of the committed deletions. Called under the remote lock. Reads the
     /// whole feed, which only happens after a push died.
     func finishInterruptedPush(at now: Position, io: SafeTreeIO) throws {
-        guard FileSystem.exists(intentPath) else { return }
-        guard let bytes = try? FileSystem.readFile(intentPath),
+        guard files.exists(intentPath) else { return }
+        guard let bytes = try? files.readFile(intentPath),
             let intent = try? JSONDecoder().decode(PushIntent.self, from: Data(bytes))
         else {
             // Torn while being written: the pusher died before its first document write.
@@ -65,14 +65,14 @@ extension DirectoryRemote {
         }
         for refId in intent.tombstones {
             if let entry = latest[refId], entry.deleted {
-                if !FileSystem.exists(tombstonePath(refId)) {
-                    try FileSystem.writeAtomically(tombstonePath(refId), Array(try entry.encodedLine().utf8) + [10])
+                if !files.exists(tombstonePath(refId)) {
+                    try files.writeAtomically(tombstonePath(refId), Array(try entry.encodedLine().utf8) + [10])
                 }
             } else {
-                try? FileSystem.removeFile(tombstonePath(refId))
+                try? files.removeFile(tombstonePath(refId))
             }
         }
-        FileSystem.syncFilesystem(containing: meta)
+        files.syncFilesystem()
         clearIntent()
     }
 }

@@ -11,8 +11,11 @@ extension DirectoryRemote {
         guard FileSystem.isDirectory(root) else {
             throw RemoteError.missingFolder(root, url: displayURL)
         }
+        // Before anything is read: a symlink among the remote's own folders stops the run.
+        try files.checkSkeleton()
         let bytes: [UInt8]
-        do { bytes = try FileSystem.readFile(meta + "/format") } catch {
+        do { bytes = try files.readFile(meta + "/format") } catch {
+            try files.checkPerimeter()
             throw RemoteError.unreadableFormat(meta + "/format", error, url: displayURL)
         }
         let text = String(decoding: bytes, as: UTF8.self)
@@ -38,7 +41,8 @@ extension DirectoryRemote {
     }
 
     func position() throws -> Position {
-        guard let bytes = try? FileSystem.readFile(meta + "/generation") else {
+        guard let bytes = try? files.readFile(meta + "/generation") else {
+            try files.checkPerimeter()
             throw RemoteError.damaged(url: displayURL, reason: "\(meta)/generation is missing")
         }
         let parts = String(decoding: bytes, as: UTF8.self).split(whereSeparator: { $0 == " " || $0 == "\n" })
@@ -116,7 +120,7 @@ extension DirectoryRemote {
         if let from, from.position.generation == now.generation, from.position.length == now.length {
             return RemoteChanges(entries: [], cursor: from.text)
         }
-        guard FileSystem.exists(feedPath(epoch: now.epoch)) || now.epoch == 0 else { throw FeedGone.gone }
+        guard files.exists(feedPath(epoch: now.epoch)) || now.epoch == 0 else { throw FeedGone.gone }
         // A cursor from before the last compaction: its offsets mean nothing in this
         // feed. Read all of it; the engine compares it with the whole base.
         let snapshot = from.map { $0.position.generation < now.epoch } ?? false
@@ -135,9 +139,11 @@ extension DirectoryRemote {
         var latest: [String: Int] = [:]
         for (i, e) in entries.enumerated() { latest[e.refId] = i }
         let kept = entries.enumerated().filter { latest[$0.element.refId] == $0.offset }.map(\.element)
-        return RemoteChanges(
+        let changes = RemoteChanges(
             folding: kept, cursor: Cursor(remoteId: id, position: now).text, snapshot: snapshot, warnings: refused,
             objects: objects)
+        try files.checkPerimeter()
+        return changes
     }
 
     /// The feed's entries. One whose path or refId is unsafe is passed to `refuse` and
@@ -218,11 +224,12 @@ extension DirectoryRemote {
     /// hand) without its feed failed with a bare "open failed", not saying it is the remote.
     func readFeedFile(from start: Int, epoch: Int) throws -> [UInt8] {
         let path = feedPath(epoch: epoch)
-        guard FileSystem.exists(path) else {
+        guard files.exists(path) else {
+            try files.checkPerimeter()
             throw RemoteError.damaged(
                 url: displayURL, reason: "\(path) is missing: the remote is damaged or was only partly copied")
         }
-        return try FileSystem.readFile(path, from: start)
+        return try files.readFile(path, from: start)
     }
 
     public func read(_ entry: RemoteEntry) throws -> [UInt8] {
@@ -238,7 +245,7 @@ extension DirectoryRemote {
         // way (or died) it may hold a newer, uncommitted version, so the immutable copy
         // in objects/ is the fallback.
         do {
-            if copySize <= ceiling.maxBytes, let bytes = try SafeTreeIO(root: root).readIfPresent(path),
+            if copySize <= ceiling.maxBytes, let bytes = try SafeTreeIO(perimeter: files).readIfPresent(path),
                 ContentHash.of(bytes) == hash
             {
                 return bytes
@@ -250,6 +257,7 @@ extension DirectoryRemote {
             throw RemoteError.unsafe(url: displayURL, reason: error.description)
         }
         if let bytes = try? objects.get(hash) { return bytes }
+        try files.checkPerimeter()
         if !FileSystem.isDirectory(root) {
             throw RemoteError.unreachable(url: displayURL, reason: "folder disappeared")
         }

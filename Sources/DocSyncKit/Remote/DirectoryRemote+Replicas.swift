@@ -16,23 +16,23 @@ extension DirectoryRemote {
     /// tombstone purged meanwhile reaches it as a feed snapshot, like an age purge).
     public func forgetReplica(_ replicaId: String, replica: ReplicaInfo) throws {
         _ = try identity()
-        let lock = RemoteLock(folder: meta, replica: replica.replicaId)
+        let lock = RemoteLock(folder: meta, replica: replica.replicaId, files: files)
         if let holder = try lock.acquire(waitSeconds: lockWaitSeconds, staleSeconds: lockStaleSeconds) {
             throw RemoteError.locked(url: displayURL, holder: holder)
         }
         defer { lock.release() }
         // Every file that names it, whatever it is called (the record's own path first).
         let folder = meta + "/replicas"
-        let names = (try? FileSystem.listDirectory(folder)) ?? []
+        let names = (try? files.listDirectory(folder)) ?? []
         for name in names where name.hasSuffix(".json") {
             let path = folder + "/" + name
             guard
                 path == replicaRecordPath(replicaId)
-                    || (try? FileSystem.readFile(path)).flatMap({
+                    || (try? files.readFile(path)).flatMap({
                         try? JSONDecoder().decode(ReplicaRecord.self, from: Data($0))
                     })?.replicaId == replicaId
             else { continue }
-            try FileSystem.removeFile(path)
+            try files.removeFile(path)
         }
     }
 }

@@ -10,7 +10,7 @@ extension DirectoryRemote {
     ) throws -> String {
         let id = try identity()
         let expected = try parseCursor(cursorText, remoteId: id)
-        let lock = RemoteLock(folder: meta, replica: replica.replicaId)
+        let lock = RemoteLock(folder: meta, replica: replica.replicaId, files: files)
         if let holder = try lock.acquire(waitSeconds: lockWaitSeconds, staleSeconds: lockStaleSeconds) {
             throw RemoteError.locked(url: displayURL, holder: holder)
         }
@@ -20,7 +20,8 @@ extension DirectoryRemote {
             throw RemoteError.moved
         }
         let feed = try feedCutToCommitted(now)
-        let io = SafeTreeIO(root: root)
+        let io = SafeTreeIO(perimeter: files)
+        removeStaleTemporaryFiles()
         try finishInterruptedPush(at: now, io: io)
         try recordIntent(for: writes)
         let time = FileSystem.currentTimeNanos / 1_000_000
@@ -38,7 +39,9 @@ extension DirectoryRemote {
             feedData += try feedLine(.sharing(shared, replica: replica.replicaId, time: time))
         }
         // One flush for all documents and objects, before the feed makes them visible.
-        FileSystem.syncFilesystem(containing: meta)
+        files.syncFilesystem()
+        // Nothing is committed past a path refused on the way (one met by a lookup too).
+        try files.checkPerimeter()
         try CrashPoint.hit("remote.after-documents")
         let next = try appendCommitted(feedData, to: feed, at: now, lock: lock)
         clearIntent()
@@ -56,10 +59,10 @@ extension DirectoryRemote {
             throw RemoteError.locked(url: displayURL, holder: "our lock was broken as stale during a long push")
         }
         guard try position() == now else { throw RemoteError.moved }
-        try FileSystem.append(feed, feedData)
+        try files.append(feed, feedData)
         try CrashPoint.hit("remote.after-feed")
         let next = Position(generation: now.generation + 1, length: now.length + feedData.count, epoch: now.epoch)
-        try FileSystem.writeAtomically(meta + "/generation", Array(next.text.utf8))
+        try files.writeAtomically(meta + "/generation", Array(next.text.utf8))
         return next
     }
 
@@ -89,7 +92,7 @@ extension DirectoryRemote {
         }
         if feedBytes.count > now.length {
             // A pusher died after appending but before committing: drop its torn tail.
-            try FileSystem.truncate(feed, to: now.length)
+            try files.truncate(feed, to: now.length)
         }
         return feed
     }
@@ -117,11 +120,11 @@ extension DirectoryRemote {
                 do { try io.write(new.path, content, durable: false) } catch let error as SafeTreeIO.Refused {
                     throw RemoteError.unsafe(url: displayURL, reason: error.description)
                 }
-                try FileSystem.removeFile(tombstonePath(write.refId))
+                try files.removeFile(tombstonePath(write.refId))
                 feedData += try feedLine(.version(new, of: write, replica: replica.replicaId, time: time))
             } else {
                 let tombstone = FeedLine.deletion(by: write, replica: replica.replicaId, time: time)
-                try FileSystem.writeAtomically(
+                try files.writeAtomically(
                     tombstonePath(write.refId), Array(try tombstone.encodedLine().utf8) + [10])
                 feedData += try feedLine(tombstone)
             }
@@ -136,8 +139,15 @@ extension DirectoryRemote {
     /// for good. Only the folders a push touches are listed, so a push stays O(changes).
     func removeLeftoverTemporaryFiles(in folders: Set<String>) {
         for folder in folders.sorted() {
-            guard let (absolute, names) = FolderRemoteFiles.documentFolder(folder, root: root) else { continue }
-            for name in names where name.hasPrefix(".docsync-tmp-") { unlink(absolute + "/" + name) }
+            FolderRemoteFiles.removeTemporaryFiles(inDocumentFolder: folder, files: files)
+        }
+    }
+
+    /// Deletes the temporary files a dead push left in the metadata: a pack it was
+    /// writing (see `ObjectPacks`), a feed or record it was replacing.
+    func removeStaleTemporaryFiles() {
+        for folder in [meta, meta + "/objects/packs", meta + "/replicas", meta + "/tombstones"] {
+            files.removeStaleTemporaryFiles(in: folder)
         }
     }
 
@@ -152,7 +162,7 @@ extension DirectoryRemote {
     /// A file in the remote folder that docsync did not write (edited there by hand) is
     /// kept under `.docsync/displaced/` before anything replaces it.
     func keepDisplaced(_ bytes: [UInt8], refId: String) throws {
-        try FolderRemoteFiles.keepDisplaced(bytes, refId: refId, meta: meta)
+        try FolderRemoteFiles.keepDisplaced(bytes, refId: refId, meta: meta, files: files)
     }
 
     func tombstonePath(_ refId: String) -> String {
@@ -186,7 +196,7 @@ extension DirectoryRemote {
     func writeReplicaRecord(_ replica: ReplicaInfo, seen cursor: String) throws {
         let path = replicaRecordPath(replica.replicaId)
         let now = FileSystem.currentTimeNanos / 1_000_000
-        if let old = try? FileSystem.readFile(path),
+        if let old = try? files.readFile(path),
             let record = try? JSONDecoder().decode(ReplicaRecord.self, from: Data(old)),
             record.seen == cursor, record.name == replica.name, record.version == replica.version,
             record.selection == replica.selection, now - record.time < Self.replicaRecordRefreshMillis
@@ -196,8 +206,8 @@ extension DirectoryRemote {
         let record = ReplicaRecord(
             replicaId: replica.replicaId, name: replica.name, seen: cursor, time: now, version: replica.version,
             selection: replica.selection)
-        try FileSystem.createDirectories(meta + "/replicas")
-        try FileSystem.writeAtomically(path, Array(try LineEncoding.json(record).utf8) + [10])
+        try files.createDirectories(meta + "/replicas")
+        try files.writeAtomically(path, Array(try LineEncoding.json(record).utf8) + [10])
     }
 
     public func noteReplica(_ replica: ReplicaInfo, seen cursor: String) throws {

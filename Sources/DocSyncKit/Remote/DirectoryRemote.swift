@@ -19,6 +19,8 @@ public final class DirectoryRemote: Remote {
     public let root: String
     public let displayURL: String
     let meta: String
+    /// Every file below `root`, never through a symlink.
+    let files: RemotePerimeter
     /// Every pushed version, content-addressed and immutable: what readers fall back to.
     let objects: ObjectStore
     let lockStaleSeconds: Double
@@ -31,7 +33,8 @@ public final class DirectoryRemote: Remote {
         displayURL = url
         root = FileSystem.absolute(url.hasPrefix("file://") ? String(url.dropFirst("file://".count)) : url)
         meta = root + "/.docsync"
-        objects = ObjectStore(root: meta + "/objects")
+        files = RemotePerimeter(root: root, url: url)
+        objects = ObjectStore(root: meta + "/objects", files: files)
         self.lockStaleSeconds = lockStaleSeconds
         self.lockWaitSeconds = lockWaitSeconds
     }
@@ -41,23 +44,27 @@ public final class DirectoryRemote: Remote {
     /// Makes `url` a new, empty remote. The folder may exist but must hold nothing.
     public static func create(at url: String) throws {
         let remote = DirectoryRemote(url: url)
-        if FileSystem.exists(remote.meta + "/format") { return }
+        let files = remote.files
+        if files.exists(remote.meta + "/format") { return }
         if FileSystem.exists(remote.root), !(try FileSystem.listDirectory(remote.root)).isEmpty {
             throw RemoteError.damaged(
                 url: url,
                 reason: "folder exists and is not empty, and is not a docsync remote; pick an empty or new folder")
         }
-        try FileSystem.createDirectories(remote.meta + "/tombstones")
-        try FileSystem.createDirectories(remote.meta + "/replicas")
-        try FileSystem.writeAtomically(remote.meta + "/feed", [])
-        try FileSystem.writeAtomically(remote.meta + "/generation", Array("0 0\n".utf8))
-        try FileSystem.writeAtomically(
+        // The root is the user's (it may be a symlink); what is below it, by descriptors.
+        try FileSystem.createDirectories(remote.root)
+        try files.createDirectories(remote.meta + "/tombstones")
+        try files.createDirectories(remote.meta + "/replicas")
+        try files.writeAtomically(remote.meta + "/feed", [])
+        try files.writeAtomically(remote.meta + "/generation", Array("0 0\n".utf8))
+        try files.writeAtomically(
             remote.meta + "/format", Array("\(formatHeader)\nid \(UUIDString.random())\n".utf8))
     }
 
     /// Whether `url` holds a folder remote of either layout.
     public static func isRemote(_ url: String) -> Bool {
-        FileSystem.exists(DirectoryRemote(url: url).meta + "/format")
+        let remote = DirectoryRemote(url: url)
+        return remote.files.exists(remote.meta + "/format")
     }
 
 }

@@ -35,25 +35,31 @@ enum FolderRemoteFiles {
         return bytes
     }
 
-    /// The names in a document folder of the remote at `root` (`""` is the root), with
-    /// its absolute path; nil if a folder on the way is not a real folder (a symbolic
-    /// link: never followed out of the remote) or it cannot be listed.
-    static func documentFolder(_ folder: String, root: String) -> (absolute: String, names: [String])? {
-        guard
-            (try? SafeTreeIO(root: root).resolve(folder.isEmpty ? "x.json" : folder + "/x.json", createFolders: false))
-                != nil
-        else { return nil }
-        let absolute = folder.isEmpty ? root : root + "/" + folder
-        guard let names = try? FileSystem.listDirectory(absolute) else { return nil }
+    /// The names in a document folder of the remote (`""` is the root), with its
+    /// absolute path; nil if a folder on the way is not a real folder (a symbolic link:
+    /// never followed out of the remote) or it cannot be listed.
+    static func documentFolder(_ folder: String, files: RemotePerimeter) -> (absolute: String, names: [String])? {
+        if !folder.isEmpty, DocumentPath.problem(folder + "/x.json") != nil { return nil }
+        let absolute = folder.isEmpty ? files.root : files.root + "/" + folder
+        guard let names = try? files.unrecorded.listDirectory(absolute) else { return nil }
         return (absolute, names)
+    }
+
+    /// Removes the docsync temporary files (`.docsync-tmp-…`) in a document folder of
+    /// the remote. Only under the push lock: any there were left by a pusher that died.
+    static func removeTemporaryFiles(inDocumentFolder folder: String, files: RemotePerimeter) {
+        guard let (absolute, names) = documentFolder(folder, files: files) else { return }
+        for name in names where name.hasPrefix(".docsync-tmp-") {
+            try? files.unrecorded.removeFile(absolute + "/" + name)
+        }
     }
 
     /// A file in the remote folder that docsync did not write (edited there by hand) is
     /// kept under `.docsync/displaced/` before anything replaces it.
-    static func keepDisplaced(_ bytes: [UInt8], refId: String, meta: String) throws {
+    static func keepDisplaced(_ bytes: [UInt8], refId: String, meta: String, files: RemotePerimeter) throws {
         let aside = meta + "/displaced"
-        try FileSystem.createDirectories(aside)
-        try FileSystem.writeAtomically(
+        try files.createDirectories(aside)
+        try files.writeAtomically(
             aside + "/\(FileSystem.currentTimeNanos)-" + DocumentPath.fileName(forRefId: refId) + ".json", bytes)
     }
 }

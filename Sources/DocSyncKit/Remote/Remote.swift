@@ -206,8 +206,8 @@ public enum RemoteError: Error, LocalizedError, Sendable {
     /// user's to fix (exit 1), and says so with the path; a file that is not there reads
     /// as a share that is not mounted (exit 75). Why: a folder this user may not read said
     /// "not a docsync remote, or the share is not mounted", and cron stayed silent on 75.
-    static func unreadableFormat(_ path: String, _ error: FileSystemError, url: String) -> RemoteError {
-        if error.code == EACCES || error.code == EPERM {
+    static func unreadableFormat(_ path: String, _ error: Error, url: String) -> RemoteError {
+        if let error = error as? FileSystemError, error.code == EACCES || error.code == EPERM {
             return .rejected(
                 url: url,
                 reason:

@@ -57,6 +57,7 @@ public struct RemoteDocumentCeiling: Sendable {
         var commitTime: Int64?
         var introducedAt: Int64?
         var replacedChangesetId: String?
+        var replacedRefId: String?
         var historyRead: Bool?
     }
 

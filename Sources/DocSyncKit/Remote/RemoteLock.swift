@@ -17,9 +17,23 @@ final class RemoteLock {
     /// `link(2)`; a test replaces it to play a file system without hard links, which this
     /// machine's kernel cannot mount (no FAT, no SMB).
     private let makeLink: (String, String) -> Int32
+    /// The remote's files: the lock, its holder's file and a stale lock renamed away are
+    /// never reached through a symlink.
+    private let files: RemotePerimeter
 
-    init(folder: String, replica: String, link makeLink: @escaping (String, String) -> Int32 = { link($0, $1) }) {
-        self.makeLink = makeLink
+    /// - Parameter files: the remote's perimeter (nil: one rooted at `folder`'s parent).
+    init(
+        folder: String, replica: String, files: RemotePerimeter? = nil,
+        link makeLink: ((String, String) -> Int32)? = nil
+    ) {
+        let files = files ?? RemotePerimeter(root: (folder as NSString).deletingLastPathComponent, url: folder)
+        self.files = files
+        self.makeLink =
+            makeLink ?? { from, to in
+                let code = files.link(from, to)
+                if code != 0 { errno = code }
+                return code == 0 ? 0 : -1
+            }
         lockPath = folder + "/lock"
         let host = ProcessInfo.processInfo.hostName
         ownPath = folder + "/lock.\(host).\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
@@ -43,13 +57,13 @@ final class RemoteLock {
 
     /// Tries for up to `waitSeconds`; returns the holder's description if it could not.
     func acquire(waitSeconds: Double, staleSeconds: Double) throws -> String? {
-        try FileSystem.writeAtomically(ownPath, ownContent)
-        defer { unlink(ownPath) }
+        try files.writeAtomically(ownPath, ownContent)
+        defer { try? files.removeFile(ownPath) }
         let deadline = FileSystem.currentTimeNanos + Int64(waitSeconds * 1e9)
         while true {
             let linked = makeLink(ownPath, lockPath) == 0
             let failure = linked ? 0 : errno
-            if linked || ((try? FileSystem.status(ownPath))?.linkCount == 2) {
+            if linked || ((try? files.linkStatus(ownPath))?.linkCount == 2) {
                 held = true
                 HeldHere.shared.insert(lockPath)
                 return nil
@@ -62,9 +76,9 @@ final class RemoteLock {
                 // Rename, not unlink: only one breaker can win. If what we renamed is not
                 // the lock we judged stale, someone took the lock meanwhile: put it back.
                 let away = lockPath + ".stale.\(UInt32.random(in: 0...UInt32.max))"
-                if rename(lockPath, away) == 0 {
-                    if (try? FileSystem.linkStatus(away))?.inode != staleInode { _ = link(away, lockPath) }
-                    unlink(away)
+                if (try? files.rename(lockPath, away)) != nil {
+                    if (try? files.linkStatus(away))?.inode != staleInode { _ = files.link(away, lockPath) }
+                    try? files.removeFile(away)
                 }
                 continue
             }
@@ -75,13 +89,13 @@ final class RemoteLock {
 
     func release() {
         guard held else { return }
-        if let current = try? FileSystem.readFile(lockPath), current == ownContent { unlink(lockPath) }
+        if let current = try? files.readFile(lockPath), current == ownContent { try? files.removeFile(lockPath) }
         held = false
         HeldHere.shared.remove(lockPath)
     }
 
     private func holderInfo() -> [String: Any]? {
-        guard let bytes = try? FileSystem.readFile(lockPath) else { return nil }
+        guard let bytes = try? files.readFile(lockPath) else { return nil }
         return try? JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any]
     }
 
@@ -93,7 +107,7 @@ final class RemoteLock {
     /// The inode of the current lock if it is stale: older than `staleSeconds` since
     /// its holder last refreshed it, or held by a dead process on this host.
     private func staleLockInode(staleSeconds: Double) -> UInt64? {
-        guard let st = try? FileSystem.linkStatus(lockPath) else { return nil }
+        guard let st = try? files.linkStatus(lockPath) else { return nil }
         let ageSeconds = Double(FileSystem.currentTimeNanos - st.mtimeNanos) / 1e9
         if ageSeconds > staleSeconds { return st.inode }
         if let info = holderInfo(), info["host"] as? String == ProcessInfo.processInfo.hostName,
@@ -112,13 +126,13 @@ final class RemoteLock {
 
     /// Whether we still hold the lock (nobody judged it stale and broke it).
     var stillHeld: Bool {
-        held && (try? FileSystem.readFile(lockPath)) == ownContent
+        held && (try? files.readFile(lockPath)) == ownContent
     }
 
     /// Touches the lock so a long push is not taken for an abandoned one.
     func refresh() {
         guard held else { return }
-        utimensat(AT_FDCWD, lockPath, nil, 0)
+        files.touch(lockPath)
     }
 }
 

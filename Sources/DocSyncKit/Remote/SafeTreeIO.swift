@@ -9,8 +9,26 @@ import Foundation
 /// symlink that could point elsewhere.
 public struct SafeTreeIO: Sendable {
     public let root: String
+    /// Set for a folder remote's readable copies: every operation by descriptors, never
+    /// through a symlink (see `RemotePerimeter`), its refusals thrown as `Refused`.
+    let perimeter: RemotePerimeter?
 
-    public init(root: String) { self.root = root }
+    public init(root: String) {
+        self.root = root
+        perimeter = nil
+    }
+
+    init(perimeter: RemotePerimeter) {
+        root = perimeter.root
+        self.perimeter = perimeter.unrecorded
+    }
+
+    /// `body` with a perimeter's refusal as a `Refused` of `relative`.
+    private func refusing<T>(_ relative: String, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch RemoteError.unsafe(_, let reason) {
+            throw Refused(path: relative, reason: reason)
+        }
+    }
 
     public struct Refused: Error, CustomStringConvertible {
         public var path: String
@@ -47,7 +65,11 @@ public struct SafeTreeIO: Sendable {
     }
 
     public func read(_ relative: String) throws -> [UInt8] {
-        try FileSystem.readFile(try resolve(relative, createFolders: false))
+        if let perimeter {
+            if let problem = DocumentPath.problem(relative) { throw Refused(path: relative, reason: problem) }
+            return try refusing(relative) { try perimeter.readFile(root + "/" + relative) }
+        }
+        return try FileSystem.readFile(try resolve(relative, createFolders: false))
     }
 
     public func readIfPresent(_ relative: String) throws -> [UInt8]? {
@@ -55,11 +77,26 @@ public struct SafeTreeIO: Sendable {
     }
 
     public func write(_ relative: String, _ bytes: [UInt8], mode: mode_t = 0o644, durable: Bool = true) throws {
+        if let perimeter {
+            if let problem = DocumentPath.problem(relative) { throw Refused(path: relative, reason: problem) }
+            return try refusing(relative) {
+                try perimeter.writeAtomically(root + "/" + relative, bytes, mode: mode, durable: durable)
+            }
+        }
         try FileSystem.writeAtomically(try resolve(relative, createFolders: true), bytes, mode: mode, durable: durable)
     }
 
     /// Removes a document file and then any folders it leaves empty.
     public func remove(_ relative: String) throws {
+        if let perimeter {
+            if let problem = DocumentPath.problem(relative) { throw Refused(path: relative, reason: problem) }
+            try refusing(relative) { try perimeter.removeFile(root + "/" + relative) }
+            var folder = (relative as NSString).deletingLastPathComponent
+            while !folder.isEmpty, perimeter.removeEmptyDirectory(root + "/" + folder) {
+                folder = (folder as NSString).deletingLastPathComponent
+            }
+            return
+        }
         let target = try resolve(relative, createFolders: false)
         try FileSystem.removeFile(target)
         FileSystem.removeEmptyDirectories(from: (target as NSString).deletingLastPathComponent, upTo: root)

@@ -127,7 +127,9 @@ public struct SyncService: WorkspaceService {
 
     /// The remote changes a send-only replica holds aside, in path order.
     var notAppliedChanges: [ChangeSummary] {
-        guard !state.held.isEmpty else { return [] }
+        // On another replica a hold is a remote version waiting for a file to be valid
+        // again (`waitingVersions`), not a change send-only keeps out.
+        guard !state.held.isEmpty, config.syncMode.holdsRemoteChanges else { return [] }
         let tracked = state.trackedVersions
         return state.held.values.compactMap { hold -> ChangeSummary? in
             guard case let .held(refId, remote, _) = hold.event else { return nil }
@@ -171,7 +173,7 @@ extension SyncService {
             conflicts: conflictStore.list().filter(\.isOpen), waiting: waitingVersions, problems: scratch.problems,
             warnings: warnings + scratch.warnings, lastAttempt: attempt, syncMode: config.syncMode,
             notApplied: notAppliedChanges, selection: try workspace.sparseSelection()?.patterns,
-            outsideSelection: local.outsideSelection)
+            outsideSelection: local.outsideSelection, unknown: scratch.unknown)
     }
 }
 

@@ -78,6 +78,7 @@ extension WorkspaceService {
         let result = try recorder.detect(write: write)
         report.problems += result.problems.map(ReportedProblem.invalidDocument)
         report.warnings += result.skipped.map { "\($0.path): skipped, \($0.reason)" }
+        if !result.unknown.isEmpty { report.unknown = (report.unknown ?? []) + result.unknown }
         report.recorded += result.actions.filter(\.isLocalAction).map(ChangeSummary.init)
         guard write else {
             if refreshingIndex { store.keepRefreshedIndex(recorder.index) }

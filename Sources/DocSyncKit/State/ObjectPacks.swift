@@ -17,7 +17,11 @@ import Foundation
 /// that. A pack counts only once its index exists: the index is renamed into place after
 /// the pack is written, and the caller flushes the filesystem before journaling anything
 /// that refers to an object in it, so a crash leaves at worst a pack without an index,
-/// which nothing refers to and `gc` removes.
+/// which nothing refers to and `gc` removes. The pack itself is written under a
+/// temporary name (`.docsync-tmp-…`) and renamed to `pack-<name>.pack` only once whole
+/// and fsynced: a write that fails (a full disk) removes it and leaves nothing under a
+/// final name. Why: a push that filled a remote left its partial pack there (read-only),
+/// the share stayed full and every replica's next push failed until someone found it.
 final class ObjectPacks: @unchecked Sendable {
     static let packHeader = Array("docsync-pack 1\n".utf8)
     static let indexHeader = Array("docsync-pack-index 1\n".utf8)
@@ -26,13 +30,17 @@ final class ObjectPacks: @unchecked Sendable {
     static let looseLimit = 16
 
     let folder: String
+    let files: any ObjectFiles
     private let lock = NSLock()
     private var loaded: [PackIndex]? = nil
     private var writer: PackWriter? = nil
     /// Objects put since the last flush (loose or packed), to know when to start a pack.
     private var batchCount = 0
 
-    init(folder: String) { self.folder = folder }
+    init(folder: String, files: any ObjectFiles = LocalObjectFiles()) {
+        self.folder = folder
+        self.files = files
+    }
 
     deinit { try? finishPack() }
 
@@ -71,10 +79,12 @@ final class ObjectPacks: @unchecked Sendable {
     private func indexes() -> [PackIndex] {
         if let loaded { return loaded }
         var found: [PackIndex] = []
-        for name in ((try? FileSystem.listDirectory(folder)) ?? []).sorted()
+        for name in ((try? files.listDirectory(folder)) ?? []).sorted()
         where name.hasSuffix(".idx") && name.hasPrefix("pack-") {
             let base = folder + "/" + name.dropLast(4)
-            if let index = PackIndex.load(index: base + ".idx", pack: base + ".pack") { found.append(index) }
+            if let index = PackIndex.load(index: base + ".idx", pack: base + ".pack", files: files) {
+                found.append(index)
+            }
         }
         loaded = found
         return found
@@ -89,8 +99,13 @@ final class ObjectPacks: @unchecked Sendable {
         defer { lock.unlock() }
         batchCount += 1
         guard batchCount > Self.looseLimit else { return false }
-        if writer == nil { writer = try PackWriter(folder: folder) }
-        try writer!.append(bytes, hash: hash)
+        if writer == nil { writer = try PackWriter(folder: folder, files: files) }
+        do { try writer!.append(bytes, hash: hash) } catch {
+            // The batch's pack is gone with its temporary file: nothing refers to it yet.
+            writer?.abandon()
+            writer = nil
+            throw error
+        }
         return true
     }
 
@@ -106,7 +121,11 @@ final class ObjectPacks: @unchecked Sendable {
     private func finishPack() throws {
         guard let current = writer else { return }
         writer = nil
-        let index = try current.finish()
+        let index: PackIndex
+        do { index = try current.finish() } catch {
+            current.abandon()
+            throw error
+        }
         if loaded != nil { loaded!.append(index) }
     }
 
@@ -133,9 +152,10 @@ final class PackIndex: @unchecked Sendable {
     let count: Int
     private let table: [UInt8]  // count entries of ObjectPacks.entrySize bytes, sorted by hash
     private var fd: Int32 = -1
+    private let files: any ObjectFiles
 
-    static func load(index indexPath: String, pack packPath: String) -> PackIndex? {
-        guard let bytes = try? FileSystem.readFile(indexPath) else { return nil }
+    static func load(index indexPath: String, pack packPath: String, files: any ObjectFiles) -> PackIndex? {
+        guard let bytes = try? files.readFile(indexPath) else { return nil }
         let header = ObjectPacks.indexHeader
         guard bytes.count >= header.count + 8 + 32, Array(bytes[0..<header.count]) == header else { return nil }
         let sumStart = bytes.count - 32
@@ -147,11 +167,14 @@ final class PackIndex: @unchecked Sendable {
             return nil
         }
         let index = PackIndex(
-            packPath: packPath, indexPath: indexPath, count: count, table: Array(bytes[tableStart..<sumStart]))
+            packPath: packPath, indexPath: indexPath, count: count, table: Array(bytes[tableStart..<sumStart]),
+            files: files)
         // Why: on a folder a sync service copies (a drive remote), an index can arrive
         // before its pack, or with the pack still being copied; such an index holds
         // nothing yet, and a reader must see "not here yet", not a damaged object.
-        guard let size = try? FileSystem.status(packPath).size, size >= Int64(index.end) else { return nil }
+        guard let status = try? files.linkStatus(packPath), status.isRegularFile, status.size >= Int64(index.end) else {
+            return nil
+        }
         return index
     }
 
@@ -165,11 +188,12 @@ final class PackIndex: @unchecked Sendable {
         }
     }
 
-    init(packPath: String, indexPath: String, count: Int, table: [UInt8]) {
+    init(packPath: String, indexPath: String, count: Int, table: [UInt8], files: any ObjectFiles) {
         self.packPath = packPath
         self.indexPath = indexPath
         self.count = count
         self.table = table
+        self.files = files
     }
 
     deinit { if fd >= 0 { close(fd) } }
@@ -197,7 +221,7 @@ final class PackIndex: @unchecked Sendable {
     /// The bytes stored for `hash` (unchecked: the caller checks them against it).
     func bytes(_ hash: [UInt8]) -> [UInt8]? {
         guard let (offset, length) = location(hash) else { return nil }
-        if fd < 0 { fd = open(packPath, O_RDONLY | O_CLOEXEC) }
+        if fd < 0 { fd = files.openForReading(packPath) }
         guard fd >= 0 else { return nil }
         return PackWriter.read(fd, offset: offset, length: length)
     }
@@ -222,28 +246,34 @@ final class PackIndex: @unchecked Sendable {
     }
 }
 
-/// The pack of the current batch, appended to as objects come.
+/// The pack of the current batch, appended to as objects come: into a temporary file,
+/// renamed to `packPath` by `finish()` once whole; `abandon()` (or dropping it
+/// unfinished) removes the temporary file.
 final class PackWriter {
     let packPath: String
     let indexPath: String
-    private let fd: Int32
+    /// Where the pack is written until it is whole.
+    let temporaryPath: String
+    private let files: any ObjectFiles
+    private var fd: Int32
+    private var done = false
     private var length: Int
     private var entries: [(hash: [UInt8], offset: Int, length: Int)] = []
     private var positions: [[UInt8]: Int] = [:]
     /// Bytes not yet written: records are gathered and written 1 MiB at a time.
     private var buffer: [UInt8] = []
 
-    init(folder: String) throws {
-        try FileSystem.createDirectories(folder)
+    init(folder: String, files: any ObjectFiles = LocalObjectFiles()) throws {
+        try files.createDirectories(folder)
         var name = ""
-        var fd: Int32 = -1
         for attempt in 0..<100 {
             name = folder + "/pack-\(FileSystem.currentTimeNanos)-\(getpid())-\(attempt)"
-            fd = open(name + ".pack", O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
-            if fd >= 0 || errno != EEXIST { break }
+            if !files.exists(name + ".pack") && !files.exists(name + ".idx") { break }
         }
-        guard fd >= 0 else { throw FileSystemError(path: name + ".pack", operation: "create", code: errno) }
+        let (temporary, fd) = try files.createTemporary(beside: name + ".pack", mode: 0o444)
         self.fd = fd
+        self.files = files
+        temporaryPath = temporary
         packPath = name + ".pack"
         indexPath = name + ".idx"
         length = 0
@@ -251,7 +281,19 @@ final class PackWriter {
         length = buffer.count
     }
 
-    deinit { close(fd) }
+    deinit { abandon() }
+
+    /// Drops an unfinished pack: its temporary file is removed (a finished one stays).
+    func abandon() {
+        if fd >= 0 {
+            close(fd)
+            fd = -1
+        }
+        if !done {
+            done = true
+            try? files.removeFile(temporaryPath)
+        }
+    }
 
     func location(_ hash: [UInt8]) -> Int? { positions[hash] }
 
@@ -265,7 +307,7 @@ final class PackWriter {
             let start = e.offset - written
             return Array(buffer[start..<(start + e.length)])
         }
-        let reader = open(packPath, O_RDONLY | O_CLOEXEC)
+        let reader = files.openForReading(done ? packPath : temporaryPath)
         guard reader >= 0 else { return nil }
         defer { close(reader) }
         return Self.read(reader, offset: e.offset, length: e.length)
@@ -292,9 +334,16 @@ final class PackWriter {
         buffer.removeAll(keepingCapacity: true)
     }
 
-    /// Writes what is left and the index (atomically: the pack counts from then on).
+    /// Writes what is left, fsyncs the pack and renames it into place, then writes the
+    /// index (atomically: the pack counts from then on). If the index cannot be written,
+    /// the pack is removed again: nothing is left under a final name.
     func finish() throws -> PackIndex {
         try drain()
+        if fsync(fd) != 0 { throw FileSystemError(path: packPath, operation: "fsync", code: errno) }
+        close(fd)
+        fd = -1
+        try files.rename(temporaryPath, packPath)
+        done = true
         let sorted = entries.sorted { $0.hash.lexicographicallyPrecedes($1.hash) }
         var index = ObjectPacks.indexHeader
         let count = UInt64(sorted.count)
@@ -312,8 +361,11 @@ final class PackWriter {
         }
         index += table
         index += Array(SHA256.hash(data: index))
-        try FileSystem.writeAtomically(indexPath, index, mode: 0o444, durable: false)
-        return PackIndex(packPath: packPath, indexPath: indexPath, count: sorted.count, table: table)
+        do { try files.writeAtomically(indexPath, index, mode: 0o444, durable: false) } catch {
+            try? files.removeFile(packPath)
+            throw error
+        }
+        return PackIndex(packPath: packPath, indexPath: indexPath, count: sorted.count, table: table, files: files)
     }
 
     static func read(_ fd: Int32, offset: Int, length: Int) -> [UInt8]? {

@@ -77,7 +77,7 @@ extension ObjectStore {
         guard !dryRun, !stale.isEmpty else { return }
         do {
             if !live.isEmpty {
-                let writer = try PackWriter(folder: folder)
+                let writer = try PackWriter(folder: folder, files: files)
                 for object in live { try writer.append(object.bytes, hash: ContentHash.raw(object.hash)!) }
                 _ = try writer.finish()
                 FileSystem.syncFilesystem(containing: folder)

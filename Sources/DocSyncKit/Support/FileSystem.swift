@@ -89,12 +89,17 @@ public enum FileSystem {
         defer { close(fd) }
         var st = Glibc.stat()
         guard fstat(fd, &st) == 0 else { throw FileSystemError(path: path, operation: "fstat", code: errno) }
+        return try readAll(fd, from: offset, size: Int(st.st_size), path: path)
+    }
+
+    /// The bytes of the open file `fd` (of `size` bytes when opened) from `offset` on.
+    static func readAll(_ fd: Int32, from offset: Int, size: Int, path: String) throws(FileSystemError) -> [UInt8] {
         if offset > 0, lseek(fd, off_t(offset), SEEK_SET) < 0 {
             throw FileSystemError(path: path, operation: "lseek", code: errno)
         }
         var result = [UInt8]()
-        result.reserveCapacity(max(0, Int(st.st_size) - offset))
-        var chunk = [UInt8](repeating: 0, count: max(4096, min(Int(st.st_size) + 1, 1 << 20)))
+        result.reserveCapacity(max(0, size - offset))
+        var chunk = [UInt8](repeating: 0, count: max(4096, min(size + 1, 1 << 20)))
         while true {
             let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if n < 0 {
@@ -172,7 +177,7 @@ public enum FileSystem {
     }
 
     /// A new `.docsync-tmp-…` file in `folder` for writing `path` (named `name`), open.
-    private static func createTemporary(beside path: String, folder dir: String, name base: String, mode: mode_t)
+    static func createTemporary(beside path: String, folder dir: String, name base: String, mode: mode_t)
         throws(FileSystemError) -> (String, Int32)
     {
         // pid and a counter name it uniquely among live processes; O_EXCL and the retry
@@ -189,6 +194,37 @@ public enum FileSystem {
         }
         guard fd >= 0 else { throw FileSystemError(path: path, operation: "create (temporary file)", code: errno) }
         return (temp, fd)
+    }
+
+    /// A new `.docsync-tmp-…` file in the folder open as `dir`, for writing `path` (named
+    /// `name` there), open; its name in that folder and its descriptor. Never follows a
+    /// symlink (O_EXCL).
+    static func createTemporary(in dir: Int32, for path: String, name base: String, mode: mode_t)
+        throws(FileSystemError) -> (String, Int32)
+    {
+        var temp = ""
+        var fd: Int32 = -1
+        for _ in 0..<100 {
+            temp =
+                ".docsync-tmp-\(processID)-\(temporaryCounter.add(1, ordering: .relaxed).newValue)-" + base.prefix(40)
+            fd = openat(dir, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
+            if fd >= 0 || errno != EEXIST { break }
+        }
+        guard fd >= 0 else { throw FileSystemError(path: path, operation: "create (temporary file)", code: errno) }
+        return (temp, fd)
+    }
+
+    /// Whether a `.docsync-tmp-<pid>-…` file is a leftover: its process (on this
+    /// machine) is gone, or it is older than `staleSeconds` (a process of another
+    /// machine on a shared folder, or a pid used again). Why: a push killed, or that
+    /// filled the disk, while writing a pack left it, and the share stayed full.
+    static func isStaleTemporary(_ name: String, modified mtimeNanos: Int64, staleSeconds: Double = 3600) -> Bool {
+        guard name.hasPrefix(".docsync-tmp-") else { return false }
+        if Double(currentTimeNanos - mtimeNanos) / 1e9 > staleSeconds { return true }
+        let pidText = name.dropFirst(".docsync-tmp-".count).prefix { $0.isASCII && $0.isNumber }
+        guard let pid = Int32(pidText), pid > 0 else { return false }
+        if pid == processID { return false }
+        return kill(pid, 0) != 0 && errno == ESRCH
     }
 
     /// Creates `path` with `bytes` only if nothing is there, atomically like
@@ -254,6 +290,13 @@ public enum FileSystem {
         guard fd >= 0 else { throw FileSystemError(path: path, operation: "open", code: errno) }
         defer { close(fd) }
         // Some network filesystems refuse fsync on a directory; the rename is still atomic.
+        if fsync(fd) != 0, errno != EINVAL, errno != EBADF {
+            throw FileSystemError(path: path, operation: "fsync", code: errno)
+        }
+    }
+
+    /// `syncDirectory` of a folder already open as `fd`.
+    static func syncDirectory(fd: Int32, path: String) throws(FileSystemError) {
         if fsync(fd) != 0, errno != EINVAL, errno != EBADF {
             throw FileSystemError(path: path, operation: "fsync", code: errno)
         }

@@ -44,6 +44,11 @@ extension ChangeRecorder {
                 if let action = try recordChange(of: t, in: f, write: write, problems: &result.problems) {
                     result.actions.append(action)
                 }
+            } else if f.refId == nil, let ref = regenerated[f.path], let t = tracked[ref] {
+                recorded.claimedCount += 1
+                if let action = try recordChange(of: t, in: f, write: write, problems: &result.problems) {
+                    result.actions.append(action)
+                }
             } else if let action = try recordNew(f, isKeeper: isKeeper, write: write, problems: &result.problems) {
                 result.actions.append(action)
             }
@@ -96,10 +101,18 @@ extension ChangeRecorder {
     /// Tracked documents no file keeps: deleted, unless their file is unreadable or
     /// ignored now, or they joined the remote's document.
     func recordDeletions(
-        of unclaimed: [(key: String, value: DocVersion)], ignore: IgnoreRules, into result: inout Result
+        of unclaimed: [(key: String, value: DocVersion)], walk: TreeWalker.Walk, ignore: IgnoreRules,
+        into result: inout Result
     ) {
         for (ref, t) in unclaimed {
-            if result.unreadablePaths.contains(t.path) || ignore.isIgnored(t.path, isDirectory: false) { continue }
+            if result.unreadablePaths.contains(t.path) { continue }
+            // Not seen because not looked at: unknown. Its path joins the unreadable ones,
+            // so a remote change to it waits aside instead of being applied over it.
+            if let reason = UnknownDocument.reason(for: t.path, walk: walk, ignore: ignore) {
+                result.unknown.append(UnknownDocument(path: t.path, refId: ref, reason: reason))
+                result.unreadablePaths.insert(t.path)
+                continue
+            }
             // It joined the remote's document: what it recorded under its own refId is
             // superseded, not deleted (it never reached any remote).
             if let seqs = rejoined[ref] {

@@ -12,6 +12,8 @@ final class ChangeRecorder {
         var actions: [JournalEntry] = []
         var problems: [DocumentProblem] = []
         var skipped: [TreeWalker.Skipped] = []
+        /// Tracked documents whose files the walk could not look at: not deletions.
+        var unknown: [UnknownDocument] = []
         /// Tracked paths whose documents could not be read this time: not deletions.
         var unreadablePaths: Set<String> = []
         /// Files outside a sparse replica's selection that hold no document it tracks:
@@ -103,15 +105,20 @@ final class ChangeRecorder {
         try readBase()
         var files = scanFiles(walk.files, into: &result)
         if let selection { leaveOutUnselected(&files, selection, previousIndex: previousIndex, into: &result) }
+        regenerated = regeneratedDocuments(files, previousIndex: previousIndex)
+        // A regenerated file keeps its document's identity as an unreadable one does: any
+        // other file carrying the refId is a copy.
         let keepers = RefIdKeepers(
-            files: files, tracked: tracked, previousIndex: previousIndex, unreadable: result.unreadablePaths)
+            files: files, tracked: tracked, previousIndex: previousIndex,
+            unreadable: regenerated.isEmpty ? result.unreadablePaths : result.unreadablePaths.union(regenerated.keys))
         let recorded = try recordFiles(files, keepers: keepers, write: write, into: &result)
         // Why the count first: a no-op run then builds no set of every refId.
         if recorded.claimedCount != tracked.count {
             let claimed = Set(files.indices.compactMap { recorded.isKeeper[$0] ? files[$0].refId : nil })
+                .union(regenerated.values)
             let unclaimed = unclaimedDocuments(
                 claimed: claimed, count: tracked.count - recorded.claimedCount, previousIndex: previousIndex)
-            recordDeletions(of: unclaimed, ignore: ignore, into: &result)
+            recordDeletions(of: unclaimed, walk: walk, ignore: ignore, into: &result)
         }
         progress?(.step(.record, done: files.count, total: files.count))
         progress?(.finished(.record))
@@ -177,6 +184,28 @@ final class ChangeRecorder {
         let leftOut = Set(result.outsideSelection)
         result.problems.removeAll { leftOut.contains($0.path) }
     }
+
+    /// Files without ids at a tracked path, with that document's refId: a regenerated
+    /// file (an export, a template, a script that rewrites it) is a new version of the
+    /// document, not a new document (SPEC, "The working tree"; git and every file-sync
+    /// tool see it so), even when another file carries the refId (that one is a copy).
+    private func regeneratedDocuments(_ files: [FileInfo], previousIndex: StatCache) -> [String: String] {
+        let idless = files.filter { $0.refId == nil }
+        guard !idless.isEmpty, tracked.count > 0 else { return [:] }
+        lazy var byPath = Dictionary(tracked.all.map { ($0.value.path, $0.key) }, uniquingKeysWith: { a, _ in a })
+        var found: [String: String] = [:]
+        for file in idless {
+            let indexed = previousIndex[file.path]?.refId
+            guard let refId = indexed.flatMap({ $0.isEmpty ? nil : $0 }) ?? byPath[file.path],
+                tracked[refId]?.path == file.path
+            else { continue }
+            found[file.path] = refId
+        }
+        return found
+    }
+
+    /// See `regeneratedDocuments`: path to refId.
+    var regenerated: [String: String] = [:]
 
     /// Paths the index held that the walk did not find (their entries dropped).
     var vanishedPaths: [String] = []

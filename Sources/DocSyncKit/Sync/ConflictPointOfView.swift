@@ -18,12 +18,15 @@ public struct ConflictPointOfView: Sendable, Equatable {
     public var keptBy: String?
     /// The stored version is this replica's own.
     public var storedIsLocal: Bool
+    /// The replica looking.
+    public var replicaId: String
 
     public var storedSide: Reconciler.Side { storedIsLocal ? .local : .remote }
 
     public init(_ record: ConflictStore.Record, replica: String) {
+        replicaId = replica
         storedBy = record.lostBy
-        keptBy = ChangesetID(record.winner)?.replica
+        keptBy = record.keptBy ?? ChangesetID(record.winner)?.replica
         if let lostBy = record.lostBy {
             storedIsLocal = lostBy == replica
         } else {
@@ -37,7 +40,8 @@ public struct ConflictPointOfView: Sendable, Equatable {
     /// "this replica" for this one.
     public func sentence(_ record: ConflictStore.Record, name: (String) -> String) -> String {
         let stored = storedIsLocal ? "this replica's" : storedBy.map { name($0) + "'s" } ?? "another replica's"
-        let kept = keptBy.map { name($0) + "'s" } ?? "another replica's"
+        let keptIsLocal = keptBy == replicaId && !storedIsLocal
+        let kept = keptIsLocal ? "this replica's" : keptBy.map { name($0) + "'s" } ?? "another replica's"
         if record.isRename {
             return "\(stored) rename to \(record.path) lost to \(kept) rename (version \(record.winner))"
         }

@@ -41,6 +41,10 @@ extension ConflictStore {
         public var replica: String?
         /// The replica whose version (or deletion) lost: it is told on its next sync.
         public var lostBy: String?
+        /// The replica whose action won (its edit, rename or merge). Nil in records of an
+        /// older docsync: then the maker of `winner` is named, which for a rename (it keeps
+        /// the changesetId) is whoever made the version, not who renamed it.
+        public var keptBy: String?
         /// Why the version was kept aside, when it is not a lost collision.
         public var reason: String?
         /// Nil while open.
@@ -105,7 +109,7 @@ extension ConflictStore.Record: Codable {
         var winner: String
         var time: Int64
         var name: String?
-        var file, replica, lostBy, reason: String?
+        var file, replica, lostBy, keptBy, reason: String?
         var shared: Bool?
         var policy: MergePolicy?
         var fields: [String]?
@@ -124,6 +128,7 @@ extension ConflictStore.Record: Codable {
             time: flat.time, kind: kind, replica: flat.replica, lostBy: flat.lostBy, reason: flat.reason)
         name = flat.name
         file = flat.file
+        keptBy = flat.keptBy
         shared = flat.shared
         resolution = flat.resolved.map { Resolution(time: $0, take: flat.take, by: flat.resolvedBy) }
     }
@@ -132,7 +137,8 @@ extension ConflictStore.Record: Codable {
         var flat = Flat(
             refId: refId, changesetId: changesetId, path: path, side: side, winner: winner, time: time, name: name,
             file: file,
-            replica: replica, lostBy: lostBy, reason: reason, shared: shared, resolved: resolution?.time,
+            replica: replica, lostBy: lostBy, keptBy: keptBy, reason: reason, shared: shared,
+            resolved: resolution?.time,
             take: resolution?.take, resolvedBy: resolution?.by)
         switch kind {
         case .version(let policy, let fields): (flat.policy, flat.fields) = (policy, fields)

@@ -14,8 +14,9 @@ public enum DocumentNotice: Sendable, Equatable, CustomStringConvertible {
         public var taken: Reconciler.Side
     }
 
-    /// One side deleted the document, the other edited it: the edit was kept.
-    case editBeatDeletion(deletedOn: Reconciler.Side)
+    /// One side deleted the document, the other edited it (or only renamed it,
+    /// `renamedOnly`): the edit was kept.
+    case editBeatDeletion(deletedOn: Reconciler.Side, renamedOnly: Bool = false)
     /// Content changed differently on both sides: the later version was kept (the
     /// three-way decision, before any policy settles it).
     case changedOnBothSides(kept: Reconciler.Side)
@@ -32,13 +33,19 @@ public enum DocumentNotice: Sendable, Equatable, CustomStringConvertible {
     case placedBeside(path: String, placedAt: String)
     /// The local file is not a valid document: the remote version (or deletion) waits.
     case waitsForFix(path: String, deletion: Bool)
+    /// The local file could not be looked at (see `UnknownDocument`).
+    case waitsForLook(path: String, reason: String, deletion: Bool)
 
     public var description: String {
         switch self {
-        case .editBeatDeletion(.local):
-            return "deleted here but edited on the remote: kept the remote edit (recorded as a conflict)"
-        case .editBeatDeletion(.remote):
-            return "deleted on the remote but edited here: kept the local edit (recorded as a conflict)"
+        case .editBeatDeletion(.local, let renamedOnly):
+            let what = renamedOnly ? "renamed" : "edited"
+            return
+                "deleted here but \(what) on the remote: kept the remote \(renamedOnly ? "rename" : "edit") (recorded as a conflict)"
+        case .editBeatDeletion(.remote, let renamedOnly):
+            let what = renamedOnly ? "renamed" : "edited"
+            return
+                "deleted on the remote but \(what) here: kept the local \(renamedOnly ? "rename" : "edit") (recorded as a conflict)"
         case .changedOnBothSides(let side):
             return
                 "changed on both sides: kept the \(side.rawValue) version (later changesetId), the \(side.other.rawValue) one is in the conflict store"
@@ -67,6 +74,10 @@ public enum DocumentNotice: Sendable, Equatable, CustomStringConvertible {
             return
                 "\(path): not a valid document here, so the remote \(deletion ? "deletion" : "version") waits; "
                 + "it is merged with your fix on the first sync after the file is valid again"
+        case .waitsForLook(let path, let reason, let deletion):
+            return
+                "\(path): not looked at here (\(reason)), so the remote \(deletion ? "deletion" : "version") waits; "
+                + "it is applied on the first sync that can read the file again"
         }
     }
 }

@@ -44,10 +44,11 @@ extension DocumentPlanner {
         {
             fields = FieldPaths.differing(a, b)
         }
-        let record = ConflictStore.Record(
+        var record = ConflictStore.Record(
             refId: refId, changesetId: loser.version.changesetId, path: loser.version.path, side: loser.side,
             winner: winner, time: time, kind: .version(policy: settled.settled?.policy ?? .lww, fields: fields),
             replica: replicaId, lostBy: ChangesetID(loser.version.changesetId)?.replica)
+        record.keptBy = ChangesetID(winner)?.replica
         let kept: KeptVersion =
             settled.settled?.merged == true ? .merged : decision.contentFrom == .local ? .local : .remote
         return loss(
@@ -70,6 +71,9 @@ extension DocumentPlanner {
             refId: entry.refId, changesetId: deletedId, path: base?.path ?? kept.path, side: side,
             winner: kept.changesetId, time: time, kind: .deletion, replica: replicaId,
             lostBy: side == .local ? replicaId : entry.replica, reason: "an edit beat a deletion")
+        // Who made the change that beat the deletion (an edit, or a rename that kept the
+        // version's changesetId), not who made the version.
+        record.keptBy = side == .local ? entry.replica : replicaId
         let deletedOther = side == .remote && plan.deletesAnotherVersion
         let deletedBytes = deletedOther ? content.deleted : content.base
         if deletedBytes == nil && deletedOther {
@@ -89,10 +93,12 @@ extension DocumentPlanner {
         guard let lost = decision.renameLoser, let kept = decision.result else { return nil }
         let bytes =
             lost.side == .local || lost.version.hash == plan.start.local?.hash ? content.local : content.remote
-        let record = ConflictStore.Record(
+        var record = ConflictStore.Record(
             refId: entry.refId, changesetId: lost.version.changesetId, path: lost.version.path, side: lost.side,
             winner: kept.changesetId, time: time, kind: .rename, replica: replicaId,
             lostBy: lost.side == .local ? replicaId : entry.replica, reason: "renamed on both sides")
+        // The renames' makers, not the version's (a rename keeps the changesetId).
+        record.keptBy = lost.side == .local ? entry.replica : replicaId
         return loss(
             record, bytes: bytes, path: kept.path, kept: .other(than: lost.side), stored: .rename(of: lost.side))
     }

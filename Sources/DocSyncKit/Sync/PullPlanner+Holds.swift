@@ -50,7 +50,11 @@ extension PullPlanner {
             hold.deletedHash = hash
         }
         plan.batch.append(hold)
-        if let local, unreadable.contains(local.path) {
+        if let local, let reason = unknownReasons[local.path] {
+            plan.notices.append(
+                DocumentNotice.waitsForLook(path: local.path, reason: reason, deletion: remoteVersion == nil)
+                    .description)
+        } else if let local, unreadable.contains(local.path) {
             plan.notices.append(
                 DocumentNotice.waitsForFix(path: local.path, deletion: remoteVersion == nil).description)
         }

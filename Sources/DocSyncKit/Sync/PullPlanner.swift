@@ -43,6 +43,9 @@ struct PullPlanner {
     /// Pending versions a commit of this tree holds (`SyncSession.landedPending`): a merge
     /// of the document is made from them too.
     var landedPending: [String: Set<String>] = [:]
+    /// Of the `unreadable` paths, those the scan could not look at, with why (see
+    /// `UnknownDocument`): a remote change to one waits aside, as for an invalid file.
+    var unknownReasons: [String: String] = [:]
     /// Per document, the base a merge is measured from instead of the tree's, where its
     /// pending content carries versions beyond that base (see `SyncSession.carriedMergeBases`).
     var mergeBases: [String: DocVersion] = [:]

@@ -56,13 +56,13 @@ public enum Reconciler {
         guard let local else {
             return Decision(
                 result: remote, contentFrom: .remote,
-                notice: .editBeatDeletion(deletedOn: .local),
+                notice: .editBeatDeletion(deletedOn: .local, renamedOnly: remote?.hash == base?.hash),
                 lostDeletion: .local)
         }
         guard let remote else {
             return Decision(
                 result: local, contentFrom: .local,
-                notice: .editBeatDeletion(deletedOn: .remote),
+                notice: .editBeatDeletion(deletedOn: .remote, renamedOnly: local.hash == base?.hash),
                 lostDeletion: .remote)
         }
         let localIsLater = changesetOrder(remote.changesetId, local.changesetId)

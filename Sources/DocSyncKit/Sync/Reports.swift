@@ -156,6 +156,9 @@ public struct SyncReport: Codable, Sendable {
     /// A sparse replica: the files of documents that left its selection, removed here
     /// (still on the remote).
     public var leftSelection: [String]? = nil
+    /// Tracked documents the scan could not look at (nil: none): kept, not deleted; the
+    /// run exits 1.
+    public var unknown: [UnknownDocument]? = nil
 
     public init() {}
 
@@ -212,6 +215,8 @@ public struct StatusReport: Codable, Sendable {
     /// A sparse replica's files outside its selection that hold no document it keeps:
     /// never recorded or synced.
     public var outsideSelection: [String] = []
+    /// Tracked documents the scan could not look at (nil: none): kept, not deleted.
+    public var unknown: [UnknownDocument]? = nil
 
     /// The files behind `problems`, sorted.
     public var invalidFiles: [String] { ReportedProblem.invalidFiles(in: problems) }

@@ -284,6 +284,7 @@ final class SyncSession {
             knownConflict: { store.record(refId: $0, storeName: $1) },
             storeFetched: options.dryRun ? nil : { hash, bytes in try objects.put(bytes, hash: hash) })
         planner.userVersions = userVersions
+        planner.unknownReasons = Dictionary(local.unknown.map { ($0.path, $0.reason) }, uniquingKeysWith: { a, _ in a })
         planner.landedPending = landedPending
         planner.mergeBases = mergeBases
         return try planner.plan(changes, time: FileSystem.currentTimeNanos / 1_000_000)

@@ -18,6 +18,33 @@ public struct TreeWalker: Sendable {
         public var reason: String
     }
 
+    /// What one walk found: the files, what it reports passing over, and every entry it
+    /// did not look into. A tracked document at or below an `unentered` path is unknown,
+    /// never deleted: its file may well be there (SPEC: "what the scan could not look at
+    /// is unknown").
+    public struct Walk: Sendable {
+        public var files: [Entry]
+        public var skipped: [Skipped]
+        /// Folders and files that exist but were not read: unreadable, symlinks, another
+        /// tree, ignored folders, entries that failed to stat. Sorted by path.
+        public var unentered: [Skipped]
+
+        /// Why the document at `path` could not be looked at (the entry at or above it
+        /// the walk did not enter), or nil when the walk looked where it would be.
+        public func unenteredReason(for path: String) -> String? {
+            guard !unentered.isEmpty else { return nil }
+            if let root = unentered.first(where: { $0.path == "." }) { return "the tree's root: \(root.reason)" }
+            var prefix = Substring(path)
+            while true {
+                if let found = unentered.first(where: { $0.path == prefix }) {
+                    return found.path == path ? found.reason : "\(found.path): \(found.reason)"
+                }
+                guard let slash = prefix.lastIndex(of: "/") else { return nil }
+                prefix = prefix[..<slash]
+            }
+        }
+    }
+
     public let root: String
     public let ignore: IgnoreRules
 
@@ -40,7 +67,7 @@ public struct TreeWalker: Sendable {
     /// subfolder's name with a `/` after it, and walked in that order (git's order): the
     /// files come out in path order with no sort of the whole list, which was a tenth of
     /// a no-op `status` at 100,000 files.
-    public func walk(removingStaleTemporaryFiles: Bool = false) -> (files: [Entry], skipped: [Skipped]) {
+    public func walk(removingStaleTemporaryFiles: Bool = false) -> Walk {
         let removing = removingStaleTemporaryFiles
         var top = Listing()
         let rootChildren = list("", removing: removing, into: &top)
@@ -67,6 +94,7 @@ public struct TreeWalker: Sendable {
         var files: [Entry] = []
         files.reserveCapacity(top.files.count + subtrees.reduce(0) { $0 + $1.files.count })
         var skipped = top.skipped
+        var unentered = top.unentered
         var nextSubtree = 0
         for child in rootChildren {
             if let file = child.file {
@@ -74,17 +102,26 @@ public struct TreeWalker: Sendable {
             } else {
                 files += subtrees[nextSubtree].files
                 skipped += subtrees[nextSubtree].skipped
+                unentered += subtrees[nextSubtree].unentered
                 subtrees[nextSubtree] = Listing()
                 nextSubtree += 1
             }
         }
         skipped.sort { UTF8Order.precedes($0.path, $1.path) }
-        return (files, skipped)
+        unentered.sort { UTF8Order.precedes($0.path, $1.path) }
+        return Walk(files: files, skipped: skipped, unentered: unentered)
     }
 
     struct Listing {
         var files: [Entry] = []
         var skipped: [Skipped] = []
+        var unentered: [Skipped] = []
+
+        /// Passed over and said so.
+        mutating func skip(_ path: String, _ reason: String) {
+            skipped.append(Skipped(path: path, reason: reason))
+            unentered.append(Skipped(path: path, reason: reason))
+        }
     }
 
     /// One entry of a folder that matters: a document file, or a subfolder to walk.
@@ -138,17 +175,37 @@ public struct TreeWalker: Sendable {
     /// tree), sorted; what it passes over goes to `result.skipped`.
     private func list(_ relative: String, removing: Bool, into result: inout Listing) -> [Child] {
         let absolute = relative.isEmpty ? root : root + "/" + relative
-        guard let dir = opendir(absolute) else {
-            result.skipped.append(
-                Skipped(
-                    path: relative.isEmpty ? "." : relative,
-                    reason: "cannot open folder: \(String(cString: strerror(errno)))"))
+        // O_NOFOLLOW: a folder swapped for a symlink after its parent was listed is not
+        // entered either. (The root itself may be reached through a symlink the user chose.)
+        let openedFd = open(absolute, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (relative.isEmpty ? 0 : O_NOFOLLOW))
+        guard openedFd >= 0, let dir = fdopendir(openedFd) else {
+            let code = errno
+            if openedFd >= 0 { close(openedFd) }
+            result.skip(
+                relative.isEmpty ? "." : relative,
+                code == ENOENT
+                    ? "folder vanished while it was being read"
+                    : code == ELOOP || code == ENOTDIR
+                        ? "became a symbolic link or file while it was being read"
+                        : "cannot open folder: \(String(cString: strerror(code)))")
             return []
         }
         defer { closedir(dir) }
         let fd = dirfd(dir)
         var children: [Child] = []
-        while let entry = readdir(dir) {
+        while true {
+            errno = 0
+            guard let entry = readdir(dir) else {
+                // NULL with errno set is a failed read, not the end: what is left of the
+                // folder is unknown.
+                if errno != 0 {
+                    result.skip(
+                        relative.isEmpty ? "." : relative,
+                        "cannot read folder: \(String(cString: strerror(errno)))")
+                    return []
+                }
+                break
+            }
             let name = withUnsafePointer(to: entry.pointee.d_name) {
                 $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
             }
@@ -159,18 +216,26 @@ public struct TreeWalker: Sendable {
             else { continue }
             let path = atRoot ? name : relative + "/" + name
             var st = stat()
-            guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            guard fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 else {
+                // Gone since it was listed: deleted. Any other failure: not looked at.
+                if errno != ENOENT {
+                    result.skip(path, "cannot look at it: \(String(cString: strerror(errno)))")
+                }
+                continue
+            }
             let info = FileStat(st)
             if info.isDirectory {
                 if isWalkable(folder: name, path: path, fd: fd, into: &result) {
                     children.append(Child(key: name + "/", folder: path))
                 }
+            } else if info.isSymbolicLink {
+                passOverSymlink(name, path: path, isJSON: isJSON, fd: fd, into: &result)
             } else if isJSON {
                 if ignore.isIgnored(path, isDirectory: false) { continue }
                 if info.isRegularFile {
                     children.append(Child(key: name, file: Entry(path: path, stat: info)))
-                } else if info.isSymbolicLink {
-                    result.skipped.append(Skipped(path: path, reason: "symbolic link (not followed)"))
+                } else {
+                    result.unentered.append(Skipped(path: path, reason: "not a regular file"))
                 }
             }
         }
@@ -214,25 +279,43 @@ public struct TreeWalker: Sendable {
             if removing, Self.isStaleTemporary(name) { unlinkat(fd, name, 0) }
             return false
         }
-        return isJSON || type == UInt8(DT_DIR) || type == UInt8(DT_UNKNOWN)
+        return isJSON || type == UInt8(DT_DIR) || type == UInt8(DT_LNK) || type == UInt8(DT_UNKNOWN)
+    }
+
+    /// A symlink is never followed (its target may be anywhere, or loop). One named
+    /// `*.json`, or pointing at a folder, is reported; any other is only noted as
+    /// unentered (a document tracked under it is unknown, not deleted).
+    private func passOverSymlink(_ name: String, path: String, isJSON: Bool, fd: Int32, into result: inout Listing) {
+        if ignore.isIgnored(path, isDirectory: false) || ignore.isIgnored(path, isDirectory: true) {
+            result.unentered.append(Skipped(path: path, reason: "ignored by .docsyncignore"))
+            return
+        }
+        var target = stat()
+        let toFolder = fstatat(fd, name, &target, 0) == 0 && (target.st_mode & S_IFMT) == S_IFDIR
+        if toFolder {
+            result.skip(path, "symbolic link to a folder (not followed; its documents are not synced)")
+        } else if isJSON {
+            result.skip(path, "symbolic link (not followed)")
+        } else {
+            result.unentered.append(Skipped(path: path, reason: "symbolic link (not followed)"))
+        }
     }
 
     /// Whether the subfolder `name` (at `path`) is walked: not ignored, and not another
     /// tree (which is noted in `result.skipped`).
     private func isWalkable(folder name: String, path: String, fd: Int32, into result: inout Listing) -> Bool {
-        if ignore.isIgnored(path, isDirectory: true) { return false }
+        if ignore.isIgnored(path, isDirectory: true) {
+            result.unentered.append(Skipped(path: path, reason: "ignored by .docsyncignore"))
+            return false
+        }
         // A folder with a `.docsync/` of its own is another tree or a folder
         // remote: syncing it as part of this tree would copy it into itself.
         var inner = stat()
         guard fstatat(fd, name + "/" + DocumentPath.metadataFolder, &inner, AT_SYMLINK_NOFOLLOW) == 0 else {
             return true
         }
-        result.skipped.append(
-            Skipped(
-                path: path,
-                reason:
-                    "holds a .docsync/ folder (another docsync tree or a folder remote); not synced as part of this tree"
-            ))
+        result.skip(
+            path, "holds a .docsync/ folder (another docsync tree or a folder remote); not synced as part of this tree")
         return false
     }
 

@@ -57,26 +57,30 @@ public final class RemoteFolderWatcher {
     private func watchCommitFolders() -> Bool {
         guard let drive else { return false }
         var arrived = false
-        for name in (try? FileSystem.listDirectory(drive.replicas)) ?? []
+        for name in (try? drive.files.listDirectory(drive.replicas)) ?? []
         where DriveLayout.isPlainName(name) && !watched.contains(name) && name != ownReplica {
             let commits = drive.commits(name)
             // Only ever read: the folder is replica `name`'s. Until it has a commits
             // folder, its own folder is watched for one to appear.
-            guard FileSystem.isDirectory(commits) else {
+            guard drive.files.isDirectory(commits) else {
                 if let wd = Optional(
                     inotify_add_watch(
-                        fd, drive.replicaFolder(name), UInt32(IN_CREATE) | UInt32(IN_MOVED_TO) | UInt32(IN_ONLYDIR))),
+                        fd, drive.replicaFolder(name),
+                        UInt32(IN_CREATE) | UInt32(IN_MOVED_TO) | UInt32(IN_ONLYDIR) | UInt32(IN_DONT_FOLLOW))),
                     wd >= 0
                 {
                     joinWatches.insert(wd)
                 }
                 continue
             }
-            if inotify_add_watch(fd, commits, UInt32(IN_MOVED_TO) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_ONLYDIR)) >= 0 {
+            if inotify_add_watch(
+                fd, commits, UInt32(IN_MOVED_TO) | UInt32(IN_CLOSE_WRITE) | UInt32(IN_ONLYDIR) | UInt32(IN_DONT_FOLLOW))
+                >= 0
+            {
                 watched.insert(name)
                 arrived =
                     arrived
-                    || ((try? FileSystem.listDirectory(commits)) ?? []).contains { DriveLayout.commitName($0) != nil }
+                    || ((try? drive.files.listDirectory(commits)) ?? []).contains { DriveLayout.commitName($0) != nil }
             }
         }
         return arrived

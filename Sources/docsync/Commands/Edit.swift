@@ -103,8 +103,15 @@ extension DocSync {
 
         /// On a terminal, a refused edit asks whether to open the editor again.
         private static func asksToEditAgain(_ path: String) -> Bool {
-            Output.writeStderr("What now? (e)dit again, (k)eep \(path) as it was: ")
-            return readLine()?.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("e") == true
+            // Only "e" or "k" answers: a stray key must not throw the edit away. End of input keeps.
+            while true {
+                Output.writeStderr("What now? (e)dit again, (k)eep \(path) as it was: ")
+                guard let line = readLine() else { return false }
+                let answer = line.trimmingCharacters(in: .whitespaces).lowercased()
+                if answer.hasPrefix("e") { return true }
+                if answer.hasPrefix("k") { return false }
+                Output.writeStderr("Please answer e (edit again) or k (keep it as it was).\n")
+            }
         }
 
         /// Copies left in `.docsync/tmp/` by an `edit` that was killed (its process is gone) may

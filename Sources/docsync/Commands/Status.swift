@@ -6,7 +6,7 @@ extension DocSync {
         static let configuration = CommandConfiguration(
             abstract: "Show pending, unrecorded and conflicting changes, and the last sync.",
             discussion:
-                "Changes nothing you sync; like git status, it may save what it read into .docsync/index (the stat cache), so the next run need not read those files again. Files that are not valid documents are listed with path:line:col and the reason, or path: /json/pointer: reason for a record that fails its JSON Schema (exit 1). \"Pending\" actions are recorded but not yet on the remote (on a receive-only replica, sync.mode, they are listed as not sent: they never go); on a send-only replica the remote's changes are listed as not applied, with the documents whose local changes wait for `docsync override`; \"unrecorded\" changes are on disk and will be recorded by the next push, pull or sync. A change says why where it is not obvious: a rename where the document was, a delete + create of one file that its refId was removed or changed, a deletion that it goes to the remote as a tombstone. Deletions that lost to an edit are listed with the command that deletes the document after all. Each list stops after 50 lines with how many more there are; --all lists everything."
+                "Changes nothing you sync; like git status, it may save what it read into .docsync/index (the stat cache), so the next run need not read those files again. Files that are not valid documents are listed with path:line:col and the reason, or path: /json/pointer: reason for a record that fails its JSON Schema (exit 1). Tracked documents the scan could not look at (a folder it cannot open, a symlink, which is never followed, a folder that became another tree, a path ignored after it was synced) are listed as not looked at, with the reason: they stay tracked and are never deleted (exit 1). \"Pending\" actions are recorded but not yet on the remote (on a receive-only replica, sync.mode, they are listed as not sent: they never go); on a send-only replica the remote's changes are listed as not applied, with the documents whose local changes wait for `docsync override`; \"unrecorded\" changes are on disk and will be recorded by the next push, pull or sync. A change says why where it is not obvious: a rename where the document was, a delete + create of one file that its refId was changed (a file whose refId was removed is a new version of its document), a deletion that it goes to the remote as a tombstone. Deletions that lost to an edit are listed with the command that deletes the document after all. Each list stops after 50 lines with how many more there are; --all lists everything."
         )
         @OptionGroup var global: GlobalOptions
 
@@ -24,18 +24,29 @@ extension DocSync {
         func run() throws {
             try global.withWorkspace(readOnly: true, baseOnDemand: true) { workspace in
                 let status = try workspace.sync.status()
-                for problem in status.problems { Output.problem(problem.message) }
+                // As text the problems are a section of the report (on stdout): printed on
+                // stderr too, each one showed twice on a terminal. With --json they are in
+                // the object, and stderr names them for whoever reads it.
+                if global.json { for problem in status.problems { Output.problem(problem.message) } }
                 for warning in status.warnings { Output.warning(warning) }
-                // status works offline: the remote's replica records only when a line names another replica.
-                let names = workspace.replicas.names(fromRemote: status.conflicts.contains(where: \.isDeletion))
+                // status works offline: the remote's replica records only when a line names another
+                // replica (every conflict line does: it said ids where `conflicts` said names).
+                let names = workspace.replicas.names(fromRemote: !status.conflicts.isEmpty)
                 try global.printResult(
                     command: "status", StatusJSON(status: status, replicaName: names[status.replicaId])
                 ) {
                     StatusText(status: status, workspace: workspace, names: names, all: all).print()
                 }
-                guard !status.problems.isEmpty else { return }
+                let unknown = status.unknown ?? []
+                guard !status.problems.isEmpty || !unknown.isEmpty else { return }
                 // The JSON object lists them; only the text ends with the count.
                 if global.json { throw ExitCode.failure }
+                if status.problems.isEmpty {
+                    throw CommandFailure(
+                        message:
+                            "\(unknown.count) tracked document\(unknown.count == 1 ? "" : "s") could not be looked at",
+                        code: .failure)
+                }
                 let n = max(status.invalidFiles.count, 1)
                 throw CommandFailure(
                     message: n == 1 ? "1 file is not a valid document" : "\(n) files are not valid documents",
@@ -84,6 +95,11 @@ struct StatusText {
                 "fix each file; it syncs again once it is a valid JSON object that satisfies its schema, if it has one"
         )
         section(
+            "Not looked at (kept tracked, not deleted)", (status.unknown ?? []).map { "\($0.path): \($0.reason)" },
+            hint:
+                "make the folder readable, replace the symlink by the folder, or remove the .docsyncignore rule; `docsync rm PATH` deletes a document for good"
+        )
+        section(
             receiveOnly ? "Local changes not sent (receive-only)" : "Pending (recorded, not yet on the remote)",
             ChangeNotes.lines(for: status.pending, recorded: true))
         section("Unrecorded changes on disk", ChangeNotes.lines(for: status.unrecorded, recorded: false))
@@ -105,6 +121,7 @@ struct StatusText {
         )
         if status.pending.isEmpty && status.unrecorded.isEmpty && status.conflicts.isEmpty
             && status.problems.isEmpty && status.waiting.isEmpty && status.notApplied.isEmpty
+            && (status.unknown ?? []).isEmpty
         {
             Output.line("Nothing to sync.")
         }

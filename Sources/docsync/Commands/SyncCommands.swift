@@ -219,6 +219,7 @@ struct SyncPrinter {
         _ report: SyncReport, verb: String, command: String, extraLine: String? = nil, extra: Extra
     ) throws {
         for problem in report.problems { Output.problem(problem.message) }
+        for unknown in report.unknown ?? [] { Output.problem(unknown.message) }
         for warning in report.warnings { Output.warning(warning) }
         try global.printResult(command: command, WithFields(base: SyncReportJSON(report: report), extra: extra)) {
             printText(report, verb: verb, command: command, extraLine: extraLine)
@@ -249,6 +250,12 @@ struct SyncPrinter {
                     : n == 1
                         ? "1 file is not a valid document and was left untouched; everything else was processed"
                         : "\(n) files are not valid documents and were left untouched; everything else was processed",
+                code: .failure)
+        }
+        if let unknown = report.unknown, !unknown.isEmpty {
+            throw CommandFailure(
+                message: "\(unknown.count) tracked document\(unknown.count == 1 ? "" : "s") could not be looked at "
+                    + "and \(unknown.count == 1 ? "was" : "were") kept, not deleted (see above); everything else was processed",
                 code: .failure)
         }
         if !report.conflicts.isEmpty && !report.dryRun { throw ExitStatus.conflicts }

@@ -5,7 +5,8 @@ extension DocSync {
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check the tree, the journal, the sync state and the remote.",
-            discussion: "Prints every problem found and exits 1 if there is any; changes nothing."
+            discussion:
+                "Prints every problem found and exits 1 if there is any; changes nothing. A folder remote is walked whole: a symbolic link anywhere under its root is a problem (docsync never reads or writes through one)."
         )
         @OptionGroup var global: GlobalOptions
 

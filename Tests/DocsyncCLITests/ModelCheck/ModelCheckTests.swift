@@ -69,7 +69,7 @@ struct ModelCheckTests {
             randomKills=\(randomLanded) randomKillsTried=\(randomTried) randomKillsBy=\(randomList.isEmpty ? "none" : randomList) \
             conflictCopyChecks=\(f.conflictCopiesChecked) pointOfViewChecks=\(f.pointOfViewChecks) echoMakerSwaps=\(f.echoMakerSwaps) \
             firstContacts=\(f.firstContacts) firstContactMerges=\(f.firstContactMerges) urlChanges=\(f.urlChanges) \
-            viewResolves=\(f.viewResolves) plainGitEdits=\(f.plainGitEdits) receiveOnly=\(f.receiveOnly ? "r2" : "none") reverted=\(f.reverted) \
+            viewResolves=\(f.viewResolves) plainGitEdits=\(f.plainGitEdits) unknownNamed=\(f.unknownNamed) receiveOnly=\(f.receiveOnly ? "r2" : "none") reverted=\(f.reverted) \
             sendOnly=\(f.sendOnly ? "r1" : "none") overridden=\(f.overridden) sparse=\(f.sparse ? "r1" : "none") leftSelection=\(f.leftSelection) \
             syncExits=\(exits) opsDone=\(opList) killsAt=\(killList) knownDefectHits=\(known.isEmpty ? "none" : known) \
             stopped=\(f.stoppedBy.map { "\"\($0)\"" } ?? "no")

@@ -62,6 +62,8 @@ extension MC {
 
     struct Figures {
         var ops: [String: Int] = [:]
+        /// Documents a sync with a hidden folder named as not looked at.
+        var unknownNamed = 0
         var kills: [String: Int] = [:]
         var crashAttempts = 0
         var conflictsFound = 0
@@ -169,6 +171,9 @@ extension MC {
         /// Per replica: the docs with a copy not recorded yet; a replica killed mid-record
         /// that must sync before anything else happens there.
         var pendingCopies: [Set<Int>] = [[], [], []]
+        /// Per replica: docs whose file was regenerated without ids and not synced since
+        /// (the file carries no refId until the next sync stamps it).
+        var regeneratedUnsynced: [Set<Int>] = [[], [], []]
         /// Per replica: copy → original, for the copies not recorded yet.
         var pendingCopyOf: [[Int: Int]] = [[:], [:], [:]]
         /// Per replica: docs whose change a `resolve` recorded (it records the whole tree)
@@ -455,7 +460,8 @@ extension MC {
                 ("cp", 3), ("mv", 4), ("rm", 4), ("recreate", 3), ("invalid", 3), ("fix", 6),
                 ("sync", 18), ("crashSync", 7), ("resolve", 6), ("gc", 3), ("concurrent", 10), ("killSync", 4),
                 ("firstContact", joiners < 2 ? 2 : 0), ("urlChange", 2), ("plainGitEdit", git ? 3 : 0),
-                ("revert", model.receiveOnly.contains(r) ? 3 : 0), ("override", model.sendOnly.contains(r) ? 4 : 0)
+                ("revert", model.receiveOnly.contains(r) ? 3 : 0), ("override", model.sendOnly.contains(r) ? 4 : 0),
+                ("regenerate", 3), ("hiddenFolder", 2)
             ]
             var roll = rng.int(weights.map(\.1).reduce(0, +))
             var op = "sync"
@@ -496,6 +502,8 @@ extension MC {
             case "plainGitEdit": return plainGitEdit()
             case "revert": return revert(r)
             case "override": return override(r)
+            case "regenerate": return regenerate(r)
+            case "hiddenFolder": return hiddenFolderSync(r)
             default: return nil
             }
         }
@@ -557,6 +565,58 @@ extension MC {
             return nil
         }
 
+        /// A script writes a document's file anew without its ids (an export, a template),
+        /// one field changed. SPEC: a file without ids at a path the tree tracks is a new
+        /// version of that document, so the model saves an edit of the same document.
+        func regenerate(_ r: Int) -> String? {
+            let docs = validDocs(r).filter { model.base[r][$0]?.path == model.local[r][$0]?.placed.path }
+            guard !docs.isEmpty else { return nil }
+            let doc = rng.pick(docs)
+            let entry = model.local[r][doc]!
+            var fields = entry.placed.version.fields
+            let field = rng.pick(MC.fieldNames)
+            fields[field] = value()
+            let t = nextSaveMs()
+            write(r, entry.placed.path, Run.text(fields), style: .editorRename, mtime: t)
+            model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: t)
+            regeneratedUnsynced[r].insert(doc)
+            return "r\(r) regenerate doc\(doc) \(entry.placed.path) without ids, \(field)=\(fields[field]!)"
+        }
+
+        /// A folder the scan cannot enter during a sync (moved away, a symlink in its
+        /// place): SPEC, what the scan could not look at is unknown, never deleted. The sync
+        /// must exit 1 naming each document the replica synced there; the folder comes back
+        /// and the next sync finishes the work, which the model sees as one sync (the first
+        /// one's conflicts may have been recorded under its exit 1, as for a killed run).
+        func hiddenFolderSync(_ r: Int) -> String? {
+            let folders = ["notes", "tasks"].filter { folder in
+                model.base[r].values.contains { $0.path.hasPrefix(folder + "/") }
+                    && FileManager.default.fileExists(atPath: replicas[r].path(folder))
+            }
+            guard let folder = folders.isEmpty ? nil : rng.pick(folders) else { return nil }
+            let inside = model.base[r].filter { $0.value.path.hasPrefix(folder + "/") }
+            let away = box.path("hidden-r\(r)")
+            precondition(rename(replicas[r].path(folder), away) == 0)
+            precondition(symlink(away, replicas[r].path(folder)) == 0)
+            let hidden = docsync(r, ["sync"])
+            precondition(unlink(replicas[r].path(folder)) == 0)
+            precondition(rename(away, replicas[r].path(folder)) == 0)
+            let named = inside.values.filter { hidden.stderr.contains("\($0.path): error: not looked at") }.count
+            figures.unknownNamed += named
+            if hidden.exit != 1 || named != inside.count {
+                stepMismatches.append(
+                    Mismatch(
+                        rules: [], changesDocuments: false,
+                        text:
+                            "r\(r) sync with \(folder)/ hidden: exit \(hidden.exit) (expected 1), named \(named) of \(inside.count) synced documents there as not looked at: \(hidden.stderr.prefix(600))"
+                    ))
+            }
+            let next = docsync(r, ["sync"])
+            return applySync(
+                r, next, recovering: true,
+                prefix: "r\(r) sync with \(folder)/ hidden → exit \(hidden.exit), \(named) unknown; folder back, sync")
+        }
+
         func copy(_ r: Int) -> String? {
             let docs = validDocs(r).filter { d in
                 guard let b = model.base[r][d] else { return false }
@@ -590,7 +650,9 @@ extension MC {
         }
 
         func move(_ r: Int) -> String? {
-            let docs = validDocs(r).filter { quietElsewhere(r, $0) }
+            // A file without ids moved away from its tracked path is a new file there, and
+            // the document deleted (SPEC): not the rename the model would make of it.
+            let docs = validDocs(r).filter { quietElsewhere(r, $0) && !regeneratedUnsynced[r].contains($0) }
             guard !docs.isEmpty else { return nil }
             let doc = rng.pick(docs)
             var entry = model.local[r][doc]!
@@ -648,7 +710,7 @@ extension MC {
             // sync cannot be told, once broken, from a deletion plus an unknown file (nobody
             // can read its refId).
             let docs = validDocs(r).filter { d in
-                !recordedUnsynced[r].contains(d) && model.base[r][d] != nil
+                !recordedUnsynced[r].contains(d) && !regeneratedUnsynced[r].contains(d) && model.base[r][d] != nil
                     && model.base[r][d]?.path == model.local[r][d]?.placed.path
             }
             guard !docs.isEmpty else { return nil }
@@ -745,6 +807,7 @@ extension MC {
             needsRecovery.remove(r)
             pendingCopies[r] = []
             pendingCopyOf[r] = [:]
+            regeneratedUnsynced[r] = []
             recordedUnsynced[r] = []
             figures.conflictsFound += outcome.newRecords.count
             figures.deleteVsEdit += outcome.notes.filter { $0.contains("deleted") }.count

@@ -19,7 +19,7 @@ final class DriveCommitFiles: DriveCommitSource {
 
     /// Reads and keeps the commit in `path`; nil while the file is incomplete.
     func load(_ path: String) -> DriveCommit? {
-        guard let bytes = try? FileSystem.readFile(path), let commit = DriveCommit.decode(bytes) else { return nil }
+        guard let bytes = try? layout.files.readFile(path), let commit = DriveCommit.decode(bytes) else { return nil }
         commits[commit.id] = commit
         return commit
     }
@@ -30,7 +30,7 @@ final class DriveCommitFiles: DriveCommitSource {
         if let commit = commits[id] { return commit.header }
         if let header = headers[id] { return header }
         guard let (replica, seq) = DriveCommit.parts(of: id), DriveLayout.isPlainName(replica) else { return nil }
-        if let prefix = Self.readPrefix(layout.commitFile(replica, seq: seq)),
+        if let prefix = layout.files.readPrefix(layout.commitFile(replica, seq: seq)),
             let header = DriveCommit.decodeHeader(prefix[...]), header.commit == id
         {
             headers[id] = header
@@ -45,7 +45,7 @@ final class DriveCommitFiles: DriveCommitSource {
         if let commit = load(layout.commitFile(replica, seq: seq)), commit.id == id { return commit }
         let names =
             copies[replica]
-            ?? ((try? FileSystem.listDirectory(layout.commits(replica))) ?? []).filter {
+            ?? ((try? layout.files.listDirectory(layout.commits(replica))) ?? []).filter {
                 DriveLayout.commitName($0).map { !$0.canonical && $0.seq == seq } ?? false
             }
         for name in names where DriveLayout.commitName(name)?.seq == seq {
@@ -54,14 +54,4 @@ final class DriveCommitFiles: DriveCommitSource {
         return nil
     }
 
-    /// The first bytes of a file: enough for a commit's header line.
-    static func readPrefix(_ path: String, count: Int = 4096) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: count)
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, count) }
-        guard n > 0 else { return nil }
-        return Array(buffer[0..<n])
-    }
 }

@@ -74,7 +74,7 @@ extension DriveFolderRemote {
     func authoredEntries(files: DriveCommitFiles) -> [FeedLine] {
         guard let me = localReplica, DriveLayout.isPlainName(me) else { return [] }
         var out: [FeedLine] = []
-        for name in ((try? FileSystem.listDirectory(layout.commits(me))) ?? []).sorted()
+        for name in ((try? layout.files.listDirectory(layout.commits(me))) ?? []).sorted()
         where DriveLayout.commitName(name) != nil {
             if let commit = files.load(layout.commits(me) + "/" + name), commit.header.replica == me {
                 out += commit.entries

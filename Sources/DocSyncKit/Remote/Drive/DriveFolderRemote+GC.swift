@@ -10,7 +10,8 @@ extension DriveFolderRemote {
     /// it needs no lock and no file another replica writes; older commit files stay.
     public func purgeTombstones(_ rule: TombstoneRule, dryRun: Bool, replica: ReplicaInfo) throws -> TombstonePurge {
         let format = try format()
-        let lock = try DriveLocalLock.acquire(layout.localLock, waitSeconds: lockWaitSeconds, url: displayURL)
+        let lock = try DriveLocalLock.acquire(
+            layout.localLock, waitSeconds: lockWaitSeconds, url: displayURL, files: layout.files)
         defer { lock.release() }
         let files = DriveCommitFiles(layout: layout)
         let now = try scan(from: nil, format: format, files: files)

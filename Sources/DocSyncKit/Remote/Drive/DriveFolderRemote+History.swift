@@ -47,14 +47,15 @@ extension DriveFolderRemote {
     /// every current version in objects/ with its hash. The readable view may lag on a
     /// drive (a copy not arrived yet, a push that died after its commit): not a problem.
     public func verify() -> [String] {
-        var problems: [String] = []
+        // Any symlink under the root, read or not (the perimeter: see RemotePerimeter).
+        var problems = layout.files.strangeEntries()
         do {
             let format = try format()
             let files = DriveCommitFiles(layout: layout)
             let scan = try scan(from: nil, format: format, files: files)
-            guard let tip = scan.tip else { return [] }
+            guard let tip = scan.tip else { return problems }
             guard let state = DriveHistory.state(at: tip.commit, in: files) else {
-                return ["remote: a commit on the chain to \(tip.commit) cannot be read"]
+                return problems + ["remote: a commit on the chain to \(tip.commit) cannot be read"]
             }
             var paths: [String: String] = [:]
             for e in state where e.isDocument && !e.deleted {

@@ -20,8 +20,8 @@ extension DriveFolderRemote {
 
     func scan(from cursor: DriveCursor?, format: Format, files: DriveCommitFiles) throws -> Scan {
         let known = cursor?.seen ?? [:]
-        let replicas = ((try? FileSystem.listDirectory(layout.replicas)) ?? []).filter {
-            DriveLayout.isPlainName($0) && FileSystem.isDirectory(layout.replicaFolder($0))
+        let replicas = ((try? layout.files.listDirectory(layout.replicas)) ?? []).filter {
+            DriveLayout.isPlainName($0) && layout.files.isDirectory(layout.replicaFolder($0))
         }.sorted()
         let listing = try readCommitFiles(of: replicas, above: known, into: files)
         let judge = DriveCompleteness(
@@ -40,6 +40,8 @@ extension DriveFolderRemote {
         }
         let waiting = Self.waitingNotes(incomplete, unreadable: listing.unreadable, url: displayURL)
         if let tip = cursor?.tip, let header = files.header(tip) { candidates.append(header) }
+        // A path refused on the way (read as "nothing here") stops the run before it acts.
+        try layout.files.checkPerimeter()
         var seen: [String: Int] = [:]
         for replica in Set(replicas).union(known.keys) {
             var seq = known[replica] ?? 0
@@ -92,7 +94,7 @@ extension DriveFolderRemote {
         try checkNothingReadIsGone(known)
         var listing = CommitListing()
         for replica in replicas {
-            let names = (try? FileSystem.listDirectory(layout.commits(replica))) ?? []
+            let names = (try? layout.files.listDirectory(layout.commits(replica))) ?? []
             for name in names.sorted() {
                 guard let (seq, isCanonical) = DriveLayout.commitName(name) else { continue }
                 if isCanonical, seq <= known[replica] ?? 0 { continue }
@@ -100,8 +102,8 @@ extension DriveFolderRemote {
                 if !isCanonical {
                     // A service's copy of a commit this replica's own file holds, byte for
                     // byte: tidied.
-                    if let copy = try? FileSystem.readFile(path),
-                        copy == (try? FileSystem.readFile(layout.commitFile(replica, seq: seq)))
+                    if let copy = try? layout.files.readFile(path),
+                        copy == (try? layout.files.readFile(layout.commitFile(replica, seq: seq)))
                     {
                         listing.duplicates.append(path)
                         continue
@@ -132,7 +134,7 @@ extension DriveFolderRemote {
     /// this tree read is gone, the folder went back in time (a backup restored, or a
     /// sync service that restored an older copy). Say so; guessing could lose data.
     private func checkNothingReadIsGone(_ known: [String: Int]) throws {
-        for (replica, seq) in known where seq > 0 && !FileSystem.exists(layout.commitFile(replica, seq: seq)) {
+        for (replica, seq) in known where seq > 0 && !layout.files.exists(layout.commitFile(replica, seq: seq)) {
             throw RemoteError.damaged(
                 url: displayURL,
                 reason:
@@ -155,6 +157,8 @@ extension DriveFolderRemote {
         tidy(scan.duplicateCopies)
         var changes = try changes(from: from, snapshot: snapshot, scan: scan, next: next, files: files, format: format)
         changes.notArrived = scan.waiting
+        // A path refused on the way (a lookup that answered "nothing here") stops the pull.
+        try layout.files.checkPerimeter()
         withholdOversized(&changes)
         return changes
     }
@@ -217,7 +221,7 @@ extension DriveFolderRemote {
     /// Removes sync-service copies of commit files that hold a commit already read
     /// under its own name: nothing in them is lost.
     func tidy(_ copies: [String]) {
-        for path in copies { try? FileSystem.removeFile(path) }
+        for path in copies { try? layout.files.removeFile(path) }
     }
 
     public func read(_ entry: RemoteEntry) throws -> [UInt8] {
@@ -232,6 +236,7 @@ extension DriveFolderRemote {
                 url: displayURL, reason: ceiling.tooLarge(entry.path ?? entry.refId, size: size, url: displayURL))
         }
         guard let bytes = try? objects.get(hash) else {
+            try layout.files.checkPerimeter()
             throw RemoteError.damaged(
                 url: displayURL,
                 reason:

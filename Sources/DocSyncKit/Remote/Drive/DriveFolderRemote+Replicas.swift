@@ -28,7 +28,7 @@ extension DriveFolderRemote {
         var newest: Info?
         var forgets: [String: Int64] = [:]
         for path in infoFiles(replica) {
-            guard let bytes = try? FileSystem.readFile(path),
+            guard let bytes = try? layout.files.readFile(path),
                 let info = try? JSONDecoder().decode(Info.self, from: Data(bytes))
             else { continue }
             for (id, time) in info.forgets ?? [:] { forgets[id] = max(forgets[id] ?? 0, time) }
@@ -41,7 +41,7 @@ extension DriveFolderRemote {
     /// `info.json` and the service copies of it in a replica's folder.
     func infoFiles(_ replica: String) -> [String] {
         let folder = layout.replicaFolder(replica)
-        let names = (try? FileSystem.listDirectory(folder)) ?? []
+        let names = (try? layout.files.listDirectory(folder)) ?? []
         return names.filter { $0 == "info.json" || SyncServiceConflictName.original(of: $0) == "info.json" }.sorted()
             .map { folder + "/" + $0 }
     }
@@ -64,7 +64,7 @@ extension DriveFolderRemote {
         }
         // The copies a service made are read (their `forgets` kept) and then tidied: the
         // folder is this replica's own.
-        defer { for copy in copies { try? FileSystem.removeFile(copy) } }
+        defer { for copy in copies { try? layout.files.removeFile(copy) } }
         var info = Info(
             replicaId: replica.replicaId, name: replica.name, seen: cursor, time: now, version: replica.version,
             forgets: old?.forgets, selection: replica.selection)
@@ -74,8 +74,8 @@ extension DriveFolderRemote {
             // Forgetting itself: the record must read as older than the forgetting.
             if forgetting == replica.replicaId { info.time = now - 1 }
         }
-        try FileSystem.createDirectories(layout.replicaFolder(replica.replicaId))
-        try FileSystem.writeAtomically(
+        try layout.files.createDirectories(layout.replicaFolder(replica.replicaId))
+        try layout.files.writeAtomically(
             layout.info(replica.replicaId), Array(try LineEncoding.json(info).utf8) + [10])
     }
 
@@ -89,14 +89,14 @@ extension DriveFolderRemote {
     /// record was written. Records of format 1 (`replicas/<id>.json`) count too: a
     /// replica that has not synced since the upgrade is still known.
     func infos(includingForgotten: Bool = false) -> [Info] {
-        let names = (try? FileSystem.listDirectory(layout.replicas)) ?? []
+        let names = (try? layout.files.listDirectory(layout.replicas)) ?? []
         var records: [Info] = []
         for name in names.sorted() {
             if DriveLayout.isPlainName(name), let info = readInfo(name) {
                 records.append(info)
-            } else if name.hasSuffix(".json"), let bytes = try? FileSystem.readFile(layout.replicas + "/" + name),
+            } else if name.hasSuffix(".json"), let bytes = try? layout.files.readFile(layout.replicas + "/" + name),
                 let old = try? JSONDecoder().decode(DirectoryRemote.ReplicaRecord.self, from: Data(bytes)),
-                !FileSystem.isDirectory(layout.replicaFolder(old.replicaId))
+                !layout.files.isDirectory(layout.replicaFolder(old.replicaId))
             {
                 records.append(
                     Info(replicaId: old.replicaId, name: old.name, seen: old.seen, time: old.time, version: old.version)

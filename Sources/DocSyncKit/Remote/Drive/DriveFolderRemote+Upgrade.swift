@@ -31,7 +31,7 @@ extension DriveFolderRemote {
             throw RemoteError.rejected(
                 url: url, reason: "replica id \(replica.replicaId.debugDescription) cannot name a folder")
         }
-        let lock = RemoteLock(folder: old.meta, replica: replica.replicaId)
+        let lock = RemoteLock(folder: old.meta, replica: replica.replicaId, files: old.files)
         if let holder = try lock.acquire(waitSeconds: lockWaitSeconds, staleSeconds: lockStaleSeconds) {
             throw RemoteError.locked(url: url, holder: holder)
         }
@@ -56,7 +56,7 @@ extension DriveFolderRemote {
         try drive.writeCommit(DriveCommit(header: header, entries: entries))
         try CrashPoint.hit("upgrade.after-commit")
         guard lock.stillHeld, try old.position() == position else { throw RemoteError.moved }
-        try FileSystem.writeAtomically(
+        try drive.layout.files.writeAtomically(
             drive.layout.format,
             Array("\(formatHeader)\nid \(id)\nbase \(header.commit)\nupgraded-from \(report.from!)\n".utf8))
         try CrashPoint.hit("upgrade.after-format")
@@ -68,17 +68,18 @@ extension DriveFolderRemote {
     /// feeds, `intent`, `tombstones/`): after an upgrade, or by the next push if the
     /// upgrade died after its commit point. Nobody writes these files any more.
     func removeFormat1Leftovers() {
-        guard FileSystem.exists(layout.meta + "/generation") || FileSystem.exists(layout.meta + "/tombstones") else {
+        guard layout.files.exists(layout.meta + "/generation") || layout.files.exists(layout.meta + "/tombstones")
+        else {
             return
         }
-        for name in (try? FileSystem.listDirectory(layout.meta)) ?? []
+        for name in (try? layout.files.listDirectory(layout.meta)) ?? []
         where name == "generation" || name == "feed" || name.hasPrefix("feed-") || name == "intent" {
-            try? FileSystem.removeFile(layout.meta + "/" + name)
+            try? layout.files.removeFile(layout.meta + "/" + name)
         }
-        if let names = try? FileSystem.listDirectory(layout.meta + "/tombstones") {
-            for name in names { try? FileSystem.removeFile(layout.meta + "/tombstones/" + name) }
+        if let names = try? layout.files.listDirectory(layout.meta + "/tombstones") {
+            for name in names { try? layout.files.removeFile(layout.meta + "/tombstones/" + name) }
         }
-        rmdir(layout.meta + "/tombstones")
+        layout.files.removeEmptyDirectory(layout.meta + "/tombstones")
     }
 }
 
@@ -95,10 +96,8 @@ public enum FolderRemoteFormat: Int, Sendable {
     /// The layout of the remote at `url` (nil: none, or unreadable), and whether a
     /// format-1 remote is held there (`hold-format 1`): `format` read once.
     public static func read(_ url: String) -> (layout: FolderRemoteFormat?, held: Bool) {
-        let path =
-            FileSystem.absolute(url.hasPrefix("file://") ? String(url.dropFirst("file://".count)) : url)
-            + "/.docsync/format"
-        guard let bytes = try? FileSystem.readFile(path) else { return (nil, false) }
+        let remote = DirectoryRemote(url: url)
+        guard let bytes = try? remote.files.readFile(remote.meta + "/format") else { return (nil, false) }
         let text = String(decoding: bytes, as: UTF8.self)
         let first = text.split(separator: "\n").first
         if first == Substring(DriveFolderRemote.formatHeader) { return (.drive, false) }
@@ -130,9 +129,9 @@ public enum FolderRemoteFormat: Int, Sendable {
     public static func hold(_ url: String) throws {
         let remote = DirectoryRemote(url: url)
         let path = remote.meta + "/format"
-        let text = String(decoding: try FileSystem.readFile(path), as: UTF8.self)
+        let text = String(decoding: try remote.files.readFile(path), as: UTF8.self)
         guard !isHeld(text) else { return }
-        try FileSystem.writeAtomically(
+        try remote.files.writeAtomically(
             path, Array((text.hasSuffix("\n") ? text : text + "\n").utf8) + Array("hold-format 1\n".utf8))
     }
 

@@ -17,9 +17,11 @@ extension DriveFolderRemote {
             throw RemoteError.rejected(
                 url: displayURL, reason: "replica id \(replica.replicaId.debugDescription) cannot name a folder")
         }
-        let lock = try DriveLocalLock.acquire(layout.localLock, waitSeconds: lockWaitSeconds, url: displayURL)
+        let lock = try DriveLocalLock.acquire(
+            layout.localLock, waitSeconds: lockWaitSeconds, url: displayURL, files: layout.files)
         defer { lock.release() }
         removeFormat1Leftovers()
+        removeStaleTemporaryFiles(replica: replica.replicaId)
         let files = DriveCommitFiles(layout: layout)
         let now = try scan(from: expected, format: format, files: files)
         // Compare and swap against everything that has arrived here: a push never lands
@@ -41,20 +43,30 @@ extension DriveFolderRemote {
         // retry leaves an uncommitted copy at the old path, which the retry removes.
         removeUncommittedView(replica: replica.replicaId, keeping: writes)
         noteViewIntent(replica: replica.replicaId, seq: seq, writes)
-        writeView(writes)
+        try writeView(writes)
         try CrashPoint.hit("remote.after-documents")
+        // Nothing is committed past a path refused on the way (one met by a lookup too).
+        try layout.files.checkPerimeter()
         let committed = try writeCommit(header: header) { write in
             try encodeCommitLines(
                 writes, conflicts: conflicts, replica: replica.replicaId, time: time, sentAgain: sentAgain, to: write)
         }
         try CrashPoint.hit("remote.after-feed")
-        try? FileSystem.removeFile(layout.viewIntent(replica.replicaId))
+        try? layout.files.removeFile(layout.viewIntent(replica.replicaId))
         forgetSkipped(writes)
         var next = DriveCursor(
             remoteId: format.remoteId, tip: committed.commit, height: committed.height, seen: expected?.seen ?? [:])
         if (next.seen[replica.replicaId] ?? 0) == seq - 1 { next.seen[replica.replicaId] = seq }
         try? writeInfo(replica, seen: next.text)
         return next.text
+    }
+
+    /// Deletes the temporary files a dead push left in the metadata: a pack it was
+    /// writing (see `ObjectPacks`), a commit file or record it was writing.
+    func removeStaleTemporaryFiles(replica: String) {
+        var folders = [layout.meta, layout.objects + "/packs"]
+        if DriveLayout.isPlainName(replica) { folders += [layout.replicaFolder(replica), layout.commits(replica)] }
+        for folder in folders { layout.files.removeStaleTemporaryFiles(in: folder) }
     }
 
     /// The versions a write sent again was published as before (see `RemoteWrite.sentAgain`),
@@ -103,7 +115,7 @@ extension DriveFolderRemote {
     /// its cursor saw, if higher: its own files went back, and a number must not repeat
     /// for another commit on a machine that still has the old file).
     func nextSeq(_ replica: String, after seen: Int) throws -> Int {
-        let names = (try? FileSystem.listDirectory(layout.commits(replica))) ?? []
+        let names = (try? layout.files.listDirectory(layout.commits(replica))) ?? []
         return max(seen, names.compactMap { DriveLayout.commitName($0)?.seq }.max() ?? 0) + 1
     }
 
@@ -127,14 +139,14 @@ extension DriveFolderRemote {
     func writeCommit(
         header: DriveCommit.Header, lines: (_ write: ([UInt8]) throws -> Void) throws -> Void
     ) throws -> DriveCommit.Header {
-        FileSystem.syncFilesystem(containing: layout.objects)
-        try FileSystem.createDirectories(layout.commits(header.replica))
+        layout.files.syncFilesystem()
+        try layout.files.createDirectories(layout.commits(header.replica))
         let path = layout.commitFile(header.replica, seq: header.seq)
         // Never over another commit: a file under this number that this machine has not
         // read (it arrived meanwhile) keeps its name.
-        guard !FileSystem.exists(path) else { throw RemoteError.moved }
+        guard !layout.files.exists(path) else { throw RemoteError.moved }
         let first = Array(ChecksummedLines.encode(try LineEncoding.json(header)).utf8)
-        try FileSystem.writeAtomically(path) { fd in
+        try layout.files.writeAtomically(path) { fd in
             try FileSystem.writeAll(fd, first, path: path)
             try lines { try FileSystem.writeAll(fd, $0, path: path) }
         }
@@ -144,25 +156,38 @@ extension DriveFolderRemote {
     /// The readable copies at the documents' paths: a view for people, never read back. A file there that is not a version docsync has is kept under
     /// `.docsync/displaced/` before it is replaced or removed, and a sync service's
     /// conflict copy of a document is removed once its bytes are a version in objects/.
-    func writeView(_ writes: [RemoteWrite]) {
-        let io = SafeTreeIO(root: root)
+    /// A copy that cannot be written is left (the view may lag), but one whose path goes
+    /// through a symlink (or a file where a folder belongs) stops the push before its
+    /// commit, naming it: nothing is written through it. Why: such a copy was skipped in
+    /// silence (exit 0), and a symlinked folder of the view went unnoticed.
+    func writeView(_ writes: [RemoteWrite]) throws {
+        let io = SafeTreeIO(perimeter: layout.files)
         var folders = Set<String>()
+        var refused: SafeTreeIO.Refused?
+        func attempt(_ body: () throws -> Void) {
+            do { try body() } catch let error as SafeTreeIO.Refused { refused = refused ?? error } catch {}
+        }
         for write in writes {
             guard let previous = write.previous, write.new?.path != previous.path else { continue }
             folders.insert((previous.path as NSString).deletingLastPathComponent)
-            guard let bytes = try? io.readIfPresent(previous.path) else { continue }
-            if !objects.contains(ContentHash.of(bytes)) { try? keepDisplaced(bytes, refId: previous.refId) }
-            try? io.remove(previous.path)
+            attempt {
+                guard let bytes = try io.readIfPresent(previous.path) else { return }
+                if !objects.contains(ContentHash.of(bytes)) { try? keepDisplaced(bytes, refId: previous.refId) }
+                try io.remove(previous.path)
+            }
         }
         for (done, write) in writes.enumerated() {
             defer { writeProgress?(write, done + 1, writes.count) }
             guard let new = write.new, let content = try? write.content() else { continue }
             folders.insert((new.path as NSString).deletingLastPathComponent)
-            if let existing = try? io.readIfPresent(new.path), !objects.contains(ContentHash.of(existing)) {
-                try? keepDisplaced(existing, refId: write.refId)
+            attempt {
+                if let existing = try io.readIfPresent(new.path), !objects.contains(ContentHash.of(existing)) {
+                    try? keepDisplaced(existing, refId: write.refId)
+                }
+                try io.write(new.path, content, durable: false)
             }
-            try? io.write(new.path, content, durable: false)
         }
+        if let refused { throw RemoteError.unsafe(url: displayURL, reason: refused.description) }
         for folder in folders.sorted() { tidyView(folder, io: io) }
     }
 
@@ -181,8 +206,8 @@ extension DriveFolderRemote {
             note += new.path.utf8
             note.append(10)
         }
-        try? FileSystem.createDirectories(layout.replicaFolder(replica))
-        try? FileSystem.writeAtomically(layout.viewIntent(replica), note, durable: false)
+        try? layout.files.createDirectories(layout.replicaFolder(replica))
+        try? layout.files.writeAtomically(layout.viewIntent(replica), note, durable: false)
     }
 
     /// The view copies an earlier push of this replica wrote and never committed (it was
@@ -193,19 +218,21 @@ extension DriveFolderRemote {
     /// (removed, the view lost documents nobody pushed again; random kills, folder seed
     /// 907551208). A note without its commit line (older docsync) is read as uncommitted.
     func removeUncommittedView(replica: String, keeping writes: [RemoteWrite]) {
-        guard DriveLayout.isPlainName(replica), let bytes = try? FileSystem.readFile(layout.viewIntent(replica)) else {
+        guard DriveLayout.isPlainName(replica), let bytes = try? layout.files.readFile(layout.viewIntent(replica))
+        else {
             return
         }
         var lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n")
         if let first = lines.first, first.hasPrefix("commit\t") {
             lines.removeFirst()
-            if let seq = Int(first.dropFirst("commit\t".count)), FileSystem.exists(layout.commitFile(replica, seq: seq))
+            if let seq = Int(first.dropFirst("commit\t".count)),
+                layout.files.exists(layout.commitFile(replica, seq: seq))
             {
                 return
             }
         }
         let written = Set(writes.compactMap { $0.new?.path })
-        let io = SafeTreeIO(root: root)
+        let io = SafeTreeIO(perimeter: layout.files)
         for line in lines {
             let parts = line.split(separator: "\t", maxSplits: 1).map(String.init)
             guard parts.count == 2, !written.contains(parts[1]), let there = try? io.readIfPresent(parts[1]),
@@ -216,10 +243,10 @@ extension DriveFolderRemote {
     }
 
     func tidyView(_ folder: String, io: SafeTreeIO) {
-        guard let (absolute, names) = FolderRemoteFiles.documentFolder(folder, root: root) else { return }
+        guard let (absolute, names) = FolderRemoteFiles.documentFolder(folder, files: layout.files) else { return }
         for name in names {
             if name.hasPrefix(".docsync-tmp-") {
-                unlink(absolute + "/" + name)
+                try? layout.files.unrecorded.removeFile(absolute + "/" + name)
                 continue
             }
             guard SyncServiceConflictName.original(of: name) != nil, name.hasSuffix(".json") else { continue }
@@ -231,7 +258,7 @@ extension DriveFolderRemote {
     }
 
     func keepDisplaced(_ bytes: [UInt8], refId: String) throws {
-        try FolderRemoteFiles.keepDisplaced(bytes, refId: refId, meta: layout.meta)
+        try FolderRemoteFiles.keepDisplaced(bytes, refId: refId, meta: layout.meta, files: layout.files)
     }
 }
 
@@ -242,13 +269,13 @@ extension DriveFolderRemote {
     public func ownCommitsHold(_ candidates: [String: Set<String>], since time: Int64) -> [String: Set<String>] {
         guard let me = localReplica, DriveLayout.isPlainName(me), !candidates.isEmpty else { return [:] }
         let files = DriveCommitFiles(layout: layout)
-        let seqs = ((try? FileSystem.listDirectory(layout.commits(me))) ?? []).compactMap { name in
+        let seqs = ((try? layout.files.listDirectory(layout.commits(me))) ?? []).compactMap { name in
             DriveLayout.commitName(name).flatMap { $0.canonical ? $0.seq : nil }
         }
         var out: [String: Set<String>] = [:]
         for seq in seqs.sorted(by: >) {
             let path = layout.commitFile(me, seq: seq)
-            guard let header = DriveCommitFiles.readPrefix(path).flatMap({ DriveCommit.decodeHeader($0[...]) }),
+            guard let header = layout.files.readPrefix(path).flatMap({ DriveCommit.decodeHeader($0[...]) }),
                 header.replica == me
             else { continue }
             if header.time < time { break }
@@ -270,11 +297,12 @@ extension DriveFolderRemote {
         let makers = wanted.compactMap {
             $0.split(separator: "\u{0}").last.flatMap { ChangesetID(String($0))?.replica }
         }
-        let everyone = ((try? FileSystem.listDirectory(layout.replicas)) ?? []).filter(DriveLayout.isPlainName).sorted()
+        let everyone = ((try? layout.files.listDirectory(layout.replicas)) ?? []).filter(DriveLayout.isPlainName)
+            .sorted()
         var searched = Set<String>()
         for folder in [replica] + makers.sorted() + everyone where searched.insert(folder).inserted {
             guard found.count < wanted.count, DriveLayout.isPlainName(folder) else { continue }
-            for name in ((try? FileSystem.listDirectory(layout.commits(folder))) ?? []).sorted()
+            for name in ((try? layout.files.listDirectory(layout.commits(folder))) ?? []).sorted()
             where DriveLayout.commitName(name)?.canonical == true {
                 guard let commit = files.load(layout.commits(folder) + "/" + name), commit.header.checkpoint != true
                 else { continue }

@@ -50,8 +50,8 @@ public final class DriveFolderRemote: Remote {
     public init(url: String, lockWaitSeconds: Double = 10) {
         displayURL = url
         root = FileSystem.absolute(url.hasPrefix("file://") ? String(url.dropFirst("file://".count)) : url)
-        layout = DriveLayout(root: root)
-        objects = ObjectStore(root: layout.objects)
+        layout = DriveLayout(root: root, files: RemotePerimeter(root: root, url: url))
+        objects = ObjectStore(root: layout.objects, files: layout.files)
         self.lockWaitSeconds = lockWaitSeconds
     }
 
@@ -60,15 +60,18 @@ public final class DriveFolderRemote: Remote {
     /// Makes `url` a new, empty remote in this layout. The folder may exist but must hold nothing.
     public static func create(at url: String) throws {
         let remote = DriveFolderRemote(url: url)
-        if FileSystem.exists(remote.layout.format) { return }
+        let files = remote.layout.files
+        if files.exists(remote.layout.format) { return }
         if FileSystem.exists(remote.root), !(try FileSystem.listDirectory(remote.root)).isEmpty {
             throw RemoteError.damaged(
                 url: url,
                 reason: "folder exists and is not empty, and is not a docsync remote; pick an empty or new folder")
         }
-        try FileSystem.createDirectories(remote.layout.replicas)
-        try FileSystem.createDirectories(remote.layout.objects)
-        try FileSystem.writeAtomically(remote.layout.format, Array("\(formatHeader)\nid \(UUIDString.random())\n".utf8))
+        // The root is the user's (it may be a symlink); what is below it, by descriptors.
+        try FileSystem.createDirectories(remote.root)
+        try files.createDirectories(remote.layout.replicas)
+        try files.createDirectories(remote.layout.objects)
+        try files.writeAtomically(remote.layout.format, Array("\(formatHeader)\nid \(UUIDString.random())\n".utf8))
     }
 
     // MARK: Format
@@ -87,8 +90,11 @@ public final class DriveFolderRemote: Remote {
         guard FileSystem.isDirectory(root) else {
             throw RemoteError.missingFolder(root, url: displayURL)
         }
+        // Before anything is read: a symlink among the remote's own folders stops the run.
+        try layout.files.checkSkeleton()
         let bytes: [UInt8]
-        do { bytes = try FileSystem.readFile(layout.format) } catch {
+        do { bytes = try layout.files.readFile(layout.format) } catch {
+            try layout.files.checkPerimeter()
             throw RemoteError.unreadableFormat(layout.format, error, url: displayURL)
         }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)

@@ -3,6 +3,14 @@
 /// nobody twice (content-addressed), and `replicas/<id>/` only replica `<id>`.
 struct DriveLayout {
     let root: String
+    /// Every file below `root`, never through a symlink.
+    let files: RemotePerimeter
+
+    init(root: String, files: RemotePerimeter? = nil) {
+        self.root = root
+        self.files = files ?? RemotePerimeter(root: root, url: root)
+    }
+
     var meta: String { root + "/.docsync" }
     var format: String { meta + "/format" }
     var objects: String { meta + "/objects" }

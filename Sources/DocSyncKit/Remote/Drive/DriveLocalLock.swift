@@ -12,11 +12,18 @@ import Foundation
 struct DriveLocalLock {
     private let fd: Int32
 
-    static func acquire(_ path: String, waitSeconds: Double, url: String) throws -> DriveLocalLock {
-        let fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC, 0o644)
-        // A folder where the lock file cannot be made (read-only for this user) still
-        // fails later at the commit file; without the lock the push may only fork.
-        guard fd >= 0 else { return DriveLocalLock(fd: -1) }
+    static func acquire(_ path: String, waitSeconds: Double, url: String, files: RemotePerimeter) throws
+        -> DriveLocalLock
+    {
+        // Never through a symlink: a push.lock (or .docsync) that is one is refused.
+        let fd: Int32
+        do { fd = try files.openFile(path, O_RDONLY | O_CREAT) } catch let error as RemoteError {
+            throw error
+        } catch {
+            // A folder where the lock file cannot be made (read-only for this user) still
+            // fails later at the commit file; without the lock the push may only fork.
+            return DriveLocalLock(fd: -1)
+        }
         let deadline = FileSystem.currentTimeNanos + Int64(waitSeconds * 1e9)
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             if errno != EWOULDBLOCK && errno != EINTR { return DriveLocalLock(fd: fd) }

@@ -47,16 +47,16 @@ final class ParentPresence {
         if let maker = ChangesetID(changesetId)?.replica, DriveLayout.isPlainName(maker) {
             if unread[maker] == nil { unread[maker] = commitFiles(of: maker) }
             while let path = unread[maker]?.popLast() {
-                guard let commit = Self.load(path), index(commit) else { continue }
+                guard let commit = load(path), index(commit) else { continue }
                 if holders[key]?.contains(commit.id) == true, counts(commit.id) { return true }
             }
         }
         if !searchedAll {
             searchedAll = true
-            let replicas = ((try? FileSystem.listDirectory(layout.replicas)) ?? []).filter(DriveLayout.isPlainName)
+            let replicas = ((try? layout.files.listDirectory(layout.replicas)) ?? []).filter(DriveLayout.isPlainName)
             for replica in replicas.sorted() {
                 for path in unread[replica] ?? commitFiles(of: replica) {
-                    if let commit = Self.load(path) { index(commit) }
+                    if let commit = load(path) { index(commit) }
                 }
                 unread[replica] = []
             }
@@ -75,14 +75,14 @@ final class ParentPresence {
         return true
     }
 
-    private static func load(_ path: String) -> DriveCommit? {
-        (try? FileSystem.readFile(path)).flatMap(DriveCommit.decode)
+    private func load(_ path: String) -> DriveCommit? {
+        (try? layout.files.readFile(path)).flatMap(DriveCommit.decode)
     }
 
     /// A replica's commit files (and services' copies of them), oldest first.
     private func commitFiles(of replica: String) -> [String] {
         let folder = layout.commits(replica)
-        return ((try? FileSystem.listDirectory(folder)) ?? []).compactMap { name in
+        return ((try? layout.files.listDirectory(folder)) ?? []).compactMap { name in
             DriveLayout.commitName(name).map { ($0.seq, $0.canonical ? 0 : 1, folder + "/" + name) }
         }.sorted { ($0.0, $0.1, $0.2) < ($1.0, $1.1, $1.2) }.map(\.2)
     }
