@@ -20,6 +20,9 @@ public struct GitError: Error, CustomStringConvertible, Sendable {
     public static let certificate = GIT_ECERTIFICATE.rawValue
     /// The corresponding libgit2 code is `GIT_EMODIFIED`: a reference changed under us.
     public static let modified = GIT_EMODIFIED.rawValue
+    /// docsync's own code (no libgit2 one): the server refused a push for good (a hook,
+    /// a protected branch, receive.denyCurrentBranch), not because the branch moved.
+    public static let refused: Int32 = -10_001
     /// The corresponding libgit2 code is `GIT_EUSER`: a callback of ours said stop.
     public static let user = GIT_EUSER.rawValue
 

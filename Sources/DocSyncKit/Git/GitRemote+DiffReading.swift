@@ -12,6 +12,8 @@ extension GitRemote {
         var conflictBytes: [String: GitOID] = [:]
         var moved: [String: MovedRecord] = [:]
         var warnings: [String] = []
+        /// Documents larger than `remote.maxDocumentBytes`, never read.
+        var skipped: [RemoteDocumentCeiling.Skipped] = []
         /// Document files plain git added with a refId, settled once the diff is read
         /// (see `settlePlainGitAdditions`), and what `puts` registered for each refId.
         var additions: [PlainGitAddition] = []
@@ -30,7 +32,7 @@ extension GitRemote {
         introductions: (found: [String: PlainGitIntroduction], complete: Bool)
     ) throws {
         if let path = change.newPath, let blob = change.newBlob, path.hasPrefix(Self.movedFolder) {
-            if let bytes = try? repo.blob(blob),
+            if let bytes = try? smallBlob(blob),
                 let record = try? JSONDecoder().decode(MovedRecord.self, from: Data(bytes))
             {
                 reading.moved[record.refId] = record
@@ -62,7 +64,7 @@ extension GitRemote {
     /// A shared conflict's record (`….meta.json`) or the losing version's bytes.
     private func readConflictFile(_ path: String, blob: GitOID, into reading: inout DiffReading) {
         if path.hasSuffix(".meta.json") {
-            if let bytes = try? repo.blob(blob),
+            if let bytes = try? smallBlob(blob),
                 let record = try? JSONDecoder().decode(ConflictStore.Record.self, from: Data(bytes)),
                 RefID.isAcceptable(record.refId), RefID.isAcceptable(record.changesetId),
                 Self.conflictPaths(record).meta == path
@@ -84,10 +86,21 @@ extension GitRemote {
         if path.hasPrefix(Self.tombstoneFolder) {
             if let entry = tombstone(blob) { reading.deletes[entry.refId] = (order, entry) }
         } else if Self.isDocumentPath(path) {
-            let oldBytes = try change.oldBlob.map { try repo.blob($0) }
+            let introduction = introductions.found[path + "\u{0}" + blob]
+            if let size = oversize(blob) {
+                // Never read (see RemoteDocumentCeiling): said, remembered, looked at again.
+                reading.skipped.append(
+                    RemoteDocumentCeiling.Skipped(
+                        path: path, size: size, key: blob, previousBlob: change.oldBlob, commitTime: headTime,
+                        introducedAt: introduction?.time, replacedChangesetId: introduction?.replacedChangesetId,
+                        replacedRefId: introduction?.replacedRefId, historyRead: introductions.complete))
+                return nil
+            }
+            // A previous version too large to read is as good as none.
+            let oldBytes = try change.oldBlob.flatMap { try smallBlob($0) }
             switch try entry(
                 path: path, blob: blob, previous: oldBytes, commitTime: headTime,
-                introduction: introductions.found[path + "\u{0}" + blob], historyRead: introductions.complete)
+                introduction: introduction, historyRead: introductions.complete)
             {
             case .success(let entry):
                 // Added by plain git, carrying an id it did not derive: a move, a new
@@ -121,8 +134,8 @@ extension GitRemote {
         _ path: String, blob: GitOID, order: Int, into reading: inout DiffReading, headTime: Int64,
         unless refIdNowAtOldPath: String?
     ) throws {
-        let bytes = try repo.blob(blob)
-        guard let scanned = try? JSONScanner.scanDocument(bytes),
+        // Too large to read: which document it was is not known, so it is no deletion.
+        guard let bytes = try smallBlob(blob), let scanned = try? JSONScanner.scanDocument(bytes),
             let refId = scanned.member(named: "refId")?.stringValue, reading.deletes[refId] == nil,
             refId != refIdNowAtOldPath
         else { return }

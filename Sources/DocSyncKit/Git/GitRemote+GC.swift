@@ -80,7 +80,9 @@ extension GitRemote {
         report.replicas = latestPush.keys.sorted()
         var paths: [String] = []
         for file in tombstones.sorted(by: { $0.path < $1.path }) {
-            guard let entry = try? JSONDecoder().decode(RemoteEntry.self, from: Data(try repo.blob(file.blob))) else {
+            guard let bytes = try? smallBlob(file.blob),
+                let entry = try? JSONDecoder().decode(RemoteEntry.self, from: Data(bytes))
+            else {
                 continue
             }
             // Not seen: the replica's latest commit is older than the one that wrote it.

@@ -14,7 +14,10 @@ extension GitRemote {
             guard let head = try fetchHead() else { return [] }
             var seen: [String: String] = [:]
             for file in try repo.files(inTree: try repo.commit(head).tree) where Self.isDocumentPath(file.path) {
-                let bytes = try repo.blob(file.blob)
+                guard let bytes = try smallBlob(file.blob) else {
+                    problems.append("remote: \(file.path) is larger than remote.maxDocumentBytes; not checked")
+                    continue
+                }
                 guard let scanned = try? JSONScanner.scanDocument(bytes) else {
                     problems.append("remote: \(file.path) is not valid JSON")
                     continue
@@ -41,7 +44,8 @@ extension GitRemote {
             let info = try repo.commit(current)
             let files = try repo.files(inTree: info.tree).filter { Self.isDocumentPath($0.path) }
             func holds(_ f: GitRepository.TreeFile) -> Bool {
-                (try? JSONScanner.scanDocument(try repo.blob(f.blob)))?.member(named: "refId")?.stringValue == refId
+                (try? smallBlob(f.blob)).flatMap { try? JSONScanner.scanDocument($0) }?.member(named: "refId")?
+                    .stringValue == refId
             }
             let file = files.first { $0.path == lastPath && holds($0) } ?? files.first(where: holds)
             if let file { lastPath = file.path }
@@ -54,7 +58,8 @@ extension GitRemote {
             let older = i + 1 < states.count ? states[i + 1].file : nil
             guard state.file?.blob != older?.blob || state.file?.path != older?.path else { continue }
             if let file = state.file {
-                let bytes = try repo.blob(file.blob)
+                // A version larger than remote.maxDocumentBytes is not read, nor listed.
+                guard let bytes = try smallBlob(file.blob) else { continue }
                 let cs = (try? JSONScanner.scanDocument(bytes))?.member(named: "changesetId")?.stringValue ?? ""
                 versions.append(
                     RemoteVersionInfo(
@@ -80,6 +85,6 @@ extension GitRemote {
         guard let file = files.first(where: { $0.path == path }) else {
             throw RemoteError.damaged(url: displayURL, reason: "\(path) is not in commit \(version.id)")
         }
-        return try repo.blob(file.blob)
+        return try boundedBlob(file.blob, path: path)
     }
 }

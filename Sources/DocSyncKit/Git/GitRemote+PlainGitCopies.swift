@@ -99,7 +99,8 @@ extension GitRemote {
     private func refIdHolders(of refIds: Set<String>, in tree: GitOID) throws -> [String: [String]] {
         var holders: [String: [String]] = [:]
         for file in try repo.files(inTree: tree) where Self.isDocumentPath(file.path) {
-            guard let bytes = try? repo.blob(file.blob),
+            // One larger than remote.maxDocumentBytes is not read (see RemoteDocumentCeiling).
+            guard let bytes = try? smallBlob(file.blob),
                 let refId = (try? JSONScanner.scanDocument(bytes))?.member(named: "refId")?.stringValue,
                 refIds.contains(refId)
             else { continue }

@@ -52,7 +52,7 @@ extension GitRemote {
                 // Walking back, the first commit met that put the blob there is the one the
                 // branch's file comes from.
                 guard targets.contains(key), found[key] == nil else { continue }
-                let replaced = try change.oldBlob.map { try repo.blob($0) }.flatMap {
+                let replaced = try change.oldBlob.flatMap { try smallBlob($0) }.flatMap {
                     try? JSONScanner.scanDocument($0)
                 }
                 found[key] = PlainGitIntroduction(

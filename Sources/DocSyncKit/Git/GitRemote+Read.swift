@@ -9,7 +9,13 @@ extension GitRemote {
     public func changes(since cursor: String?) throws -> RemoteChanges {
         var from = try commitOf(cursor: cursor)
         let head = try fetchHead()
-        if head == from { return RemoteChanges(entries: [], cursor: Self.cursorPrefix + (head ?? "")) }
+        if head == from {
+            // Nothing new; documents skipped for their size are still said (or pulled, once they fit).
+            var read = DiffReading(capacity: 0)
+            revisitSkipped(into: &read, headTree: try head.map { try repo.commit($0).tree })
+            return RemoteChanges(
+                entries: Self.inRemoteOrder(&read), cursor: Self.cursorPrefix + (head ?? ""), warnings: read.warnings)
+        }
         guard let head else {
             throw RemoteError.damaged(
                 url: displayURL,
@@ -28,13 +34,15 @@ extension GitRemote {
             from = common
         }
         var read = try readDiff(from: from, to: head)
+        withholdDeletions(in: &read)
+        revisitSkipped(into: &read, headTree: try repo.commit(head).tree)
         tellPurgedDeleters(in: &read, from: from, head: head)
         for (refId, record) in read.moved where read.puts[refId]?.1.path == record.path {
             read.puts[refId]?.1.movedAt = record.movedAt
             read.puts[refId]?.1.replica = record.replica
         }
         let conflicts = read.conflictMeta.sorted { $0.key < $1.key }.map { stem, record in
-            SharedConflict(record: record, bytes: read.conflictBytes[stem].flatMap { try? repo.blob($0) })
+            SharedConflict(record: record, bytes: read.conflictBytes[stem].flatMap { try? smallBlob($0) })
         }
         let warnings = read.warnings
         var changes = RemoteChanges(
@@ -65,6 +73,21 @@ extension GitRemote {
         }
         try settlePlainGitAdditions(in: &read, headTree: headCommit.tree)
         return read
+    }
+
+    /// A file removed without a tombstone is read as a deletion of the document it held;
+    /// but where the same changes bring a document too large to read, that one may be it,
+    /// moved (its refId is not known without reading it). Those deletions are not taken
+    /// then: the documents stay, and arrive moved once the large one is pulled.
+    private func withholdDeletions(in read: inout DiffReading) {
+        guard !read.skipped.isEmpty else { return }
+        for (refId, (_, entry)) in read.deletes where entry.replica == Self.gitReplica && read.puts[refId] == nil {
+            read.deletes[refId] = nil
+            read.warnings.append(
+                "\(displayURL): \(entry.path ?? refId): removed on the remote without a tombstone, in the same changes "
+                    + "as a document too large to read (\(read.skipped.map(\.path).sorted().joined(separator: ", "))); "
+                    + "not taken as a deletion")
+        }
     }
 
     /// A document whose file went without a tombstone (purged by gc, or deleted with
@@ -114,7 +137,7 @@ extension GitRemote {
                 let parentTree = try? info.parents.first.map { try repo.commit($0).tree }
                 for change in (try? repo.diff(from: parentTree ?? nil, to: info.tree)) ?? [] {
                     guard let path = change.newPath, Self.isDocumentPath(path), let blob = change.newBlob,
-                        let bytes = try? repo.blob(blob), let scanned = try? JSONScanner.scanDocument(bytes),
+                        let bytes = try? smallBlob(blob), let scanned = try? JSONScanner.scanDocument(bytes),
                         let refId = scanned.member(named: "refId")?.stringValue,
                         let changesetId = scanned.member(named: "changesetId")?.stringValue
                     else { continue }
@@ -134,8 +157,7 @@ extension GitRemote {
         var contents: [String: [UInt8]] = [:]
         if let common {
             for file in try repo.files(inTree: try repo.commit(common).tree) where Self.isDocumentPath(file.path) {
-                let bytes = try repo.blob(file.blob)
-                guard let scanned = try? JSONScanner.scanDocument(bytes),
+                guard let bytes = try smallBlob(file.blob), let scanned = try? JSONScanner.scanDocument(bytes),
                     let refId = scanned.member(named: "refId")?.stringValue, RefID.isAcceptable(refId),
                     let changesetId = scanned.member(named: "changesetId")?.stringValue, ChangesetID(changesetId) != nil
                 else { continue }
@@ -154,7 +176,7 @@ extension GitRemote {
     }
 
     func tombstone(_ blob: GitOID) -> RemoteEntry? {
-        guard let bytes = try? repo.blob(blob) else { return nil }
+        guard let bytes = try? smallBlob(blob) else { return nil }
         return try? JSONDecoder().decode(RemoteEntry.self, from: Data(bytes))
     }
 
@@ -234,7 +256,7 @@ extension GitRemote {
         guard let blob = blobOf[entry.refId] else {
             throw RemoteError.damaged(url: displayURL, reason: "no content known for \(entry.path ?? entry.refId)")
         }
-        let bytes = try repo.blob(blob)
+        let bytes = try boundedBlob(blob, path: entry.path ?? entry.refId)
         guard ContentHash.of(bytes) == entry.hash else {
             throw RemoteError.damaged(url: displayURL, reason: "\(entry.path ?? entry.refId) changed while reading")
         }

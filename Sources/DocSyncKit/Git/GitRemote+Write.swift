@@ -11,6 +11,7 @@ extension GitRemote {
     ) throws -> String {
         let parent = try commitOf(cursor: cursor)
         let baseTree = try parent.map { try repo.commit($0).tree }
+        try refuseOverwritingSkipped(writes, baseTree: baseTree)
         var plan = PushPlan()
         let time = FileSystem.currentTimeNanos / 1_000_000
         for write in writes { try plan.add(write, replica: replica.replicaId, time: time, url: displayURL) }
@@ -55,6 +56,8 @@ extension GitRemote {
             }
             return commit
         } catch let error as GitError {
+            // Trying again will not help: exit 1 with the server's words, never 75.
+            if error.code == GitError.refused { throw RemoteError.rejected(url: displayURL, reason: error.message) }
             if error.code == GitError.nonFastForward, Self.isLockRejection(error.message) {
                 try handleLockedRef(error.message)
             }

@@ -27,6 +27,18 @@ public final class GitRemote: Remote {
     /// tests' proof that `GitLocalFetch` served it).
     var fetchesOverTransport = 0
 
+    /// `remote.maxDocumentBytes`, and where skipped documents are remembered.
+    public var ceiling = RemoteDocumentCeiling()
+    /// Paths of skipped documents `changes` brought again because they fit now: the
+    /// engine merges them, so a push made after that is no longer refused for them.
+    var presentedSkipped = Set<String>()
+    /// Whether the tree holds a version (see `Remote.tellHeldVersions`).
+    var heldVersion: ((_ refId: String, _ changesetId: String) -> Bool)?
+
+    public func tellHeldVersions(_ held: @escaping (_ refId: String, _ changesetId: String) -> Bool) {
+        heldVersion = held
+    }
+
     /// Content of versions docsync derived (stamped) during `changes`, by refId.
     var derivedContent: [String: [UInt8]] = [:]
     /// Blob of each version `changes` returned, by refId.

@@ -180,6 +180,19 @@ final class GitRepository {
         return git_tree_entry_id(entry)!.pointee.hex
     }
 
+    /// An object's size from its header, without reading the object (a blob's bytes are
+    /// never loaded for it). The corresponding libgit2 function is `git_odb_read_header`.
+    func objectSize(_ id: GitOID) throws -> Int64 {
+        var oid = try git_oid(hex: id)
+        var odb: OpaquePointer?
+        try GitError.check(git_repository_odb(&odb, pointer), "git_repository_odb")
+        defer { git_odb_free(odb) }
+        var size = 0
+        var type = GIT_OBJECT_ANY
+        try GitError.check(git_odb_read_header(&size, &type, odb, &oid), "git_odb_read_header")
+        return Int64(size)
+    }
+
     func blob(_ id: GitOID) throws -> [UInt8] {
         var oid = try git_oid(hex: id)
         var blob: OpaquePointer?

@@ -35,6 +35,8 @@ final class TransportContext {
     var trustProblem: String?
     /// A reference the server refused to update during push, with its reason.
     var pushRejection: String?
+    /// What the server said while a push ran (a hook's output, git's `remote:` lines).
+    var serverMessages = ""
 
     init(settings: GitTransportSettings, url: GitURL, identityFile: String?) {
         self.settings = settings
@@ -104,6 +106,16 @@ enum GitTransport {
         // the step a concurrent push races with.
         callbacks.push_negotiation = { _, _, _ in
             try? CrashPoint.hit("git.before-ref-update")
+            return 0
+        }
+        // The server's own words (a pre-receive hook's output), to tell with a refusal.
+        callbacks.sideband_progress = { text, length, payload in
+            guard let payload, let text, length > 0 else { return 0 }
+            let context = Unmanaged<TransportContext>.fromOpaque(payload).takeUnretainedValue()
+            if context.serverMessages.utf8.count < 4096 {
+                context.serverMessages += String(
+                    decoding: UnsafeRawBufferPointer(start: text, count: Int(length)), as: UTF8.self)
+            }
             return 0
         }
         callbacks.push_update_reference = { refname, status, payload in
@@ -248,13 +260,42 @@ enum GitTransport {
         options.callbacks = callbacks(context)
         // Set by the push-update callback when the server refuses the branch's update.
         context.pushRejection = nil
+        context.serverMessages = ""
         try withStrArray(["\(localRef):refs/heads/\(branch)"]) { specs in
             try GitError.check(git_remote_push(remote, &specs, &options), "git_remote_push")
         }
         if let rejection = context.pushRejection {
+            // Only a branch that moved (or is locked right now) is worth a fetch and a
+            // retry; a hook, a protected branch or receive.denyCurrentBranch refuses every
+            // retry alike. Why: those were taken for "moved", and after five attempts
+            // the run exited 75, so cron stayed silent about a refusal for days.
+            guard isMovedOrLocked(rejection) else {
+                let said = serverWords(context.serverMessages)
+                throw GitError(
+                    code: GitError.refused, function: "git_remote_push",
+                    message: "the server refused the push (\(rejection))" + (said.isEmpty ? "" : ": " + said))
+            }
             throw GitError(
                 code: GitError.nonFastForward, function: "git_remote_push", message: "rejected: \(rejection)")
         }
+    }
+
+    /// Whether a ref update the server refused (`<ref>: <status>`) was refused because
+    /// the branch moved (or its lock is held): what receive-pack says then.
+    static func isMovedOrLocked(_ rejection: String) -> Bool {
+        let lower = rejection.lowercased()
+        return [
+            "non-fast-forward", "fetch first", "stale info", "failed to lock", "cannot lock", "failed to update ref"
+        ]
+        .contains { lower.contains($0) }
+    }
+
+    /// The server's messages as one line each, without progress output; at most 2000 characters.
+    static func serverWords(_ text: String) -> String {
+        let lines = text.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }.filter { !$0.isEmpty && !$0.hasPrefix("Resolving deltas") && !$0.hasPrefix("Counting objects") }
+        return String(lines.joined(separator: "; ").prefix(2000))
     }
 
     static func withStrArray<T>(_ strings: [String], _ body: (inout git_strarray) throws -> T) throws -> T {

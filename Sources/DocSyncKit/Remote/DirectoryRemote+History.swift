@@ -26,7 +26,7 @@ extension DirectoryRemote {
     }
 
     public func content(of version: RemoteVersionInfo, refId: String) throws -> [UInt8] {
-        try FolderRemoteFiles.content(of: version, refId: refId, objects: objects, url: displayURL)
+        try FolderRemoteFiles.content(of: version, refId: refId, objects: objects, url: displayURL, ceiling: ceiling)
     }
 
     // MARK: Verify

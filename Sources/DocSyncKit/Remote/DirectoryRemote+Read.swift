@@ -9,14 +9,14 @@ extension DirectoryRemote {
     /// must read as "unreachable", never as "empty".
     func identity() throws -> String {
         guard FileSystem.isDirectory(root) else {
-            throw RemoteError.unreachable(url: displayURL, reason: "folder \(root) does not exist (not mounted?)")
+            throw RemoteError.missingFolder(root, url: displayURL)
         }
         // Before anything is read: a symlink among the remote's own folders stops the run.
         try files.checkSkeleton()
-        guard let bytes = try? files.readFile(meta + "/format") else {
+        let bytes: [UInt8]
+        do { bytes = try files.readFile(meta + "/format") } catch {
             try files.checkPerimeter()
-            throw RemoteError.unreachable(
-                url: displayURL, reason: "\(meta)/format is missing: not a docsync remote, or the share is not mounted")
+            throw RemoteError.unreadableFormat(meta + "/format", error, url: displayURL)
         }
         let text = String(decoding: bytes, as: UTF8.self)
         let lines = text.split(separator: "\n")
@@ -236,11 +236,18 @@ extension DirectoryRemote {
         guard let path = entry.path, let hash = entry.hash else {
             throw RemoteError.damaged(url: displayURL, reason: "entry for \(entry.refId) has no content")
         }
+        // Sizes first: a version larger than remote.maxDocumentBytes is never read whole.
+        if let size = objects.size(of: hash), size > ceiling.maxBytes {
+            throw RemoteError.damaged(url: displayURL, reason: ceiling.tooLarge(path, size: size, url: displayURL))
+        }
+        let copySize = (try? FileSystem.linkStatus(root + "/" + path))?.size ?? 0
         // The readable copy at the document's path is tried first; if a push is under
         // way (or died) it may hold a newer, uncommitted version, so the immutable copy
         // in objects/ is the fallback.
         do {
-            if let bytes = try SafeTreeIO(perimeter: files).readIfPresent(path), ContentHash.of(bytes) == hash {
+            if copySize <= ceiling.maxBytes, let bytes = try SafeTreeIO(perimeter: files).readIfPresent(path),
+                ContentHash.of(bytes) == hash
+            {
                 return bytes
             }
         } catch let error as SafeTreeIO.Refused {

@@ -26,6 +26,8 @@ public final class DirectoryRemote: Remote {
     let lockStaleSeconds: Double
     public var writeProgress: ((RemoteWrite, Int, Int) -> Void)?
     let lockWaitSeconds: Double
+    /// `remote.maxDocumentBytes`: a version larger than it is never read.
+    public var ceiling = RemoteDocumentCeiling()
 
     public init(url: String, lockStaleSeconds: Double = 600, lockWaitSeconds: Double = 10) {
         displayURL = url

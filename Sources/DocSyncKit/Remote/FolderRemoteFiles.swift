@@ -17,11 +17,16 @@ enum FolderRemoteFiles {
     }
 
     /// The bytes of a version `history` returned, from the remote's objects/.
-    static func content(of version: RemoteVersionInfo, refId: String, objects: ObjectStore, url: String) throws
-        -> [UInt8]
-    {
+    static func content(
+        of version: RemoteVersionInfo, refId: String, objects: ObjectStore, url: String,
+        ceiling: RemoteDocumentCeiling
+    ) throws -> [UInt8] {
         guard let hash = version.hash, !version.deleted else {
             throw RemoteError.damaged(url: url, reason: "version \(version.changesetId) is a deletion")
+        }
+        if let size = objects.size(of: hash), size > ceiling.maxBytes {
+            throw RemoteError.damaged(
+                url: url, reason: ceiling.tooLarge(version.path ?? refId, size: size, url: url))
         }
         guard let bytes = try? objects.get(hash) else {
             throw RemoteError.damaged(

@@ -69,6 +69,9 @@ public struct RemoteChanges: Sendable {
     /// before the tree journaled it shows here even after another replica built on it,
     /// and its version, not the one before, is what the tree's later edits were made on.
     public var ownVersions: [String: Set<String>] = [:]
+    /// Documents the remote holds a version of that it left out for its size (see
+    /// RemoteDocumentCeiling), by refId: named all the same, never read as deleted.
+    public var withheld: Set<String> = []
 }
 
 /// The remote's history lost the position a tree synced with. What the tree based on it
@@ -188,6 +191,30 @@ public enum RemoteError: Error, LocalizedError, Sendable {
         case let .unsafe(url, reason): return "remote \(url): refused \(reason)"
         case let .rejected(url, reason): return "remote \(url): \(reason)"
         }
+    }
+
+    /// A folder remote's root that is not a folder here: not there (not mounted: exit 75),
+    /// or one this user may not look into (permission denied: exit 1, naming the path).
+    static func missingFolder(_ root: String, url: String) -> RemoteError {
+        do { _ = try FileSystem.status(root) } catch  where error.code == EACCES || error.code == EPERM {
+            return unreadableFormat(root, error, url: url)
+        } catch {}
+        return .unreachable(url: url, reason: "folder \(root) does not exist (not mounted?)")
+    }
+
+    /// A folder remote's `format` file that could not be read. Permission denied is the
+    /// user's to fix (exit 1), and says so with the path; a file that is not there reads
+    /// as a share that is not mounted (exit 75). Why: a folder this user may not read said
+    /// "not a docsync remote, or the share is not mounted", and cron stayed silent on 75.
+    static func unreadableFormat(_ path: String, _ error: Error, url: String) -> RemoteError {
+        if let error = error as? FileSystemError, error.code == EACCES || error.code == EPERM {
+            return .rejected(
+                url: url,
+                reason:
+                    "permission denied (EACCES) reading \(path): this user may not read the folder remote; "
+                    + "give it read and write access to the folder, or run docsync as a user who has it")
+        }
+        return .unreachable(url: url, reason: "\(path) is missing: not a docsync remote, or the share is not mounted")
     }
 
     /// `unreachable`'s message for a replica that never sends (`sync.mode receive-only`).

@@ -6,6 +6,9 @@ public enum RemoteKind: String, Sendable, CaseIterable {
     public static func detect(_ url: String) -> RemoteKind {
         GitURL.looksLikeGit(url) ? .git : .dir
     }
+
+    /// Whether a git URL is reached over the network (not a path or `file://`).
+    public static func isNetworkGit(_ url: String) -> Bool { RemoteIdentity.localGitPath(url) == nil }
 }
 
 /// Makes the remote a tree's configuration names (`remote.url`, `remote.kind` and the
@@ -43,6 +46,7 @@ struct RemoteFactory {
         let remote = try GitRemote(
             url: url, branch: config["remote.branch"] ?? "main", cachePath: metadata + "/git", settings: settings)
         remote.localReplica = replica.replicaId
+        remote.ceiling = ceiling
         return (remote, warnings)
     }
 
@@ -65,6 +69,15 @@ struct RemoteFactory {
         let remote = FolderRemoteFormat.open(
             url, layout: layout, lockStaleSeconds: stale, lockWaitSeconds: wait, replica: replica.replicaId,
             merge: ContentPolicy.versionMerge(config: config))
+        (remote as? DriveFolderRemote)?.ceiling = ceiling
+        (remote as? DirectoryRemote)?.ceiling = ceiling
         return (remote, warnings)
+    }
+
+    /// `remote.maxDocumentBytes`; skipped documents are remembered in `.docsync`.
+    private var ceiling: RemoteDocumentCeiling {
+        RemoteDocumentCeiling(
+            maxBytes: Int64(config["remote.maxDocumentBytes"] ?? "") ?? RemoteDocumentCeiling.defaultBytes,
+            memoryPath: metadata + "/remote-skipped.json", mayWrite: !readOnly)
     }
 }

@@ -37,6 +37,16 @@ enum RemoteIdentity {
         }
     }
 
+    /// Whether `url` is a local git repository without any branch yet: a new remote, which
+    /// the first push starts. Nil when that cannot be told without the network.
+    static func isEmptyGitRepository(_ url: String) -> Bool? {
+        guard let path = localGitPath(url) else { return nil }
+        guard let repo = try? GitRepository.openExisting(at: path),
+            let branches = try? GitLocalFetch.branchNames(of: repo)
+        else { return false }
+        return branches.isEmpty
+    }
+
     /// Makes a new, empty remote at `url` (a folder remote, or a bare git repository).
     static func create(kind: RemoteKind, url: String) throws {
         switch kind {

@@ -60,6 +60,14 @@ public struct Config: Sendable {
             defaultValue: "10",
             validate: { (Double($0) ?? -1) >= 0 ? nil : "must be a number of seconds" }),
         Key(
+            name: "remote.maxDocumentBytes",
+            help:
+                "largest remote document a pull reads, in bytes (64 MiB): a larger one is named and not pulled (exit 1), its size checked before it is read; the rest of the pull goes on, it is named again on every run until it fits, and a push over it is refused",
+            defaultValue: String(RemoteDocumentCeiling.defaultBytes),
+            validate: {
+                (Int64($0).map { $0 > 0 } ?? false) ? nil : "must be a positive whole number of bytes"
+            }),
+        Key(
             name: "push.maxDeleteShare",
             help: "largest share (0-1) of the remote's documents one push may delete without --force",
             defaultValue: "0.5",

@@ -57,6 +57,17 @@ final class ObjectPacks: @unchecked Sendable {
         return nil
     }
 
+    /// How many bytes a pack holds for `hash` (nil: no pack holds it), read from the index.
+    func length(_ hash: [UInt8]) -> Int? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let writer, let found = writer.length(hash) { return found }
+        for index in indexes() {
+            if let found = index.location(hash) { return found.length }
+        }
+        return nil
+    }
+
     func contains(_ hash: [UInt8]) -> Bool {
         lock.lock()
         defer { lock.unlock() }
@@ -285,6 +296,8 @@ final class PackWriter {
     }
 
     func location(_ hash: [UInt8]) -> Int? { positions[hash] }
+
+    func length(_ hash: [UInt8]) -> Int? { positions[hash].map { entries[$0].length } }
 
     func bytes(_ hash: [UInt8]) -> [UInt8]? {
         guard let i = positions[hash] else { return nil }

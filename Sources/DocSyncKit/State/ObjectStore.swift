@@ -50,6 +50,13 @@ public struct ObjectStore: Sendable {
         public var description: String { "object \(hash) is missing or damaged in .docsync/objects" }
     }
 
+    /// How many bytes the object `hash` has, found without reading it (a pack's index, or
+    /// the loose file's stat); nil when it is not here.
+    public func size(of hash: String) -> Int64? {
+        if let raw = ContentHash.raw(hash), let length = packs.length(raw) { return Int64(length) }
+        return (try? FileSystem.linkStatus(path(for: hash)))?.size
+    }
+
     /// The bytes for `hash`, checked against it.
     public func get(_ hash: String) throws -> [UInt8] {
         if let raw = ContentHash.raw(hash), let bytes = packs.bytes(raw), ContentHash.of(bytes) == hash { return bytes }

@@ -8,7 +8,7 @@ extension RemoteChanges {
     /// pushed back as if new.
     func addingPurgedDeletions(base: [String: DocVersion]) -> RemoteChanges {
         guard isSnapshot else { return self }
-        let named = Set(entries.map(\.refId))
+        let named = Set(entries.map(\.refId)).union(withheld)
         var result = self
         let time = FileSystem.currentTimeNanos / 1_000_000
         for version in base.values.sorted(by: { $0.refId < $1.refId }) where !named.contains(version.refId) {

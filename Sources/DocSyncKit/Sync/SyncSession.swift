@@ -169,6 +169,8 @@ final class SyncSession {
         for (refId, held) in state.base {
             let brought = incoming.contains(refId)
             guard let current = there[refId] else {
+                // There, too large to read (see RemoteDocumentCeiling): left as it is.
+                if now.withheld.contains(refId) { continue }
                 // Gone from the remote's history: sent again. Unless the tree holds the
                 // remote's deletion of it aside (its file invalid) and gc purged the
                 // tombstone since: then it is deleted, and the hold still meets the fix.

@@ -101,7 +101,8 @@ public final class Workspace {
             try config.set("remote.url", address.url)
             try config.set("remote.kind", "git")
             if let branch { try config.set("remote.branch", branch) }
-            return false
+            // An empty repository is a new remote: this tree's first push starts it.
+            return RemoteIdentity.isEmptyGitRepository(address.url) == true
         }
         var created = false
         if FolderRemoteFormat.of(address.url) == nil && !DirectoryRemote.isRemote(address.url) {

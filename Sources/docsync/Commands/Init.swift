@@ -67,14 +67,27 @@ extension DocSync {
                     Output.line(
                         "Initialized docsync tree in \(tree.root) (replica \(tree.replicaName), id \(tree.replicaId))")
                     if let remote = tree.remote {
-                        Output.line(
-                            createdRemote
-                                ? "Created a new remote at \(remote.url) (\(remote.description))"
-                                : "Joined the existing remote at \(remote.url) (\(remote.description)); run `docsync sync` to merge it with this tree"
-                        )
+                        Output.line(Self.remoteLine(remote, created: createdRemote))
                     }
                 }
             }
+        }
+
+        /// What init says about the remote. Why not always "joined" for git: an empty bare
+        /// repository was said to be an existing remote that was joined.
+        static func remoteLine(_ remote: RemoteJSON, created: Bool) -> String {
+            if created && remote.kind == "git" {
+                return
+                    "Started a new remote in the empty git repository at \(remote.url) (\(remote.description)); the first push or sync sends this tree's documents"
+            }
+            if created { return "Created a new remote at \(remote.url) (\(remote.description))" }
+            if remote.kind == "git" && RemoteKind.isNetworkGit(remote.url) {
+                // Whether the repository is empty is not known without the network.
+                return
+                    "Set the remote to \(remote.url) (\(remote.description)); run `docsync sync` to merge it with this tree (an empty repository is started by the first push)"
+            }
+            return
+                "Joined the existing remote at \(remote.url) (\(remote.description)); run `docsync sync` to merge it with this tree"
         }
 
         /// Makes the tree (and the remote, where there is none yet); says whether it made the remote.

@@ -242,10 +242,14 @@ struct SyncPrinter {
         if !report.problems.isEmpty {
             // Problems that are not about one file (a refused write) count one each.
             let n = report.invalidFiles.count + report.problems.filter { $0.invalidFile == nil }.count
+            // None of them a file here that is not valid (a remote document too large to
+            // read, a refused write): not called invalid documents.
             throw CommandFailure(
-                message: n == 1
-                    ? "1 file is not a valid document and was left untouched; everything else was processed"
-                    : "\(n) files are not valid documents and were left untouched; everything else was processed",
+                message: report.invalidFiles.isEmpty
+                    ? "\(n) file\(n == 1 ? "" : "s") could not be synced (said above); everything else was processed"
+                    : n == 1
+                        ? "1 file is not a valid document and was left untouched; everything else was processed"
+                        : "\(n) files are not valid documents and were left untouched; everything else was processed",
                 code: .failure)
         }
         if let unknown = report.unknown, !unknown.isEmpty {

@@ -161,7 +161,8 @@ extension DriveFolderRemote {
 
     /// A version's bytes from objects/ (nil for a deletion, or bytes not here).
     private func bytes(of entry: FeedLine?) -> [UInt8]? {
-        guard let entry, !entry.deleted, let hash = entry.hash else { return nil }
+        // One larger than remote.maxDocumentBytes is not read (see RemoteDocumentCeiling).
+        guard let entry, !entry.deleted, let hash = entry.hash, oversize(hash) == nil else { return nil }
         return try? objects.get(hash)
     }
 }

@@ -38,7 +38,7 @@ extension DriveFolderRemote {
     }
 
     public func content(of version: RemoteVersionInfo, refId: String) throws -> [UInt8] {
-        try FolderRemoteFiles.content(of: version, refId: refId, objects: objects, url: displayURL)
+        try FolderRemoteFiles.content(of: version, refId: refId, objects: objects, url: displayURL, ceiling: ceiling)
     }
 
     // MARK: Verify

@@ -39,7 +39,11 @@ extension DriveFolderRemote {
             of: fork, theirLatest: theirLatest, bases: bases, refused: &refused, files: files, format: format)
         let store = objects
         var rewound = RewoundHistory(lost: fromTip, commonPosition: common, common: versions, contents: contents)
-        rewound.load = { try? store.get($0) }
+        let ceiling = ceiling
+        // One larger than remote.maxDocumentBytes is not read (see RemoteDocumentCeiling).
+        rewound.load = { hash in
+            (store.size(of: hash) ?? 0) > ceiling.maxBytes ? nil : try? store.get(hash)
+        }
         // The tree may hold a later version than its cursor says (a pull killed after
         // its files, before its cursor): the engine asks with the version it holds.
         rewound.mergeBase = { refId, held in

@@ -159,6 +159,7 @@ extension DriveFolderRemote {
         changes.notArrived = scan.waiting
         // A path refused on the way (a lookup that answered "nothing here") stops the pull.
         try layout.files.checkPerimeter()
+        withholdOversized(&changes)
         return changes
     }
 
@@ -229,6 +230,10 @@ extension DriveFolderRemote {
         }
         guard FileSystem.isDirectory(root) else {
             throw RemoteError.unreachable(url: displayURL, reason: "folder disappeared")
+        }
+        if let size = oversize(hash) {
+            throw RemoteError.damaged(
+                url: displayURL, reason: ceiling.tooLarge(entry.path ?? entry.refId, size: size, url: displayURL))
         }
         guard let bytes = try? objects.get(hash) else {
             try layout.files.checkPerimeter()

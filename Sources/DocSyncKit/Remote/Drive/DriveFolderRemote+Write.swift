@@ -28,6 +28,7 @@ extension DriveFolderRemote {
         // on a state it has not read. (A push on another machine that has not arrived
         // yet is a fork; the reader that sees both resolves it, see DriveHistory.)
         guard now.tip?.commit == expected?.tip, now.seen == expected?.seen ?? [:] else { throw RemoteError.moved }
+        try refuseOverwritingSkipped(writes)
         let seq = try nextSeq(replica.replicaId, after: expected?.seen[replica.replicaId] ?? 0)
         let time = FileSystem.currentTimeNanos / 1_000_000
         try FolderRemoteFiles.storeObjects(of: writes, conflicts: conflicts, in: objects)
@@ -52,6 +53,7 @@ extension DriveFolderRemote {
         }
         try CrashPoint.hit("remote.after-feed")
         try? layout.files.removeFile(layout.viewIntent(replica.replicaId))
+        forgetSkipped(writes)
         var next = DriveCursor(
             remoteId: format.remoteId, tip: committed.commit, height: committed.height, seen: expected?.seen ?? [:])
         if (next.seen[replica.replicaId] ?? 0) == seq - 1 { next.seen[replica.replicaId] = seq }

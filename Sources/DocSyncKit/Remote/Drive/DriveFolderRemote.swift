@@ -37,6 +37,11 @@ public final class DriveFolderRemote: Remote {
     /// commit names is then here without reading older commit files (ParentPresence).
     var heldVersion: ((_ refId: String, _ changesetId: String) -> Bool)?
     public var historiesFork: Bool { true }
+    /// `remote.maxDocumentBytes`, and where skipped documents are remembered.
+    public var ceiling = RemoteDocumentCeiling()
+    /// Documents (refIds) skipped for their size that `changes` brought again because
+    /// they fit now: the engine merges them, so a push after that is not refused for them.
+    var presentedSkipped = Set<String>()
 
     public func tellHeldVersions(_ held: @escaping (_ refId: String, _ changesetId: String) -> Bool) {
         heldVersion = held
@@ -83,15 +88,14 @@ public final class DriveFolderRemote: Remote {
     /// (or not synced here yet), which must read as "unreachable", never as "empty".
     func format() throws -> Format {
         guard FileSystem.isDirectory(root) else {
-            throw RemoteError.unreachable(url: displayURL, reason: "folder \(root) does not exist (not mounted?)")
+            throw RemoteError.missingFolder(root, url: displayURL)
         }
         // Before anything is read: a symlink among the remote's own folders stops the run.
         try layout.files.checkSkeleton()
-        guard let bytes = try? layout.files.readFile(layout.format) else {
+        let bytes: [UInt8]
+        do { bytes = try layout.files.readFile(layout.format) } catch {
             try layout.files.checkPerimeter()
-            throw RemoteError.unreachable(
-                url: displayURL,
-                reason: "\(layout.format) is missing: not a docsync remote, or the share is not mounted")
+            throw RemoteError.unreadableFormat(layout.format, error, url: displayURL)
         }
         let lines = String(decoding: bytes, as: UTF8.self).split(separator: "\n").map(String.init)
         guard lines.first == Self.formatHeader, lines.count >= 2, lines[1].hasPrefix("id ") else {
