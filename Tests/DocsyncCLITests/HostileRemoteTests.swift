@@ -112,45 +112,53 @@ struct HostileRemoteTests {
     /// The folder remote's layouts: the default drive layout (`docsync-remote 2`) and
     /// format 1 (`init --remote-format 1`, still writable).
     enum Layout: String, CaseIterable, Sendable {
-        case drive, format1
+        /// The drive layout, planted as the first commit of a made-up replica.
+        case drive
+        /// The drive layout, planted as the next commit of the replica that made the tip
+        /// (an honest replica, which later syncs and meets a commit under its own name).
+        case driveNextCommit
+        case format1
         /// The figure's `kind=`, as in `PerimeterTests.Kind`.
-        var kind: String { self == .drive ? "dir" : "dir1" }
+        var kind: String { [.drive: "dir", .driveNextCommit: "dir-next", .format1: "dir1"][self]! }
     }
 
     /// Plants `entries` where the layout's readers take them from: a drive commit file, or
     /// format 1's feed.
     static func plant(_ entries: [[String: Any]], in remote: String, layout: Layout) {
         switch layout {
-        case .drive: addDriveCommit(remote, entries)
+        case .drive: addDriveCommit(remote, entries, asNextOfTip: false)
+        case .driveNextCommit: addDriveCommit(remote, entries, asNextOfTip: true)
         case .format1: appendToFeed(remote, entries)
         }
     }
 
     /// Writes a drive-layout commit the way an attacker with write access to the share
-    /// would: the first commit of a made-up replica `eeee`
-    /// (`.docsync/replicas/eeee/commits/1.json`), made on the current tip (the greatest
-    /// height, then the greatest id) so it becomes the new tip, in checksummed lines.
-    static func addDriveCommit(_ remote: String, _ entries: [[String: Any]]) {
+    /// would, made on the current tip (the greatest height, then the greatest id) so it
+    /// becomes the new tip, in checksummed lines: the first commit of a made-up replica
+    /// `eeee` (`.docsync/replicas/eeee/commits/1.json`), or the next commit of the
+    /// replica that made the tip.
+    static func addDriveCommit(_ remote: String, _ entries: [[String: Any]], asNextOfTip: Bool) {
         let replicas = remote + "/.docsync/replicas"
-        var tip: (id: String, height: Int)?
+        var tip: (id: String, height: Int, replica: String, seq: Int)?
         for replica in (try? FileManager.default.contentsOfDirectory(atPath: replicas)) ?? [] {
             let commits = replicas + "/" + replica + "/commits"
             for name in (try? FileManager.default.contentsOfDirectory(atPath: commits)) ?? [] {
                 guard let bytes = Files.bytes(commits + "/" + name),
                     let first = ChecksummedLines.parse(bytes[...]).lines.first,
                     let header = try? JSONSerialization.jsonObject(with: Data(first.payload.utf8)) as? [String: Any],
-                    let id = header["commit"] as? String, let height = header["height"] as? Int
+                    let id = header["commit"] as? String, let height = header["height"] as? Int,
+                    let seq = header["seq"] as? Int
                 else { continue }
                 if tip.map({ height > $0.height || (height == $0.height && id > $0.id) }) ?? true {
-                    tip = (id, height)
+                    tip = (id, height, replica, seq)
                 }
             }
         }
         #expect(tip != nil, "the drive remote has a commit to build on")
+        let (replica, seq) = asNextOfTip ? (tip?.replica ?? "", (tip?.seq ?? 0) + 1) : ("eeee", 1)
         let header: [String: Any] = [
-            "commit": "eeee.1.0000beef", "replica": "eeee", "seq": 1, "parent": tip?.id ?? "",
-            "height": (tip?.height ?? 0) + 1,
-            "time": 0, "entries": entries.count
+            "commit": "\(replica).\(seq).0000beef", "replica": replica, "seq": seq, "parent": tip?.id ?? "",
+            "height": (tip?.height ?? 0) + 1, "time": 0, "entries": entries.count
         ]
         var text = ""
         for object in [header] + entries {
@@ -158,9 +166,10 @@ struct HostileRemoteTests {
                 withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
             text += ChecksummedLines.encode(String(decoding: json, as: UTF8.self))
         }
-        let folder = replicas + "/eeee/commits"
+        let folder = replicas + "/" + replica + "/commits"
         try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try! Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/1.json"))
+        #expect(!FileManager.default.fileExists(atPath: folder + "/\(seq).json"), "a new commit file")
+        try! Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/\(seq).json"))
     }
 
     /// A feed entry for `content`; the version is also put in `objects/` (an attacker can
