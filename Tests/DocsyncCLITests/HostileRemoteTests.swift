@@ -109,6 +109,69 @@ struct HostileRemoteTests {
             to: URL(fileURLWithPath: generationPath))
     }
 
+    /// The folder remote's layouts: the default drive layout (`docsync-remote 2`) and
+    /// format 1 (`init --remote-format 1`, still writable).
+    enum Layout: String, CaseIterable, Sendable {
+        /// The drive layout, planted as the first commit of a made-up replica.
+        case drive
+        /// The drive layout, planted as the next commit of the replica that made the tip
+        /// (an honest replica, which later syncs and meets a commit under its own name).
+        case driveNextCommit
+        case format1
+        /// The figure's `kind=`, as in `PerimeterTests.Kind`.
+        var kind: String { [.drive: "dir", .driveNextCommit: "dir-next", .format1: "dir1"][self]! }
+    }
+
+    /// Plants `entries` where the layout's readers take them from: a drive commit file, or
+    /// format 1's feed.
+    static func plant(_ entries: [[String: Any]], in remote: String, layout: Layout) {
+        switch layout {
+        case .drive: addDriveCommit(remote, entries, asNextOfTip: false)
+        case .driveNextCommit: addDriveCommit(remote, entries, asNextOfTip: true)
+        case .format1: appendToFeed(remote, entries)
+        }
+    }
+
+    /// Writes a drive-layout commit the way an attacker with write access to the share
+    /// would, made on the current tip (the greatest height, then the greatest id) so it
+    /// becomes the new tip, in checksummed lines: the first commit of a made-up replica
+    /// `eeee` (`.docsync/replicas/eeee/commits/1.json`), or the next commit of the
+    /// replica that made the tip.
+    static func addDriveCommit(_ remote: String, _ entries: [[String: Any]], asNextOfTip: Bool) {
+        let replicas = remote + "/.docsync/replicas"
+        var tip: (id: String, height: Int, replica: String, seq: Int)?
+        for replica in (try? FileManager.default.contentsOfDirectory(atPath: replicas)) ?? [] {
+            let commits = replicas + "/" + replica + "/commits"
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: commits)) ?? [] {
+                guard let bytes = Files.bytes(commits + "/" + name),
+                    let first = ChecksummedLines.parse(bytes[...]).lines.first,
+                    let header = try? JSONSerialization.jsonObject(with: Data(first.payload.utf8)) as? [String: Any],
+                    let id = header["commit"] as? String, let height = header["height"] as? Int,
+                    let seq = header["seq"] as? Int
+                else { continue }
+                if tip.map({ height > $0.height || (height == $0.height && id > $0.id) }) ?? true {
+                    tip = (id, height, replica, seq)
+                }
+            }
+        }
+        #expect(tip != nil, "the drive remote has a commit to build on")
+        let (replica, seq) = asNextOfTip ? (tip?.replica ?? "", (tip?.seq ?? 0) + 1) : ("eeee", 1)
+        let header: [String: Any] = [
+            "commit": "\(replica).\(seq).0000beef", "replica": replica, "seq": seq, "parent": tip?.id ?? "",
+            "height": (tip?.height ?? 0) + 1, "time": 0, "entries": entries.count
+        ]
+        var text = ""
+        for object in [header] + entries {
+            let json = try! JSONSerialization.data(
+                withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+            text += ChecksummedLines.encode(String(decoding: json, as: UTF8.self))
+        }
+        let folder = replicas + "/" + replica + "/commits"
+        try! FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        #expect(!FileManager.default.fileExists(atPath: folder + "/\(seq).json"), "a new commit file")
+        try! Data(text.utf8).write(to: URL(fileURLWithPath: folder + "/\(seq).json"))
+    }
+
     /// A feed entry for `content`; the version is also put in `objects/` (an attacker can
     /// write there too), so only the path or the id can make it fail.
     static func plantedEntry(remote: String, path: String, refId: String, content: String, counter: Int) -> [String:
@@ -135,12 +198,13 @@ struct HostileRemoteTests {
     }
 
     @Test(
-        "folder remote: hostile feed entries are refused by name, symlinks in the share are not followed, the good documents still sync"
+        "folder remote: hostile feed entries are refused by name, symlinks in the share are not followed, the good documents still sync",
+        arguments: Layout.allCases
     )
-    func folderRemote() throws {
+    func folderRemote(_ layout: Layout) throws {
         let started = Date()
-        let box = Sandbox("hostile-remote-dir")
-        box.remoteFormat1 = true  // about format 1's own files
+        let box = Sandbox("hostile-remote-\(layout.kind)")
+        box.remoteFormat1 = layout == .format1
         let perimeter = Perimeter(box)
         let tag = perimeter.tag
         let a = box.initReplica("A", files: ["good.json": "{\"v\": \"good\"}\n"])
@@ -166,6 +230,12 @@ struct HostileRemoteTests {
             Case(path: "/tmp/abs-\(tag).json", refId: "hostile-absolute", refused: true, note: "absolute path"),
             Case(path: longName, refId: "hostile-long", refused: true, note: "path component longer than 255 bytes"),
             Case(path: ".docsync/format.json", refId: "hostile-metadata", refused: true, note: "path inside .docsync/"),
+            Case(
+                path: "sub/.docsync/x.json", refId: "hostile-nested-metadata", refused: true,
+                note: "a reserved name at any depth"),
+            Case(
+                path: "sub/.docsync-tmp-1-x.json", refId: "hostile-temporary", refused: true,
+                note: "temporary file name"),
             Case(path: "nul-id.json", refId: "nul\u{0}id", refused: true, note: "nul-id.json"),
             // A refId is only an id: every file named after one is percent-encoded.
             Case(path: "slash-id.json", refId: "../../escaped-id-\(tag)/x", refused: false, note: ""),
@@ -193,14 +263,16 @@ struct HostileRemoteTests {
             atPath: box.remote + "/link.json", withDestinationPath: perimeter.secretPath)
         try FileManager.default.createSymbolicLink(
             atPath: box.remote + "/linked", withDestinationPath: perimeter.canary + "/outside")
-        Self.appendToFeed(box.remote, entries)
+        Self.plant(entries, in: box.remote, layout: layout)
         let remoteBefore = Files.tree(box.remote, skipMetadata: true)
 
         let r = a.run("sync")
         Self.expectNoCrash(r)
         #expect(r.exit == 1, "the refused entries are problems: \(r)")
         for c in cases where c.refused {
-            #expect(r.stderr.contains(c.note), "the refusal names the entry (\(c.note)): \(r)")
+            #expect(
+                r.stderr.contains("'\(c.path)'") && r.stderr.contains(c.note),
+                "the refusal names the entry (\(c.path.prefix(40)): \(c.note)): \(r)")
         }
         #expect(a.json("from-b.json")?["v"] as? String == "from-b", "the honest replica's document still syncs: \(r)")
         #expect(a.json("good.json")?["v"] as? String == "good")
@@ -218,13 +290,22 @@ struct HostileRemoteTests {
         let c = box.replica("C")
         #expect(c.json("from-b.json")?["v"] as? String == "from-b", "a fresh clone gets the good documents: \(clone)")
         for replica in [a, b, c] { Self.expectNoCrash(replica.run("sync")) }
+        // Never written, not even inside a replica (a `.docsync` below the root would
+        // make its folder another tree).
+        for hostile in cases where hostile.refused && !hostile.path.hasPrefix("/") {
+            for replica in [a, b, c] {
+                #expect(
+                    !FileManager.default.fileExists(atPath: replica.path(hostile.path)),
+                    "\(hostile.path.prefix(40)) was written in \(replica.root)")
+            }
+        }
 
         let planted = ["escaped-\(tag).json", "escaped2-\(tag).json", "abs-\(tag).json", "escaped-id-\(tag)"]
         perimeter.check(replicas: [a, b, c], allowedInSandbox: ["remote", "A", "B", "C", "canary"], planted: planted)
         let refused = cases.filter(\.refused).count
         let synced = cases.count - refused
         Reliability.figure(
-            "hostile-remote kind=dir cases=\(cases.count) refused=\(refused) synced=\(synced) seconds=\(String(format: "%.1f", Date().timeIntervalSince(started)))"
+            "hostile-remote kind=\(layout.kind) cases=\(cases.count) refused=\(refused) synced=\(synced) seconds=\(String(format: "%.1f", Date().timeIntervalSince(started)))"
         )
     }
 
@@ -265,6 +346,8 @@ struct HostileRemoteTests {
             add 100644 "$(blob '{"v": "plain-good"}')" plain-good.json
             add 100644 "$(blob '{"v": "long"}')" \(long)
             add 100644 "$(blob '{"v": "not-utf8"}')" $'bad-\\xff\\xfe.json'
+            add 100644 "$(blob '{"v": "reserved"}')" sub/.docsync/x.json
+            add 100644 "$(blob '{"v": "temporary"}')" sub/.docsync-tmp-1-x.json
             if add 100644 "$(blob '{"v": "dotdot"}')" "../escaped-\(tag).json" 2>/dev/null; then echo "INDEX-TOOK-DOTDOT"; fi
             git commit -q -m hostile
             git push -q origin main
@@ -282,10 +365,13 @@ struct HostileRemoteTests {
         Self.expectNoCrash(r)
         #expect(r.exit == 1, "the refused files are problems: \(r)")
         // A symlink blob is not a document: its text is the link's target, never that file.
-        for name in ["link.json", "secret-link.json", long] {
+        for name in ["link.json", "secret-link.json", long, "sub/.docsync/x.json", "sub/.docsync-tmp-1-x.json"] {
             #expect(r.stderr.contains(name), "\(name.prefix(20)) is named: \(r)")
         }
         #expect(!a.exists("link.json") && !a.exists("secret-link.json") && !a.exists("linkdir"))
+        // Reserved names at depth: never written (a `.docsync` below the root would make
+        // `sub/` another tree).
+        #expect(!a.exists("sub/.docsync") && !a.exists("sub/.docsync-tmp-1-x.json"), "\(r)")
         // A name that is not UTF-8 is named and left out, not pulled under another spelling
         // (an edit of that copy used to be pushed as a second file beside the original).
         #expect(r.stderr.contains("the file name is not valid UTF-8; not pulled"), "\(r)")
@@ -310,13 +396,14 @@ struct HostileRemoteTests {
             c.json("plain-good.json")?["v"] as? String == "plain-good",
             "a fresh clone gets the good documents: \(clone)")
         #expect(!c.exists("link.json") && !c.exists("linkdir"))
+        #expect(!c.exists("sub/.docsync") && !c.exists("sub/.docsync-tmp-1-x.json"))
 
         perimeter.check(
             replicas: [a, c], allowedInSandbox: ["remote.git", "A", "C", "plain", "canary"],
             planted: ["escaped-\(tag).json", "escaped-id-\(tag)", "passwd"])
-        // Two symlink blobs and the long name refused, the symlinked folder ignored (not a
-        // .json file), the rest synced.
-        let cases = 11, refused = 4
+        // Two symlink blobs, the long name and the two reserved names refused, the
+        // symlinked folder ignored (not a .json file), the rest synced.
+        let cases = 13, refused = 6
         Reliability.figure(
             "hostile-remote kind=git cases=\(cases) refused=\(refused) synced=\(cases - refused - 1) seconds=\(String(format: "%.1f", Date().timeIntervalSince(started)))"
         )
