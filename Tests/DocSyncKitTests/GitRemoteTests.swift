@@ -223,7 +223,9 @@ final class GitReplicaSet {
         let b = try set.make("b")
         try set.sync(b)
         let firstRefId = try #require(field(docs.read(b, "d.json"), "refId"))
-        docs.write(a, "d.json", "{\"v\": \"second\"}")  // no refId: a new document
+        // Another document's refId: a new document at that path (a file without ids would be
+        // a new version of the same one).
+        docs.write(a, "d.json", "{\"refId\": \"another-document\", \"v\": \"second\"}")
         try set.sync(a)
         #expect(field(docs.read(a, "d.json"), "refId") != firstRefId)
         let ws = try Workspace.open(at: a, readOnly: false)

@@ -247,8 +247,9 @@ import Testing
         try set.sync(a)
         let b = try set.make("b")
         let firstText = set.read(a, "doc.json")!
-        // No refId: another document at the same path; the first one is deleted.
-        set.write(b, "doc.json", "{\"v\": \"second\"}")
+        // Another refId: another document at the same path; the first one is deleted. (A
+        // file without ids there would be a new version of the first one.)
+        set.write(b, "doc.json", "{\"refId\": \"second-document\", \"v\": \"second\"}")
         try set.sync(b)
         let broken = "{\"v\": \"fir"
         set.write(a, "doc.json", broken)
