@@ -425,6 +425,10 @@ of its own, or a path
 .Pa .docsyncignore
 excludes after it was synced; they stay tracked and are never deleted, and everything else
 was processed),
+a remote document larger than
+.Cm remote.maxDocumentBytes
+(named and not pulled; the rest is), a push the server refuses (a hook, a protected branch: its words are printed),
+a folder remote this user may not read (permission denied),
 a damaged state or journal, and a remote not reached for more than
 .Cm sync.maxOfflineDays
 (the message says since when).
