@@ -44,7 +44,8 @@ struct FileCreationTests {
         let trace = box.path("trace-\(UUID().uuidString)")
         let run = CLI.runTool(
             "/usr/bin/strace",
-            ["-f", "-qq", "-e", "trace=open,openat,creat", "-o", trace, CLI.binary, "sync", "--quiet"], in: r.root)
+            ["-f", "-qq", "-y", "-e", "trace=open,openat,creat", "-o", trace, CLI.binary, "sync", "--quiet"],
+            in: r.root)
         #expect(run.exit == 0, "\(run)")
         let text = try String(contentsOfFile: trace, encoding: .utf8)
         var found = Creations()
@@ -53,7 +54,16 @@ struct FileCreationTests {
                 let close = line[line.index(after: open)...].firstIndex(of: "\"")
             else { continue }
             var path = String(line[line.index(after: open)..<close])
-            if !path.hasPrefix("/") { path = r.root + "/" + path }
+            if !path.hasPrefix("/") {
+                // `openat(3</the/folder>, "name", …)` (-y names a descriptor's file): a folder
+                // remote opens below its root relative to each folder's descriptor.
+                let head = line[..<open]
+                if let lt = head.firstIndex(of: "<"), let gt = head[lt...].firstIndex(of: ">") {
+                    path = String(head[head.index(after: lt)..<gt]) + "/" + path
+                } else {
+                    path = r.root + "/" + path
+                }
+            }
             if path.hasPrefix(r.root + "/") && !path.hasPrefix(r.root + "/.docsync/") {
                 found.treeDocuments += 1
             } else if let remoteRoot, path.hasPrefix(remoteRoot + "/") && !path.hasPrefix(remoteRoot + "/.docsync/") {

@@ -129,6 +129,24 @@ struct PerimeterTests {
         Self.expectNothingDeleted(box, a)
     }
 
+    @Test("out of a folder that is then hidden: a copy is a new document, a move keeps the identity")
+    func copyAndMoveOutOfAHiddenFolder() throws {
+        let box = Sandbox("copy-move-hidden")
+        let (a, b) = Self.pair(box, .dir)
+        let ada = b.refId("contacts/ada.json")!, bob = b.refId("contacts/bob.json")!
+        try FileManager.default.copyItem(atPath: b.path("contacts/ada.json"), toPath: b.path("ada-copy.json"))
+        try FileManager.default.moveItem(atPath: b.path("contacts/bob.json"), toPath: b.path("bob.json"))
+        try FileManager.default.moveItem(atPath: b.path("contacts"), toPath: box.path("elsewhere"))
+        try FileManager.default.createSymbolicLink(
+            atPath: b.path("contacts"), withDestinationPath: box.path("elsewhere"))
+        let r = b.run("sync")
+        #expect(r.exit == 1 && r.stderr.contains("contacts/ada.json: error: not looked at"), r.comment)
+        #expect(b.refId("bob.json") == bob, "the file that was there (its inode) keeps the identity: \(r)")
+        #expect(b.refId("ada-copy.json").map { $0 != ada } == true, "a copy is a new document: \(r)")
+        #expect(a.run("sync").exit == 0)
+        #expect(a.refId("contacts/ada.json") == ada && a.refId("bob.json") == bob && !a.exists("contacts/bob.json"))
+    }
+
     @Test("a remote change to a document that could not be looked at waits, and applies once it can be")
     func remoteChangeWaits() throws {
         let box = Sandbox("waits")

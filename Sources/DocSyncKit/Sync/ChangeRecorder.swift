@@ -112,9 +112,12 @@ final class ChangeRecorder {
         regenerated = regeneratedDocuments(files, previousIndex: previousIndex)
         // A regenerated file keeps its document's identity as an unreadable one does: any
         // other file carrying the refId is a copy.
-        let keepers = RefIdKeepers(
+        var keepers = RefIdKeepers(
             files: files, tracked: tracked, previousIndex: previousIndex,
             unreadable: regenerated.isEmpty ? result.unreadablePaths : result.unreadablePaths.union(regenerated.keys))
+        if !walk.unentered.isEmpty {
+            keepers.unknownTracked = trackedPathsNotLookedAt(files, walk: walk, ignore: ignore)
+        }
         let recorded = try recordFiles(files, keepers: keepers, write: write, into: &result)
         // Why the count first: a no-op run then builds no set of every refId.
         if recorded.claimedCount != tracked.count {
@@ -206,6 +209,21 @@ final class ChangeRecorder {
             found[file.path] = refId
         }
         return found
+    }
+
+    /// The tracked paths, under something the walk did not enter, of documents a file
+    /// elsewhere carries (a move out, or a copy: see `RefIdKeepers.unknownTracked`).
+    private func trackedPathsNotLookedAt(_ files: [FileInfo], walk: TreeWalker.Walk, ignore: IgnoreRules) -> Set<
+        String
+    > {
+        var paths = Set<String>()
+        for file in files where !file.unchanged {
+            guard let refId = file.refId, let t = tracked[refId], t.path != file.path,
+                UnknownDocument.reason(for: t.path, walk: walk, ignore: ignore) != nil
+            else { continue }
+            paths.insert(t.path)
+        }
+        return paths
     }
 
     /// See `regeneratedDocuments`: path to refId.

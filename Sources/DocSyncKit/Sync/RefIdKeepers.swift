@@ -16,6 +16,8 @@ struct RefIdKeepers {
     let unreadable: Set<String>
     /// refId → the indices of the files carrying it, for refIds more than one file carries.
     let sharedRefIds: [String: [Int]]
+    /// Tracked paths the walk could not look at whose documents a file elsewhere carries.
+    var unknownTracked: Set<String> = []
 
     init(
         files: [ChangeRecorder.FileInfo], tracked: VersionTable, previousIndex: StatCache,
@@ -51,6 +53,12 @@ struct RefIdKeepers {
     /// The index of the file that keeps `ref`, asked by the file at `carrier`; nil when
     /// no file does (the tracked file is there but unreadable).
     func keeper(of ref: String, carrier: Int) -> Int? {
+        // Its tracked file may still be there, unseen (see `UnknownDocument`): only the file
+        // that was there (the same inode: moved out) keeps the refId; any other is a copy.
+        if !unknownTracked.isEmpty, let t = tracked[ref], unknownTracked.contains(t.path) {
+            guard let oldInode = previousIndex[t.path]?.inode else { return nil }
+            return (sharedRefIds[ref] ?? [carrier]).first { files[$0].stat.inode == oldInode }
+        }
         // The common case, asked once per file: no file unreadable, no refId shared.
         if unreadable.isEmpty && sharedRefIds.isEmpty { return carrier }
         let t = tracked[ref]

@@ -594,7 +594,12 @@ extension MC {
                     && FileManager.default.fileExists(atPath: replicas[r].path(folder))
             }
             guard let folder = folders.isEmpty ? nil : rng.pick(folders) else { return nil }
-            let inside = model.base[r].filter { $0.value.path.hasPrefix(folder + "/") }
+            // Synced there and not moved out since (a file carrying the refId elsewhere is the
+            // document moved: seen, not unknown).
+            let inside = model.base[r].filter { d, base in
+                base.path.hasPrefix(folder + "/")
+                    && model.local[r][d].map { $0.placed.path.hasPrefix(folder + "/") } ?? true
+            }
             let away = box.path("hidden-r\(r)")
             precondition(rename(replicas[r].path(folder), away) == 0)
             precondition(symlink(away, replicas[r].path(folder)) == 0)
