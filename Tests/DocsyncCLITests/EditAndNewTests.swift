@@ -82,20 +82,25 @@ struct EditAndNewTests {
         #expect(missing.exit == 1 && missing.stderr.contains("nope.json"), missing.comment)
     }
 
-    @Test("on a terminal a refused edit shows line:col and answering e re-opens the editor")
-    func reopenOnTerminal() {
-        let box = Sandbox()
-        let a = box.initReplica("A", files: ["a.json": "{\"v\": 1}\n"])
-        a.sync()
-        // First run: breaks the JSON. Second run (on the broken text): writes a valid edit
-        // of the original.
+    /// An editor that breaks the JSON on its first run and, on its second (over the broken
+    /// text), writes a valid edit of the original (`"v": 2`); `count` holds how often it ran.
+    static func breaksThenFixes(_ box: Sandbox) -> (editor: String, count: String) {
         let count = box.path("count")
-        let ed = Self.editor(
+        let ed = editor(
             box, "twice.sh",
             """
             n=$(cat '\(count)' 2>/dev/null || echo 0); n=$((n+1)); echo $n > '\(count)'
             if [ $n -eq 1 ]; then cp "$1" '\(count).orig'; printf '{"v": ' > "$1"; else sed 's/"v": *1/"v": 2/' '\(count).orig' > "$1"; fi
             """)
+        return (ed, count)
+    }
+
+    @Test("on a terminal a refused edit shows line:col and answering e re-opens the editor")
+    func reopenOnTerminal() {
+        let box = Sandbox()
+        let a = box.initReplica("A", files: ["a.json": "{\"v\": 1}\n"])
+        a.sync()
+        let (ed, count) = Self.breaksThenFixes(box)
         let r = PTY.run(["edit", "a.json"], in: a.root, env: ["VISUAL": ed], input: "e\n")
         #expect(r.exit == 0, r.comment)
         #expect(r.stdout.contains("(e)dit again"), r.comment)
@@ -111,13 +116,7 @@ struct EditAndNewTests {
         let box = Sandbox()
         let a = box.initReplica("A", files: ["a.json": "{\"v\": 1}\n"])
         a.sync()
-        let count = box.path("count")
-        let ed = Self.editor(
-            box, "twice.sh",
-            """
-            n=$(cat '\(count)' 2>/dev/null || echo 0); n=$((n+1)); echo $n > '\(count)'
-            if [ $n -eq 1 ]; then cp "$1" '\(count).orig'; printf '{"v": ' > "$1"; else sed 's/"v": *1/"v": 2/' '\(count).orig' > "$1"; fi
-            """)
+        let (ed, _) = Self.breaksThenFixes(box)
         // A stray "y" used to be taken as "keep", throwing the edit away.
         let r = PTY.run(["edit", "a.json"], in: a.root, env: ["VISUAL": ed], input: "y\ne\n")
         #expect(r.exit == 0, r.comment)
