@@ -239,20 +239,13 @@ struct PerimeterTests {
     func nestedMetadataFromGit() {
         let box = Sandbox("nested-git")
         let (a, b) = Self.pair(box, .git)
-        let repo = box.path("remote.git")
-        let script = """
-            set -e
-            git clone -q "$REPO" plain && cd plain
+        Self.plainGit(
+            box,
+            """
             mkdir -p contacts/.docsync
             printf '{"planted": true}\\n' > contacts/.docsync/x.json
             git add -A && git commit -q -m planted && git push -q origin main
-            """
-        let env = Reliability.gitEnv.merging([
-            "GIT_AUTHOR_NAME": "P", "GIT_AUTHOR_EMAIL": "p@example.com", "GIT_COMMITTER_NAME": "P",
-            "GIT_COMMITTER_EMAIL": "p@example.com", "REPO": repo
-        ]) { $1 }
-        let planting = CLI.runTool("/bin/bash", ["-c", script], in: box.root, env: env)
-        #expect(planting.exit == 0, planting.comment)
+            """)
         let r = a.run("sync")
         #expect(r.exit == 1, r.comment)
         #expect(r.stderr.contains("contacts/.docsync/x.json"), "the refused path is named: \(r)")
