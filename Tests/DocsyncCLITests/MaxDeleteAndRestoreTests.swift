@@ -1,7 +1,8 @@
 // The max-delete guard still reports what the run pulled and offers one command that
 // brings back every document the refused push would have deleted; `restore` takes
 // several documents, brings back deleted ones, refuses an ambiguous --at prefix and says
-// which version it wrote.
+// which version it wrote; a full changesetId found in both the journal and the remote's
+// history is one version, not two.
 
 import Foundation
 import Testing
@@ -159,5 +160,25 @@ struct MaxDeleteAndRestoreTests {
         #expect(
             a.json("d4.json")?["n"] as? Int == 4 && exact.stdout.contains("version \(first)"),
             exact.comment)
+    }
+
+    @Test(
+        "restore --at a full changesetId that both the journal and the remote's history hold brings it back",
+        arguments: [false, true])
+    func fullIdInJournalAndRemote(git: Bool) throws {
+        let box = Sandbox()
+        let url = Reliability.remote(box, git: git)
+        let a = box.replica("A")
+        a.write("d.json", "{\"n\": 1}\n")
+        #expect(CLI.run(["init", "--remote", url, "--name", "A", "A"], in: box.root).exit == 0)
+        a.sync()
+        a.write("d.json", a.read("d.json")!.replacing("\"n\": 1", with: "\"n\": 2"))
+        a.sync()
+        let second = try #require(a.changesetId("d.json"))
+        a.write("d.json", a.read("d.json")!.replacing("\"n\": 2", with: "\"n\": 3"))
+        a.sync()
+        let r = a.run("restore", "--at", second, "d.json")
+        #expect(r.exit == 0, "\(git ? "git" : "folder"): \(r.comment)")
+        #expect(a.json("d.json")?["n"] as? Int == 2, r.comment)
     }
 }

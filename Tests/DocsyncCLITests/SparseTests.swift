@@ -227,6 +227,21 @@ struct SparseTests {
     }
 
     @Test(
+        "restore names a kept document by its refId as well as by its path (found by the model check, folder seed 46)",
+        arguments: Kind.allCases)
+    func restoreByRefId(_ kind: Kind) throws {
+        let box = Sandbox()
+        let (_, _, laptop) = Self.serverAndLaptop(box, kind)
+        let refId = try #require(laptop.json("contacts/ann.json")?["refId"] as? String)
+        let first = try #require(laptop.changesetId("contacts/ann.json"))
+        Self.set(laptop, "contacts/ann.json", "n", 2)
+        laptop.sync()
+        let restored = laptop.run("restore", refId, "--at", first)
+        #expect(restored.exit == 0, restored.comment)
+        #expect(Self.number(laptop, "contacts/ann.json", "n") == 1, restored.comment)
+    }
+
+    @Test(
         "sparse disable pulls the rest of the remote; set replaces the selection; bad patterns and removing what is not selected are clear errors",
         arguments: [Kind.dir])
     func setAndDisable(_ kind: Kind) throws {

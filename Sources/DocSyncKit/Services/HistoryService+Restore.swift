@@ -41,7 +41,8 @@ extension HistoryService {
     ) throws {
         guard let selection = try workspace.sparseSelection() else { return }
         let trackedPaths = Set(tracked.values.map(\.path))
-        for doc in docs {
+        // A document named by its refId is one this replica keeps, or was: not a path.
+        for doc in docs where tracked[doc] == nil && state.baseVersions[doc] == nil {
             guard let path = layout.relative(TreeLayout.userPath(doc, from: cwd)), !selection.contains(path),
                 !trackedPaths.contains(path)
             else { continue }
