@@ -10,6 +10,9 @@ extension ChangeRecorder {
         /// Not a valid document: reported, its path unreadable (not a deletion);
         /// `forget` drops its stat-cache entry so the next run reads it again.
         case invalid([DocumentProblem], forget: Bool)
+        /// Gone between the walk and the read (renamed or deleted while the run scanned):
+        /// the walk is out of date, and `detect` walks again.
+        case vanished(DocumentProblem)
     }
 
     /// Every file of the walk that holds a document, in walk order; the others go to
@@ -37,6 +40,11 @@ extension ChangeRecorder {
                 result.problems += problems
                 result.unreadablePaths.insert(entry.path)
                 if forget { index.remove(path: entry.path) }
+            case .vanished(let problem):
+                // Unknown, never a deletion, should the walks never catch up with the edits.
+                result.problems.append(problem)
+                result.unreadablePaths.insert(entry.path)
+                result.vanishedWhileScanning += 1
             }
         }
         // Entries of files that are gone. Why the count first: a no-op run then builds no
@@ -94,6 +102,10 @@ extension ChangeRecorder {
         let readAt = FileSystem.currentTimeNanos
         let bytes: [UInt8]
         do { bytes = try FileSystem.readFile(layout.absolute(entry.path)) } catch {
+            if error.isNotFound {
+                let reason = "renamed or deleted while docsync read the tree; left for the next run"
+                return .vanished(DocumentProblem(path: entry.path, reason: reason))
+            }
             let reason = "cannot read: \(error.localizedDescription)"
             return .invalid([DocumentProblem(path: entry.path, reason: reason)], forget: false)
         }

@@ -25,6 +25,8 @@ final class ChangeRecorder {
         /// Without `write`: the bytes of each new version by hash (nothing is stored, so
         /// a dry run's merge plan reads them from here).
         var unstoredContents: [String: [UInt8]] = [:]
+        /// Files the walk listed that were gone when read (see `FileScan.vanished`).
+        var vanishedWhileScanning = 0
     }
 
     /// What one file holds, from the stat cache or from reading it.
@@ -79,6 +81,8 @@ final class ChangeRecorder {
     /// first push of 100,000 documents held all of them, 54 MB, through the whole scan.
     var heldBytes = 0
     static let heldBytesBudget = 16 << 20
+    /// How many times `detect` walks again when the tree changed under its walk.
+    static let rewalksWhileTheTreeChanges = 3
 
     init(
         layout: TreeLayout, trackedVersions: @escaping () -> VersionTable, index: StatCache,
@@ -98,7 +102,7 @@ final class ChangeRecorder {
         var result = Result()
         let previousIndex = index
         let ignore = IgnoreRules.load(from: layout.ignoreFile)
-        let walk = TreeWalker(root: layout.root, ignore: ignore).walk(removingStaleTemporaryFiles: write)
+        var walk = TreeWalker(root: layout.root, ignore: ignore).walk(removingStaleTemporaryFiles: write)
         result.skipped = walk.skipped
         result.unentered = TreeWalker.Walk(files: [], skipped: [], unentered: walk.unentered)
         if let unchangedTree, unchangedTree.holds(walk.files, index: index) {
@@ -106,8 +110,23 @@ final class ChangeRecorder {
             progress?(.finished(.record))
             return result
         }
+        try CrashPoint.hit("record.after-walk")
         try readBase()
         var files = scanFiles(walk.files, into: &result)
+        // Files saved, renamed or deleted while the run walked and read the tree (the user
+        // at work during a sync): a file gone before it was read, or a folder changed
+        // since it was listed. The walk no longer says what is here: a file moved into a
+        // folder already listed would be missed, its document taken for deleted. Walk
+        // again, a few times; a file still vanishing then is unknown, never deleted.
+        for _ in 0..<Self.rewalksWhileTheTreeChanges
+        where result.vanishedWhileScanning > 0 || walk.changedSinceListed(root: layout.root) {
+            walk = TreeWalker(root: layout.root, ignore: ignore).walk(removingStaleTemporaryFiles: false)
+            result = Result()
+            result.skipped = walk.skipped
+            result.unentered = TreeWalker.Walk(files: [], skipped: [], unentered: walk.unentered)
+            vanishedPaths = []
+            files = scanFiles(walk.files, into: &result)
+        }
         if let selection { leaveOutUnselected(&files, selection, previousIndex: previousIndex, into: &result) }
         regenerated = regeneratedDocuments(files, previousIndex: previousIndex)
         // A regenerated file keeps its document's identity as an unreadable one does: any

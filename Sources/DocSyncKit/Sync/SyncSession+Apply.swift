@@ -122,9 +122,10 @@ extension SyncSession {
         _ path: String, _ op: JournalEntry.FileOperation, io: SafeTreeIO, skipped: inout Set<String>
     ) -> Bool {
         guard let current = try? io.readIfPresent(path), ContentHash.of(current) != op.fromHash else { return false }
-        report.warnings.append(
+        let warning =
             "\(path): changed on disk while syncing (or tracked but in .docsyncignore); left in place, the remote version waits for the next sync"
-        )
+        report.warnings.append(warning)
+        changedWhileWriting[op.refId] = warning
         skipped.insert(op.refId)
         return true
     }

@@ -8,8 +8,13 @@ final class SyncSession {
     let workspace: Workspace
     let remote: Remote
     let options: SyncOptions
-    let local: ChangeRecorder.Result
+    /// What recording the tree found (again, if the user saved files while the run wrote
+    /// them: see `pull`).
+    var local: ChangeRecorder.Result
     var report: SyncReport
+    /// Documents whose files the user changed while this run's pull meant to write them
+    /// (left as saved, the remote's version not applied): what `pull` records again.
+    var changedWhileWriting: [String: String] = [:]
     /// A sparse replica's selection (nil: the replica keeps everything).
     var selection: SparseSelection?
     /// Set when the selection widened: the first pull also reads the remote's whole
@@ -40,6 +45,40 @@ final class SyncSession {
     /// - Parameter prefetched: the remote's changes since the state's cursor, when the
     ///   run has already read them (first contact).
     func pull(prefetched: RemoteChanges? = nil) throws {
+        try pullOnce(prefetched: prefetched)
+        // A file the user saved while the pull meant to write it is left as saved, and the
+        // cursor stays (the remote's version waits). Record the tree again and pull again,
+        // as a run started after the save would: the save is merged with the remote's
+        // version now. Why: otherwise every push attempt found the remote "moved" against
+        // the old cursor, and the run gave up with exit 75, blaming other replicas.
+        var again = 0
+        while !changedWhileWriting.isEmpty, !options.dryRun, again < Self.pullsAfterSaves {
+            again += 1
+            let saved = changedWhileWriting
+            changedWhileWriting = [:]
+            report.warnings.removeAll { warning in saved.values.contains(warning) }
+            report.pulled.removeAll { saved[$0.refId] != nil }
+            try recordAgain()
+            try pullOnce(prefetched: nil)
+        }
+    }
+
+    /// How many times one run records and pulls again after files were saved under it.
+    static let pullsAfterSaves = 2
+
+    /// Records the tree again during the run (see `pull`): the new local actions are
+    /// journaled and folded like the first recording's.
+    private func recordAgain() throws {
+        var recorded = SyncReport()
+        var again = try SyncService(workspace: workspace).recordLocalChanges(
+            write: true, report: &recorded, checkpointing: false)
+        report.recorded += recorded.recorded
+        for problem in recorded.problems where !report.problems.contains(problem) { report.problems.append(problem) }
+        again.actions = []
+        local = again
+    }
+
+    private func pullOnce(prefetched: RemoteChanges?) throws {
         askLandedPending()
         // Read before the changes since the cursor, so that they are as new as it or newer.
         let newPart = prefetched == nil ? try readNewPart() : nil

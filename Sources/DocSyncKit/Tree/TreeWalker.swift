@@ -28,6 +28,23 @@ public struct TreeWalker: Sendable {
         /// Folders and files that exist but were not read: unreadable, symlinks, another
         /// tree, ignored folders, entries that failed to stat. Sorted by path.
         public var unentered: [Skipped]
+        /// Every folder listed, with its modification time when it was opened: a file
+        /// created, renamed or deleted in it since changes it (see `changedSinceListed`).
+        public var folders: [(path: String, modified: Int64)] = []
+
+        /// Whether a folder the walk listed was changed since (or is gone): the files the
+        /// walk found are then out of date. One `stat` per folder.
+        public func changedSinceListed(root: String) -> Bool {
+            for folder in folders {
+                var st = stat()
+                let absolute = folder.path.isEmpty ? root : root + "/" + folder.path
+                guard lstat(absolute, &st) == 0 else { return true }
+                if Int64(st.st_mtim.tv_sec) * 1_000_000_000 + Int64(st.st_mtim.tv_nsec) != folder.modified {
+                    return true
+                }
+            }
+            return false
+        }
 
         /// Why the document at `path` could not be looked at (the entry at or above it
         /// the walk did not enter), or nil when the walk looked where it would be.
@@ -95,6 +112,7 @@ public struct TreeWalker: Sendable {
         files.reserveCapacity(top.files.count + subtrees.reduce(0) { $0 + $1.files.count })
         var skipped = top.skipped
         var unentered = top.unentered
+        var folders = top.folders
         var nextSubtree = 0
         for child in rootChildren {
             if let file = child.file {
@@ -103,19 +121,21 @@ public struct TreeWalker: Sendable {
                 files += subtrees[nextSubtree].files
                 skipped += subtrees[nextSubtree].skipped
                 unentered += subtrees[nextSubtree].unentered
+                folders += subtrees[nextSubtree].folders
                 subtrees[nextSubtree] = Listing()
                 nextSubtree += 1
             }
         }
         skipped.sort { UTF8Order.precedes($0.path, $1.path) }
         unentered.sort { UTF8Order.precedes($0.path, $1.path) }
-        return Walk(files: files, skipped: skipped, unentered: unentered)
+        return Walk(files: files, skipped: skipped, unentered: unentered, folders: folders)
     }
 
     struct Listing {
         var files: [Entry] = []
         var skipped: [Skipped] = []
         var unentered: [Skipped] = []
+        var folders: [(path: String, modified: Int64)] = []
 
         /// Passed over and said so.
         mutating func skip(_ path: String, _ reason: String) {
@@ -192,6 +212,11 @@ public struct TreeWalker: Sendable {
         }
         defer { closedir(dir) }
         let fd = dirfd(dir)
+        var opened = stat()
+        if fstat(fd, &opened) == 0 {
+            result.folders.append(
+                (relative, Int64(opened.st_mtim.tv_sec) * 1_000_000_000 + Int64(opened.st_mtim.tv_nsec)))
+        }
         var children: [Child] = []
         while true {
             errno = 0

@@ -1,0 +1,85 @@
+// Files saved, renamed or deleted while a sync of the same tree runs (issue 42: the model
+// check's `editDuringSync` found both defects). Each run is held at a named point
+// (DOCSYNC_PAUSE_AT) while the test plays the user, so the race happens every time:
+// - a file renamed into a folder the walk had already listed, between the walk and the
+//   read: the document was "cannot read" (exit 1); now the tree is walked again and the
+//   rename goes out with this run;
+// - a file saved while the pull meant to write it: the pull left it (right) and the cursor
+//   stayed, so every push attempt found the remote "moved" and the run gave up with exit
+//   75 blaming other replicas; now the run records the save and merges it, and exits 0.
+
+import Foundation
+import Testing
+
+@Suite("Edits while a sync runs")
+struct EditsDuringRunTests {
+    /// `sync` in `r`, held at `point` until the returned closure opens the gate.
+    static func held(_ r: Replica, _ box: Sandbox, at point: String) -> (run: BackgroundRun, release: () -> Void) {
+        let gate = box.path("gate-\(point)")
+        let run = BackgroundRun(["sync"], in: r.root, env: ["DOCSYNC_PAUSE_AT": point, "DOCSYNC_PAUSE_FILE": gate])
+        #expect(
+            waitUntil(seconds: 60) { FileManager.default.fileExists(atPath: gate + ".reached") },
+            "the sync reached \(point)")
+        return (run, { #expect(FileManager.default.createFile(atPath: gate, contents: nil), "the gate opens") })
+    }
+
+    @Test(
+        "a file renamed between the walk and its read goes out as a rename in the same run, nothing reported unreadable",
+        arguments: [false, true])
+    func renamedWhileScanning(git: Bool) throws {
+        let box = Sandbox()
+        let url = Reliability.remote(box, git: git)
+        let a = box.replica("A")
+        a.write("top.json", "{\"n\": 1}\n")
+        a.write("sub/other.json", "{\"n\": 2}\n")
+        #expect(CLI.run(["init", "--remote", url, "--name", "A", "A"], in: box.root).exit == 0)
+        a.sync()
+        let b = ReliabilityConcurrencyTests.clone(box, "B", remote: url)
+        // Changed, so the scan reads it (not vouched for by the stat cache).
+        a.write("top.json", "{\"n\": 10}\n")
+        let (run, release) = Self.held(a, box, at: "record.after-walk")
+        #expect(rename(a.path("top.json"), a.path("sub/top.json")) == 0)
+        release()
+        let result = run.wait()
+        #expect(result.exit == 0, "\(git ? "git" : "folder"): \(result.comment)")
+        #expect(!result.stderr.contains("cannot read"), result.comment)
+        #expect(b.run("sync").exit == 0)
+        #expect(b.json("sub/top.json")?["n"] as? Int == 10, "B got the moved, edited document")
+        #expect(!b.exists("top.json"), "and not at its old path")
+        let status = JSONHelp.parse(a.run("status", "--json").stdout) as? [String: Any]
+        #expect(
+            (status?["unrecorded"] as? [Any])?.isEmpty ?? true, "nothing left unrecorded: \(String(describing: status))"
+        )
+    }
+
+    @Test(
+        "a file saved while the pull meant to write it is merged in the same run: exit 0, not 75, both edits everywhere",
+        arguments: [false, true])
+    func savedWhilePulling(git: Bool) throws {
+        let box = Sandbox()
+        let url = Reliability.remote(box, git: git)
+        let a = box.replica("A")
+        a.write("d.json", "{\n  \"x\": \"base\",\n  \"y\": \"base\"\n}\n")
+        a.write("e.json", "{\"n\": 1}\n")
+        #expect(CLI.run(["init", "--remote", url, "--name", "A", "A"], in: box.root).exit == 0)
+        a.sync()
+        let b = ReliabilityConcurrencyTests.clone(box, "B", remote: url)
+        b.write("d.json", b.read("d.json")!.replacingOccurrences(of: "\"x\": \"base\"", with: "\"x\": \"fromB\""))
+        #expect(b.run("sync").exit == 0)
+        // A has something of its own to push, so the run pushes after its pull.
+        a.write("e.json", a.read("e.json")!.replacingOccurrences(of: "1", with: "2"))
+        let (run, release) = Self.held(a, box, at: "pull.after-journal")
+        // The user saves d.json from an editor buffer read before the pull wrote it.
+        a.write("d.json", a.read("d.json")!.replacingOccurrences(of: "\"y\": \"base\"", with: "\"y\": \"fromA\""))
+        release()
+        let result = run.wait()
+        #expect(result.exit == 0, "\(git ? "git" : "folder"): \(result.comment)")
+        #expect(!result.stderr.contains("kept changing"), result.comment)
+        #expect(a.json("d.json")?["x"] as? String == "fromB", "B's edit merged in: \(a.read("d.json") ?? "")")
+        #expect(a.json("d.json")?["y"] as? String == "fromA", "A's save kept: \(a.read("d.json") ?? "")")
+        #expect(b.run("sync").exit == 0)
+        #expect(b.json("d.json")?["y"] as? String == "fromA", "A's save went out in the same run")
+        #expect(b.json("e.json")?["n"] as? Int == 2)
+        #expect(a.run("status", "--json").exit == 0)
+    }
+}
