@@ -8,12 +8,14 @@
 # Exits non-zero if any run failed, and also if a run died: the test process crashed or
 # was killed (exit status above 128), or a run printed no `MODELCHECK kind=…` figures line.
 #
-#   scripts/model-check.sh [--ops N] [--per-seed N] [--kind folder|git|daemon|all] [--seed S] [--strict] [--no-build] [--frozen]
+#   scripts/model-check.sh [--ops N] [--per-seed N] [--kind folder|git|daemon|drive|all] [--seed S] [--strict] [--no-build] [--frozen]
 #
 #   --ops N        operations per remote kind in total (default 100000)
 #   --per-seed N   operations per seed (default 2000)
 #   --kind K       folder, git (bare repository by path), daemon (git daemon on 127.0.0.1),
-#                  all (default: the three in turn; `both` means folder and git)
+#                  drive (DriveModelCheckTests: each replica on its own copy of a folder
+#                  remote, files copied between the copies as a sync service does),
+#                  all (default: the four in turn; `both` means folder and git)
 #   --seed S       first seed (default: random); the next ones are S+1, S+2, …
 #   --strict       known engine defects fail too (DOCSYNC_MODEL_KNOWN_DEFECTS=none)
 #   --keep-going   go on with the next seed after a failing one
@@ -24,7 +26,7 @@
 set -u
 cd "$(dirname "$0")/.."
 
-ops=100000 per_seed=2000 kinds="folder git daemon" seed="" strict=0 build=1 keep_going=0 frozen=0
+ops=100000 per_seed=2000 kinds="folder git daemon drive" seed="" strict=0 build=1 keep_going=0 frozen=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --ops) ops=$2; shift ;;
@@ -32,9 +34,9 @@ while [ $# -gt 0 ]; do
         --kind)
             case "$2" in
                 both) kinds="folder git" ;;
-                all) kinds="folder git daemon" ;;
-                folder|git|daemon) kinds=$2 ;;
-                *) echo "model-check.sh: --kind folder|git|daemon|all, not $2" >&2; exit 2 ;;
+                all) kinds="folder git daemon drive" ;;
+                folder|git|daemon|drive) kinds=$2 ;;
+                *) echo "model-check.sh: --kind folder|git|daemon|drive|all, not $2" >&2; exit 2 ;;
             esac
             shift ;;
         --seed) seed=$2; shift ;;
@@ -56,6 +58,9 @@ export DOCSYNC_BIN=${DOCSYNC_BIN:-$PWD/$scratch/debug/docsync}
 [ "$strict" = 1 ] && export DOCSYNC_MODEL_KNOWN_DEFECTS=none
 [ -n "$seed" ] || seed=$(( (RANDOM << 15 | RANDOM) + 1 ))
 out=$(mktemp -d /tmp/docsync-model-check.XXXXXX)
+# Readable by everyone: the model check runs some syncs as an unprivileged user (uid 65534),
+# which must be able to run the frozen binary kept here.
+chmod 755 "$out"
 tests="$PWD/$scratch/debug/docsyncPackageTests.xctest"
 if [ "$frozen" = 1 ]; then
     cp "$tests" "$out/tests.xctest" && cp "$DOCSYNC_BIN" "$out/docsync" || { echo "cannot copy the binaries" >&2; exit 1; }
@@ -73,10 +78,21 @@ for kind in $kinds; do
         log="$out/$kind-$s.log"
         # One seed of one kind on purpose: CI=false, so the parts these switches leave out
         # skip (under CI=true a narrowed model check fails, see ProgramPrerequisites.swift).
-        CI=false DOCSYNC_MODEL_SEED=$s DOCSYNC_MODEL_OPS=$per_seed DOCSYNC_MODEL_KIND=$kind \
-            "$tests" --testing-library swift-testing --filter ModelCheck >"$log" 2>&1
-        rc=$?
-        line=$(grep '^MODELCHECK kind=' "$log" | tail -1)
+        t0=$(date +%s)
+        if [ "$kind" = drive ]; then
+            # The drive kind's seed list starts at its own base; --seed S takes its S-th seed.
+            CI=false DOCSYNC_DRIVE_MODEL_SEEDS=1 DOCSYNC_DRIVE_MODEL_FIRST=$s DOCSYNC_DRIVE_MODEL_OPS=$per_seed \
+                "$tests" --testing-library swift-testing --filter DriveModelCheckTests >"$log" 2>&1
+            rc=$?
+            line=$(grep '^DRIVEMODEL done' "$log" | tail -1)
+            [ -n "$line" ] && line="MODELCHECK kind=drive ${line#DRIVEMODEL done } seconds=$(( $(date +%s) - t0 ))"
+        else
+            # Not DriveModelCheckTests: its name contains "ModelCheckTests" too.
+            CI=false DOCSYNC_MODEL_SEED=$s DOCSYNC_MODEL_OPS=$per_seed DOCSYNC_MODEL_KIND=$kind \
+                "$tests" --testing-library swift-testing --filter 'DocsyncCLITests.ModelCheckTests' >"$log" 2>&1
+            rc=$?
+            line=$(grep '^MODELCHECK kind=' "$log" | tail -1)
+        fi
         steps=$(sed -n 's/.* steps=\([0-9]*\).*/\1/p' <<<"$line")
         runs=$((runs + 1))
         if [ $rc -gt 128 ] || [ -z "$steps" ]; then

@@ -77,11 +77,12 @@ struct ModelCheckTests {
             """
             MODELCHECK kind=\(kind) seed=\(seed) ops=\(ops) steps=\(f.steps) seconds=\(String(format: "%.1f", f.seconds)) \
             conflicts=\(f.conflictsFound) deleteVsEdit=\(f.deleteVsEdit) kills=\(kills) crashAttempts=\(f.crashAttempts) \
-            concurrentSteps=\(f.concurrentSteps) reordered=\(f.reordered) busy75=\(f.busy75) \
+            concurrentSteps=\(f.concurrentSteps) launchedTogether=\(f.launchedTogether) reordered=\(f.reordered) busy75=\(f.busy75) \
             randomKills=\(randomLanded) randomKillsTried=\(randomTried) randomKillsBy=\(randomList.isEmpty ? "none" : randomList) \
             conflictCopyChecks=\(f.conflictCopiesChecked) pointOfViewChecks=\(f.pointOfViewChecks) echoMakerSwaps=\(f.echoMakerSwaps) \
             firstContacts=\(f.firstContacts) firstContactMerges=\(f.firstContactMerges) urlChanges=\(f.urlChanges) \
-            viewResolves=\(f.viewResolves) plainGitEdits=\(f.plainGitEdits) unknownNamed=\(f.unknownNamed) receiveOnly=\(f.receiveOnly ? "r2" : "none") reverted=\(f.reverted) \
+            viewResolves=\(f.viewResolves) editsDuringRuns=\(f.editsDuringRuns) editsSeenByTheRun=\(f.editsSeenByTheRun) \
+            clockSaves=\(f.clockSaves) unreadableFolders=\(f.unreadableFolders) restores=\(f.restores) conflictCopyBytes=\(f.conflictCopyBytesChecked) plainGitEdits=\(f.plainGitEdits) unknownNamed=\(f.unknownNamed) receiveOnly=\(f.receiveOnly ? "r2" : "none") reverted=\(f.reverted) \
             sendOnly=\(f.sendOnly ? "r1" : "none") overridden=\(f.overridden) sparse=\(f.sparse ? "r1" : "none") leftSelection=\(f.leftSelection) \
             syncExits=\(exits) opsDone=\(opList) killsAt=\(killList) knownDefectHits=\(known.isEmpty ? "none" : known) \
             stopped=\(f.stoppedBy.map { "\"\($0)\"" } ?? "no")
@@ -93,7 +94,9 @@ struct ModelCheckTests {
                 kills > 0, "no SIGKILL landed at a crash point in \(f.crashAttempts) attempts (\(kind), seed \(seed))")
             #expect(
                 randomLanded > 0, "no random-time SIGKILL landed in \(randomTried) attempts (\(kind), seed \(seed))")
-            #expect(f.concurrentSteps > 0, "no concurrent step ran (\(kind), seed \(seed))")
+            #expect(
+                f.concurrentSteps > 0,
+                "no concurrent step's runs overlapped (\(f.launchedTogether) launched together; \(kind), seed \(seed))")
         }
     }
 }

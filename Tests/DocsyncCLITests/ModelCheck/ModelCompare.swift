@@ -35,6 +35,7 @@ extension MC.Run {
         alternativesTried = nil
         stepCache = nil
         lastRuns = []
+        notePublished()
         return handle(found, step: step)
     }
 
@@ -317,13 +318,30 @@ extension MC.Run {
         csContent[cs] = fields
         if let v = version, v.fields == fields, versionCs[v.id] == nil {
             versionCs[v.id] = cs
-            if let m = v.mtimeMs, !echoDocs.contains(doc ?? -1), let wall = Int64(cs.prefix(12), radix: 16), wall != m {
+            let wall = Int64(cs.prefix(12), radix: 16)
+            if let window = savedAhead[v.id] {
+                // SPEC rule 1: a save's time is its mtime, "never later than now".
+                guard let wall, wall < window.saved || wall > window.recordedBy else { return found }
                 found.append(
                     Mismatch(
-                        rules: rules(doc).union([.saveTime]), changesDocuments: false,
+                        rules: rules(doc).union([.saveTime, .clockHazard]), changesDocuments: false,
                         text:
-                            "\(place): the version saved with mtime \(m) (\(String(m, radix: 16))) got changesetId \(cs): its time part should be the save's"
+                            "\(place): the version saved with an mtime in the future got changesetId \(cs): its time part should be when the sync recorded it (\(window.saved)…\(window.recordedBy))"
                     ))
+            } else if var m = v.mtimeMs, !echoDocs.contains(doc ?? -1), let wall {
+                // A save dated before the version it was edited from sorts right after that one.
+                if let parent = backdatedParent[v.id] {
+                    guard let pcs = versionCs[parent], let pw = Int64(pcs.prefix(12), radix: 16) else { return found }
+                    m = max(m, pw + 1)
+                }
+                if wall != m {
+                    found.append(
+                        Mismatch(
+                            rules: rules(doc).union([.saveTime]), changesDocuments: false,
+                            text:
+                                "\(place): the version saved with mtime \(m) (\(String(m, radix: 16))) got changesetId \(cs): its time part should be the save's"
+                        ))
+                }
             }
         }
         return found
@@ -492,6 +510,7 @@ extension MC.Run {
             if let i = candidates.first(where: { expectedCopy == nil || engine[$0].copy == expectedCopy }) {
                 if engine[i].copy != nil {
                     figures.conflictCopiesChecked += 1
+                    found += checkCopyBytes(r, rec, engine[i])
                 } else if rec.loser != nil {
                     found.append(
                         Mismatch(
@@ -543,6 +562,25 @@ extension MC.Run {
                 ))
         }
         return found
+    }
+
+    /// SYNC.md: the stored version is byte for byte the losing version as it was saved
+    /// (with the ids the sync stamped into it): checked where the loser is a user save the
+    /// driver wrote.
+    func checkCopyBytes(_ r: Int, _ rec: MC.ConflictRecord, _ listed: EngineRecord) -> [Mismatch] {
+        guard let loser = rec.loser, let saved = savedBytes[loser.id], let file = listed.file,
+            let stored = replicas[r].bytes(file)
+        else { return [] }
+        figures.conflictCopyBytesChecked += 1
+        let want = Self.withoutIds(saved), got = Self.withoutIds(stored)
+        guard want != got else { return [] }
+        return [
+            Mismatch(
+                rules: rules(rec.doc), changesDocuments: false,
+                text:
+                    "r\(r)'s stored copy \(file) of \(rec) is not the losing version as saved: stored \(got.debugDescription), saved \(want.debugDescription)"
+            )
+        ]
     }
 
     /// SYNC.md: a record names its versions by the replica that made each; the stored one
@@ -659,6 +697,16 @@ extension MC.Run {
         return found
     }
 
+    /// Documents changed since `r`'s last sync recorded the tree (a save, move or
+    /// deletion during that run which the run did not see).
+    func changedSinceRecorded(_ r: Int) -> Set<Int> {
+        var changed = Set<Int>()
+        for (d, recorded) in model.recorded[r] where recorded != model.local[r][d]?.placed {
+            changed.insert(d)
+        }
+        return changed
+    }
+
     func checkStatus(_ r: Int) -> [Mismatch] {
         let result = stepCache?.status[r] ?? replicas[r].run(["status", "--json"])
         stepCache?.status[r] = result
@@ -691,7 +739,7 @@ extension MC.Run {
                         ?? model.local[r].first { $0.value.placed.path == entry["path"] as? String }?.key
                 }
             ).subtracting(invalid)
-            let expected = model.locallyChanged(r)
+            let expected = model.locallyChanged(r).subtracting(changedSinceRecorded(r))
             // Listed beyond the model: only a version of its own with the base's content
             // (a save or `resolve` back to the base's values is a recorded action that stays
             // pending). This also tells apart the orders of a concurrent step that leave a
@@ -712,8 +760,12 @@ extension MC.Run {
                     text: "r\(r): status lists \(pending.count) pending changes right after a sync: \(pending)"))
         }
         let invalidPaths = Set(model.local[r].values.filter { $0.invalidBytes != nil }.map(\.placed.path))
+        // A file saved, moved or deleted after the sync recorded the tree (an edit during
+        // the run that the run did not see) is unrecorded, as it should be.
+        let changedSince = changedSinceRecorded(r)
         let unrecorded = (status["unrecorded"] as? [[String: Any]] ?? []).filter {
             !invalidPaths.contains($0["path"] as? String ?? "")
+                && !(doc(forRefId: $0["refId"] as? String).map { changedSince.contains($0) } ?? false)
         }
         if !unrecorded.isEmpty {
             found.append(

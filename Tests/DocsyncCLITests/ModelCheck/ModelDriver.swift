@@ -73,8 +73,22 @@ extension MC {
         var stoppedBy: String?
         var steps = 0
         var seconds = 0.0
-        /// Steps in which 2–3 replicas ran docsync at the same moment.
+        /// Steps in which 2–3 replicas ran docsync at the same moment and the runs really
+        /// overlapped (the last one started before the first one ended).
         var concurrentSteps = 0
+        /// Steps that launched 2–3 runs together, overlapping or not.
+        var launchedTogether = 0
+        /// Issue 42: saves, renames and deletions made while a sync of that replica ran, and
+        /// how many of those the run saw (the model's order "the edit first"); saves with
+        /// an mtime in the past or the future; `restore --at` of versions from the remote's
+        /// history; stored conflict copies compared byte for byte with the saved bytes.
+        var editsDuringRuns = 0
+        var editsSeenByTheRun = 0
+        var clockSaves = 0
+        var restores = 0
+        var conflictCopyBytesChecked = 0
+        /// Syncs run as an unprivileged user with a folder made unreadable (`chmod 000`).
+        var unreadableFolders = 0
         /// Concurrent runs that exited 75 (remote busy): counted as not having run.
         var busy75 = 0
         /// In how many concurrent steps the matching serial order was not the launch order.
@@ -174,6 +188,22 @@ extension MC {
         /// Per replica: docs whose file was regenerated without ids and not synced since
         /// (the file carries no refId until the next sync stamps it).
         var regeneratedUnsynced: [Set<Int>] = [[], [], []]
+        /// Per replica: docs with a save backdated hours and not synced since.
+        var backdatedUnsynced: [Int: Set<Int>] = [:]
+        /// Every version that was on the model's remote after some step, by doc and version id.
+        var published: [Int: [Int: MC.Version]] = [:]
+        /// Backdated saves: version id → the version it was edited from (its id sorts right
+        /// after that one's); saves dated in the future: version id → when it was saved and
+        /// by when the sync that dated it had ended.
+        var backdatedParent: [Int: Int] = [:]
+        var savedAhead: [Int: (saved: Int64, recordedBy: Int64)] = [:]
+        /// Documents a plain-git commit ever edited (keeping a changesetId, which then names
+        /// two contents in the remote's history).
+        var plainGitDocs: Set<Int> = []
+        /// The bytes each user save wrote, by version id.
+        var savedBytes: [Int: [UInt8]] = [:]
+        /// Whether the runs of the last `launch` overlapped in time.
+        var lastLaunchOverlapped = false
         /// Per replica: copy → original, for the copies not recorded yet.
         var pendingCopyOf: [[Int: Int]] = [[:], [:], [:]]
         /// Per replica: docs whose change a `resolve` recorded (it records the whole tree)
@@ -461,7 +491,8 @@ extension MC {
                 ("sync", 18), ("crashSync", 7), ("resolve", 6), ("gc", 3), ("concurrent", 10), ("killSync", 4),
                 ("firstContact", joiners < 2 ? 2 : 0), ("urlChange", 2), ("plainGitEdit", git ? 3 : 0),
                 ("revert", model.receiveOnly.contains(r) ? 3 : 0), ("override", model.sendOnly.contains(r) ? 4 : 0),
-                ("regenerate", 3), ("hiddenFolder", 2)
+                ("regenerate", 3), ("hiddenFolder", 2), ("removeField", 3), ("addField", 2), ("editDuringSync", 6),
+                ("backdatedSave", 2), ("futureSave", 2), ("restoreEarlier", 2)
             ]
             var roll = rng.int(weights.map(\.1).reduce(0, +))
             var op = "sync"
@@ -504,6 +535,12 @@ extension MC {
             case "override": return override(r)
             case "regenerate": return regenerate(r)
             case "hiddenFolder": return hiddenFolderSync(r)
+            case "removeField": return removeField(r)
+            case "addField": return addField(r)
+            case "editDuringSync": return editDuringSync(r)
+            case "backdatedSave": return backdatedSave(r)
+            case "futureSave": return futureSave(r)
+            case "restoreEarlier": return restoreEarlier(r)
             default: return nil
             }
         }
@@ -517,6 +554,7 @@ extension MC {
             let t = nextSaveMs()
             write(r, path, Run.text(fields), style: .editorRename, mtime: t)
             model.save(r, doc: doc, path: path, fields: fields, mtime: t)
+            noteSaved(r, doc, Run.text(fields))
             return "r\(r) create doc\(doc) \(path) \(MC.show(fields))"
         }
 
@@ -543,6 +581,7 @@ extension MC {
             let t = nextSaveMs()
             write(r, path, edited, style: style, mtime: t)
             model.save(r, doc: doc, path: path, fields: fields, mtime: t)
+            noteSaved(r, doc, edited)
             return "r\(r) \(verb) doc\(doc) \(path) \(field)=\(new) (was \(old))"
         }
 
@@ -589,37 +628,78 @@ extension MC {
         /// and the next sync finishes the work, which the model sees as one sync (the first
         /// one's conflicts may have been recorded under its exit 1, as for a killed run).
         func hiddenFolderSync(_ r: Int) -> String? {
+            // Not a folder holding a file new since the last sync (a copy there, unseen by the
+            // first run, would meet its original after that run pulled the original's
+            // deletion: then it is the original written back, not the copy the model's one
+            // sync makes of it).
+            // Nor one a document was moved into since (its old path was looked at and found
+            // empty: SYNC.md says that is a deletion there, and the document comes back as
+            // written back once the folder can be read, not the rename the model makes).
             let folders = ["notes", "tasks"].filter { folder in
                 model.base[r].values.contains { $0.path.hasPrefix(folder + "/") }
                     && FileManager.default.fileExists(atPath: replicas[r].path(folder))
+                    && !model.local[r].contains {
+                        $0.value.placed.path.hasPrefix(folder + "/")
+                            && !(model.base[r][$0.key]?.path.hasPrefix(folder + "/") ?? false)
+                    }
             }
             guard let folder = folders.isEmpty ? nil : rng.pick(folders) else { return nil }
             // Synced there and not moved out since (a file carrying the refId elsewhere is the
             // document moved: seen, not unknown).
-            let inside = model.base[r].filter { d, base in
-                base.path.hasPrefix(folder + "/")
-                    && model.local[r][d].map { $0.placed.path.hasPrefix(folder + "/") } ?? true
+            // Where the replica last recorded each document (a send-only replica records moves
+            // it cannot send yet), else its base.
+            func tracked(_ d: Int) -> String? {
+                if let recorded = model.recorded[r][d] { return recorded?.path }
+                return model.base[r][d]?.path
             }
-            let away = box.path("hidden-r\(r)")
-            precondition(rename(replicas[r].path(folder), away) == 0)
-            precondition(symlink(away, replicas[r].path(folder)) == 0)
-            let hidden = docsync(r, ["sync"])
-            precondition(unlink(replicas[r].path(folder)) == 0)
-            precondition(rename(away, replicas[r].path(folder)) == 0)
-            let named = inside.values.filter { hidden.stderr.contains("\($0.path): error: not looked at") }.count
+            let inside = model.base[r].keys.compactMap { d -> (Int, String)? in
+                guard let path = tracked(d), path.hasPrefix(folder + "/"),
+                    model.local[r][d].map({ $0.placed.path.hasPrefix(folder + "/") }) ?? true
+                else { return nil }
+                return (d, path)
+            }
+            // Moved away with a symlink in its place, or (as a user without privileges: root
+            // reads every folder) made unreadable with `chmod 000`.
+            let unreadable = Prerequisite.unprivileged.runsHere && getuid() == 0 && rng.chance(0.5)
+            let hidden: RunResult
+            if unreadable {
+                let handed = CLI.runTool("/bin/chown", ["-R", "65534:65534", box.root], in: "/")
+                precondition(handed.exit == 0, "chown: \(handed)")
+                precondition(chmod(replicas[r].path(folder), 0) == 0)
+                hidden = CLI.runTool(
+                    "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary, "sync"],
+                    in: replicas[r].root, env: ["HOME": box.root])
+                lastRunEndMs = nowMs()
+                precondition(chmod(replicas[r].path(folder), 0o755) == 0)
+                // Back to root, the owner every other run expects (git refuses a repository
+                // another user owns).
+                let back = CLI.runTool("/bin/chown", ["-R", "0:0", box.root], in: "/")
+                precondition(back.exit == 0, "chown: \(back)")
+                figures.unreadableFolders += 1
+            } else {
+                let away = box.path("hidden-r\(r)")
+                precondition(rename(replicas[r].path(folder), away) == 0)
+                precondition(symlink(away, replicas[r].path(folder)) == 0)
+                hidden = docsync(r, ["sync"])
+                precondition(unlink(replicas[r].path(folder)) == 0)
+                precondition(rename(away, replicas[r].path(folder)) == 0)
+            }
+            let named = inside.filter { hidden.stderr.contains("\($0.1): error: not looked at") }.count
             figures.unknownNamed += named
             if hidden.exit != 1 || named != inside.count {
                 stepMismatches.append(
                     Mismatch(
                         rules: [], changesDocuments: false,
                         text:
-                            "r\(r) sync with \(folder)/ hidden: exit \(hidden.exit) (expected 1), named \(named) of \(inside.count) synced documents there as not looked at: \(hidden.stderr.prefix(600))"
+                            "r\(r) sync with \(folder)/ \(unreadable ? "unreadable (chmod 000, as nobody)" : "hidden (a symlink)"): exit \(hidden.exit) (expected 1), named \(named) of \(inside.count) synced documents there as not looked at: \(hidden.stderr.prefix(600))"
                     ))
             }
             let next = docsync(r, ["sync"])
             return applySync(
                 r, next, recovering: true,
-                prefix: "r\(r) sync with \(folder)/ hidden → exit \(hidden.exit), \(named) unknown; folder back, sync")
+                prefix:
+                    "r\(r) sync with \(folder)/ \(unreadable ? "unreadable" : "hidden") → exit \(hidden.exit), \(named) unknown; folder back, sync"
+            )
         }
 
         func copy(_ r: Int) -> String? {
@@ -644,7 +724,7 @@ extension MC {
         }
 
         /// Nobody else has a pending rename or delete of `doc`, and `r` has seen its remote path.
-        private func quietElsewhere(_ r: Int, _ doc: Int) -> Bool {
+        func quietElsewhere(_ r: Int, _ doc: Int) -> Bool {
             guard let remote = model.remote[doc], model.base[r][doc]?.path == remote.path else { return false }
             for o in 0..<3 where o != r {
                 guard let b = model.base[o][doc] else { continue }
@@ -814,6 +894,7 @@ extension MC {
             pendingCopyOf[r] = [:]
             regeneratedUnsynced[r] = []
             recordedUnsynced[r] = []
+            backdatedUnsynced[r] = nil
             figures.conflictsFound += outcome.newRecords.count
             figures.deleteVsEdit += outcome.notes.filter { $0.contains("deleted") }.count
             figures.exit[result.exit, default: 0] += 1
@@ -864,7 +945,9 @@ extension MC {
         /// Starts `docsync args` in every replica of `runs` at the same moment (one process
         /// each) and waits for all; if `victim` is set, SIGKILLs that run after `delayMs`
         /// (if it is still running). A run that died of the signal exits 137.
-        func launch(_ runs: [(r: Int, args: [String])], victim: Int? = nil, delayMs: Int = 0) -> [RunResult] {
+        func launch(
+            _ runs: [(r: Int, args: [String])], victim: Int? = nil, delayMs: Int = 0, during: (() -> Void)? = nil
+        ) -> [RunResult] {
             var processes: [(Process, String, [String])] = []
             for run in runs {
                 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
@@ -882,11 +965,18 @@ extension MC {
                 p.standardInput = FileHandle.nullDevice
                 processes.append((p, scratch, run.args))
             }
+            // When each run ended, to count the steps whose runs really overlapped.
+            let ended = Ended(count: processes.count)
+            for (i, (p, _, _)) in processes.enumerated() { p.terminationHandler = { _ in ended.mark(i) } }
             for (p, _, _) in processes { try! p.run() }
+            let lastStart = Date()
             if let victim {
                 let p = processes[runs.firstIndex { $0.r == victim }!].0
                 if delayMs > 0 { usleep(useconds_t(delayMs * 1000)) }
                 if p.isRunning { kill(p.processIdentifier, SIGKILL) }
+            } else if let during {
+                if delayMs > 0 { usleep(useconds_t(delayMs * 1000)) }
+                during()
             }
             let results = processes.map { (p, scratch, args) -> RunResult in
                 p.waitUntilExit()
@@ -897,6 +987,7 @@ extension MC {
                 let code = p.terminationReason == .exit ? p.terminationStatus : 128 + p.terminationStatus
                 return RunResult(args: args, stdout: out, stderr: err, exit: code)
             }
+            lastLaunchOverlapped = processes.count > 1 && ended.first.map { $0 > lastStart } ?? false
             lastRunEndMs = nowMs()
             return results
         }
@@ -1089,7 +1180,8 @@ extension MC {
             }
             adopt(alternatives[chosen])
             if parts.count > 1 {
-                figures.concurrentSteps += 1
+                figures.launchedTogether += 1
+                if lastLaunchOverlapped { figures.concurrentSteps += 1 }
                 if !alternatives[chosen].label.hasPrefix(ran.map { "r\($0)" }.joined(separator: ",")) {
                     figures.reordered += 1
                 }
@@ -1284,4 +1376,34 @@ extension RandomKillTests.Rng {
     mutating func int(_ n: Int) -> Int { below(n) }
     mutating func chance(_ p: Double) -> Bool { Double(next() % 1_000_000) / 1_000_000 < p }
     mutating func pick<T>(_ items: [T]) -> T { items[int(items.count)] }
+}
+
+extension MC {
+    /// When each of a launch's processes ended (set from their termination handlers).
+    final class Ended: @unchecked Sendable {
+        private let lock = NSLock()
+        private var times: [Date?]
+
+        init(count: Int) { times = Array(repeating: nil, count: count) }
+
+        func mark(_ i: Int) {
+            lock.lock()
+            times[i] = Date()
+            lock.unlock()
+        }
+
+        /// The earliest end, once every process's handler ran (it runs on another thread,
+        /// perhaps after `waitUntilExit` returned).
+        var first: Date? {
+            for _ in 0..<200 {
+                lock.lock()
+                let all = times.allSatisfy { $0 != nil }
+                let earliest = times.compactMap { $0 }.min()
+                lock.unlock()
+                if all { return earliest }
+                usleep(1000)
+            }
+            return nil
+        }
+    }
 }

@@ -313,6 +313,7 @@ extension MC.Run {
             model.taint(doc, .plainGitEditUnseenChangeset)
         }
         figures.plainGitEdits += 1
+        plainGitDocs.insert(doc)
         let result = docsync(r, ["sync"])
         let said = applySync(r, result, recovering: false, prefix: "r\(r) sync")
         lastRuns[lastRuns.count - 1].rules.insert(.plainGitIdentity)

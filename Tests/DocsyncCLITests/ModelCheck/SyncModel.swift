@@ -123,6 +123,12 @@ extension MC {
         /// A version pulled from plain git carrying a known changesetId with other content
         /// gets a fresh changesetId (one changesetId names one content).
         case plainGitIdentity = "rule10-plain-git-new-changeset"
+        /// A field removed on one side and changed on the other: the change wins, the
+        /// removing version is stored (SYNC.md's field table).
+        case fieldRemoval = "rule12-edit-beats-removal"
+        /// A save whose mtime lies in the past sorts right after the version it was edited
+        /// from; one in the future is dated when it is recorded (SPEC: "never later than now").
+        case clockHazard = "rule13-save-time-from-mtime"
         /// Send-only replicas (issue 24): a remote change is held, never applied; a local
         /// change of such a document waits; `override` sends the local version over the
         /// remote's, which is recorded as lost (its maker told).
@@ -279,8 +285,13 @@ extension MC {
             recorded = Array(repeating: [:], count: replicas)
         }
 
+        /// Ticks grow by `tickStep`, so that a save the model must place just after another
+        /// version (a backdated save sorts right after the version it was edited from) can
+        /// take the tick in between.
+        static let tickStep = 1000
+
         mutating func nextTick() -> Int {
-            tick += 1
+            tick += Model.tickStep
             return tick
         }
 
@@ -322,8 +333,8 @@ extension MC {
 
         /// A user save of `fields` for `doc` on replica `r` (file already written): the local
         /// version is the base's if the content is back to it, else a new version.
-        mutating func save(_ r: Int, doc: Int, path: String, fields: Fields, mtime: Int64?) {
-            let tick = nextTick()
+        mutating func save(_ r: Int, doc: Int, path: String, fields: Fields, mtime: Int64?, tick fixed: Int? = nil) {
+            let tick = fixed ?? nextTick()
             let version: Version
             if let b = base[r][doc], b.version.fields == fields {
                 version = b.version
@@ -656,6 +667,7 @@ extension MC {
                 taint(doc, .fieldMerge)
                 var merged: Fields = [:]
                 var colliding: [String] = []
+                var localLost = false
                 for key in Set(bf.keys).union(lf.keys).union(rf.keys).sorted() {
                     let lv = lf[key], rv = rf[key], bv = bf[key]
                     let value: String?
@@ -666,8 +678,13 @@ extension MC {
                     } else if rv == bv {
                         value = lv
                     } else {
+                        // SYNC.md, the field table: removed on one side, changed on the
+                        // other: the change wins (an edit beats a removal); else the later save.
                         colliding.append(key)
-                        value = localLater ? lv : rv
+                        let takeLocal = rv == nil ? true : lv == nil ? false : localLater
+                        value = takeLocal ? lv : rv
+                        if !takeLocal { localLost = true }
+                        if lv == nil || rv == nil { taint(doc, .fieldRemoval) }
                     }
                     merged[key] = value
                 }
@@ -680,14 +697,18 @@ extension MC {
                 }
                 if !colliding.isEmpty {
                     taint(doc, .saveTime)
-                    let loser = localLater ? rm.version : l.version
+                    // The stored version is the side that lost a value; when both lost one
+                    // (a collision one way, a removal beaten the other), the local one
+                    // (SYNC.md: the remote's stays in the remote's history).
+                    let localStored = localLost
+                    let loser = localStored ? l.version : rm.version
                     outcome.newRecords.append(
                         record(
-                            doc, fields: colliding, loser: loser, winner: localLater ? l.version : rm.version,
-                            loserWasLocal: !localLater, finder: r, path: localLater ? rm.path : l.path))
+                            doc, fields: colliding, loser: loser, winner: localStored ? rm.version : l.version,
+                            loserWasLocal: localStored, finder: r, path: localStored ? l.path : rm.path))
                     records[records.count - 1].kept = content
                     outcome.notes.append(
-                        "doc\(doc): both changed \(colliding.joined(separator: ",")): \(localLater ? "local" : "remote") saved later"
+                        "doc\(doc): both changed \(colliding.joined(separator: ",")): \(localLater ? "local" : "remote") saved later, \(localStored ? "local" : "remote") stored"
                     )
                 }
             }

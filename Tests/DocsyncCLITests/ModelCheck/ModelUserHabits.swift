@@ -1,0 +1,305 @@
+// The model check's steps added for issue 42's second part, what people do that the
+// first steps never did: remove a field (and add one back), save, rename or delete a file
+// while a sync of that replica runs, save with an mtime in the past (`cp -p`, a restore
+// from a backup) or in the future, and bring an earlier version back with
+// `restore --at` (every version that reached the remote stays retrievable, gc or not).
+// Each is checked against SyncModel.swift like every other step.
+
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+extension MC.Run {
+    // MARK: Fields removed and added
+
+    /// Removes one field from a document's file (one stays at least), as an editor would.
+    func removeField(_ r: Int) -> String? {
+        let docs = validDocs(r).filter { model.local[r][$0]!.placed.version.fields.count >= 2 }
+        guard !docs.isEmpty else { return nil }
+        let doc = rng.pick(docs)
+        let entry = model.local[r][doc]!
+        let field = rng.pick(MC.fieldNames.filter { entry.placed.version.fields[$0] != nil })
+        let old = entry.placed.version.fields[field]!
+        guard let bytes = replicas[r].bytes(entry.placed.path), let cut = Self.removingMember(bytes, field, old) else {
+            return nil
+        }
+        var fields = entry.placed.version.fields
+        fields[field] = nil
+        let t = nextSaveMs()
+        write(r, entry.placed.path, cut, style: rng.chance(0.5) ? .inPlace : .editorRename, mtime: t)
+        model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: t)
+        noteSaved(r, doc, cut)
+        return "r\(r) remove field \(field) from doc\(doc) \(entry.placed.path) (was \(old))"
+    }
+
+    /// Adds a field the document lacks (first member of the object).
+    func addField(_ r: Int) -> String? {
+        let docs = validDocs(r).filter { model.local[r][$0]!.placed.version.fields.count < MC.fieldNames.count }
+        guard !docs.isEmpty else { return nil }
+        let doc = rng.pick(docs)
+        let entry = model.local[r][doc]!
+        let field = rng.pick(MC.fieldNames.filter { entry.placed.version.fields[$0] == nil })
+        guard let bytes = replicas[r].bytes(entry.placed.path),
+            let open = bytes.firstIndex(of: UInt8(ascii: "{"))
+        else { return nil }
+        let new = value()
+        var added = bytes
+        added.insert(contentsOf: Array("\n  \"\(field)\": \"\(new)\",".utf8), at: open + 1)
+        var fields = entry.placed.version.fields
+        fields[field] = new
+        let t = nextSaveMs()
+        write(r, entry.placed.path, added, style: .editorRename, mtime: t)
+        model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: t)
+        noteSaved(r, doc, added)
+        return "r\(r) add field \(field)=\(new) to doc\(doc) \(entry.placed.path)"
+    }
+
+    /// `bytes` without the member `"field": "value"` (and the comma that joined it).
+    static func removingMember(_ bytes: [UInt8], _ field: String, _ value: String) -> [UInt8]? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        let member = "\"\(field)\": \"\(value)\""
+        guard text.components(separatedBy: member).count == 2, let range = text.range(of: member) else { return nil }
+        var start = range.lowerBound, end = range.upperBound
+        // The comma before it, else the one after it.
+        var before = start
+        while before > text.startIndex, text[text.index(before: before)].isWhitespace {
+            before = text.index(before: before)
+        }
+        if before > text.startIndex, text[text.index(before: before)] == "," {
+            start = text.index(before: before)
+        } else {
+            var after = end
+            while after < text.endIndex, text[after].isWhitespace { after = text.index(after: after) }
+            guard after < text.endIndex, text[after] == "," else { return nil }
+            end = text.index(after: after)
+        }
+        return Array((String(text[..<start]) + String(text[end...])).utf8)
+    }
+
+    // MARK: Edits while a sync runs
+
+    /// A file saved, renamed or deleted while `docsync sync` of the same replica runs (at a
+    /// random moment: before its scan, between scan and stamp, during its pull or push).
+    /// SPEC: nothing the user saved is lost; the run behaves as if the edit came before
+    /// it or after it, whichever it saw. The model tries both orders.
+    func editDuringSync(_ r: Int) -> String? {
+        guard !needsRecovery.contains(r) else { return nil }
+        let docs = validDocs(r).filter { d in
+            guard let b = model.base[r][d], let l = model.local[r][d], let rm = model.remote[d] else { return false }
+            return b.path == l.placed.path && rm.path == b.path && !pendingCopies[r].contains(d)
+                && pendingCopyOf[r][d] == nil && !regeneratedUnsynced[r].contains(d)
+                && !recordedUnsynced[r].contains(d)
+        }
+        guard !docs.isEmpty else { return nil }
+        let doc = rng.pick(docs)
+        let entry = model.local[r][doc]!
+        let path = entry.placed.path
+        let kind = quietElsewhere(r, doc) ? rng.int(4) : 0
+        let delay = rng.int(150)
+        var what = ""
+        var during: () -> Void = {}
+        var change: (inout MC.Model) -> Void = { _ in }
+        switch kind {
+        case 0, 1:
+            let field = rng.pick(MC.fieldNames.filter { entry.placed.version.fields[$0] != nil })
+            let old = entry.placed.version.fields[field]!
+            let new = value()
+            guard let bytes = replicas[r].bytes(path), let edited = Self.replacing(bytes, old, new) else {
+                return nil
+            }
+            var fields = entry.placed.version.fields
+            fields[field] = new
+            let style: WriteStyle = kind == 0 ? .inPlace : .editorRename
+            var t: Int64 = 0
+            during = {
+                t = self.nextSaveMs()
+                self.write(r, path, edited, style: style, mtime: t)
+            }
+            change = { m in m.save(r, doc: doc, path: path, fields: fields, mtime: t) }
+            what = "\(kind == 0 ? "edit" : "editor-save") doc\(doc) \(path) \(field)=\(new) (was \(old))"
+        case 2:
+            let to = freshPath()
+            during = {
+                let full = self.replicas[r].path(to)
+                try? FileManager.default.createDirectory(
+                    atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                precondition(rename(self.replicas[r].path(path), full) == 0)
+            }
+            change = { m in m.local[r][doc]?.placed.path = to }
+            what = "mv \(path) \(to) (doc\(doc))"
+        default:
+            during = { self.replicas[r].remove(path) }
+            change = { m in m.local[r][doc] = nil }
+            what = "rm \(path) (doc\(doc))"
+        }
+        figures.editsDuringRuns += 1
+        let result = launch([(r, ["sync"])], delayMs: delay, during: during)[0]
+        var before = model
+        change(&before)
+        let early = before.sync(r)
+        var after = model
+        let late = after.sync(r)
+        change(&after)
+        let alternatives = [
+            Alternative(label: "the edit first", model: before, syncs: [(r, result, early, false, [])]),
+            Alternative(label: "the sync first", model: after, syncs: [(r, result, late, false, [])])
+        ]
+        let (chosen, matching) = choose(alternatives)
+        if chosen == 0 {
+            figures.editsSeenByTheRun += 1
+        }
+        return
+            "r\(r) sync while \(what) after \(delay) ms → exit \(result.exit); model order \(alternatives[chosen].label) (\(matching) of 2 match)"
+    }
+
+    // MARK: Clocks
+
+    /// A save whose mtime lies hours in the past (a file brought back with `cp -p`, a
+    /// restore from a backup, a clock behind). SPEC rule 1: the physical part comes from
+    /// the mtime and always sorts after the version it was edited from, so it sorts right
+    /// after the base here: any version made since that base is later.
+    func backdatedSave(_ r: Int) -> String? {
+        let docs = validDocs(r).filter { d in
+            guard let b = model.base[r][d], model.local[r][d]!.placed.path == b.path else { return false }
+            return !recordedUnsynced[r].contains(d) && !regeneratedUnsynced[r].contains(d)
+                && !pendingCopies[r].contains(d) && pendingCopyOf[r][d] == nil
+                // Two backdated saves of one version would tie (then the replica ids decide).
+                && !backdatedUnsynced.contains { $0.key != r && $0.value.contains(d) }
+        }
+        guard !docs.isEmpty else { return nil }
+        let doc = rng.pick(docs)
+        let entry = model.local[r][doc]!
+        let field = rng.pick(MC.fieldNames.filter { entry.placed.version.fields[$0] != nil })
+        let old = entry.placed.version.fields[field]!
+        let new = value()
+        guard let bytes = replicas[r].bytes(entry.placed.path), let edited = Self.replacing(bytes, old, new) else {
+            return nil
+        }
+        var fields = entry.placed.version.fields
+        fields[field] = new
+        let hours = 2 + rng.int(22)
+        let mtime = nowMs() - Int64(hours) * 3_600_000 - Int64(rng.int(3_600_000))
+        write(r, entry.placed.path, edited, style: rng.chance(0.5) ? .inPlace : .editorRename, mtime: mtime)
+        let parent = model.base[r][doc]!.version
+        model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: mtime, tick: parent.tick + 1)
+        if let saved = model.local[r][doc]?.placed.version, saved.id != parent.id {
+            backdatedParent[saved.id] = parent.id
+        }
+        model.taint(doc, .clockHazard)
+        noteSaved(r, doc, edited)
+        backdatedUnsynced[r, default: []].insert(doc)
+        figures.clockSaves += 1
+        return "r\(r) save doc\(doc) \(entry.placed.path) \(field)=\(new) with its mtime \(hours) h in the past"
+    }
+
+    /// A save whose mtime lies in the future (a clock ahead, a file from such a machine),
+    /// then a sync. SPEC rule 1: "never later than now": the version is dated when the sync
+    /// records it, so it does not win every collision for the next day.
+    func futureSave(_ r: Int) -> String? {
+        guard !needsRecovery.contains(r) else { return nil }
+        let docs = validDocs(r).filter { d in
+            !recordedUnsynced[r].contains(d) && !regeneratedUnsynced[r].contains(d)
+        }
+        guard !docs.isEmpty else { return nil }
+        let doc = rng.pick(docs)
+        let entry = model.local[r][doc]!
+        let field = rng.pick(MC.fieldNames.filter { entry.placed.version.fields[$0] != nil })
+        let old = entry.placed.version.fields[field]!
+        let new = value()
+        guard let bytes = replicas[r].bytes(entry.placed.path), let edited = Self.replacing(bytes, old, new) else {
+            return nil
+        }
+        var fields = entry.placed.version.fields
+        fields[field] = new
+        let hours = 1 + rng.int(24)
+        let t = nextSaveMs()
+        write(r, entry.placed.path, edited, style: .inPlace, mtime: t + Int64(hours) * 3_600_000)
+        model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: t)
+        model.taint(doc, .clockHazard)
+        noteSaved(r, doc, edited)
+        figures.clockSaves += 1
+        let result = docsync(r, ["sync"])
+        if let saved = model.local[r][doc]?.placed.version, saved.author == r {
+            savedAhead[saved.id] = (t, lastRunEndMs)
+        }
+        return applySync(
+            r, result, recovering: false,
+            prefix: "r\(r) save doc\(doc) \(entry.placed.path) \(field)=\(new) with its mtime \(hours) h ahead, sync")
+    }
+
+    // MARK: History
+
+    /// `docsync restore DOC --at ID` of a version that once reached the remote: it must
+    /// still be there (gc or not), and comes back as a new local change with that content.
+    func restoreEarlier(_ r: Int) -> String? {
+        // restore records the tree first; an invalid file there would make it exit 1.
+        guard !needsRecovery.contains(r), !model.hasInvalid(r) else { return nil }
+        let docs = validDocs(r).filter { d in
+            // Not after a plain-git edit that kept a changesetId: that id then names two
+            // contents, and `--at` rightly asks for a commit id.
+            guard let b = model.base[r][d], let l = model.local[r][d], l.placed == b,
+                let refId = refIds[d], !refId.isEmpty, !plainGitDocs.contains(d)
+            else { return false }
+            return !pendingCopies[r].contains(d) && pendingCopyOf[r][d] == nil && !recordedUnsynced[r].contains(d)
+                && published[d].map { versions in
+                    versions.values.contains { $0.fields != l.placed.version.fields && versionCs[$0.id] != nil }
+                } ?? false
+        }
+        guard !docs.isEmpty else { return nil }
+        let doc = rng.pick(docs)
+        let entry = model.local[r][doc]!
+        let earlier = published[doc]!.values.filter {
+            $0.fields != entry.placed.version.fields && versionCs[$0.id] != nil
+        }.sorted { $0.id < $1.id }
+        let version = rng.pick(earlier)
+        let cs = versionCs[version.id]!
+        let result = docsync(r, ["restore", refIds[doc]!, "--at", cs])
+        figures.restores += 1
+        guard result.exit == 0 else {
+            stepMismatches.append(
+                Mismatch(
+                    rules: [], changesDocuments: false,
+                    text:
+                        "r\(r): restore of doc\(doc)'s version \(version) (\(cs)), which reached the remote, exited \(result.exit): \(result.stderr.prefix(600))"
+                ))
+            return "r\(r) restore doc\(doc) --at \(cs) → exit \(result.exit)"
+        }
+        for d in Set(model.local[r].keys).union(model.base[r].keys)
+        where model.local[r][d]?.placed != model.base[r][d] {
+            recordedUnsynced[r].insert(d)
+        }
+        model.save(r, doc: doc, path: entry.placed.path, fields: version.fields, mtime: nil)
+        recordedUnsynced[r].insert(doc)
+        // The restore wrote the file: the model's clock moves past it.
+        clockMs = max(clockMs, lastRunEndMs)
+        return "r\(r) restore doc\(doc) \(entry.placed.path) --at \(cs) (\(version)) → exit 0"
+    }
+
+    /// Every version on the model's remote after a step: what `restore --at` must find later.
+    func notePublished() {
+        for (doc, placed) in model.remote where placed.version.author != MC.Model.plainGit {
+            published[doc, default: [:]][placed.version.id] = placed.version
+        }
+    }
+
+    // MARK: Conflict copies byte for byte
+
+    /// The bytes a user save wrote, by version, for the stored-copy check.
+    func noteSaved(_ r: Int, _ doc: Int, _ bytes: [UInt8]) {
+        guard let v = model.local[r][doc]?.placed.version, v.author == r else { return }
+        savedBytes[v.id] = bytes
+    }
+
+    /// `bytes` without the `refId` and `changesetId` members (the ids a sync stamps in).
+    static func withoutIds(_ bytes: [UInt8]) -> String {
+        var text = String(decoding: bytes, as: UTF8.self)
+        for key in ["refId", "changesetId"] {
+            while let r = text.range(of: "\"\(key)\"\\s*:\\s*\"[^\"]*\"\\s*,?\\s*", options: .regularExpression) {
+                text.removeSubrange(r)
+            }
+        }
+        return text.replacingOccurrences(of: ",\\s*}", with: "}", options: .regularExpression)
+    }
+}
