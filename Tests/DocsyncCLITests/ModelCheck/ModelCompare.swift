@@ -167,7 +167,10 @@ extension MC.Run {
 
     static func fields(_ object: [String: Any]) -> MC.Fields {
         var f: MC.Fields = [:]
-        for k in MC.fieldNames { if let v = object[k] as? String { f[k] = v } }
+        for k in MC.topFields { if let v = object[k] as? String { f[k] = v } }
+        if let nested = object["n"] as? [String: Any] {
+            for (k, v) in nested { if let v = v as? String { f["n." + k] = v } }
+        }
         return f
     }
 
@@ -230,7 +233,9 @@ extension MC.Run {
                             "\(name) \(path) (doc\(d)) holds \(MC.show(fields)); the model expects \(e.placed.version) (base \(model.base[r][d]?.version.description ?? "-"), remote \(model.remote[d]?.description ?? "-"))"
                     ))
             }
-            let extra = Set(object.keys).subtracting(["refId", "changesetId"] + MC.fieldNames)
+            let nestedKeys = (object["n"] as? [String: Any]).map { Set($0.keys).subtracting(["x", "y"]) } ?? []
+            let extra = Set(object.keys).subtracting(["refId", "changesetId", "n"] + MC.topFields)
+                .union(nestedKeys.map { "n." + $0 })
             if !extra.isEmpty {
                 found.append(
                     Mismatch(

@@ -461,8 +461,10 @@ extension MC {
         }
 
         static func text(_ fields: Fields) -> [UInt8] {
-            let body = MC.fieldNames.compactMap { k in fields[k].map { "  \"\(k)\": \"\($0)\"" } }.joined(
-                separator: ",\n")
+            var members = MC.topFields.compactMap { k in fields[k].map { "  \"\(k)\": \"\($0)\"" } }
+            let nested = ["x", "y"].compactMap { k in fields["n." + k].map { "\"\(k)\": \"\($0)\"" } }
+            if !nested.isEmpty { members.append("  \"n\": {" + nested.joined(separator: ", ") + "}") }
+            let body = members.joined(separator: ",\n")
             return Array("{\n\(body)\n}\n".utf8)
         }
 
@@ -660,7 +662,10 @@ extension MC {
             }
             // Moved away with a symlink in its place, or (as a user without privileges: root
             // reads every folder) made unreadable with `chmod 000`.
-            let unreadable = Prerequisite.unprivileged.runsHere && getuid() == 0 && rng.chance(0.5)
+            // Not on the daemon kind: its repository lies outside the sandbox handed over, and
+            // git refuses a repository another user owns.
+            let unreadable =
+                remoteKind != .daemon && Prerequisite.unprivileged.runsHere && getuid() == 0 && rng.chance(0.5)
             let hidden: RunResult
             if unreadable {
                 let handed = CLI.runTool("/bin/chown", ["-R", "65534:65534", box.root], in: "/")
@@ -776,8 +781,7 @@ extension MC {
             let doc = rng.pick(candidates)
             let seen = lastSeen[r][doc]!
             guard let object = JSONHelp.object(seen.bytes) else { return nil }
-            var fields: Fields = [:]
-            for f in MC.fieldNames { fields[f] = object[f] as? String }
+            var fields = Self.fields(object)
             let field = rng.pick(MC.fieldNames)
             guard let old = fields[field] else { return nil }
             let new = value()

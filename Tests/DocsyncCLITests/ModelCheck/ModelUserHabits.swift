@@ -16,11 +16,13 @@ extension MC.Run {
 
     /// Removes one field from a document's file (one stays at least), as an editor would.
     func removeField(_ r: Int) -> String? {
-        let docs = validDocs(r).filter { model.local[r][$0]!.placed.version.fields.count >= 2 }
+        let docs = validDocs(r).filter { d in
+            MC.topFields.filter { model.local[r][d]!.placed.version.fields[$0] != nil }.count >= 2
+        }
         guard !docs.isEmpty else { return nil }
         let doc = rng.pick(docs)
         let entry = model.local[r][doc]!
-        let field = rng.pick(MC.fieldNames.filter { entry.placed.version.fields[$0] != nil })
+        let field = rng.pick(MC.topFields.filter { entry.placed.version.fields[$0] != nil })
         let old = entry.placed.version.fields[field]!
         guard let bytes = replicas[r].bytes(entry.placed.path), let cut = Self.removingMember(bytes, field, old) else {
             return nil
@@ -36,11 +38,11 @@ extension MC.Run {
 
     /// Adds a field the document lacks (first member of the object).
     func addField(_ r: Int) -> String? {
-        let docs = validDocs(r).filter { model.local[r][$0]!.placed.version.fields.count < MC.fieldNames.count }
+        let docs = validDocs(r).filter { d in MC.topFields.contains { model.local[r][d]!.placed.version.fields[$0] == nil } }
         guard !docs.isEmpty else { return nil }
         let doc = rng.pick(docs)
         let entry = model.local[r][doc]!
-        let field = rng.pick(MC.fieldNames.filter { entry.placed.version.fields[$0] == nil })
+        let field = rng.pick(MC.topFields.filter { entry.placed.version.fields[$0] == nil })
         guard let bytes = replicas[r].bytes(entry.placed.path),
             let open = bytes.firstIndex(of: UInt8(ascii: "{"))
         else { return nil }

@@ -77,7 +77,12 @@ enum MC {}
 
 extension MC {
     typealias Fields = [String: String]
-    static let fieldNames = ["a", "b", "c"]
+    /// Top-level fields, and two keys of a nested object `n` (dotted, as the engine names
+    /// a field of a conflict: `n.x`). The merge is key by key at any depth (SPEC), so the
+    /// model merges the dotted keys as flat ones; `n` itself is never removed.
+    static let fieldNames = ["a", "b", "c", "n.x", "n.y"]
+    /// The fields a step may remove or add back.
+    static let topFields = ["a", "b", "c"]
 
     struct Version: Equatable, CustomStringConvertible {
         var id: Int
