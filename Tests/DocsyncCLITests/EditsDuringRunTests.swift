@@ -6,7 +6,10 @@
 //   rename goes out with this run;
 // - a file saved while the pull meant to write it: the pull left it (right) and the cursor
 //   stayed, so every push attempt found the remote "moved" and the run gave up with exit
-//   75 blaming other replicas; now the run records the save and merges it, and exits 0.
+//   75 blaming other replicas; now the run records the save and merges it, and exits 0;
+// - a file renamed while the pull meant to write it: the pull wrote the remote's version
+//   at the old path, beside the renamed file (one document in two files; model check,
+//   folder seed 55); now it is left alone, and the rename and the remote's edit both apply.
 
 import Foundation
 import Testing
@@ -81,5 +84,29 @@ struct EditsDuringRunTests {
         #expect(b.json("d.json")?["y"] as? String == "fromA", "A's save went out in the same run")
         #expect(b.json("e.json")?["n"] as? Int == 2)
         #expect(a.run("status", "--json").exit == 0)
+    }
+
+    @Test(
+        "a file renamed while the pull meant to write it is not written back at its old path: the rename and the remote's edit both apply",
+        arguments: [false, true])
+    func renamedWhilePulling(git: Bool) throws {
+        let box = Sandbox()
+        let url = Reliability.remote(box, git: git)
+        let a = box.replica("A")
+        a.write("d.json", "{\n  \"x\": \"base\",\n  \"y\": \"base\"\n}\n")
+        #expect(CLI.run(["init", "--remote", url, "--name", "A", "A"], in: box.root).exit == 0)
+        a.sync()
+        let b = ReliabilityConcurrencyTests.clone(box, "B", remote: url)
+        b.write("d.json", b.read("d.json")!.replacingOccurrences(of: "\"x\": \"base\"", with: "\"x\": \"fromB\""))
+        #expect(b.run("sync").exit == 0)
+        let (run, release) = Self.held(a, box, at: "pull.after-journal")
+        #expect(rename(a.path("d.json"), a.path("e.json")) == 0)
+        release()
+        let result = run.wait()
+        #expect(result.exit == 0, "\(git ? "git" : "folder"): \(result.comment)")
+        #expect(!a.exists("d.json"), "not written back at the old path: \(result.comment)")
+        #expect(a.json("e.json")?["x"] as? String == "fromB", "the remote's edit reached the renamed file")
+        #expect(b.run("sync").exit == 0)
+        #expect(!b.exists("d.json") && b.json("e.json")?["x"] as? String == "fromB", "B sees the rename")
     }
 }
