@@ -168,6 +168,7 @@ extension MC.Run {
     static func fields(_ object: [String: Any]) -> MC.Fields {
         var f: MC.Fields = [:]
         for k in MC.topFields { if let v = object[k] as? String { f[k] = v } }
+        if let count = object[MC.counterField] as? Int { f[MC.counterField] = String(count) }
         if let nested = object["n"] as? [String: Any] {
             for (k, v) in nested { if let v = v as? String { f["n." + k] = v } }
         }
@@ -234,7 +235,7 @@ extension MC.Run {
                     ))
             }
             let nestedKeys = (object["n"] as? [String: Any]).map { Set($0.keys).subtracting(["x", "y"]) } ?? []
-            let extra = Set(object.keys).subtracting(["refId", "changesetId", "n"] + MC.topFields)
+            let extra = Set(object.keys).subtracting(["refId", "changesetId", "n", MC.counterField] + MC.topFields)
                 .union(nestedKeys.map { "n." + $0 })
             if !extra.isEmpty {
                 found.append(
@@ -744,7 +745,9 @@ extension MC.Run {
                         ?? model.local[r].first { $0.value.placed.path == entry["path"] as? String }?.key
                 }
             ).subtracting(invalid)
-            let expected = model.locallyChanged(r).subtracting(changedSinceRecorded(r))
+            let changedSince = changedSinceRecorded(r)
+            let expected = model.locallyChanged(r).subtracting(changedSince)
+                .union(model.recordedChanges(r).intersection(changedSince))
             // Listed beyond the model: only a version of its own with the base's content
             // (a save or `resolve` back to the base's values is a recorded action that stays
             // pending). This also tells apart the orders of a concurrent step that leave a

@@ -287,8 +287,9 @@ extension MC {
             // documents would trip it. Its own tests are in DeletionTests.
             for replica in replicas {
                 let c = replica.run("config", "push.maxDeleteShare", "1")
-                guard c.exit == 0 else {
-                    Issue.record("config failed: \(c)")
+                let counted = replica.run("config", "merge.counters", MC.counterField)
+                guard c.exit == 0, counted.exit == 0 else {
+                    Issue.record("config failed: \(c) \(counted)")
                     return
                 }
             }
@@ -462,6 +463,7 @@ extension MC {
 
         static func text(_ fields: Fields) -> [UInt8] {
             var members = MC.topFields.compactMap { k in fields[k].map { "  \"\(k)\": \"\($0)\"" } }
+            if let count = fields[MC.counterField] { members.append("  \"\(MC.counterField)\": \(count)") }
             let nested = ["x", "y"].compactMap { k in fields["n." + k].map { "\"\(k)\": \"\($0)\"" } }
             if !nested.isEmpty { members.append("  \"n\": {" + nested.joined(separator: ", ") + "}") }
             let body = members.joined(separator: ",\n")
@@ -494,7 +496,7 @@ extension MC {
                 ("firstContact", joiners < 2 ? 2 : 0), ("urlChange", 2), ("plainGitEdit", git ? 3 : 0),
                 ("revert", model.receiveOnly.contains(r) ? 3 : 0), ("override", model.sendOnly.contains(r) ? 4 : 0),
                 ("regenerate", 3), ("hiddenFolder", 2), ("removeField", 3), ("addField", 2), ("editDuringSync", 6),
-                ("backdatedSave", 2), ("futureSave", 2), ("restoreEarlier", 2)
+                ("backdatedSave", 2), ("futureSave", 2), ("restoreEarlier", 2), ("count", 5)
             ]
             var roll = rng.int(weights.map(\.1).reduce(0, +))
             var op = "sync"
@@ -543,6 +545,7 @@ extension MC {
             case "backdatedSave": return backdatedSave(r)
             case "futureSave": return futureSave(r)
             case "restoreEarlier": return restoreEarlier(r)
+            case "count": return count(r)
             default: return nil
             }
         }
@@ -551,7 +554,8 @@ extension MC {
         func create(_ r: Int) -> String {
             let doc = nextDoc
             nextDoc += 1
-            let fields = Dictionary(uniqueKeysWithValues: MC.fieldNames.map { ($0, value()) })
+            var fields = Dictionary(uniqueKeysWithValues: MC.fieldNames.map { ($0, value()) })
+            fields[MC.counterField] = "0"
             let path = freshPath()
             let t = nextSaveMs()
             write(r, path, Run.text(fields), style: .editorRename, mtime: t)

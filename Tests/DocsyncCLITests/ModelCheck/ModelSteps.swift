@@ -88,7 +88,8 @@ extension MC.Run {
         // And one of its own.
         let doc = nextDoc
         nextDoc += 1
-        let fields = Dictionary(uniqueKeysWithValues: MC.fieldNames.map { ($0, value()) })
+        var fields = Dictionary(uniqueKeysWithValues: MC.fieldNames.map { ($0, value()) })
+        fields[MC.counterField] = "0"
         let path = freshPath()
         let t = nextSaveMs()
         write(j, path, MC.Run.text(fields), style: .editorRename, mtime: t)
@@ -105,6 +106,7 @@ extension MC.Run {
             // says whether it recorded a conflict, the sync's is 0 then.
             cloned = CLI.run(["clone", "--name", name, remoteURL, name], in: box.root)
             lastRunEndMs = nowMs()
+            _ = replicas[j].run("config", "merge.counters", MC.counterField)
             result = docsync(j, ["sync"])
         } else {
             let made = CLI.run(["init", "--remote", remoteURL, "--name", name, name], in: box.root)
@@ -114,6 +116,7 @@ extension MC.Run {
                         rules: [.firstContact], changesDocuments: false,
                         text: "\(name): init --remote into a folder holding plain files exited \(made.exit)\n\(made)"))
             }
+            _ = replicas[j].run("config", "merge.counters", MC.counterField)
             result = docsync(j, ["sync"])
         }
         lastRunEndMs = nowMs()

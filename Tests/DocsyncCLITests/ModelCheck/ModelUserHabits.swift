@@ -38,7 +38,9 @@ extension MC.Run {
 
     /// Adds a field the document lacks (first member of the object).
     func addField(_ r: Int) -> String? {
-        let docs = validDocs(r).filter { d in MC.topFields.contains { model.local[r][d]!.placed.version.fields[$0] == nil } }
+        let docs = validDocs(r).filter { d in
+            MC.topFields.contains { model.local[r][d]!.placed.version.fields[$0] == nil }
+        }
         guard !docs.isEmpty else { return nil }
         let doc = rng.pick(docs)
         let entry = model.local[r][doc]!
@@ -78,6 +80,31 @@ extension MC.Run {
             end = text.index(after: after)
         }
         return Array((String(text[..<start]) + String(text[end...])).utf8)
+    }
+
+    // MARK: Counters
+
+    /// Adds 1–5 to the document's counter (`k`, declared with `merge.counters`).
+    func count(_ r: Int) -> String? {
+        let docs = validDocs(r).filter { model.local[r][$0]!.placed.version.fields[MC.counterField] != nil }
+        guard !docs.isEmpty else { return nil }
+        let doc = rng.pick(docs)
+        let entry = model.local[r][doc]!
+        guard let old = entry.placed.version.fields[MC.counterField].flatMap(Int.init),
+            let bytes = replicas[r].bytes(entry.placed.path)
+        else { return nil }
+        let new = old + 1 + rng.int(5)
+        let text = String(decoding: bytes, as: UTF8.self)
+        let pattern = "\"\(MC.counterField)\"\\s*:\\s*-?[0-9]+"
+        guard let range = text.range(of: pattern, options: .regularExpression) else { return nil }
+        let counted = Array(text.replacingCharacters(in: range, with: "\"\(MC.counterField)\": \(new)").utf8)
+        var fields = entry.placed.version.fields
+        fields[MC.counterField] = String(new)
+        let t = nextSaveMs()
+        write(r, entry.placed.path, counted, style: rng.chance(0.5) ? .inPlace : .editorRename, mtime: t)
+        model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: t)
+        noteSaved(r, doc, counted)
+        return "r\(r) count doc\(doc) \(entry.placed.path) k=\(new) (was \(old))"
     }
 
     // MARK: Edits while a sync runs

@@ -83,6 +83,18 @@ extension MC {
     static let fieldNames = ["a", "b", "c", "n.x", "n.y"]
     /// The fields a step may remove or add back.
     static let topFields = ["a", "b", "c"]
+    /// A declared counter (`docsync config merge.counters k` on every replica): an integer,
+    /// changed by adding to it; changed on both sides it merges to base + both deltas and is
+    /// never a conflict (SYNC.md, "Counters"), identical additions too.
+    static let counterField = "k"
+
+    /// The counter's value after a merge, when both sides changed it; nil otherwise.
+    static func counterSum(base: String?, local: String?, remote: String?) -> String? {
+        guard let b = base.flatMap(Int.init), let l = local.flatMap(Int.init), let r = remote.flatMap(Int.init),
+            l != b, r != b
+        else { return nil }
+        return String(l + r - b)
+    }
 
     struct Version: Equatable, CustomStringConvertible {
         var id: Int
@@ -523,6 +535,19 @@ extension MC {
 
         /// The documents `r` changed since its base (valid files only): what a receive-only
         /// replica keeps pending after a sync.
+        /// The documents whose last recorded state (the tree as `r`'s last sync recorded it)
+        /// differs from the base: what `r` holds as pending. A save made during that sync
+        /// and not seen by it is not among them, the version it saved over is.
+        func recordedChanges(_ r: Int) -> Set<Int> {
+            Set(
+                Set(recorded[r].keys).union(base[r].keys).filter { doc in
+                    guard let recordedState = recorded[r][doc] else { return locallyChanged(r).contains(doc) }
+                    if local[r][doc]?.invalidBytes != nil { return false }
+                    let b = base[r][doc]
+                    return b != recordedState && !(b != nil && recordedState != nil && same(b!, recordedState!))
+                })
+        }
+
         func locallyChanged(_ r: Int) -> Set<Int> {
             Set(
                 Set(local[r].keys).union(base[r].keys).filter { doc in
@@ -666,7 +691,9 @@ extension MC {
             let bf = b?.version.fields ?? [:], lf = l.version.fields, rf = rm.version.fields
             let localLater = l.version.tick > rm.version.tick
             var content: Version
-            if lf == rf {
+            let bothCounted =
+                MC.counterSum(base: bf[MC.counterField], local: lf[MC.counterField], remote: rf[MC.counterField]) != nil
+            if lf == rf && !bothCounted {
                 content = rm.version
             } else {
                 taint(doc, .fieldMerge)
@@ -676,7 +703,9 @@ extension MC {
                 for key in Set(bf.keys).union(lf.keys).union(rf.keys).sorted() {
                     let lv = lf[key], rv = rf[key], bv = bf[key]
                     let value: String?
-                    if lv == rv {
+                    if key == MC.counterField, let sum = MC.counterSum(base: bv, local: lv, remote: rv) {
+                        value = sum
+                    } else if lv == rv {
                         value = lv
                     } else if lv == bv {
                         value = rv
