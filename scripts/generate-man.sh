@@ -136,6 +136,10 @@ later than now, and always after the version it was edited from), so
 .Dq later
 means saved later: of two replicas that change one field, the one that saved last wins,
 whichever syncs first.
+A save dated in the past (a file brought back with
+.Ql cp -p ,
+a clock behind) sorts right after the version it was edited from, so every version made
+since wins against it; one dated in the future is dated when it is recorded.
 .Pp
 When both sides changed a document, the policy for its path decides
 .Po
@@ -149,7 +153,10 @@ or the last matching
 one side only is taken; an object changed on both sides is merged key by key; a field
 changed differently on both sides gets the value with the later changesetId; an edit
 beats a removal.
-Arrays and scalars are single values.
+The version that lost a value is stored (the local one when each side lost one).
+Declared counters
+.Pq Cm merge.counters
+add both sides' changes.
 .It Cm lww
 The whole version with the later changesetId.
 .It Cm local , Cm remote
@@ -241,6 +248,9 @@ compare-and-swap of the branch under git's own ref lock; over ssh, git:// and ht
 server's receive-pack does it.
 A replica whose pushed commit is gone from a git remote's history (a force-push) sends
 its versions again and never reads that as deletions.
+Files saved, renamed or deleted while a run works on the tree are never overwritten or
+taken for deletions: the tree is walked again when it changed under the scan, and a file
+saved while the pull meant to write it is recorded and merged in the same run.
 A folder remote in the drive layout (the default,
 .Ql docsync-remote 2 )
 is safe in a cloud-drive or Syncthing folder too: no file in it is written by two
