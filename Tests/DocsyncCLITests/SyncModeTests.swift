@@ -237,6 +237,40 @@ struct SyncModeTests {
     }
 
     @Test(
+        "receive-only: an edit that beat the remote's deletion, then given up with resolve --take of the deletion, leaves nothing pending once it syncs (the document is deleted on both sides); the replica's own edits of other documents stay pending",
+        arguments: Kind.allCases)
+    func receiveOnlyDeletionTakenLeavesNothingPending(_ kind: Kind) {
+        // Found by the model check (git seed 55, step 65): status kept listing the edit and a
+        // "delete … (a tombstone on the remote after the next push)" that no push would send.
+        let box = Sandbox("receive-only-deletion-taken-\(kind)")
+        let (_, full, backup) = Self.fullAndBackup(box, kind, names: ["a", "b"])
+        full.remove("a.json")
+        full.sync()
+        Self.set(backup, "a.json", "n", 5)
+        Self.set(backup, "b.json", "n", 6)
+        let kept = backup.run("sync")
+        #expect(kept.exit == 3, kept.comment)
+        #expect(backup.exists("a.json"), "the edit beat the deletion here")
+        let taken = backup.run("resolve", "a.json", "--take", "full")
+        #expect(taken.exit == 0, taken.comment)
+        #expect(!backup.exists("a.json"))
+        let sync = backup.run("sync")
+        #expect(sync.exit == 0, sync.comment)
+        func pendingPaths() -> [String] {
+            let status = JSONHelp.parse(backup.run("status", "--json").stdout) as? [String: Any]
+            return ((status?["pending"] as? [[String: Any]]) ?? []).compactMap { $0["path"] as? String }.sorted()
+        }
+        #expect(pendingPaths() == ["b.json"], "only b's edit is left to send: \(backup.run("status").stdout)")
+        #expect(sync.stdout.contains("1 not sent (receive-only)"), sync.comment)
+        // Sending after all: b's edit goes, a stays deleted everywhere.
+        #expect(backup.run("config", "sync.mode", "both").exit == 0)
+        #expect(backup.run("sync").exit == 0)
+        #expect(pendingPaths().isEmpty)
+        full.sync()
+        #expect(!full.exists("a.json") && Self.number(full, "b.json", "n") == 6)
+    }
+
+    @Test(
         "sync.mode takes both, receive-only and send-only; anything else is refused, naming the key, and changes nothing"
     )
     func modeValues() {

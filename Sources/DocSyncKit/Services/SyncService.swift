@@ -63,6 +63,7 @@ public struct SyncService: WorkspaceService {
         session.widening = widening
         try exchange(
             mode == .receiveOnly ? .pull : direction, in: session, options: options, firstContact: firstContact)
+        if mode == .receiveOnly && !options.dryRun && session.remoteAnswered { try finishUnsendable() }
         if widening && !options.dryRun && session.remoteAnswered && session.report.remoteUnreachable == nil {
             try? FileManager.default.removeItem(atPath: layout.sparseWidenFile)
         }
@@ -82,6 +83,23 @@ public struct SyncService: WorkspaceService {
         if mode == .sendOnly { report.notApplied = notAppliedChanges }
         report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
         return report
+    }
+
+    /// A receive-only replica's pending actions of documents that leave nothing to send
+    /// (the document is as its base says: a local edit then a deletion of a document the
+    /// remote deleted too, e.g. `resolve --take` of a deletion that lost) are finished as
+    /// superseded, as the push of a replica that sends finishes them: `status` lists only
+    /// what a push would send (model check git seed 55). A version of its own with the
+    /// base's content is another changesetId, and stays.
+    private func finishUnsendable() throws {
+        guard !state.pending.isEmpty else { return }
+        try state.readBase()
+        let tracked = state.trackedVersions
+        let seqs = state.pending.compactMap { action -> Int? in
+            guard let refId = action.refId, state.held[refId] == nil else { return nil }
+            return tracked[refId] == state.baseVersions[refId] ? action.seq : nil
+        }
+        if !seqs.isEmpty { _ = try append([JournalEntry(.done(refId: nil, seqs: seqs, reason: .superseded))]) }
     }
 
     static let receiveOnlyPush =

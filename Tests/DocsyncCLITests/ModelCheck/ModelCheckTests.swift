@@ -76,7 +76,7 @@ struct ModelCheckTests {
         print(
             """
             MODELCHECK kind=\(kind) seed=\(seed) ops=\(ops) steps=\(f.steps) seconds=\(String(format: "%.1f", f.seconds)) \
-            conflicts=\(f.conflictsFound) deleteVsEdit=\(f.deleteVsEdit) kills=\(kills) crashAttempts=\(f.crashAttempts) \
+            conflicts=\(f.conflictsFound) deleteVsEdit=\(f.deleteVsEdit) renamesLost=\(f.renamesLost) kills=\(kills) crashAttempts=\(f.crashAttempts) \
             concurrentSteps=\(f.concurrentSteps) launchedTogether=\(f.launchedTogether) reordered=\(f.reordered) busy75=\(f.busy75) \
             randomKills=\(randomLanded) randomKillsTried=\(randomTried) randomKillsBy=\(randomList.isEmpty ? "none" : randomList) \
             conflictCopyChecks=\(f.conflictCopiesChecked) pointOfViewChecks=\(f.pointOfViewChecks) echoMakerSwaps=\(f.echoMakerSwaps) \

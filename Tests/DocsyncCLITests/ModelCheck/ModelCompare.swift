@@ -443,6 +443,8 @@ extension MC.Run {
         var refId: String
         var fields: [String]
         var deleted: Bool
+        /// A rename that lost to the other side's (`renameLost`).
+        var renameLost: Bool
         /// `file`: the stored copy's path under the tree (nil if the record names none).
         var file: String?
         /// The field values of the stored copy, read from `file` (nil if unreadable).
@@ -486,7 +488,8 @@ extension MC.Run {
                 EngineRecord(
                     // A lost version with no fields is a whole document (`override`'s record).
                     refId: refId, fields: fields, deleted: item["deleted"] as? Bool ?? false,
-                    file: file, copy: copy, storedSide: item["storedSide"] as? String,
+                    renameLost: item["renameLost"] as? Bool ?? false, file: file, copy: copy,
+                    storedSide: item["storedSide"] as? String,
                     keptBy: item["keptBy"] as? String,
                     storedMaker: (item["changesetId"] as? String)?.split(separator: "-").last.map(String.init),
                     raw: raw))
@@ -511,7 +514,7 @@ extension MC.Run {
             let expectedCopy = rec.loser?.fields ?? rec.deletedVersion?.fields
             let candidates = engine.indices.filter { i in
                 (refId == nil || engine[i].refId == refId) && engine[i].fields == rec.fields
-                    && engine[i].deleted == (rec.loser == nil)
+                    && engine[i].deleted == (rec.loser == nil) && engine[i].renameLost == rec.renameLost
             }
             if let i = candidates.first(where: { expectedCopy == nil || engine[$0].copy == expectedCopy }) {
                 if engine[i].copy != nil {
@@ -602,7 +605,7 @@ extension MC.Run {
             // maker, the changesetId was r0's). The maker is then the one the stored
             // changesetId names, provided it is one of the replicas that made the edit.
             // Only for a stored version: an echo edit makes versions, never deletions.
-            if rec.loser != nil, let makers = echoMakers[rec.doc], makers.contains(by),
+            if rec.loser != nil, !rec.renameLost, let makers = echoMakers[rec.doc], makers.contains(by),
                 let maker = listed.storedMaker.flatMap({ replicaIds.firstIndex(of: $0) }), makers.contains(maker)
             {
                 if maker != by { figures.echoMakerSwaps += 1 }

@@ -68,6 +68,8 @@ extension MC {
         var crashAttempts = 0
         var conflictsFound = 0
         var deleteVsEdit = 0
+        /// Renamed on both sides (an override over a rename): the rename that lost recorded.
+        var renamesLost = 0
         var exit: [Int32: Int] = [:]
         var knownDefectHits: [Rule: Int] = [:]
         var stoppedBy: String?
@@ -905,6 +907,7 @@ extension MC {
             backdatedUnsynced[r] = nil
             figures.conflictsFound += outcome.newRecords.count
             figures.deleteVsEdit += outcome.notes.filter { $0.contains("deleted") }.count
+            figures.renamesLost += outcome.notes.filter { $0.contains("renamed on both sides") }.count
             figures.exit[result.exit, default: 0] += 1
             figures.leftSelection += result.stdout.split(separator: "\n").filter { $0.hasPrefix("leave   ") }.count
             lastRuns.append(expectation(r, result, outcome, recovering: recovering, extra: extra))
@@ -1248,7 +1251,11 @@ extension MC {
             // Untouched since the conflict: the colliding fields still hold the winner's
             // values (a deletion that lost: the document is still the kept version).
             let stillKept = rec.loser != nil ? untouched : entry.placed.version.id == rec.winner.id
-            if rec.finder == r, rec.loser != nil, sameDoc.count == 1, untouched, rng.chance(0.4) {
+            // A lost rename is only settled as is (`--take` of a name moves the document,
+            // which the model does not do).
+            if rec.renameLost {
+                how = "accept as is (a lost rename)"
+            } else if rec.finder == r, rec.loser != nil, sameDoc.count == 1, untouched, rng.chance(0.4) {
                 let takeLocal = rng.chance(0.5)
                 args += ["--take", takeLocal ? "local" : "remote"]
                 if takeLocal == rec.loserWasLocal { takeLoser = rec }

@@ -63,7 +63,8 @@
 //   which settles every open record of the document this replica knows.
 // - Two identical edits racing are rare here; the model keeps the remote's version.
 // - The driver never makes ambiguous situations the rules leave open: no two documents at
-//   one path (every new path is fresh), no concurrent renames of one document, no rename
+//   one path (every new path is fresh), no concurrent renames of one document (but for a
+//   send-only replica's `override` over a rename: the rename that lost is recorded), no rename
 //   racing a delete, no `rm`/`mv` of a file whose unrecorded copy exists (the copy could
 //   then legitimately inherit the identity), `cp` only of a file at its tracked path,
 //   invalid saves only of a file tracked at its path (one moved, created or written back
@@ -215,7 +216,15 @@ extension MC {
         /// replica that merged; else the winner). Its changesetId is the record's `winner`,
         /// and its maker the record's `keptBy`.
         var kept: Version?
-        var keptBy: Int { (kept ?? winner).author }
+        var keptBy: Int { keptRenamer ?? (kept ?? winner).author }
+        /// Renamed on both sides and this record's name lost (SPEC: "the later recorded
+        /// rename wins on every replica … the other name is a recorded conflict"): `loser` is
+        /// the losing side's version (its content is stored), `renamer` made the rename that
+        /// lost, `keptRenamer` the one that won (a rename keeps the changesetId, so the
+        /// versions' makers are not the renames').
+        var renameLost = false
+        var renamer: Int?
+        var keptRenamer: Int?
         /// Which side of the finder's sync lost.
         var loserWasLocal: Bool
         var finder: Int
@@ -240,8 +249,10 @@ extension MC {
 
         var description: String {
             let what =
-                fields.isEmpty
-                ? (loser == nil ? "deletion lost" : "whole document") : "fields " + fields.joined(separator: ",")
+                renameLost
+                ? "rename to \(path) lost"
+                : fields.isEmpty
+                    ? (loser == nil ? "deletion lost" : "whole document") : "fields " + fields.joined(separator: ",")
             return
                 "conflict#\(id) doc\(doc) \(what), lost \(loser.map(\.description) ?? "deletion") (\(loserWasLocal ? "local" : "remote") side of r\(finder)), kept \(winner)"
         }
@@ -287,6 +298,8 @@ extension MC {
         /// The replica whose deletion each remote tombstone records, and the deleted version.
         var remoteDeleter: [Int: Int] = [:]
         var remoteDeleted: [Int: Version] = [:]
+        /// The replica whose push (or plain-git commit) put each document's remote version there.
+        var remotePusher: [Int: Int] = [:]
         private var learnedDeletionOnly = true
         var nextVersion = 1
         var nextRecord = 1
@@ -328,7 +341,9 @@ extension MC {
         static let plainGit = -1
 
         /// Who made the stored version (or deletion) of a record, where known.
-        static func storedBy(_ rec: ConflictRecord) -> Int? { rec.loser.map(\.author) ?? rec.deleter }
+        static func storedBy(_ rec: ConflictRecord) -> Int? {
+            rec.renameLost ? rec.renamer : rec.loser.map(\.author) ?? rec.deleter
+        }
 
         /// A commit made with plain git on the remote: `doc`'s fields set to `fields`, the
         /// changesetId left as it was. docsync derives a fresh changesetId for it, dated by
@@ -338,6 +353,7 @@ extension MC {
             guard let p = remote[doc] else { return }
             let v = newVersion(fields, tick: nextTick(), mtime: nil, author: Model.plainGit)
             remote[doc] = Placed(version: v, path: p.path)
+            remotePusher[doc] = Model.plainGit
             taint(doc, .plainGitIdentity)
         }
 
@@ -445,6 +461,7 @@ extension MC {
                         remoteDeleted[doc] = b?.version
                     }
                     remote[doc] = l
+                    remotePusher[doc] = r
                     seenRemote[r][doc] = l
                     base[r][doc] = l
                     continue
@@ -460,7 +477,7 @@ extension MC {
                     base[r][doc] = nil
                 case (nil, let rv?):
                     if let deleted = b?.version,
-                        records.contains(where: { $0.doc == doc && $0.loser?.id == deleted.id })
+                        records.contains(where: { $0.doc == doc && !$0.renameLost && $0.loser?.id == deleted.id })
                     {
                         taint(doc, .conflictStoreKeyCollision)
                     }
@@ -474,7 +491,7 @@ extension MC {
                     taint(doc, .deleteVsEdit)
                     out.exitRules.insert(.deleteVsEdit)
                 case (let lv?, nil):
-                    if pushing { remote[doc] = lv }
+                    if pushing { (remote[doc], remotePusher[doc]) = (lv, r) }
                     base[r][doc] = pushing ? lv : nil
                     out.newRecords.append(
                         record(
@@ -488,7 +505,7 @@ extension MC {
                     let merged = merge(r, doc: doc, base: b, local: lv, remote: rv, tick: syncTick, outcome: &out)
                     setLocal(r, doc, merged)
                     base[r][doc] = pushing ? merged : rv
-                    if pushing { remote[doc] = merged }
+                    if pushing { (remote[doc], remotePusher[doc]) = (merged, r) }
                 }
             }
             // What the engine decides from while a file is invalid is the tree as this sync
@@ -662,7 +679,7 @@ extension MC {
                 if records[i].passedBy.contains(r) { continue }
                 if records[i].published && records[i].knownBy.insert(r).inserted
                     && !records[i].settledKnownBy.contains(r),
-                    records[i].loser.map({ $0.author == r }) ?? (records[i].deleter == r)
+                    Model.storedBy(records[i]) == r
                 {
                     learned += 1
                     if records[i].loser != nil { learnedDeletionOnly = false }
@@ -755,8 +772,27 @@ extension MC {
             } else if rm.path == bp {
                 path = l.path
             } else {
+                // Renamed on both sides: the later recorded rename wins, the other name is a
+                // recorded conflict (SPEC, "Reconciliation and conflicts"). The driver moves a
+                // document only where no other replica is moving it, so this is a send-only
+                // replica's `override` (its version at its own path) sent over a rename not
+                // synced yet: recorded at the override, later than that rename unless the
+                // renaming replica saved the file since (its tick, when the file last changed).
                 path = localLater ? l.path : rm.path
                 taint(doc, .saveTime)
+                if b != nil {
+                    outcome.newRecords.append(
+                        record(
+                            doc, fields: [], loser: localLater ? rm.version : l.version,
+                            winner: localLater ? l.version : rm.version, loserWasLocal: !localLater, finder: r,
+                            path: localLater ? rm.path : l.path))
+                    let i = records.count - 1
+                    records[i].kept = content
+                    records[i].renameLost = true
+                    records[i].renamer = localLater ? remotePusher[doc] : r
+                    records[i].keptRenamer = localLater ? r : remotePusher[doc]
+                    outcome.notes.append("doc\(doc): renamed on both sides: \(path) kept")
+                }
             }
             return Placed(version: content, path: path)
         }
