@@ -172,6 +172,7 @@ extension Merger {
     ) -> JSONValue {
         let (earlier, later) = laterIsLocal ? (remote, local) : (local, remote)
         var inner = Merger(collisions: .remote, trie: trie, rootNode: node, rootPath: path, arrayDepth: arrayDepth + 1)
+        inner.countsFromZero = countsFromZero
         let merged = inner.run(base: base, local: earlier, remote: later)
         for var conflict in inner.conflicts {
             if laterIsLocal {

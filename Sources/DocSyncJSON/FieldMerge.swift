@@ -95,6 +95,7 @@ public enum FieldMerge {
         for path in arrays.sets { trie.insert(keys(inPath: path), flag: PathTrie.set) }
         for (path, key) in arrays.keys { trie.insert(keys(inPath: path), flag: 0, arrayKey: key) }
         var merger = Merger(collisions: collisions, trie: trie)
+        merger.countsFromZero = base != nil
         let merged = merger.run(base: base, local: local, remote: remote)
         return Result(merged: merged, conflicts: merger.conflicts)
     }

@@ -46,6 +46,11 @@ struct Merger {
     let rootNode: Int
     let rootPath: [String]
     let arrayDepth: Int
+    /// Whether a counter absent from the base counts from 0 (both sides added it to a
+    /// document they shared). False when there is no base document at all (first contact:
+    /// two files that were one document before docsync met them): equal counts are then
+    /// one count, not two additions, and different ones merge by the ordinary rules.
+    var countsFromZero = true
 
     init(collisions: FieldMerge.Winner, trie: PathTrie, rootNode: Int = 0, rootPath: [String] = [], arrayDepth: Int = 0)
     {
@@ -137,7 +142,8 @@ struct Merger {
         return (.value(winner == .local ? local : remote), false)
     }
 
-    /// local + remote − base when both sides changed a number (base absent counts as 0);
+    /// local + remote − base when both sides changed a number (base absent counts as 0,
+    /// where the document had a base: `countsFromZero`);
     /// nil when the ordinary rules apply.
     private func counterSum(base: JSONValue?, local: JSONValue?, remote: JSONValue?) -> String? {
         guard case .number(let l)? = local, case .number(let r)? = remote, local != base, remote != base else {
@@ -147,7 +153,7 @@ struct Merger {
         guard let ld = ExactDecimal(l), let rd = ExactDecimal(r) else { return nil }
         terms = [(ld, false), (rd, false)]
         switch base {
-        case nil: break
+        case nil: guard countsFromZero else { return nil }
         case .number(let b)?:
             guard let bd = ExactDecimal(b) else { return nil }
             terms.append((bd, true))

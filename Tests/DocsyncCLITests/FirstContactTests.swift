@@ -57,6 +57,36 @@ struct FirstContactTests {
     }
 
     @Test(
+        "a declared counter in the same file on both machines is one count, not two additions (found by the model check's counters)",
+        arguments: Kind.allCases)
+    func countersAreNotDoubled(_ kind: Kind) {
+        let box = Sandbox("counters-\(kind)")
+        let url = Self.remote(box, kind)
+        let plays = "{\n  \"title\": \"Song\",\n  \"plays\": 3\n}\n"
+        let laptop = Self.initTree(box, "laptop", url, files: ["song.json": plays])
+        #expect(laptop.run("config", "merge.counters", "plays").exit == 0)
+        laptop.sync()
+        // Another title saved here later: the two files are merged, the count with them.
+        let desk = Self.initTree(
+            box, "desk", url, files: ["song.json": plays.replacingOccurrences(of: "Song", with: "Song (live)")])
+        #expect(desk.run("config", "merge.counters", "plays").exit == 0)
+        let joined = desk.run("sync")
+        #expect(joined.exit == 3, "the titles differ: a recorded conflict: \(joined.comment)")
+        #expect(desk.json("song.json")?["title"] as? String == "Song (live)", "the later save's title")
+        #expect(desk.json("song.json")?["plays"] as? Int == 3, "not 6: \(desk.read("song.json") ?? "")")
+        let told = laptop.run("sync")
+        #expect(told.exit == 3, "its title lost: it is told: \(told.comment)")
+        #expect(laptop.json("song.json")?["plays"] as? Int == 3)
+        // Counting goes on as usual afterwards.
+        laptop.write(
+            "song.json", laptop.read("song.json")!.replacingOccurrences(of: "\"plays\": 3", with: "\"plays\": 4"))
+        desk.write("song.json", desk.read("song.json")!.replacingOccurrences(of: "\"plays\": 3", with: "\"plays\": 5"))
+        laptop.sync()
+        desk.sync()
+        #expect(desk.json("song.json")?["plays"] as? Int == 6, "3 + 1 + 2")
+    }
+
+    @Test(
         "the same file with different content on both: one document, fields merged, the differing field a conflict (exit 3), both versions kept",
         arguments: Kind.allCases)
     func differentContent(_ kind: Kind) throws {
