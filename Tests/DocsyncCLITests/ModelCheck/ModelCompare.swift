@@ -709,11 +709,7 @@ extension MC.Run {
     /// Documents changed since `r`'s last sync recorded the tree (a save, move or
     /// deletion during that run which the run did not see).
     func changedSinceRecorded(_ r: Int) -> Set<Int> {
-        var changed = Set<Int>()
-        for (d, recorded) in model.recorded[r] where recorded != model.local[r][d]?.placed {
-            changed.insert(d)
-        }
-        return changed
+        r < model.unseenEdits.count ? model.unseenEdits[r] : []
     }
 
     func checkStatus(_ r: Int) -> [Mismatch] {

@@ -244,6 +244,8 @@ extension MC.Run {
             r, result, recovering: false,
             prefix:
                 "r\(r) override \(only.map { "doc\($0) " } ?? "")(docs \(overridden.map(String.init).joined(separator: ",")))"
+                + (result.exit == 0
+                    ? "" : " [\(result.stderr.split(separator: "\n").prefix(3).joined(separator: " | "))]")
         )
     }
 
@@ -283,15 +285,11 @@ extension MC.Run {
         let keptCs = (JSONHelp.object(bytes)?["changesetId"] as? String) ?? "?"
         // The commit is made in a later second than every save so far (git's times are whole
         // seconds): whether the engine dates the new version by the commit or by the pull,
-        // it is later than every save before it. Every changesetId issued so far counts too:
-        // a version recorded at a sync is stamped by the replica's clock, which may be past
-        // its file's save time (a receive-only replica's pending version met this in its
-        // same second).
-        let issued = replicas.compactMap { replica -> Int64? in
-            guard let bytes = Files.bytes(replica.path(".docsync/clock")), bytes.count >= 12 else { return nil }
-            return Int64(String(decoding: bytes.prefix(12), as: UTF8.self), radix: 16)
-        }
-        let second = (max(clockMs, lastRunEndMs, issued.max() ?? 0) / 1000 + 1) * 1000
+        // it is later than every save before it. Every changesetId issued so far is too,
+        // without reading any replica's clock (the model reads no engine state): a save's id
+        // is dated by its mtime, never later than now (SPEC rule 1), and a merge's by the
+        // run that made it, and every run ended before `lastRunEndMs`.
+        let second = (max(clockMs, lastRunEndMs) / 1000 + 1) * 1000
         while nowMs() < second { usleep(2000) }
         try! Data(edited).write(to: URL(fileURLWithPath: work + "/" + placed.path))
         let committed = gitTool(

@@ -171,6 +171,7 @@ extension MC.Run {
         var after = model
         let late = after.sync(r)
         change(&after)
+        after.unseenEdits[r].insert(doc)
         let alternatives = [
             Alternative(label: "the edit first", model: before, syncs: [(r, result, early, false, [])]),
             Alternative(label: "the sync first", model: after, syncs: [(r, result, late, false, [])])

@@ -289,6 +289,9 @@ extension MC {
         /// deleted; absent: not known): what the engine decides from while the file is
         /// invalid.
         var recorded: [[Int: Placed?]]
+        /// Per replica, documents saved, moved or deleted during its last sync and not seen
+        /// by it (`editDuringSync`, the order "the sync first"): unrecorded until the next.
+        var unseenEdits: [Set<Int>]
         /// Per replica, documents a save or `resolve` brought back to the base's content, with
         /// that base's version id: the engine holds a version of its own there (pending on a
         /// receive-only replica) where the model holds the base version itself.
@@ -313,6 +316,7 @@ extension MC {
             ownVersionOfBase = Array(repeating: [:], count: replicas)
             seenRemote = Array(repeating: [:], count: replicas)
             recorded = Array(repeating: [:], count: replicas)
+            unseenEdits = Array(repeating: [], count: replicas)
         }
 
         /// Ticks grow by `tickStep`, so that a save the model must place just after another
@@ -333,6 +337,7 @@ extension MC {
             ownVersionOfBase.append([:])
             seenRemote.append([:])
             recorded.append([:])
+            unseenEdits.append([])
             replicaCount += 1
             return replicaCount - 1
         }
@@ -418,6 +423,7 @@ extension MC {
             let pushing = completes && !receiveOnly.contains(r)
             var out = SyncOutcome(exit: 0)
             let syncTick = nextTick()
+            unseenEdits[r] = []
             // Pull: learn every published record and settlement.
             let learned = learnPublished(r)
             seenRemote[r] = remote
