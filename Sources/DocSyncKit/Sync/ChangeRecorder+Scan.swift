@@ -10,8 +10,8 @@ extension ChangeRecorder {
         /// Not a valid document: reported, its path unreadable (not a deletion);
         /// `forget` drops its stat-cache entry so the next run reads it again.
         case invalid([DocumentProblem], forget: Bool)
-        /// Gone between the walk and the read (renamed or deleted while the run scanned):
-        /// the walk is out of date, and `detect` walks again.
+        /// Gone between the walk and the read (renamed or deleted while the run scanned), or
+        /// read while it was being written: the walk is out of date, and `detect` walks again.
         case vanished(DocumentProblem)
     }
 
@@ -113,6 +113,17 @@ extension ChangeRecorder {
         do { scanned = try JSONScanner.scanDocument(bytes) } catch {
             let problem = DocumentProblem(
                 path: entry.path, line: error.line, column: error.column, reason: error.reason)
+            // Being written as it was read (an editor that saves in place truncates, then
+            // writes): not the user's invalid save. `detect` walks again and reads it anew.
+            if let now = try? FileSystem.linkStatus(layout.absolute(entry.path)),
+                now.size != entry.stat.size || now.mtimeNanos != entry.stat.mtimeNanos || now.size != bytes.count
+            {
+                return .vanished(
+                    DocumentProblem(
+                        path: entry.path,
+                        reason: "changed while docsync read it (\(problem.reason)); left for the next run"
+                    ))
+            }
             return .invalid([problem], forget: true)
         }
         // The scan is not kept: stamping scans the file again. Why: kept for every new

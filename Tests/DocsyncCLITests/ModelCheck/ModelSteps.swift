@@ -75,7 +75,19 @@ extension MC.Run {
                 mtime = nextSaveMs()
                 tick = model.nextTick()
             }
-            write(j, placed.path, MC.Run.text(fields), style: .editorRename, mtime: mtime)
+            // SPEC: "identical content is the same document". Identical means the bytes the
+            // remote holds (its ids left out), as a copy of the same folder has them: the same
+            // values in another layout are a later save of that document, pushed as one.
+            var bytes = MC.Run.text(fields)
+            if same,
+                let holder = (0..<3).first(where: {
+                    model.base[$0][doc] == placed && model.local[$0][doc]?.placed == placed
+                }),
+                let held = replicas[holder].bytes(placed.path)
+            {
+                bytes = Array(Self.withoutIds(held).utf8)
+            }
+            write(j, placed.path, bytes, style: .editorRename, mtime: mtime)
             let version = model.newVersion(fields, tick: tick, mtime: mtime, author: j)
             model.local[j][doc] = MC.LocalDoc(placed: MC.Placed(version: version, path: placed.path))
             model.taint(doc, .firstContact)

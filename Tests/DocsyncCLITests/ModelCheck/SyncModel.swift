@@ -610,13 +610,7 @@ extension MC {
                 if let rmv = rm?.version, let winner {
                     // The fields the remote's version differs in from what went over it.
                     let sent = l?.placed.version.fields ?? [:]
-                    // Named by their top-level keys (`n`, not `n.x`): an override compares
-                    // whole documents, not a merge's paths (SYNC.md, send-only).
-                    let fields = Set(
-                        Set(rmv.fields.keys).union(sent.keys).filter { rmv.fields[$0] != sent[$0] }.map {
-                            String($0.split(separator: ".")[0])
-                        }
-                    ).sorted()
+                    let fields = Set(rmv.fields.keys).union(sent.keys).filter { rmv.fields[$0] != sent[$0] }.sorted()
                     // No value of it lost: nothing recorded.
                     if !fields.isEmpty {
                         _ = record(
