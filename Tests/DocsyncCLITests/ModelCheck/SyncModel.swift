@@ -26,7 +26,17 @@
 // - both changed: field by field against B (absent B = no fields): one side changed a
 //   field: take it; both the same way: take it; both differently: the value of the version
 //   with the later tick (rule 2), and a record of the colliding fields whose stored copy
-//   is the whole losing version. A result equal to one side is that side's version; any
+//   is the whole losing version. Removed on one side and changed on the other: the change
+//   wins (an edit beats a removal); the stored version is the side that lost a value, the
+//   local one when each side lost one (SYNC.md's field table). A nested object's keys are
+//   fields of their own (`n.x`), as the merge goes key by key at any depth. The declared
+//   counter `k` changed on both sides is base + both deltas, never a conflict (with no
+//   base at all, first contact, it merges like any field).
+// - Ticks: a save's tick is when it was saved; a save dated hours in the past sorts right
+//   after the version it was edited from (rule 1: "always sorts after the version it was
+//   edited from"), one dated in the future is dated when recorded (never later than now).
+// - Both sides moved a document: the later tick's path wins and the other rename is a
+//   recorded conflict (SPEC: rename against rename). A result equal to one side is that side's version; any
 //   other result is a new version made at this sync. Path: the side that moved it, or the
 //   later version's path if both did. Equal content on both sides: not a conflict, the
 //   remote's version is kept.
