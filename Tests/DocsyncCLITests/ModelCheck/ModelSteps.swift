@@ -82,6 +82,7 @@ extension MC.Run {
             if same,
                 let holder = (0..<3).first(where: {
                     model.base[$0][doc] == placed && model.local[$0][doc]?.placed == placed
+                        && model.local[$0][doc]?.invalidBytes == nil
                 }),
                 let held = replicas[holder].bytes(placed.path)
             {

@@ -620,7 +620,12 @@ extension MC {
                 if let rmv = rm?.version, let winner {
                     // The fields the remote's version differs in from what went over it.
                     let sent = l?.placed.version.fields ?? [:]
-                    let fields = Set(rmv.fields.keys).union(sent.keys).filter { rmv.fields[$0] != sent[$0] }.sorted()
+                    // Over a deletion the whole document lost: named by its top-level keys
+                    // (`n`, not `n.x`), as a record of a whole document is.
+                    let fields =
+                        sent.isEmpty
+                        ? Set(rmv.fields.keys.map { String($0.split(separator: ".")[0]) }).sorted()
+                        : Set(rmv.fields.keys).union(sent.keys).filter { rmv.fields[$0] != sent[$0] }.sorted()
                     // No value of it lost: nothing recorded.
                     if !fields.isEmpty {
                         _ = record(
