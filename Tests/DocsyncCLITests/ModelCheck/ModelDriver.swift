@@ -666,6 +666,9 @@ extension MC {
                 else { return nil }
                 return (d, path)
             }
+            // Every document synced there was moved or deleted since (and recorded so): nothing
+            // to be unknown, so nothing this step checks.
+            guard !inside.isEmpty else { return nil }
             // Moved away with a symlink in its place, or (as a user without privileges: root
             // reads every folder) made unreadable with `chmod 000`.
             // Not on the daemon kind: its repository lies outside the sandbox handed over, and
