@@ -45,6 +45,9 @@ enum CrashTable {
     /// Reading the sync state, between the state and the base file it names: held there
     /// and killed there by `BaseFileTests`.
     static let stateRead = ["state.before-base-file"]
+    /// Between the walk and the read of the tree: held there (DOCSYNC_PAUSE_AT) by
+    /// `EditsDuringRunTests` to rename a file under a running sync.
+    static let scan = ["record.after-walk"]
 
     /// `docsync gc` with a tombstone to purge. Only a format-1 folder remote writes a
     /// compacted feed; the drive layout and git write one commit.
@@ -99,6 +102,7 @@ enum CrashTable {
         #expect(CrashTable.resolve == CrashPoint.resolvePoints)
         #expect(CrashTable.localFetch == CrashPoint.localFetchPoints)
         #expect(CrashTable.stateRead == CrashPoint.stateReadPoints)
+        #expect(CrashTable.scan == CrashPoint.scanPoints)
         #expect(CrashTable.upgrade == CrashPoint.upgradePoints)
     }
 
@@ -115,7 +119,7 @@ enum CrashTable {
             into: Set<String>(
                 CrashTable.resolve + CrashTable.revert + CrashTable.override + CrashTable.sparse + CrashTable.upgrade
                     + CrashTable.localFetch
-                    + CrashTable.stateRead)
+                    + CrashTable.stateRead + CrashTable.scan)
         ) {
             all, kind in
             all.formUnion(CrashTable.sync[kind]!)
