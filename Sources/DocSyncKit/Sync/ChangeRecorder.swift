@@ -27,6 +27,12 @@ final class ChangeRecorder {
         var unstoredContents: [String: [UInt8]] = [:]
         /// Files the walk listed that were gone when read (see `FileScan.vanished`).
         var vanishedWhileScanning = 0
+
+        /// Empty but for what `walk` passed over and did not enter.
+        init(of walk: TreeWalker.Walk) {
+            skipped = walk.skipped
+            unentered = TreeWalker.Walk(files: [], skipped: [], unentered: walk.unentered)
+        }
     }
 
     /// What one file holds, from the stat cache or from reading it.
@@ -99,12 +105,10 @@ final class ChangeRecorder {
     /// - Parameter write: false for `status` and `--dry-run`: nothing is stamped or
     ///   stored, and new ids in the result are placeholders.
     func detect(write: Bool) throws -> Result {
-        var result = Result()
         let previousIndex = index
         let ignore = IgnoreRules.load(from: layout.ignoreFile)
         var walk = TreeWalker(root: layout.root, ignore: ignore).walk(removingStaleTemporaryFiles: write)
-        result.skipped = walk.skipped
-        result.unentered = TreeWalker.Walk(files: [], skipped: [], unentered: walk.unentered)
+        var result = Result(of: walk)
         if let unchangedTree, unchangedTree.holds(walk.files, index: index) {
             progress?(.finished(.scan))
             progress?(.finished(.record))
@@ -118,12 +122,13 @@ final class ChangeRecorder {
         // since it was listed. The walk no longer says what is here: a file moved into a
         // folder already listed would be missed, its document taken for deleted. Walk
         // again, a few times; a file still vanishing then is unknown, never deleted.
-        for _ in 0..<Self.rewalksWhileTheTreeChanges
-        where result.vanishedWhileScanning > 0 || walk.changedSinceListed(root: layout.root) {
+        var rewalks = 0
+        while rewalks < Self.rewalksWhileTheTreeChanges,
+            result.vanishedWhileScanning > 0 || walk.changedSinceListed(root: layout.root)
+        {
+            rewalks += 1
             walk = TreeWalker(root: layout.root, ignore: ignore).walk(removingStaleTemporaryFiles: false)
-            result = Result()
-            result.skipped = walk.skipped
-            result.unentered = TreeWalker.Walk(files: [], skipped: [], unentered: walk.unentered)
+            result = Result(of: walk)
             vanishedPaths = []
             files = scanFiles(walk.files, into: &result)
         }
