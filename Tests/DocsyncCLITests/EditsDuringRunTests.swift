@@ -26,18 +26,33 @@ struct EditsDuringRunTests {
         return (run, { #expect(FileManager.default.createFile(atPath: gate, contents: nil), "the gate opens") })
     }
 
+    /// A with `files`, synced to a new remote of the kind; B cloned from it.
+    static func pair(_ box: Sandbox, git: Bool, _ files: [String: String]) -> (a: Replica, b: Replica) {
+        let url = Reliability.remote(box, git: git)
+        let a = box.replica("A")
+        for (path, text) in files { a.write(path, text) }
+        #expect(CLI.run(["init", "--remote", url, "--name", "A", "A"], in: box.root).exit == 0)
+        a.sync()
+        return (a, ReliabilityConcurrencyTests.clone(box, "B", remote: url))
+    }
+
+    /// `pair` with `d.json` `{"x": "base", "y": "base"}` (and `files`), then B's edit of `x`
+    /// to "fromB" synced: a remote change for A's next pull to write.
+    static func remoteEditedX(_ box: Sandbox, git: Bool, _ files: [String: String] = [:]) -> (a: Replica, b: Replica) {
+        var all = files
+        all["d.json"] = "{\n  \"x\": \"base\",\n  \"y\": \"base\"\n}\n"
+        let (a, b) = pair(box, git: git, all)
+        b.write("d.json", b.read("d.json")!.replacingOccurrences(of: "\"x\": \"base\"", with: "\"x\": \"fromB\""))
+        #expect(b.run("sync").exit == 0)
+        return (a, b)
+    }
+
     @Test(
         "a file renamed between the walk and its read goes out as a rename in the same run, nothing reported unreadable",
         arguments: [false, true])
     func renamedWhileScanning(git: Bool) throws {
         let box = Sandbox()
-        let url = Reliability.remote(box, git: git)
-        let a = box.replica("A")
-        a.write("top.json", "{\"n\": 1}\n")
-        a.write("sub/other.json", "{\"n\": 2}\n")
-        #expect(CLI.run(["init", "--remote", url, "--name", "A", "A"], in: box.root).exit == 0)
-        a.sync()
-        let b = ReliabilityConcurrencyTests.clone(box, "B", remote: url)
+        let (a, b) = Self.pair(box, git: git, ["top.json": "{\"n\": 1}\n", "sub/other.json": "{\"n\": 2}\n"])
         // Changed, so the scan reads it (not vouched for by the stat cache).
         a.write("top.json", "{\"n\": 10}\n")
         let (run, release) = Self.held(a, box, at: "record.after-walk")
@@ -60,15 +75,7 @@ struct EditsDuringRunTests {
         arguments: [false, true])
     func savedWhilePulling(git: Bool) throws {
         let box = Sandbox()
-        let url = Reliability.remote(box, git: git)
-        let a = box.replica("A")
-        a.write("d.json", "{\n  \"x\": \"base\",\n  \"y\": \"base\"\n}\n")
-        a.write("e.json", "{\"n\": 1}\n")
-        #expect(CLI.run(["init", "--remote", url, "--name", "A", "A"], in: box.root).exit == 0)
-        a.sync()
-        let b = ReliabilityConcurrencyTests.clone(box, "B", remote: url)
-        b.write("d.json", b.read("d.json")!.replacingOccurrences(of: "\"x\": \"base\"", with: "\"x\": \"fromB\""))
-        #expect(b.run("sync").exit == 0)
+        let (a, b) = Self.remoteEditedX(box, git: git, ["e.json": "{\"n\": 1}\n"])
         // A has something of its own to push, so the run pushes after its pull.
         a.write("e.json", a.read("e.json")!.replacingOccurrences(of: "1", with: "2"))
         let (run, release) = Self.held(a, box, at: "pull.after-journal")
@@ -91,14 +98,7 @@ struct EditsDuringRunTests {
         arguments: [false, true])
     func renamedWhilePulling(git: Bool) throws {
         let box = Sandbox()
-        let url = Reliability.remote(box, git: git)
-        let a = box.replica("A")
-        a.write("d.json", "{\n  \"x\": \"base\",\n  \"y\": \"base\"\n}\n")
-        #expect(CLI.run(["init", "--remote", url, "--name", "A", "A"], in: box.root).exit == 0)
-        a.sync()
-        let b = ReliabilityConcurrencyTests.clone(box, "B", remote: url)
-        b.write("d.json", b.read("d.json")!.replacingOccurrences(of: "\"x\": \"base\"", with: "\"x\": \"fromB\""))
-        #expect(b.run("sync").exit == 0)
+        let (a, b) = Self.remoteEditedX(box, git: git)
         let (run, release) = Self.held(a, box, at: "pull.after-journal")
         #expect(rename(a.path("d.json"), a.path("e.json")) == 0)
         release()

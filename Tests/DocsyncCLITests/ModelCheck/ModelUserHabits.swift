@@ -82,6 +82,29 @@ extension MC.Run {
         return Array((String(text[..<start]) + String(text[end...])).utf8)
     }
 
+    /// One field of `doc`'s file on `r` set to a fresh value, worked out but not written:
+    /// the field, its old and new values, the file's bytes after, the document's fields after.
+    struct FieldEdit {
+        var field: String
+        var old: String
+        var new: String
+        var bytes: [UInt8]
+        var fields: MC.Fields
+    }
+
+    func fieldEdit(_ r: Int, _ doc: Int) -> FieldEdit? {
+        let entry = model.local[r][doc]!
+        let field = rng.pick(MC.fieldNames.filter { entry.placed.version.fields[$0] != nil })
+        let old = entry.placed.version.fields[field]!
+        let new = value()
+        guard let bytes = replicas[r].bytes(entry.placed.path), let edited = Self.replacing(bytes, old, new) else {
+            return nil
+        }
+        var fields = entry.placed.version.fields
+        fields[field] = new
+        return FieldEdit(field: field, old: old, new: new, bytes: edited, fields: fields)
+    }
+
     // MARK: Counters
 
     /// Adds 1–5 to the document's counter (`k`, declared with `merge.counters`).
@@ -132,14 +155,8 @@ extension MC.Run {
         var change: (inout MC.Model) -> Void = { _ in }
         switch kind {
         case 0, 1:
-            let field = rng.pick(MC.fieldNames.filter { entry.placed.version.fields[$0] != nil })
-            let old = entry.placed.version.fields[field]!
-            let new = value()
-            guard let bytes = replicas[r].bytes(path), let edited = Self.replacing(bytes, old, new) else {
-                return nil
-            }
-            var fields = entry.placed.version.fields
-            fields[field] = new
+            guard let e = fieldEdit(r, doc) else { return nil }
+            let (field, old, new, edited, fields) = (e.field, e.old, e.new, e.bytes, e.fields)
             // Saved as editors that rename do: a save in place (truncate, then write) may be
             // read half-written by the run, which then reports the file invalid for that run
             // (SYNC.md), a third outcome the model does not hold.
@@ -204,14 +221,8 @@ extension MC.Run {
         guard !docs.isEmpty else { return nil }
         let doc = rng.pick(docs)
         let entry = model.local[r][doc]!
-        let field = rng.pick(MC.fieldNames.filter { entry.placed.version.fields[$0] != nil })
-        let old = entry.placed.version.fields[field]!
-        let new = value()
-        guard let bytes = replicas[r].bytes(entry.placed.path), let edited = Self.replacing(bytes, old, new) else {
-            return nil
-        }
-        var fields = entry.placed.version.fields
-        fields[field] = new
+        guard let e = fieldEdit(r, doc) else { return nil }
+        let (field, new, edited, fields) = (e.field, e.new, e.bytes, e.fields)
         let hours = 2 + rng.int(22)
         let mtime = nowMs() - Int64(hours) * 3_600_000 - Int64(rng.int(3_600_000))
         write(r, entry.placed.path, edited, style: rng.chance(0.5) ? .inPlace : .editorRename, mtime: mtime)
@@ -238,14 +249,8 @@ extension MC.Run {
         guard !docs.isEmpty else { return nil }
         let doc = rng.pick(docs)
         let entry = model.local[r][doc]!
-        let field = rng.pick(MC.fieldNames.filter { entry.placed.version.fields[$0] != nil })
-        let old = entry.placed.version.fields[field]!
-        let new = value()
-        guard let bytes = replicas[r].bytes(entry.placed.path), let edited = Self.replacing(bytes, old, new) else {
-            return nil
-        }
-        var fields = entry.placed.version.fields
-        fields[field] = new
+        guard let e = fieldEdit(r, doc) else { return nil }
+        let (field, new, edited, fields) = (e.field, e.new, e.bytes, e.fields)
         let hours = 1 + rng.int(24)
         let t = nextSaveMs()
         write(r, entry.placed.path, edited, style: .inPlace, mtime: t + Int64(hours) * 3_600_000)
