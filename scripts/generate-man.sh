@@ -249,8 +249,9 @@ server's receive-pack does it.
 A replica whose pushed commit is gone from a git remote's history (a force-push) sends
 its versions again and never reads that as deletions.
 Files saved, renamed or deleted while a run works on the tree are never overwritten or
-taken for deletions: the tree is walked again when it changed under the scan, and a file
-saved while the pull meant to write it is recorded and merged in the same run.
+taken for deletions: the tree is walked again when it changed under the scan or under
+a stamp, and a file saved while the pull meant to write it is recorded and merged in the
+same run.
 A folder remote in the drive layout (the default,
 .Ql docsync-remote 2 )
 is safe in a cloud-drive or Syncthing folder too: no file in it is written by two

@@ -7,6 +7,10 @@
 // - a file saved while the pull meant to write it: the pull left it (right) and the cursor
 //   stayed, so every push attempt found the remote "moved" and the run gave up with exit
 //   75 blaming other replicas; now the run records the save and merges it, and exits 0;
+// - an edited file moved between its read and its stamp: the stamp left it alone (right)
+//   but the run went on without the change, pushing neither the edit nor the move, and
+//   the file kept its old changesetId (model check, git seed 6003); now the tree is
+//   recorded again and both go out with this run;
 // - a file renamed while the pull meant to write it: the pull wrote the remote's version
 //   at the old path, beside the renamed file (one document in two files; model check,
 //   folder seed 55); now it is left alone, and the rename and the remote's edit both apply.
@@ -68,6 +72,34 @@ struct EditsDuringRunTests {
         #expect(
             (status?["unrecorded"] as? [Any])?.isEmpty ?? true, "nothing left unrecorded: \(String(describing: status))"
         )
+    }
+
+    @Test(
+        "an edited file moved between its read and its stamp goes out in the same run, edit and rename, stamped at its new path",
+        arguments: [false, true])
+    func movedBeforeItsStamp(git: Bool) throws {
+        let box = Sandbox()
+        let (a, b) = Self.pair(box, git: git, ["top.json": "{\"n\": 1}\n", "sub/other.json": "{\"n\": 2}\n"])
+        // Edited before the run: the run reads it, then stamps it.
+        a.write("top.json", a.read("top.json")!.replacingOccurrences(of: "\"n\": 1", with: "\"n\": 10"))
+        let (run, release) = Self.held(a, box, at: "record.before-stamp")
+        #expect(rename(a.path("top.json"), a.path("sub/moved.json")) == 0)
+        release()
+        let result = run.wait()
+        let kind = git ? "git" : "folder"
+        #expect(result.exit == 0, "\(kind): \(result.comment)")
+        #expect(!a.exists("top.json"), "nothing written back at the old path: \(result.comment)")
+        let status = JSONHelp.parse(a.run("status", "--json").stdout) as? [String: Any]
+        #expect(
+            (status?["unrecorded"] as? [Any])?.isEmpty ?? false,
+            "\(kind): the edit and the move were recorded by the run: \(String(describing: status))")
+        #expect(b.run("sync").exit == 0)
+        #expect(b.json("sub/moved.json")?["n"] as? Int == 10, "\(kind): B got the edit at the new path")
+        #expect(!b.exists("top.json"), "\(kind): and not the old path")
+        // One changesetId, one content: A's file carries the version B received.
+        let mine = a.json("sub/moved.json"), theirs = b.json("sub/moved.json")
+        #expect(mine?["changesetId"] as? String != nil)
+        #expect(mine?["changesetId"] as? String == theirs?["changesetId"] as? String, "\(kind): A's file is stamped")
     }
 
     @Test(

@@ -64,6 +64,37 @@ extension WorkspaceService {
         write: Bool, report: inout SyncReport, checkpointing: Bool = true,
         refreshingIndex: Bool = false, joining: [String: String] = [:]
     ) throws -> ChangeRecorder.Result {
+        var result = try recordOnce(write: write, refreshingIndex: refreshingIndex, joining: joining)
+        // A file saved, moved or deleted between its read and its stamp is left as the
+        // user made it, its change not recorded. Record again, as a run started after
+        // that save would: otherwise the run went on without a change it had read, and
+        // pushed neither an edit saved before it nor the move (model check, git seed 6003).
+        var again = 0
+        while write, result.changedWhileStamping > 0, again < ChangeRecorder.recordingsWhileFilesChange {
+            again += 1
+            let earlier = result.actions
+            result = try recordOnce(write: write, refreshingIndex: false, joining: joining)
+            result.actions = earlier + result.actions
+        }
+        report.problems += result.problems.map(ReportedProblem.invalidDocument)
+        report.warnings += result.skipped.map { "\($0.path): skipped, \($0.reason)" }
+        if !result.unknown.isEmpty { report.unknown = (report.unknown ?? []) + result.unknown }
+        report.recorded += result.actions.filter(\.isLocalAction).map(ChangeSummary.init)
+        guard write else { return result }
+        if !result.actions.isEmpty {
+            if checkpointing { try checkpoint() }
+        } else if checkpointing {
+            // A caller that checkpoints later saves the index then (or at close): it is a
+            // cache, and a 1% pull at 100,000 documents wrote its 13.6 MB twice.
+            try saveIndexIfNeeded()
+        }
+        return result
+    }
+
+    /// One scan of the tree; with `write`, its actions journaled (see `recordLocalChanges`).
+    private func recordOnce(write: Bool, refreshingIndex: Bool, joining: [String: String]) throws
+        -> ChangeRecorder.Result
+    {
         let recorder = ChangeRecorder(
             layout: layout, trackedVersions: { [store] in store.state.trackedVersions }, index: index, clock: clock,
             objects: objects,
@@ -76,10 +107,6 @@ extension WorkspaceService {
         recorder.joining = selection.map { selected in joining.filter { selected.contains($0.key) } } ?? joining
         if !joining.isEmpty { recorder.rejoining = state.unsyncedMintedDocuments }
         let result = try recorder.detect(write: write)
-        report.problems += result.problems.map(ReportedProblem.invalidDocument)
-        report.warnings += result.skipped.map { "\($0.path): skipped, \($0.reason)" }
-        if !result.unknown.isEmpty { report.unknown = (report.unknown ?? []) + result.unknown }
-        report.recorded += result.actions.filter(\.isLocalAction).map(ChangeSummary.init)
         guard write else {
             if refreshingIndex { store.keepRefreshedIndex(recorder.index) }
             return result
@@ -90,11 +117,6 @@ extension WorkspaceService {
             try append(result.actions)
             try CrashPoint.hit("record.after-journal")
             try clock.persist()
-            if checkpointing { try checkpoint() }
-        } else if checkpointing {
-            // A caller that checkpoints later saves the index then (or at close): it is a
-            // cache, and a 1% pull at 100,000 documents wrote its 13.6 MB twice.
-            try saveIndexIfNeeded()
         }
         return result
     }

@@ -59,9 +59,10 @@ public enum CrashPoint {
     /// give the cache a tip whose objects were not copied.
     public static let localFetchPoints = ["git.fetch-before-tracking-ref"]
 
-    /// The step of recording between walking the tree and reading its files: a test holds
-    /// a run there to rename or delete a file under it (`EditsDuringRunTests`).
-    public static let scanPoints = ["record.after-walk"]
+    /// The steps of recording between walking the tree and reading its files, and between
+    /// reading a changed file and stamping it: a test holds a run there to rename or
+    /// delete a file under it (`EditsDuringRunTests`).
+    public static let scanPoints = ["record.after-walk", "record.before-stamp"]
 
     /// The step of reading the sync state between reading `.docsync/state` and opening
     /// the base file it names: a run saving a newer state there removes that file.

@@ -37,7 +37,8 @@ extension ChangeRecorder {
     }
 
     /// Stamps ids into one file and stores the stamped version. Returns nil (and leaves
-    /// the file alone) if the file changed under us; the next run picks it up.
+    /// the file alone) if the file changed under us: the caller records the tree again
+    /// (see `Result.changedWhileStamping`).
     func record(
         _ f: FileInfo, refId: String, newRefId: Bool, kind: JournalEntry.LocalAction, fromPath: String?, write: Bool,
         problems: inout [DocumentProblem]
@@ -92,11 +93,13 @@ extension ChangeRecorder {
             bytes, scanned: scanned,
             refId: newRefId || scanned.member(named: "refId")?.stringValue != refId ? refId : nil,
             changesetId: changesetId)
+        try CrashPoint.hit("record.before-stamp")
         // Compare-and-swap against the user's editor: only replace the file if it is
         // still exactly what we read.
         guard let now = try? FileSystem.linkStatus(absolute),
             now == f.stat || (f.bytes == nil && (try? FileSystem.readFile(absolute)) == bytes)
         else {
+            changedWhileStamping += 1
             return nil
         }
         let hash = try objects.put(stamped)

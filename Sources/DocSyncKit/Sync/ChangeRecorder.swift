@@ -27,6 +27,9 @@ final class ChangeRecorder {
         var unstoredContents: [String: [UInt8]] = [:]
         /// Files the walk listed that were gone when read (see `FileScan.vanished`).
         var vanishedWhileScanning = 0
+        /// Files left unstamped because the user saved, moved or deleted them between
+        /// their read and their stamp: their change is not in `actions`.
+        var changedWhileStamping = 0
 
         /// Empty but for what `walk` passed over and did not enter.
         init(of walk: TreeWalker.Walk) {
@@ -89,6 +92,9 @@ final class ChangeRecorder {
     static let heldBytesBudget = 16 << 20
     /// How many times `detect` walks again when the tree changed under its walk.
     static let rewalksWhileTheTreeChanges = 3
+    /// How many times one recording is made again after files changed under its stamps
+    /// (see `WorkspaceService.recordLocalChanges`).
+    static let recordingsWhileFilesChange = 3
 
     init(
         layout: TreeLayout, trackedVersions: @escaping () -> VersionTable, index: StatCache,
@@ -154,6 +160,7 @@ final class ChangeRecorder {
         progress?(.step(.record, done: files.count, total: files.count))
         progress?(.finished(.record))
         result.unstoredContents = unstoredContents
+        result.changedWhileStamping = changedWhileStamping
         return result
     }
 
@@ -255,6 +262,8 @@ final class ChangeRecorder {
 
     /// Paths the index held that the walk did not find (their entries dropped).
     var vanishedPaths: [String] = []
+    /// See `Result.changedWhileStamping`.
+    var changedWhileStamping = 0
     /// Every refId a file of this scan carries (filled only when there is a remote to join).
     var carriedRefIds: Set<String> = []
     /// The `rejoining` documents that did join, with their superseded actions.
