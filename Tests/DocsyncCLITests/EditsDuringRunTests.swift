@@ -11,6 +11,10 @@
 //   but the run went on without the change, pushing neither the edit nor the move, and
 //   the file kept its old changesetId (model check, git seed 6003); now the tree is
 //   recorded again and both go out with this run;
+// - a file deleted while the pull meant to write a merge into it: the run recorded the
+//   deletion, then decided the document again from the file as it was before, so the
+//   deletion lost silently and the first pull's field conflict stayed (model check, folder
+//   seed 5010); now that pull's decision is forgotten and the deletion is decided;
 // - a file renamed while the pull meant to write it: the pull wrote the remote's version
 //   at the old path, beside the renamed file (one document in two files; model check,
 //   folder seed 55); now it is left alone, and the rename and the remote's edit both apply.
@@ -123,6 +127,37 @@ struct EditsDuringRunTests {
         #expect(b.json("d.json")?["y"] as? String == "fromA", "A's save went out in the same run")
         #expect(b.json("e.json")?["n"] as? Int == 2)
         #expect(a.run("status", "--json").exit == 0)
+    }
+
+    @Test(
+        "a file deleted while the pull meant to merge it into it: one record, the deletion's, not also the field conflict the pull left unapplied",
+        arguments: [false, true])
+    func deletedWhileMerging(git: Bool) throws {
+        let box = Sandbox()
+        let (a, b) = Self.pair(box, git: git, ["d.json": "{\n  \"x\": \"base\",\n  \"y\": \"base\"\n}\n"])
+        let ref = try #require(a.refId("d.json"))
+        // A's edit of x, saved before B's: the pull merges the two, B's x wins (a field
+        // conflict, A's version stored) and the merge is written over A's file.
+        a.write("d.json", a.read("d.json")!.replacingOccurrences(of: "\"x\": \"base\"", with: "\"x\": \"fromA\""))
+        usleep(20_000)
+        b.write("d.json", b.read("d.json")!.replacingOccurrences(of: "\"x\": \"base\"", with: "\"x\": \"fromB\""))
+        #expect(b.run("sync").exit == 0)
+        let (run, release) = Self.held(a, box, at: "pull.after-journal")
+        a.remove("d.json")
+        release()
+        let result = run.wait()
+        let kind = git ? "git" : "folder"
+        // As if the deletion came first: deletion against B's edit, the edit kept (SPEC).
+        #expect(a.json("d.json")?["x"] as? String == "fromB", "\(kind): B's edit kept: \(result.comment)")
+        let listed =
+            (JSONHelp.parse(a.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]]
+            ?? []
+        let mine = listed.filter { $0["refId"] as? String == ref }
+        #expect(
+            mine.count == 1 && mine.first?["deleted"] as? Bool == true,
+            "\(kind): one record, the deletion's: \(mine) \(result.comment)")
+        #expect(b.run("sync").exit == 0)
+        #expect(b.json("d.json")?["x"] as? String == "fromB")
     }
 
     @Test(

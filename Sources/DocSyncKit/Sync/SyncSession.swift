@@ -58,9 +58,25 @@ final class SyncSession {
             changedWhileWriting = [:]
             report.warnings.removeAll { warning in saved.values.contains(warning) }
             report.pulled.removeAll { saved[$0.refId] != nil }
+            try forgetDecisions(of: Set(saved.keys))
             try recordAgain()
             try pullOnce(prefetched: nil)
         }
+    }
+
+    /// The earlier pull's decisions for documents it left unapplied (the user saved,
+    /// moved or deleted the file under it): what the user has now is their version, and
+    /// the conflicts that pull recorded are withdrawn, so the next pull decides afresh.
+    /// Why: it decided again from the file as it was before the save, and a file deleted
+    /// under the pull came back as the earlier merge, with that merge's conflict record
+    /// beside the deletion's (model check, folder seed 5010).
+    private func forgetDecisions(of refIds: Set<String>) throws {
+        for refId in refIds {
+            userVersions[refId] = nil
+            for record in recordedThisRun[refId] ?? [] { try workspace.conflictStore.withdraw(record) }
+            recordedThisRun[refId] = nil
+        }
+        report.conflicts.removeAll { refIds.contains($0.refId) && $0.recordedBy == nil }
     }
 
     /// How many times one run records and pulls again after files were saved under it.
