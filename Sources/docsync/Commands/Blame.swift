@@ -5,6 +5,7 @@ import Foundation
 extension DocSync {
     struct Blame: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "blame",
             abstract: "Show, for each field of a record, the version, replica and time that last set it.",
             discussion:
                 "Reads every version of the record: the remote's history (commits on a git remote, the kept versions of a folder remote) and this replica's journal. A field is named by its JSON pointer and found by position: an array element that moved counts as set by the version that moved it. A field changed in the file and not yet recorded shows (not recorded). Changes nothing."

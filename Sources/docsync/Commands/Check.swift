@@ -4,6 +4,7 @@ import DocSyncKit
 extension DocSync {
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract: "Check records against the rules a sync holds them to, without syncing.",
             discussion: """
                 Each record must be valid JSON, a JSON object with a string refId (if it has one), \

@@ -4,6 +4,7 @@ import DocSyncKit
 extension DocSync {
     struct Conflicts: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "conflicts",
             abstract: "List documents whose versions collided, and where the losing versions are kept.",
             discussion: """
                 Each line: the document, which fields collided (field merge) or the whole document, the \

@@ -6,6 +6,7 @@ import Foundation
 extension DocSync {
     struct Diff: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "diff",
             abstract: "Show what changed in records, field by field (JSON pointers), not line by line.",
             discussion: """
                 Without DOC: every record changed here since the last sync, against its last synced \

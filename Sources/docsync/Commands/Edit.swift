@@ -5,6 +5,7 @@ import Foundation
 extension DocSync {
     struct Edit: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "edit",
             abstract: "Edit a record in $VISUAL or $EDITOR, validated before it replaces the file.",
             discussion: """
                 The editor ($VISUAL, else $EDITOR, else vi) opens a temporary copy under .docsync/tmp/. \
@@ -161,6 +162,7 @@ extension DocSync {
 
     struct New: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "new",
             abstract: "Create a record with fresh ids: an empty object, or a copy of a template.",
             discussion:
                 "PATH must be inside the tree, end in .json and not exist yet. The new record gets a new refId and changesetId (a template's own ids are replaced) and is recorded as a new document, sent by the next push or sync."

@@ -28,6 +28,7 @@ struct ReplicaNameOption: ParsableArguments {
 extension DocSync {
     struct Init: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "init",
             abstract: "Make a folder a docsync working tree.",
             discussion:
                 "Creates .docsync/ in DIR (default: the current folder). With --remote, a missing or empty folder is made a new remote; an existing remote is joined, and the first sync merges both sides: a file without ids at a path where the remote has a document joins that document (the same content is simply that document; different content is merged field by field, fields that differ being a recorded conflict, exit 3). Files stamped while the remote is unreachable (exit 75) still join at the first sync that reaches it."
@@ -106,6 +107,7 @@ extension DocSync {
 
     struct Clone: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "clone",
             abstract: "Make a new working tree from a remote.",
             discussion:
                 "Every document on the remote is pulled into DIR (created if missing); with --sparse, only those under the paths given. Files DIR already holds are kept: a file without ids at a path where the remote has a document joins that document (the same content is simply that document; different content is merged field by field, fields that differ being a recorded conflict, exit 3); the others are recorded and sent by the next push or sync. A folder that is already a docsync tree is refused."

@@ -4,6 +4,7 @@ import DocSyncKit
 extension DocSync {
     struct Log: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "log",
             abstract: "Show the action journal, or one document's history.",
             discussion: """
                 Without DOC: every journal entry, one line each, oldest first; local actions are marked \

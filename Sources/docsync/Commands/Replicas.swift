@@ -5,6 +5,7 @@ import Foundation
 extension DocSync {
     struct Replicas: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "replicas",
             abstract: "List the replicas the remote knows; forget one that is gone.",
             discussion:
                 "A folder remote knows every replica that synced with it; a git remote knows the replicas whose commits are in the branch's history (one that only pulls is not listed). A replica that has not seen a deletion holds back its tombstone from `docsync gc`; `docsync replicas forget NAME` retires a machine that will not sync again, so gc stops waiting for it.",
@@ -14,6 +15,7 @@ extension DocSync {
 
         struct List: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "list",
                 abstract: "List every replica known to the remote (the default).",
                 discussion:
                     "One line per replica: its name (* marks this one), id, when it last synced, the docsync version it ran, how many tombstones it holds back from gc, and what it last saw (its cursor on a folder remote, its last commit on a git remote). On a folder remote \"last synced\" is refreshed at least hourly while a replica syncs; on a git remote it is the time of the replica's last commit."
@@ -30,6 +32,7 @@ extension DocSync {
 
         struct Forget: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "forget",
                 abstract: "Retire a replica that will not sync again, so gc stops waiting for it.",
                 discussion:
                     "NAME is a replica's name or id (see `docsync replicas`). On a folder remote its record is removed under the remote lock; on a git remote an empty commit with a `Retired-Replica: ID` trailer is pushed. If that replica syncs again it is simply known again (and catches up like any replica whose tombstones were purged). Refuses this tree's own replica unless --force. Exits 1 if no known replica has that name."

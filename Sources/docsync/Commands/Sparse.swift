@@ -5,6 +5,7 @@ import Foundation
 extension DocSync {
     struct Sparse: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sparse",
             abstract: "Keep only some parts of the remote here: a sparse replica.",
             discussion:
                 "The selection is a list of folders, files and gitignore-style patterns (`contacts/`, `tasks/2026/`, `*.json`, `!contacts/old/` to leave a part out), kept in .docsync/sparse: per replica, never synced. A folder or file path names that place at the tree's root. The remote keeps everything: a sparse replica pulls only what its selection names, and sends only what it holds; a document outside the selection is never deleted, moved or changed on the remote because this replica does not hold it. A document moved out of the selection (here or by another replica) is a rename on the remote and leaves this tree once the remote has it; one moved in arrives. Widening pulls the new part (with progress); narrowing removes the files that are synced and unchanged, and keeps any with changes not sent yet, a remote change held aside, or that is not valid, until they are synced (or --force: changes not sent are dropped, their versions kept for `docsync restore`; an invalid file is kept under .docsync/rejected/). `docsync status` shows the selection and the files outside it that are not synced. Without a selection a replica keeps everything.",
@@ -14,6 +15,7 @@ extension DocSync {
 
         struct List: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "list",
                 abstract: "Print the selection, one pattern per line (the default).",
                 discussion: "Prints nothing but a note when the replica keeps everything.")
             @OptionGroup var global: GlobalOptions
@@ -36,6 +38,7 @@ extension DocSync {
 
         struct Set: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "set",
                 abstract: "Keep only these parts of the remote (replaces the selection).")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var flags: SparseFlags
@@ -47,6 +50,7 @@ extension DocSync {
 
         struct Add: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "add",
                 abstract: "Keep these parts of the remote too, and pull them.")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var flags: SparseFlags
@@ -58,6 +62,7 @@ extension DocSync {
 
         struct Remove: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "remove",
                 abstract: "Stop keeping these parts of the remote here (their synced files are removed).")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var flags: SparseFlags
@@ -69,6 +74,7 @@ extension DocSync {
 
         struct Reapply: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "reapply",
                 abstract: "Apply the selection again: remove files outside it that have been synced since.",
                 discussion: "With --force, also the files kept because of changes not sent or problems.")
             @OptionGroup var global: GlobalOptions
@@ -79,6 +85,7 @@ extension DocSync {
 
         struct Disable: ParsableCommand {
             static let configuration = CommandConfiguration(
+                commandName: "disable",
                 abstract: "Keep everything again: drop the selection and pull the rest of the remote.")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var flags: SparseFlags

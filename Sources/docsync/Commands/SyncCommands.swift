@@ -120,6 +120,7 @@ extension DocSync {
 
     struct Restore: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "restore",
             abstract: "Bring back earlier versions of documents as new local changes.",
             discussion:
                 "The version is found by changesetId (or, on a git remote, commit id), or a prefix of either, in this replica's journal or the remote's history (see `docsync log DOC`); a prefix that matches several versions is refused and the candidates listed. Without --at, a document in the tree gets its last synced version back (undoing local edits), a deleted one its last live version. --deleted brings back every document deleted here that the remote still has: what a push refused by push.maxDeleteShare would have deleted. Whatever is on disk is recorded first, so nothing is lost; each restored version gets a new changesetId (printed) and is pushed by the next push or sync."

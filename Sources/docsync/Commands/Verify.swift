@@ -4,6 +4,7 @@ import DocSyncKit
 extension DocSync {
     struct Verify: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "verify",
             abstract: "Check the tree, the journal, the sync state and the remote.",
             discussion:
                 "Prints every problem found and exits 1 if there is any; changes nothing. A folder remote is walked whole: a symbolic link anywhere under its root is a problem (docsync never reads or writes through one)."

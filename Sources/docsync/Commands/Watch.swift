@@ -13,6 +13,7 @@ nonisolated(unsafe) private var watchSignalPipe: Int32 = -1
 extension DocSync {
     struct Watch: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "watch",
             abstract: "Sync whenever the tree changes, and pull the remote's changes regularly.",
             discussion: """
                 Watches every folder of the tree with inotify and runs a sync (exactly what `docsync sync` does, \
