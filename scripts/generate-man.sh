@@ -141,7 +141,7 @@ A save dated in the past (a file brought back with
 a clock behind) sorts right after the version it was edited from, so every version made
 since wins against it; one dated in the future is dated when it is recorded.
 .Pp
-When both sides changed a document, the policy for its path decides
+When both sides changed a document, the policy for the path it ends up at decides
 .Po
 .Cm merge.policy ,
 or the last matching
@@ -165,6 +165,7 @@ That side's whole version.
 The remote version stays in place, the local one is stored; settle it with
 .Nm Cm resolve .
 .El
+Policies are local settings: give every replica the same ones.
 .Pp
 For example, with the base
 .Ql "{\(dqname\(dq: \(dqAnn\(dq, \(dqcity\(dq: \(dqOslo\(dq}" :

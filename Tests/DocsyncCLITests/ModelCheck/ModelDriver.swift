@@ -126,6 +126,8 @@ extension MC {
         /// Whether r1 kept only part of the remote (`docsync sparse`, every fourth seed), and
         /// how many documents left it.
         var sparse = false
+        /// The seed put `notes/` under the `lww` policy (`Model.lwwNotes`).
+        var lww = false
         var leftSelection = 0
     }
 
@@ -287,11 +289,14 @@ extension MC {
             for r in 0..<3 { replicaIds.append(replicaId(r)) }
             // The max-delete guard is not part of the model: random `rm`s among a few
             // documents would trip it. Its own tests are in DeletionTests.
-            for replica in replicas {
-                let c = replica.run("config", "push.maxDeleteShare", "1")
-                let counted = replica.run("config", "merge.counters", MC.counterField)
-                guard c.exit == 0, counted.exit == 0 else {
-                    Issue.record("config failed: \(c) \(counted)")
+            // Half the seeds of every replica class (the fixed seeds 20261120 and 20261122
+            // among them) keep `notes/` under the whole-document policy `lww`.
+            model.lwwNotes = (seed / 4 + seed) % 2 == 0
+            figures.lww = model.lwwNotes
+            for r in replicas.indices {
+                let c = replicas[r].run("config", "push.maxDeleteShare", "1")
+                guard c.exit == 0, configurePolicies(r) else {
+                    Issue.record("config failed: \(c)")
                     return
                 }
             }
@@ -406,6 +411,14 @@ extension MC {
         private func finish(_ started: Date) {
             figures.seconds = Date().timeIntervalSince(started)
             figures.steps = log.count
+        }
+
+        /// The merge settings every replica shares: the counter `k`, and `lww` under
+        /// `notes/` when the seed draws it. False if a `config` failed.
+        func configurePolicies(_ r: Int) -> Bool {
+            var ok = replicas[r].run("config", "merge.counters", MC.counterField).exit == 0
+            if model.lwwNotes { ok = replicas[r].run("config", "merge.policyFor.notes/**", "lww").exit == 0 && ok }
+            return ok
         }
 
         func nowMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }

@@ -119,7 +119,7 @@ extension MC.Run {
             // says whether it recorded a conflict, the sync's is 0 then.
             cloned = CLI.run(["clone", "--name", name, remoteURL, name], in: box.root)
             lastRunEndMs = nowMs()
-            _ = replicas[j].run("config", "merge.counters", MC.counterField)
+            _ = configurePolicies(j)
             result = docsync(j, ["sync"])
         } else {
             let made = CLI.run(["init", "--remote", remoteURL, "--name", name, name], in: box.root)
@@ -129,12 +129,15 @@ extension MC.Run {
                         rules: [.firstContact], changesDocuments: false,
                         text: "\(name): init --remote into a folder holding plain files exited \(made.exit)\n\(made)"))
             }
-            _ = replicas[j].run("config", "merge.counters", MC.counterField)
+            _ = configurePolicies(j)
             result = docsync(j, ["sync"])
         }
         lastRunEndMs = nowMs()
         replicaIds.append(replicaId(j))
+        // A clone pulls before `config` can set the replica's policies.
+        if viaClone { model.unconfigured.insert(j) }
         let outcome = model.sync(j)
+        model.unconfigured.remove(j)
         var syncOutcome = outcome
         if let cloned {
             lastRuns.append(

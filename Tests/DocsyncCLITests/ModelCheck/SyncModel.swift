@@ -161,6 +161,11 @@ extension MC {
         /// change of such a document waits; `override` sends the local version over the
         /// remote's, which is recorded as lost (its maker told).
         case override = "rule11-send-only-override"
+        /// A path with a whole-document policy (`merge.policyFor.notes/** lww`): content
+        /// changed differently on both sides goes whole to the later changesetId, the
+        /// other version stored, the record naming every field the two differ in (SYNC.md,
+        /// "Policies"); the policy is the one of the path the document ends up at.
+        case wholePolicy = "rule14-lww-policy"
         /// Not a rule: an engine defect found by this check (issue 21), fixed since (see
         /// `PlainGitEditTests.replicasThatSawDifferentHistoryDeriveOneId`). A document edited with
         /// plain git keeping its changesetId got a fresh one only on a replica whose last
@@ -295,6 +300,11 @@ extension MC {
         /// Replicas that keep only part of the remote (`docsync sparse`), all with the same
         /// selection (`Model.selected`).
         var sparse: Set<Int> = []
+        /// Every replica has `merge.policyFor.notes/** lww` (`Model.lww`).
+        var lwwNotes = false
+        /// Replicas whose sync is a `clone` that pulls before the replica's config is set
+        /// (the default policy settles its merges).
+        var unconfigured: Set<Int> = []
         /// Per replica, each document as its last sync recorded it (nil inside: recorded as
         /// deleted; absent: not known): what the engine decides from while the file is
         /// invalid.
@@ -399,6 +409,9 @@ extension MC {
 
         /// The selection of every sparse replica: `tasks/`, and any file whose name ends in
         /// an odd digit (`docsync sparse set tasks/ '*[13579].json'`).
+        /// Paths under the `lww` policy when `lwwNotes` is set.
+        static func lww(_ path: String) -> Bool { path.hasPrefix("notes/") }
+
         static func selected(_ path: String) -> Bool {
             if path.hasPrefix("tasks/") { return true }
             let name = path.split(separator: "/").last.map(String.init) ?? path
@@ -729,10 +742,32 @@ extension MC {
             let bf = b?.version.fields ?? [:], lf = l.version.fields, rf = rm.version.fields
             let localLater = l.version.tick > rm.version.tick
             var content: Version
+            let bp = b?.path
+            let renamedOnBothSides = l.path != rm.path && l.path != bp && rm.path != bp
+            let path = l.path == rm.path || l.path == bp ? rm.path : rm.path == bp ? l.path : localLater ? l.path : rm.path
+            // A policy settles content changed on both sides (a rename on one side and an
+            // edit on the other is no such thing); a clone's own pull ran before its config.
+            let wholePolicy =
+                lwwNotes && Model.lww(path) && !unconfigured.contains(r) && (b == nil || (lf != bf && rf != bf))
             let bothCounted =
-                MC.counterSum(base: bf[MC.counterField], local: lf[MC.counterField], remote: rf[MC.counterField]) != nil
+                !wholePolicy
+                && MC.counterSum(base: bf[MC.counterField], local: lf[MC.counterField], remote: rf[MC.counterField])
+                    != nil
             if lf == rf && !bothCounted {
                 content = rm.version
+            } else if wholePolicy {
+                // SYNC.md, "Policies": `lww` keeps the whole version with the later
+                // changesetId and stores the other; the record names every field they differ in.
+                taint(doc, .wholePolicy)
+                taint(doc, .saveTime)
+                content = localLater ? l.version : rm.version
+                let differing = Set(lf.keys).union(rf.keys).filter { lf[$0] != rf[$0] }.sorted()
+                outcome.newRecords.append(
+                    record(
+                        doc, fields: differing, loser: localLater ? rm.version : l.version, winner: content,
+                        loserWasLocal: !localLater, finder: r, path: localLater ? rm.path : l.path))
+                records[records.count - 1].kept = content
+                outcome.notes.append("doc\(doc): both changed, lww: \(localLater ? "local" : "remote") kept whole")
             } else {
                 taint(doc, .fieldMerge)
                 var merged: Fields = [:]
@@ -784,22 +819,13 @@ extension MC {
                     )
                 }
             }
-            let bp = b?.path
-            let path: String
-            if l.path == rm.path {
-                path = l.path
-            } else if l.path == bp {
-                path = rm.path
-            } else if rm.path == bp {
-                path = l.path
-            } else {
+            if renamedOnBothSides {
                 // Renamed on both sides: the later recorded rename wins, the other name is a
                 // recorded conflict (SPEC, "Reconciliation and conflicts"). The driver moves a
                 // document only where no other replica is moving it, so this is a send-only
                 // replica's `override` (its version at its own path) sent over a rename not
                 // synced yet: recorded at the override, later than that rename unless the
                 // renaming replica saved the file since (its tick, when the file last changed).
-                path = localLater ? l.path : rm.path
                 taint(doc, .saveTime)
                 if b != nil {
                     outcome.newRecords.append(
