@@ -342,10 +342,11 @@ struct StartUpTests {
     func helpListsTheCommands() {
         let help = CLI.run(["--help"], in: "/")
         #expect(help.exit == 0)
-        for name in ["init", "clone", "reset-base", "sync", "push", "pull", "status", "log", "conflicts", "resolve",
+        for name in [
+            "init", "clone", "reset-base", "sync", "push", "pull", "status", "log", "conflicts", "resolve",
             "gc", "merge-driver", "sparse", "replicas", "verify", "watch", "config", "edit", "new", "diff", "blame",
-            "check", "override", "revert", "restore"]
-        {
+            "check", "override", "revert", "restore"
+        ] {
             #expect(help.stdout.contains("  \(name) "), "docsync --help lists \(name)")
         }
         #expect(CLI.run(["sparse", "disable", "--help"], in: "/").exit == 0)

@@ -744,7 +744,8 @@ extension MC {
             var content: Version
             let bp = b?.path
             let renamedOnBothSides = l.path != rm.path && l.path != bp && rm.path != bp
-            let path = l.path == rm.path || l.path == bp ? rm.path : rm.path == bp ? l.path : localLater ? l.path : rm.path
+            let path =
+                l.path == rm.path || l.path == bp ? rm.path : rm.path == bp ? l.path : localLater ? l.path : rm.path
             // A policy settles content changed on both sides (a rename on one side and an
             // edit on the other is no such thing); a clone's own pull ran before its config.
             let wholePolicy =
