@@ -307,9 +307,10 @@ struct OutputAndOptionsTests {
 struct StartUpTests {
     /// Every command names itself (`commandName:`). Why: without it swift-argument-parser
     /// derives each name with `String(describing:)` of the command's type while it builds
-    /// the command tree, a dynamic cast that scans every protocol conformance in the binary
-    /// once per type: a quarter of every run's start-up (perf, 23 ms per `docsync --version`
-    /// in the statically linked build).
+    /// the command tree, a dynamic cast that scans the binary's protocol conformances once
+    /// per type. `perf record` of `docsync --version` (static build): those scans were 23%
+    /// of the samples, 10% after; CPU per run (`perf stat -r 50`, a loaded machine):
+    /// `--version` 14.4 → 12.0 ms, a no-op `sync` 34.9 → 29.3 ms.
     @Test("every command's configuration names it")
     func everyCommandNamesItself() throws {
         let folder = CLI.packageRoot + "/Sources/docsync"
