@@ -3,6 +3,7 @@ import Foundation
 extension SyncSession {
     /// Carries out a pull plan, in the order PullPlan states; safe to die after any step.
     func apply(_ plan: PullPlan) throws {
+        recordedByLastPull = [:]
         if plan.isEmpty && plan.settledHolds.isEmpty {
             if plan.cursor != state.cursor {
                 try workspace.append([JournalEntry(.cursor(plan.cursor))])
@@ -70,6 +71,7 @@ extension SyncSession {
             }
             recordedThisRun[refId] = nil
         }
+        recordedByLastPull = Dictionary(grouping: plan.conflicts, by: \.refId)
         for record in plan.conflicts { recordedThisRun[record.refId, default: []].append(record) }
         for shared in plan.incoming { _ = try workspace.conflictStore.receive(shared) }
     }

@@ -70,13 +70,24 @@ final class SyncSession {
     /// Why: it decided again from the file as it was before the save, and a file deleted
     /// under the pull came back as the earlier merge, with that merge's conflict record
     /// beside the deletion's (model check, folder seed 5010).
+    /// Only that pull's records: one an earlier pull of the run made with a merge it did
+    /// apply stays.
     private func forgetDecisions(of refIds: Set<String>) throws {
+        var withdrawn = Set<String>()
         for refId in refIds {
             userVersions[refId] = nil
-            for record in recordedThisRun[refId] ?? [] { try workspace.conflictStore.withdraw(record) }
-            recordedThisRun[refId] = nil
+            for record in recordedByLastPull[refId] ?? [] {
+                try workspace.conflictStore.withdraw(record)
+                withdrawn.insert(PullPlan.key(record))
+            }
+            recordedThisRun[refId]?.removeAll { withdrawn.contains(PullPlan.key($0)) }
         }
-        report.conflicts.removeAll { refIds.contains($0.refId) && $0.recordedBy == nil }
+        report.conflicts.removeAll { summary in
+            summary.recordedBy == nil
+                && (recordedByLastPull[summary.refId] ?? []).contains {
+                    refIds.contains($0.refId) && $0.changesetId == summary.storedChangesetId
+                }
+        }
     }
 
     /// How many times one run records and pulls again after files were saved under it.
@@ -404,6 +415,8 @@ final class SyncSession {
     /// The conflict records this run's pulls made, by refId: a retry that decides a
     /// document again from the user's versions takes back the ones it no longer makes.
     var recordedThisRun: [String: [ConflictStore.Record]] = [:]
+    /// The conflict records the last applied pull made, by refId (see `forgetDecisions`).
+    var recordedByLastPull: [String: [ConflictStore.Record]] = [:]
 
     private func rememberUserVersions(_ changes: RemoteChanges) {
         guard !state.pending.isEmpty else { return }
