@@ -47,6 +47,36 @@ struct MergeCLITests {
         }
     }
 
+    @Test(
+        "the same values saved on both sides in different layouts are the remote's version: nothing pushed, nothing left pending",
+        arguments: Kind.allCases, [false, true])
+    func sameValuesOtherLayout(kind: Kind, receiveOnly: Bool) throws {
+        let box = Sandbox()
+        let rs = Self.trio(box, kind)
+        let (a, b) = (rs[0], rs[1])
+        if receiveOnly { b.ok("config", "sync.mode", "receive-only") }
+        // B: the city, and `stats` laid out on three lines (what an editor's formatter does).
+        b.write(
+            "rec.json",
+            b.read("rec.json")!.replacing("\"Oslo\"", with: "\"Bergen\"").replacing(
+                "\"stats\": {\"plays\": 1}", with: "\"stats\": {\n    \"plays\": 1\n  }"))
+        // Receive-only: recorded (never sent) before the other replica's edit arrives.
+        if receiveOnly { #expect(b.run("sync").exit == 0) }
+        Self.edit(a, "\"Oslo\"", "\"Bergen\"")
+        #expect(a.run("sync").exit == 0)
+        let synced = b.run("sync", "--json")
+        let context = "\(kind) \(receiveOnly ? "receive-only" : "plain"): \(synced.comment)"
+        #expect(synced.exit == 0, "\(context)")
+        let report = JSONHelp.parse(synced.stdout) as? [String: Any]
+        #expect((report?["pushed"] as? [Any])?.isEmpty ?? false, "nothing pushed: \(context)")
+        #expect(b.changesetId("rec.json") == a.changesetId("rec.json"), "B holds A's version: \(context)")
+        let status = JSONHelp.parse(b.run("status", "--json").stdout) as? [String: Any]
+        #expect(
+            (status?["pending"] as? [Any])?.isEmpty ?? false,
+            "nothing pending: \(context) \(String(describing: status))")
+        #expect(b.json("rec.json")?["city"] as? String == "Bergen")
+    }
+
     @Test("edits to different fields of one record on three replicas merge with no conflict", arguments: Kind.allCases)
     func differentFieldsMerge(_ kind: Kind) {
         let box = Sandbox("merge-fields-\(kind)")

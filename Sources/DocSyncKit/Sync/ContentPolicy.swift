@@ -87,7 +87,12 @@ struct ContentPolicy {
         let loser = loserSide.map { ($0, $0 == .local ? local.version : remote.version) }
         let note = Self.mergeNote(merge.conflicts, loser: loserSide)
         // The merge may come out as exactly one side's document: keep that version as is.
-        for (side, value, version) in [(Reconciler.Side.local, l, local.version), (.remote, r, remote.version)]
+        // The remote's first: both sides saved the same values in different layouts (a
+        // formatter, a merge written by another replica) is the same edit made twice, the
+        // remote's version as when the bytes match too. Why: keeping the local one pushed
+        // a version that only reformats, and left a receive-only replica's merge pending
+        // for ever (model check, git seed 12003).
+        for (side, value, version) in [(Reconciler.Side.remote, r, remote.version), (.local, l, local.version)]
         where merge.merged.isSameDocument(as: value, ignoring: .both) {
             var result = version
             result.path = path
