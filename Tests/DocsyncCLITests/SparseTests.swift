@@ -94,6 +94,31 @@ struct SparseTests {
     }
 
     @Test(
+        "a document moved out of the selection, then status, then sync: still a rename, never a deletion (status and --dry-run leave the index's outside entries as they were)",
+        arguments: Kind.allCases)
+    func moveOutThenStatus(_ kind: Kind) throws {
+        let box = Sandbox("sparse-move-status-\(kind)")
+        let (_, server, laptop) = Self.serverAndLaptop(box, kind)
+        let bob = laptop.refId("contacts/bob.json")
+        try FileManager.default.createDirectory(atPath: laptop.path("archive"), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(
+            atPath: laptop.path("contacts/bob.json"), toPath: laptop.path("archive/bob.json"))
+        // Looked at first, as a user does: each says rename.
+        let status = laptop.run("status")
+        #expect(status.stdout.contains("rename  archive/bob.json  (from contacts/bob.json)"), status.comment)
+        let dry = laptop.run("sync", "--dry-run")
+        #expect(dry.stdout.contains("rename  archive/bob.json"), dry.comment)
+        let sync = laptop.run("sync")
+        #expect(sync.exit == 0, sync.comment)
+        #expect(
+            sync.stdout.contains("push    rename  archive/bob.json  (from contacts/bob.json)"),
+            "\(kind): \(sync.comment)")
+        #expect(!sync.stdout.contains("delete"), "\(kind): \(sync.comment)")
+        server.sync()
+        #expect(server.refId("archive/bob.json") == bob, "\(kind): the server still has Bob, moved")
+    }
+
+    @Test(
         "a document moved out of the selection is a rename on the remote and leaves this tree; one moved in from outside is a new document",
         arguments: Kind.allCases)
     func moveOutAndIn(_ kind: Kind) throws {

@@ -138,7 +138,19 @@ final class ChangeRecorder {
             vanishedPaths = []
             files = scanFiles(walk.files, into: &result)
         }
-        if let selection { leaveOutUnselected(&files, selection, previousIndex: previousIndex, into: &result) }
+        if let selection {
+            leaveOutUnselected(&files, selection, previousIndex: previousIndex, into: &result)
+            // What the index holds outside the selection says which files a recording left
+            // out (see `leaveOutUnselected`); a run that records nothing (`status`, a dry
+            // run) leaves that as it was. Why: `status` after a document was moved out kept
+            // its new path in the index, and the next sync took the file for one left out
+            // before and pushed the document's deletion.
+            if !write {
+                for entry in walk.files where !selection.contains(entry.path) {
+                    index.restore(path: entry.path, from: previousIndex)
+                }
+            }
+        }
         regenerated = regeneratedDocuments(files, previousIndex: previousIndex)
         // A regenerated file keeps its document's identity as an unreadable one does: any
         // other file carrying the refId is a copy.

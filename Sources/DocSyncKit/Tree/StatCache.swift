@@ -121,6 +121,16 @@ public struct StatCache {
         isDirty = true
     }
 
+    /// Puts back what `previous` held for `path` (no entry, if it held none).
+    public mutating func restore(path: String, from previous: StatCache) {
+        guard let entry = previous[path] else { return remove(path: path) }
+        let old = self[path]
+        guard old != entry else { return }
+        if old == nil { countChange += 1 }
+        changes[PathKey(path)] = .set(entry)
+        isDirty = true
+    }
+
     /// Drops the entries of paths not in `present`, which must be in walk order
     /// (`UTF8Order`, as `TreeWalker` lists them): the file's entries are compared with it
     /// as a merge. Returns the paths dropped.
