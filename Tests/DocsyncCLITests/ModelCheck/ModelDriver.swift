@@ -128,6 +128,9 @@ extension MC {
         var sparse = false
         /// The seed put `notes/` under the `lww` policy (`Model.lwwNotes`).
         var lww = false
+        /// Concurrent steps whose merges were stamped in another order than the runs'
+        /// serial one (`orderConcurrentMerges`).
+        var mergesReordered = 0
         var leftSelection = 0
     }
 
@@ -1205,7 +1208,9 @@ extension MC {
                     (chosen, matching) = pick(alternatives)
                 }
             }
+            let firstNewVersion = model.nextVersion
             adopt(alternatives[chosen])
+            if ran.count > 1 { orderConcurrentMerges(ran, since: firstNewVersion) }
             if parts.count > 1 {
                 figures.launchedTogether += 1
                 if lastLaunchOverlapped { figures.concurrentSteps += 1 }
@@ -1223,6 +1228,37 @@ extension MC {
                 ? "together: sync " + parts.map { "r\($0)" }.joined(separator: " ") : "r\(parts[0]) sync"
             return
                 "\(head)\(kill) → \(exits); model order \(alternatives[chosen].label) (\(matching) of \(alternatives.count) orders match)"
+        }
+
+        /// Versions docsync made (merges) for one document on two replicas of one
+        /// concurrent step are ordered as they were stamped. Why: the serial order the step
+        /// is checked in is the order the runs read and wrote the remote; each run stamps its
+        /// merge when it plans it, so a run that read the remote first can stamp later. SPEC
+        /// rule 1 orders versions by changesetId ("the later changesetId wins"), which for
+        /// runs at the same moment is physical time the model cannot know: it reads the
+        /// changesetIds the files carry, and only to order these versions among themselves.
+        func orderConcurrentMerges(_ ran: [Int], since firstNew: Int) {
+            var made: [Int: [(cs: String, version: MC.Version)]] = [:]
+            for r in ran {
+                for (d, e) in model.local[r] where e.invalidBytes == nil {
+                    let v = e.placed.version
+                    guard v.id >= firstNew, v.mtimeMs == nil, v.author == r,
+                        !(made[d]?.contains { $0.version.id == v.id } ?? false),
+                        let object = replicas[r].json(e.placed.path), Self.fields(object) == v.fields,
+                        let cs = object["changesetId"] as? String
+                    else { continue }
+                    made[d, default: []].append((cs, v))
+                }
+            }
+            var ticks: [Int: Int] = [:]
+            for (_, versions) in made where versions.count > 1 {
+                let slots = versions.map(\.version.tick).sorted()
+                for (slot, one) in zip(slots, versions.sorted { $0.cs < $1.cs }) where one.version.tick != slot {
+                    ticks[one.version.id] = slot
+                }
+            }
+            if !ticks.isEmpty { figures.mergesReordered += 1 }
+            model.retick(ticks)
         }
 
         func concurrentSync() -> String? {

@@ -389,6 +389,39 @@ extension MC {
 
         mutating func taint(_ doc: Int, _ rule: Rule) { docRules[doc, default: []].insert(rule) }
 
+        /// Gives versions new ticks (by version id), wherever the model holds them.
+        mutating func retick(_ ticks: [Int: Int]) {
+            guard !ticks.isEmpty else { return }
+            func fix(_ v: inout Version) { if let t = ticks[v.id] { v.tick = t } }
+            func fix(_ v: inout Version?) {
+                if var w = v {
+                    fix(&w)
+                    v = w
+                }
+            }
+            func fix(_ p: inout Placed) { fix(&p.version) }
+            for d in remote.keys { fix(&remote[d]!) }
+            for r in local.indices {
+                for d in local[r].keys { fix(&local[r][d]!.placed) }
+                for d in base[r].keys { fix(&base[r][d]!) }
+                for d in seenRemote[r].keys { fix(&seenRemote[r][d]!) }
+                for d in recorded[r].keys {
+                    if var p = recorded[r][d]!, ticks[p.version.id] != nil {
+                        fix(&p)
+                        recorded[r][d] = p
+                    }
+                }
+            }
+            for d in remoteDeleted.keys { fix(&remoteDeleted[d]!) }
+            for i in records.indices {
+                fix(&records[i].loser)
+                fix(&records[i].winner)
+                fix(&records[i].kept)
+                fix(&records[i].deletedVersion)
+                fix(&records[i].finderBase)
+            }
+        }
+
         /// A user save of `fields` for `doc` on replica `r` (file already written): the local
         /// version is the base's if the content is back to it, else a new version.
         mutating func save(_ r: Int, doc: Int, path: String, fields: Fields, mtime: Int64?, tick fixed: Int? = nil) {
