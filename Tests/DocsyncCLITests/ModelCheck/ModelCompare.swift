@@ -516,7 +516,13 @@ extension MC.Run {
                 (refId == nil || engine[i].refId == refId) && engine[i].fields == rec.fields
                     && engine[i].deleted == (rec.loser == nil) && engine[i].renameLost == rec.renameLost
             }
-            if let i = candidates.first(where: { expectedCopy == nil || engine[$0].copy == expectedCopy }) {
+            let fitting = candidates.filter { expectedCopy == nil || engine[$0].copy == expectedCopy }
+            // Two records of one loss (a deletion that edits on two replicas beat) differ only
+            // in the version each kept: pair by that first (folder seed 11103).
+            let keptBy =
+                rec.keptBy < replicaIds.count
+                ? (rec.keptBy == MC.Model.plainGit ? "git0" : replicaIds[rec.keptBy]) : nil
+            if let i = fitting.first(where: { keptBy != nil && engine[$0].keptBy == keptBy }) ?? fitting.first {
                 if engine[i].copy != nil {
                     figures.conflictCopiesChecked += 1
                     found += checkCopyBytes(r, rec, engine[i])
