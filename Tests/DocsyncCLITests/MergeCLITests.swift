@@ -49,12 +49,14 @@ struct MergeCLITests {
 
     @Test(
         "the same values saved on both sides in different layouts are the remote's version: nothing pushed, nothing left pending",
-        arguments: Kind.allCases, [false, true])
-    func sameValuesOtherLayout(kind: Kind, receiveOnly: Bool) throws {
+        arguments: Kind.allCases, ["merge", "merge receive-only", "lww", "lww receive-only"])
+    func sameValuesOtherLayout(kind: Kind, setting: String) throws {
         let box = Sandbox()
         let rs = Self.trio(box, kind)
         let (a, b) = (rs[0], rs[1])
+        let receiveOnly = setting.hasSuffix("receive-only")
         if receiveOnly { b.ok("config", "sync.mode", "receive-only") }
+        for r in [a, b] { r.ok("config", "merge.policy", String(setting.prefix { $0 != " " })) }
         // B: the city, and `stats` laid out on three lines (what an editor's formatter does).
         b.write(
             "rec.json",
@@ -65,7 +67,7 @@ struct MergeCLITests {
         Self.edit(a, "\"Oslo\"", "\"Bergen\"")
         #expect(a.run("sync").exit == 0)
         let synced = b.run("sync", "--json")
-        let context = "\(kind) \(receiveOnly ? "receive-only" : "plain"): \(synced.comment)"
+        let context = "\(kind) \(setting): \(synced.comment)"
         #expect(synced.exit == 0, "\(context)")
         let report = JSONHelp.parse(synced.stdout) as? [String: Any]
         #expect((report?["pushed"] as? [Any])?.isEmpty ?? false, "nothing pushed: \(context)")
@@ -75,6 +77,9 @@ struct MergeCLITests {
             (status?["pending"] as? [Any])?.isEmpty ?? false,
             "nothing pending: \(context) \(String(describing: status))")
         #expect(b.json("rec.json")?["city"] as? String == "Bergen")
+        let listed = JSONHelp.parse(b.run("conflicts", "--json").stdout) as? [String: Any]
+        #expect(
+            (listed?["conflicts"] as? [Any])?.isEmpty ?? false, "no conflict: \(context) \(String(describing: listed))")
     }
 
     @Test("edits to different fields of one record on three replicas merge with no conflict", arguments: Kind.allCases)
