@@ -48,6 +48,29 @@ struct MergeCLITests {
     }
 
     @Test(
+        "under a whole-document policy an edit undone on one side changed nothing: the other side's edit is kept, no conflict",
+        arguments: Kind.allCases, ["lww", "remote", "manual"])
+    func undoneEditIsNoChange(kind: Kind, policy: String) throws {
+        let box = Sandbox()
+        let rs = Self.trio(box, kind)
+        let (a, b) = (rs[0], rs[1])
+        for r in [a, b] { r.ok("config", "merge.policy", policy) }
+        // A edits the name; B changes the city and puts it back, both synced, after A's save.
+        Self.edit(a, "\"Ann\"", "\"Anna\"")
+        Self.edit(b, "\"Oslo\"", "\"Bergen\"")
+        #expect(b.run("sync").exit == 0)
+        Self.edit(b, "\"Bergen\"", "\"Oslo\"")
+        #expect(b.run("sync").exit == 0)
+        let synced = a.run("sync")
+        let context = "\(kind) \(policy): \(synced.comment)"
+        #expect(synced.exit == 0, "no conflict: \(context)")
+        #expect(a.json("rec.json")?["name"] as? String == "Anna", "A's edit kept: \(context)")
+        #expect(a.json("rec.json")?["city"] as? String == "Oslo")
+        #expect(b.run("sync").exit == 0)
+        #expect(b.json("rec.json")?["name"] as? String == "Anna", "and sent: \(context)")
+    }
+
+    @Test(
         "the same values saved on both sides in different layouts are the remote's version: nothing pushed, nothing left pending",
         arguments: Kind.allCases, ["merge", "merge receive-only", "lww", "lww receive-only"])
     func sameValuesOtherLayout(kind: Kind, setting: String) throws {

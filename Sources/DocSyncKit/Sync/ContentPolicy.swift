@@ -39,6 +39,20 @@ struct ContentPolicy {
             return Outcome(
                 result: winner, contentFrom: side, loser: (side.other, loser), notice: .keptWhole(side, because: why))
         }
+        // One side's content is the base's again (a restore, an edit undone): only the
+        // other side changed the content, and it is taken, no conflict, under every policy
+        // (content decides, SPEC; the field merge comes to the same by itself). Why: under
+        // a whole-document policy the version that changed nothing won whole when it was
+        // later, and the other side's edit went to the conflict store.
+        if policy != .merge, let base, let b = try? JSONValueParser.parse(base) {
+            for (side, bytes) in [(Reconciler.Side.remote, remoteBytes), (.local, localBytes)] {
+                guard let value = try? JSONValueParser.parse(bytes), value.isSameDocument(as: b, ignoring: .both)
+                else { continue }
+                var kept = side == .remote ? local : remote
+                kept.path = path
+                return Outcome(result: kept, contentFrom: side.other)
+            }
+        }
         switch policy {
         case .local: return whole(.local, .policy(.local))
         case .remote: return whole(.remote, .policy(.remote))

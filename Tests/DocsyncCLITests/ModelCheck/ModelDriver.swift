@@ -181,6 +181,10 @@ extension MC {
         // previous docsync run, and never later than now.
         var clockMs: Int64 = 0
         var lastRunEndMs: Int64 = 0
+        /// How long a `docsync sync` takes here (ms, a running average): `editDuringSync`
+        /// draws its moment within it, so that about as many edits land during the run as
+        /// after it with a fast build as with a slow one.
+        var syncMs = 60.0
 
         var nextValue = 1
         var nextPath = 1
@@ -448,8 +452,10 @@ extension MC {
         }
 
         func docsync(_ r: Int, _ args: [String], env: [String: String] = [:]) -> RunResult {
+            let started = nowMs()
             let result = replicas[r].run(args, env: env)
             lastRunEndMs = nowMs()
+            if args == ["sync"], result.exit == 0 { syncMs = 0.8 * syncMs + 0.2 * Double(lastRunEndMs - started) }
             return result
         }
 

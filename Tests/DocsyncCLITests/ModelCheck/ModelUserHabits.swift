@@ -133,7 +133,8 @@ extension MC.Run {
     // MARK: Edits while a sync runs
 
     /// A file saved, renamed or deleted while `docsync sync` of the same replica runs (at a
-    /// random moment: before its scan, between scan and stamp, during its pull or push).
+    /// random moment within about how long a sync takes here: before its scan, between
+    /// scan and stamp, during its pull or push, or just after it).
     /// SPEC: nothing the user saved is lost; the run behaves as if the edit came before
     /// it or after it, whichever it saw. The model tries both orders.
     func editDuringSync(_ r: Int) -> String? {
@@ -149,7 +150,7 @@ extension MC.Run {
         let entry = model.local[r][doc]!
         let path = entry.placed.path
         let kind = quietElsewhere(r, doc) ? rng.int(4) : 0
-        let delay = rng.int(150)
+        let delay = rng.int(max(10, min(150, Int(syncMs * 1.5))))
         var what = ""
         var during: () -> Void = {}
         var change: (inout MC.Model) -> Void = { _ in }
