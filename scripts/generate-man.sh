@@ -166,6 +166,8 @@ The remote version stays in place, the local one is stored; settle it with
 .Nm Cm resolve .
 .El
 Policies are local settings: give every replica the same ones.
+A side whose document holds the base's values again (an edit undone) changed nothing:
+the other side's edit is taken, under every policy.
 .Pp
 For example, with the base
 .Ql "{\(dqname\(dq: \(dqAnn\(dq, \(dqcity\(dq: \(dqOslo\(dq}" :
