@@ -186,6 +186,7 @@ extension MC.Run {
         }
         figures.editsDuringRuns += 1
         let result = launch([(r, ["sync"])], delayMs: delay, during: during)[0]
+        let runEnd = nowMs()
         var before = model
         change(&before)
         let early = before.sync(r)
@@ -200,6 +201,12 @@ extension MC.Run {
         let (chosen, matching) = choose(alternatives)
         if chosen == 0 {
             figures.editsSeenByTheRun += 1
+        }
+        // A save the run saw is dated by its mtime, but never before an id the run's clock
+        // had already issued (SPEC rule 1: one clock per replica, its ids only grow): so
+        // between the save and the run's end.
+        if kind < 2, let saved = model.local[r][doc]?.placed.version, saved.author == r, let t = saved.mtimeMs {
+            savedAhead[saved.id] = (t, runEnd)
         }
         return
             "r\(r) sync while \(what) after \(delay) ms → exit \(result.exit); model order \(alternatives[chosen].label) (\(matching) of 2 match)"
@@ -216,8 +223,10 @@ extension MC.Run {
             guard let b = model.base[r][d], model.local[r][d]!.placed.path == b.path else { return false }
             return !recordedUnsynced[r].contains(d) && !regeneratedUnsynced[r].contains(d)
                 && !pendingCopies[r].contains(d) && pendingCopyOf[r][d] == nil
-                // Two backdated saves of one version would tie (then the replica ids decide).
+                // Two backdated saves of one version would tie (then the replica ids decide),
+                // also when the other one was synced already.
                 && !backdatedUnsynced.contains { $0.key != r && $0.value.contains(d) }
+                && !model.holdsTick(of: d, b.version.tick + 1)
         }
         guard !docs.isEmpty else { return nil }
         let doc = rng.pick(docs)

@@ -389,6 +389,14 @@ extension MC {
 
         mutating func taint(_ doc: Int, _ rule: Rule) { docRules[doc, default: []].insert(rule) }
 
+        /// Whether any version of `doc` the remote or a replica holds has `tick`.
+        func holdsTick(of doc: Int, _ tick: Int) -> Bool {
+            if remote[doc]?.version.tick == tick { return true }
+            return local.indices.contains { r in
+                local[r][doc]?.placed.version.tick == tick || base[r][doc]?.version.tick == tick
+            }
+        }
+
         /// Gives versions new ticks (by version id), wherever the model holds them.
         mutating func retick(_ ticks: [Int: Int]) {
             guard !ticks.isEmpty else { return }
