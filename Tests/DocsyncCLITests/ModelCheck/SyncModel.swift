@@ -557,6 +557,11 @@ extension MC {
                         record(
                             doc, fields: [], loser: nil, winner: rv.version, loserWasLocal: true, finder: r,
                             deleter: r, deleted: b?.version, finderBase: b?.version, path: b?.path ?? rv.path))
+                    // A record names who made the winning change (issue 42): for a rename that
+                    // kept the version, the renamer, not the version's maker.
+                    if let b, b.version.id == rv.version.id, b.path != rv.path {
+                        records[records.count - 1].keptRenamer = remotePusher[doc]
+                    }
                     out.notes.append("doc\(doc): deleted here, changed on the remote: kept the remote version")
                     taint(doc, .deleteVsEdit)
                     out.exitRules.insert(.deleteVsEdit)
@@ -568,6 +573,9 @@ extension MC {
                             doc, fields: [], loser: nil, winner: lv.version, loserWasLocal: false, finder: r,
                             deleter: remoteDeleter[doc], deleted: remoteDeleted[doc], finderBase: b?.version,
                             path: b?.path ?? lv.path))
+                    if let b, b.version.id == lv.version.id, b.path != lv.path {
+                        records[records.count - 1].keptRenamer = r
+                    }
                     out.notes.append("doc\(doc): deleted on the remote, changed here: kept the local version")
                     taint(doc, .deleteVsEdit)
                     out.exitRules.insert(.deleteVsEdit)
