@@ -44,10 +44,9 @@ struct ContentPolicy {
         // (content decides, SPEC; the field merge comes to the same by itself). Why: under
         // a whole-document policy the version that changed nothing won whole when it was
         // later, and the other side's edit went to the conflict store.
-        if policy != .merge, let base, let b = try? JSONValueParser.parse(base) {
-            for (side, bytes) in [(Reconciler.Side.remote, remoteBytes), (.local, localBytes)] {
-                guard let value = try? JSONValueParser.parse(bytes), value.isSameDocument(as: b, ignoring: .both)
-                else { continue }
+        if policy != .merge, let base {
+            for (side, bytes) in [(Reconciler.Side.remote, remoteBytes), (.local, localBytes)]
+            where JSONValue.sameDocument(bytes, base) {
                 var kept = side == .remote ? local : remote
                 kept.path = path
                 return Outcome(result: kept, contentFrom: side.other)
@@ -101,12 +100,9 @@ struct ContentPolicy {
         let loser = loserSide.map { ($0, $0 == .local ? local.version : remote.version) }
         let note = Self.mergeNote(merge.conflicts, loser: loserSide)
         // The merge may come out as exactly one side's document: keep that version as is.
-        // The remote's first: both sides saved the same values in different layouts (a
-        // formatter, a merge written by another replica) is the same edit made twice, the
-        // remote's version as when the bytes match too. Why: keeping the local one pushed
-        // a version that only reformats, and left a receive-only replica's merge pending
-        // for ever (model check, git seed 12003).
-        for (side, value, version) in [(Reconciler.Side.remote, r, remote.version), (.local, l, local.version)]
+        // (Both sides' values alike never get here: `DocumentPlanner.settle` takes the
+        // remote's version first.)
+        for (side, value, version) in [(Reconciler.Side.local, l, local.version), (.remote, r, remote.version)]
         where merge.merged.isSameDocument(as: value, ignoring: .both) {
             var result = version
             result.path = path

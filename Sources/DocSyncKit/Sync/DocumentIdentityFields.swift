@@ -31,4 +31,12 @@ extension JSONValue {
     func isSameDocument(as other: JSONValue, ignoring fields: DocumentIdentityFields) -> Bool {
         removing(fields).equalsIgnoringMemberOrder(other.removing(fields))
     }
+
+    /// Whether two files hold the same document apart from their ids, whatever their
+    /// layout (false if either is not valid JSON): the same values saved twice (a
+    /// formatter, a merge another replica wrote).
+    static func sameDocument(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard let x = try? JSONValueParser.parse(a), let y = try? JSONValueParser.parse(b) else { return false }
+        return x.isSameDocument(as: y, ignoring: .both)
+    }
 }

@@ -62,14 +62,6 @@ enum DocumentPlanner {
     /// conflict (but two equal additions to a counter are two additions); otherwise the
     /// policy for the path settles it (field merge by default) and the decision becomes
     /// its outcome. `newChangesetId` names a merge's new version.
-    /// The same values apart from the ids, whatever the layout (a formatter, a merge
-    /// another replica wrote): the same edit made twice, for every policy. Why: under a
-    /// whole-document policy the two versions were a conflict with no field in it.
-    static func sameValues(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard let x = try? JSONValueParser.parse(a), let y = try? JSONValueParser.parse(b) else { return false }
-        return x.isSameDocument(as: y, ignoring: .both)
-    }
-
     static func settle(
         _ decision: Reconciler.Decision, remote: DocVersion, start: PullPlanner.DecisionStart,
         content: DocumentContent, settings: Settings, newChangesetId: String
@@ -79,7 +71,10 @@ enum DocumentPlanner {
             let remoteBytes = content.remote
         else { return out }
         let path = decision.result?.path ?? mergeLocal.path
-        if ContentIdentity.sameApartFromChangesetId(localBytes, remoteBytes) || sameValues(localBytes, remoteBytes),
+        // The same values in another layout are the same edit too, under every policy. Why:
+        // under a whole-document policy they were a conflict with no field in it.
+        if ContentIdentity.sameApartFromChangesetId(localBytes, remoteBytes)
+            || JSONValue.sameDocument(localBytes, remoteBytes),
             !(settings.config.policy(for: path) == .merge
                 && ContentPolicy.changesCounters(base: content.base, edited: localBytes, counters: settings.counters))
         {

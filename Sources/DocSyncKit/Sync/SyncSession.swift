@@ -83,10 +83,8 @@ final class SyncSession {
             recordedThisRun[refId]?.removeAll { withdrawn.contains(PullPlan.key($0)) }
         }
         report.conflicts.removeAll { summary in
-            summary.recordedBy == nil
-                && (recordedByLastPull[summary.refId] ?? []).contains {
-                    refIds.contains($0.refId) && $0.changesetId == summary.storedChangesetId
-                }
+            summary.recordedBy == nil && refIds.contains(summary.refId)
+                && (recordedByLastPull[summary.refId] ?? []).contains { $0.changesetId == summary.storedChangesetId }
         }
     }
 
