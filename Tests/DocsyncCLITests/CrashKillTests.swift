@@ -45,10 +45,10 @@ enum CrashTable {
     /// Reading the sync state, between the state and the base file it names: held there
     /// and killed there by `BaseFileTests`.
     static let stateRead = ["state.before-base-file"]
-    /// Between the walk and the read of the tree, and between a file's read and its
-    /// stamp: held there (DOCSYNC_PAUSE_AT) by `EditsDuringRunTests` to rename a file
+    /// Between the walk and the read of the tree, between a file's read and its stamp,
+    /// and between the stamp's check and its swap: held there (DOCSYNC_PAUSE_AT) by `EditsDuringRunTests` to rename a file
     /// under a running sync.
-    static let scan = ["record.after-walk", "record.before-stamp"]
+    static let scan = ["record.after-walk", "record.before-stamp", "record.before-swap"]
 
     /// `docsync gc` with a tombstone to purge. Only a format-1 folder remote writes a
     /// compacted feed; the drive layout and git write one commit.

@@ -107,6 +107,40 @@ struct EditsDuringRunTests {
     }
 
     @Test(
+        "a file saved between the stamp's check and its replacement keeps the save, which goes out in the same run",
+        arguments: [false, true], [false, true])
+    func savedWhileStamping(git: Bool, byRename: Bool) throws {
+        let box = Sandbox()
+        let (a, b) = Self.pair(box, git: git, ["top.json": "{\"n\": 1}\n"])
+        a.write("top.json", a.read("top.json")!.replacingOccurrences(of: "\"n\": 1", with: "\"n\": 10"))
+        let (run, release) = Self.held(a, box, at: "record.before-swap")
+        // The editor's save, in the instant the stamp has checked the file and not yet
+        // replaced it (model check, folder seed 20261121 step 53).
+        let saved = a.read("top.json")!.replacingOccurrences(of: "\"n\": 10", with: "\"n\": 20")
+        if byRename {
+            a.write("top.json.swp", saved)
+            #expect(rename(a.path("top.json.swp"), a.path("top.json")) == 0)
+        } else {
+            a.write("top.json", saved)
+        }
+        release()
+        let result = run.wait()
+        let kind = "\(git ? "git" : "folder"), \(byRename ? "saved by rename" : "saved in place")"
+        #expect(result.exit == 0, "\(kind): \(result.comment)")
+        #expect(a.json("top.json")?["n"] as? Int == 20, "\(kind): the save is kept: \(a.read("top.json") ?? "")")
+        let status = JSONHelp.parse(a.run("status", "--json").stdout) as? [String: Any]
+        #expect(
+            (status?["unrecorded"] as? [Any])?.isEmpty ?? false,
+            "\(kind): the save was recorded by the run: \(String(describing: status))")
+        #expect(b.run("sync").exit == 0)
+        #expect(b.json("top.json")?["n"] as? Int == 20, "\(kind): B got the save")
+        let leftovers = ((try? FileManager.default.contentsOfDirectory(atPath: a.root)) ?? []).filter {
+            $0.hasPrefix(".docsync-tmp") || $0.contains("docsync-kept")
+        }
+        #expect(leftovers.isEmpty, "\(kind): nothing left beside the file: \(leftovers)")
+    }
+
+    @Test(
         "a file saved while the pull meant to write it is merged in the same run: exit 0, not 75, both edits everywhere",
         arguments: [false, true])
     func savedWhilePulling(git: Bool) throws {

@@ -72,9 +72,13 @@ extension WorkspaceService {
         var again = 0
         while write, result.changedWhileStamping > 0, again < ChangeRecorder.recordingsWhileFilesChange {
             again += 1
-            let earlier = result.actions
+            let earlier = result
             result = try recordOnce(write: write, refreshingIndex: false, joining: joining)
-            result.actions = earlier + result.actions
+            result.actions = earlier.actions + result.actions
+            result.keptAside = earlier.keptAside + result.keptAside
+        }
+        report.warnings += result.keptAside.map {
+            "\($0): an earlier save of a document, saved again while docsync stamped it; kept here, nothing removed"
         }
         report.problems += result.problems.map(ReportedProblem.invalidDocument)
         report.warnings += result.skipped.map { "\($0.path): skipped, \($0.reason)" }

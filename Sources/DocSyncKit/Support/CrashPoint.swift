@@ -60,9 +60,10 @@ public enum CrashPoint {
     public static let localFetchPoints = ["git.fetch-before-tracking-ref"]
 
     /// The steps of recording between walking the tree and reading its files, and between
-    /// reading a changed file and stamping it: a test holds a run there to rename or
+    /// reading a changed file and stamping it, and between the stamp's check and its swap
+    /// (`FileSystem.replaceIfUnchanged`): a test holds a run there to rename or
     /// delete a file under it (`EditsDuringRunTests`).
-    public static let scanPoints = ["record.after-walk", "record.before-stamp"]
+    public static let scanPoints = ["record.after-walk", "record.before-stamp", "record.before-swap"]
 
     /// The step of reading the sync state between reading `.docsync/state` and opening
     /// the base file it names: a run saving a newer state there removes that file.

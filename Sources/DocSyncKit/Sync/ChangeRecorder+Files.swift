@@ -94,17 +94,21 @@ extension ChangeRecorder {
             refId: newRefId || scanned.member(named: "refId")?.stringValue != refId ? refId : nil,
             changesetId: changesetId)
         try CrashPoint.hit("record.before-stamp")
-        // Compare-and-swap against the user's editor: only replace the file if it is
-        // still exactly what we read.
-        guard let now = try? FileSystem.linkStatus(absolute),
-            now == f.stat || (f.bytes == nil && (try? FileSystem.readFile(absolute)) == bytes)
-        else {
+        // Stored first: whatever the replacement finds, the object is harmless.
+        let hash = try objects.put(stamped)
+        // Compare-and-swap against the user's editor: the file is replaced only if it is
+        // still exactly what we read, checked on the file the swap took out (see
+        // `FileSystem.replaceIfUnchanged`). Not fsynced one by one: the caller flushes the
+        // filesystem before journaling.
+        let replacement = try FileSystem.replaceIfUnchanged(
+            absolute, with: stamped, mode: mode_t(f.stat.mode & 0o7777), expected: f.stat,
+            expectedBytes: f.bytes == nil ? bytes : nil, durable: false,
+            beforeSwap: { try CrashPoint.hit("record.before-swap") })
+        guard replacement == .replaced else {
             changedWhileStamping += 1
+            if case .keptAside(let kept) = replacement { keptAside.append(kept) }
             return nil
         }
-        let hash = try objects.put(stamped)
-        // Not fsynced one by one: the caller flushes the filesystem before journaling.
-        try FileSystem.writeAtomically(absolute, stamped, mode: mode_t(f.stat.mode & 0o7777), durable: false)
         try CrashPoint.hit("record.after-stamp")
         if let after = try? FileSystem.linkStatus(absolute) {
             index.record(

@@ -30,6 +30,9 @@ final class ChangeRecorder {
         /// Files left unstamped because the user saved, moved or deleted them between
         /// their read and their stamp: their change is not in `actions`.
         var changedWhileStamping = 0
+        /// Saves made twice within one stamp's replacement: the earlier one, kept beside
+        /// its document (see `FileSystem.Replacement.keptAside`).
+        var keptAside: [String] = []
 
         /// Empty but for what `walk` passed over and did not enter.
         init(of walk: TreeWalker.Walk) {
@@ -173,6 +176,7 @@ final class ChangeRecorder {
         progress?(.finished(.record))
         result.unstoredContents = unstoredContents
         result.changedWhileStamping = changedWhileStamping
+        result.keptAside = keptAside
         return result
     }
 
@@ -276,6 +280,8 @@ final class ChangeRecorder {
     var vanishedPaths: [String] = []
     /// See `Result.changedWhileStamping`.
     var changedWhileStamping = 0
+    /// See `Result.keptAside`.
+    var keptAside: [String] = []
     /// Every refId a file of this scan carries (filled only when there is a remote to join).
     var carriedRefIds: Set<String> = []
     /// The `rejoining` documents that did join, with their superseded actions.
