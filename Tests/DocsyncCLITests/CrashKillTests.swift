@@ -45,10 +45,8 @@ enum CrashTable {
     /// Reading the sync state, between the state and the base file it names: held there
     /// and killed there by `BaseFileTests`.
     static let stateRead = ["state.before-base-file"]
-    /// Between the walk and the read of the tree, between a file's read and its stamp,
-    /// and between the stamp's check and its swap: held there (DOCSYNC_PAUSE_AT) by `EditsDuringRunTests` to rename a file
-    /// under a running sync.
-    static let scan = ["record.after-walk", "record.before-stamp", "record.before-swap"]
+    /// Where a test holds a run to edit a file under it (see `CrashPoint.editWindowPoints`).
+    static let editWindows = ["record.after-walk", "record.before-stamp", "record.before-swap", "pull.before-swap"]
 
     /// `docsync gc` with a tombstone to purge. Only a format-1 folder remote writes a
     /// compacted feed; the drive layout and git write one commit.
@@ -103,7 +101,7 @@ enum CrashTable {
         #expect(CrashTable.resolve == CrashPoint.resolvePoints)
         #expect(CrashTable.localFetch == CrashPoint.localFetchPoints)
         #expect(CrashTable.stateRead == CrashPoint.stateReadPoints)
-        #expect(CrashTable.scan == CrashPoint.scanPoints)
+        #expect(CrashTable.editWindows == CrashPoint.editWindowPoints)
         #expect(CrashTable.upgrade == CrashPoint.upgradePoints)
     }
 
@@ -120,7 +118,7 @@ enum CrashTable {
             into: Set<String>(
                 CrashTable.resolve + CrashTable.revert + CrashTable.override + CrashTable.sparse + CrashTable.upgrade
                     + CrashTable.localFetch
-                    + CrashTable.stateRead + CrashTable.scan)
+                    + CrashTable.stateRead + CrashTable.editWindows)
         ) {
             all, kind in
             all.formUnion(CrashTable.sync[kind]!)

@@ -141,6 +141,33 @@ struct EditsDuringRunTests {
     }
 
     @Test(
+        "a file saved between the pull's check of it and the swap that writes or removes it keeps the save",
+        arguments: [false, true], [false, true])
+    func savedWhilePullSwaps(git: Bool, remoteRenamed: Bool) throws {
+        let box = Sandbox()
+        let (a, b) = Self.remoteEditedX(box, git: git)
+        if remoteRenamed {
+            // The pull removes d.json (and writes e.json): the removal is what races the save.
+            #expect(rename(b.path("d.json"), b.path("e.json")) == 0)
+            #expect(b.run("sync").exit == 0)
+        }
+        let (run, release) = Self.held(a, box, at: "pull.before-swap")
+        let saved = a.read("d.json")!.replacingOccurrences(of: "\"y\": \"base\"", with: "\"y\": \"fromA\"")
+        a.write("d.json.swp", saved)
+        #expect(rename(a.path("d.json.swp"), a.path("d.json")) == 0)
+        release()
+        let result = run.wait()
+        let kind = "\(git ? "git" : "folder"), \(remoteRenamed ? "renamed" : "edited") on the remote"
+        #expect(result.exit == 0, "\(kind): \(result.comment)")
+        let path = remoteRenamed ? "e.json" : "d.json"
+        #expect(a.json(path)?["y"] as? String == "fromA", "\(kind): A's save kept: \(result.comment)")
+        #expect(a.json(path)?["x"] as? String == "fromB", "\(kind): B's edit merged in: \(result.comment)")
+        #expect(!remoteRenamed || !a.exists("d.json"), "\(kind): one file for the document")
+        #expect(b.run("sync").exit == 0)
+        #expect(b.json(path)?["y"] as? String == "fromA", "\(kind): A's save went out")
+    }
+
+    @Test(
         "a file saved while the pull meant to write it is merged in the same run: exit 0, not 75, both edits everywhere",
         arguments: [false, true])
     func savedWhilePulling(git: Bool) throws {

@@ -101,4 +101,28 @@ public struct SafeTreeIO: Sendable {
         try FileSystem.removeFile(target)
         FileSystem.removeEmptyDirectories(from: (target as NSString).deletingLastPathComponent, upTo: root)
     }
+
+    /// Writes `bytes` over the tree's file at `relative` only if what it replaces still
+    /// hashes to `expectedHash` (see `FileSystem.replaceIfUnchanged`): a save made since
+    /// the caller read it is left in place.
+    public func replace(_ relative: String, _ bytes: [UInt8], ifStill expectedHash: String, durable: Bool = true)
+        throws -> FileSystem.Replacement
+    {
+        precondition(perimeter == nil, "a working tree's file, not a remote's")
+        return try FileSystem.replaceIfUnchanged(
+            try resolve(relative, createFolders: true), with: bytes, mode: 0o644, expectedHash: expectedHash,
+            durable: durable)
+    }
+
+    /// Removes the tree's file at `relative` only if it still hashes to `expectedHash`,
+    /// then any folders it leaves empty (see `FileSystem.removeIfUnchanged`).
+    public func remove(_ relative: String, ifStill expectedHash: String) throws -> FileSystem.Replacement {
+        precondition(perimeter == nil, "a working tree's file, not a remote's")
+        let target = try resolve(relative, createFolders: false)
+        let outcome = try FileSystem.removeIfUnchanged(target, expectedHash: expectedHash)
+        if outcome == .replaced {
+            FileSystem.removeEmptyDirectories(from: (target as NSString).deletingLastPathComponent, upTo: root)
+        }
+        return outcome
+    }
 }

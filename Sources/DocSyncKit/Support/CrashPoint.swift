@@ -59,11 +59,14 @@ public enum CrashPoint {
     /// give the cache a tip whose objects were not copied.
     public static let localFetchPoints = ["git.fetch-before-tracking-ref"]
 
-    /// The steps of recording between walking the tree and reading its files, and between
-    /// reading a changed file and stamping it, and between the stamp's check and its swap
-    /// (`FileSystem.replaceIfUnchanged`): a test holds a run there to rename or
-    /// delete a file under it (`EditsDuringRunTests`).
-    public static let scanPoints = ["record.after-walk", "record.before-stamp", "record.before-swap"]
+    /// The steps where a test holds a run (DOCSYNC_PAUSE_AT) to save, rename or delete a
+    /// file under it (`EditsDuringRunTests`): between walking the tree and reading its
+    /// files, between reading a changed file and stamping it, between the stamp's check
+    /// and its swap (`FileSystem.replaceIfUnchanged`), and between a pull's check of a file
+    /// and the swap that writes or removes it.
+    public static let editWindowPoints = [
+        "record.after-walk", "record.before-stamp", "record.before-swap", "pull.before-swap"
+    ]
 
     /// The step of reading the sync state between reading `.docsync/state` and opening
     /// the base file it names: a run saving a newer state there removes that file.

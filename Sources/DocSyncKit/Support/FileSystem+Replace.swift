@@ -10,6 +10,7 @@ private func c_renameat2(
     _ olddirfd: Int32, _ old: UnsafePointer<CChar>, _ newdirfd: Int32, _ new: UnsafePointer<CChar>, _ flags: UInt32
 ) -> Int32
 private let renameExchange: UInt32 = 2  // RENAME_EXCHANGE, <linux/fs.h>
+private let renameNoReplace: UInt32 = 1  // RENAME_NOREPLACE
 
 extension FileSystem {
     /// What `replaceIfUnchanged` did.
@@ -34,15 +35,63 @@ extension FileSystem {
         _ path: String, with bytes: [UInt8], mode: mode_t, expected: FileStat, expectedBytes: [UInt8]?,
         durable: Bool = true, beforeSwap: () throws -> Void = {}
     ) throws -> Replacement {
-        func isExpected(_ stat: FileStat, at readable: String, ignoringChangeTime: Bool) -> Bool {
+        try replace(path, with: bytes, mode: mode, durable: durable, checkFirst: true, beforeSwap: beforeSwap) {
+            stat, readable, renamed in
             var stat = stat
-            if ignoringChangeTime { stat.ctimeNanos = expected.ctimeNanos }
+            // Our own rename changed the ctime of the file it took out.
+            if renamed { stat.ctimeNanos = expected.ctimeNanos }
             if stat == expected { return true }
             guard let expectedBytes, stat.isRegularFile else { return false }
             return (try? readFile(readable)) == expectedBytes
         }
-        guard let now = try? linkStatus(path), isExpected(now, at: path, ignoringChangeTime: false) else {
-            return .changedMeanwhile
+    }
+
+    /// Like `replaceIfUnchanged(_:with:mode:expected:expectedBytes:)`, for a file the
+    /// caller has just read and checked: replaced only if what the swap took out still
+    /// hashes to `expectedHash` (a pulled version written over a tracked file).
+    public static func replaceIfUnchanged(
+        _ path: String, with bytes: [UInt8], mode: mode_t, expectedHash: String, durable: Bool = true
+    ) throws -> Replacement {
+        try replace(path, with: bytes, mode: mode, durable: durable, checkFirst: false) { stat, readable, _ in
+            stat.isRegularFile && (try? readFile(readable)).map(ContentHash.of) == expectedHash
+        }
+    }
+
+    /// Removes the file at `path` only if it still hashes to `expectedHash`: taken out of
+    /// the way under a temporary name first, checked there, and put back if a save
+    /// replaced it meanwhile (why: a check, then an unlink, deleted a save made between).
+    public static func removeIfUnchanged(_ path: String, expectedHash: String) throws -> Replacement {
+        let (dir, base) = splitLast(path)
+        let temp =
+            (dir.isEmpty ? "" : dir + "/") + ".docsync-tmp-\(processID)-\(nextTemporaryNumber())-" + base.prefix(40)
+        guard c_renameat2(AT_FDCWD, path, AT_FDCWD, temp, renameNoReplace) == 0 else {
+            let code = errno
+            if code == ENOENT { return .changedMeanwhile }  // already gone: nothing to remove
+            if code == EINVAL || code == ENOSYS || code == EOPNOTSUPP {
+                guard (try? readFile(path)).map(ContentHash.of) == expectedHash else { return .changedMeanwhile }
+                try removeFile(path)
+                return .replaced
+            }
+            throw FileSystemError(path: path, operation: "rename (to remove it)", code: code)
+        }
+        if let out = try? linkStatus(temp), out.isRegularFile,
+            (try? readFile(temp)).map(ContentHash.of) == expectedHash
+        {
+            unlink(temp)
+            return .replaced
+        }
+        if c_renameat2(AT_FDCWD, temp, AT_FDCWD, path, renameNoReplace) == 0 { return .changedMeanwhile }
+        return keepAside(temp, beside: path)
+    }
+
+    /// The swap itself (see `replaceIfUnchanged`): `isExpected(stat, readablePath,
+    /// renamedByUs)` says whether a file is the one the caller read.
+    private static func replace(
+        _ path: String, with bytes: [UInt8], mode: mode_t, durable: Bool, checkFirst: Bool,
+        beforeSwap: () throws -> Void = {}, isExpected: (FileStat, String, Bool) -> Bool
+    ) throws -> Replacement {
+        if checkFirst {
+            guard let now = try? linkStatus(path), isExpected(now, path, false) else { return .changedMeanwhile }
         }
         let (dir, base) = splitLast(path)
         let (temp, fd) = try createTemporary(beside: path, folder: dir, name: base, mode: mode)
@@ -64,8 +113,7 @@ extension FileSystem {
             if code == EINVAL || code == ENOSYS || code == EOPNOTSUPP {
                 // No exchange on this filesystem (some network and FUSE mounts): check again
                 // and rename, which leaves the instant between the two open.
-                guard let again = try? linkStatus(path), isExpected(again, at: path, ignoringChangeTime: false),
-                    Glibc.rename(temp, path) == 0
+                guard let again = try? linkStatus(path), isExpected(again, path, false), Glibc.rename(temp, path) == 0
                 else {
                     unlink(temp)
                     return .changedMeanwhile
@@ -78,7 +126,7 @@ extension FileSystem {
             throw FileSystemError(path: path, operation: "rename (exchange)", code: code)
         }
         // `temp` now names what was at `path`: the file read, or a save made meanwhile.
-        if let out = try? linkStatus(temp), isExpected(out, at: temp, ignoringChangeTime: true) {
+        if let out = try? linkStatus(temp), isExpected(out, temp, true) {
             unlink(temp)
             if durable { try syncDirectory(dir.isEmpty ? "." : dir) }
             return .replaced
@@ -89,8 +137,12 @@ extension FileSystem {
             unlink(temp)  // our own file, swapped back out
             return .changedMeanwhile
         }
-        // Saved again (or moved) between the two exchanges: what `temp` holds now is the
-        // user's, so it stays, under a name the scan ignores but a person sees.
+        return keepAside(temp, beside: path)
+    }
+
+    /// Saved again (or moved) within the swap: what `temp` holds now is the user's, so it
+    /// stays, under a name the scan ignores but a person sees.
+    private static func keepAside(_ temp: String, beside path: String) -> Replacement {
         let kept = path + ".docsync-kept-\(getpid())-\(FileSystem.currentTimeNanos)"
         return Glibc.rename(temp, kept) == 0 ? .keptAside(kept) : .keptAside(temp)
     }

@@ -13,7 +13,9 @@ private func statFollowingLinks(_ path: UnsafePointer<CChar>, _ buf: UnsafeMutab
 @_silgen_name("syncfs") private func c_syncfs(_ fd: Int32) -> Int32
 /// Numbers this process's temporary files (see `FileSystem.writeAtomically`).
 private let temporaryCounter = Atomic<UInt64>(0)
-private let processID = getpid()
+let processID = getpid()
+/// The next number for a temporary file's name (see `createTemporary`).
+func nextTemporaryNumber() -> UInt64 { temporaryCounter.add(1, ordering: .relaxed).newValue }
 
 /// A failed system call, with the path it was about and the errno text.
 public struct FileSystemError: Error, LocalizedError, Sendable, Equatable {

@@ -91,7 +91,17 @@ extension SyncSession {
         for op in fileOps {
             guard let from = op.fromPath, op.result?.path != from else { continue }
             if changedOnDisk(from, op, io: io, skipped: &skipped) { continue }
-            try io.remove(from)
+            if let expected = op.fromHash {
+                try CrashPoint.hit("pull.before-swap")
+                // Checked on the file taken out of the way: a save since the check stays.
+                let outcome = try io.remove(from, ifStill: expected)
+                guard outcome == .replaced else {
+                    changedMeanwhile(from, op, outcome, skipped: &skipped)
+                    continue
+                }
+            } else {
+                try io.remove(from)
+            }
             workspace.index.remove(path: from)
             if op.result == nil { progress.applied(op) }
         }
@@ -100,7 +110,12 @@ extension SyncSession {
             guard let target = op.result, !skipped.contains(op.refId) else { continue }
             if target.path == op.fromPath, changedOnDisk(target.path, op, io: io, skipped: &skipped) { continue }
             do {
-                try writeFile(target, of: plan, io: io, schemas: schemas)
+                let over = target.path == op.fromPath ? op.fromHash : nil
+                let outcome = try writeFile(target, over: over, of: plan, io: io, schemas: schemas)
+                guard outcome == .replaced else {
+                    changedMeanwhile(target.path, op, outcome, skipped: &skipped)
+                    continue
+                }
             } catch let refused as SafeTreeIO.Refused {
                 report.problems.append(.other("refused to write \(refused.description)"))
                 skipped.insert(op.refId)
@@ -143,6 +158,20 @@ extension SyncSession {
         return true
     }
 
+    /// The file at `path` was saved, moved or deleted between `changedOnDisk`'s check and
+    /// the write or removal (which found it so and left it): as `changedOnDisk` warns.
+    private func changedMeanwhile(
+        _ path: String, _ op: JournalEntry.FileOperation, _ outcome: FileSystem.Replacement,
+        skipped: inout Set<String>
+    ) {
+        var warning =
+            "\(path): changed on disk while syncing; left in place, the remote version waits for the next sync"
+        if case .keptAside(let kept) = outcome { warning += " (an earlier save of it is kept at \(kept))" }
+        report.warnings.append(warning)
+        changedWhileWriting[op.refId] = warning
+        skipped.insert(op.refId)
+    }
+
     /// Tells whoever listens of each pulled document as soon as its file is in place.
     private struct AppliedProgress {
         let session: SyncSession
@@ -169,12 +198,21 @@ extension SyncSession {
     /// Writes one pulled version (not fsynced: one flush follows for all of them) and
     /// warns when it fails its schema: applied all the same, since another replica may
     /// check against an older schema, and refusing it would leave this tree behind.
-    private func writeFile(_ target: DocVersion, of plan: PullPlan, io: SafeTreeIO, schemas: RecordSchemas) throws {
+    /// `over`: the hash of the file it replaces, written over only if still that.
+    private func writeFile(
+        _ target: DocVersion, over expectedHash: String?, of plan: PullPlan, io: SafeTreeIO, schemas: RecordSchemas
+    ) throws -> FileSystem.Replacement {
         // Merge results are in the plan; what was fetched was stored while planning
         // (read back and checked against its hash here).
         let content = try plan.objects[target.hash] ?? workspace.objects.get(target.hash)
         // Not fsynced one by one: one flush below, before the cursor moves past them.
-        try io.write(target.path, content, durable: false)
+        if let expectedHash {
+            try CrashPoint.hit("pull.before-swap")
+            let outcome = try io.replace(target.path, content, ifStill: expectedHash, durable: false)
+            guard outcome == .replaced else { return outcome }
+        } else {
+            try io.write(target.path, content, durable: false)
+        }
         // Applied all the same: another replica may check against an older schema,
         // and refusing it would leave this tree behind everyone else.
         if schemas.mightApply(to: content) {
@@ -184,5 +222,6 @@ extension SyncSession {
                 )
             }
         }
+        return .replaced
     }
 }
