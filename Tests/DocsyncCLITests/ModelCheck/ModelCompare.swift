@@ -172,6 +172,9 @@ extension MC.Run {
         if let nested = object["n"] as? [String: Any] {
             for (k, v) in nested { if let v = v as? String { f["n." + k] = v } }
         }
+        for element in object[MC.arrayField] as? [[String: Any]] ?? [] {
+            if let id = element["id"] as? String, let v = element["v"] as? String { f[MC.arrayField + "." + id] = v }
+        }
         return f
     }
 
@@ -235,8 +238,10 @@ extension MC.Run {
                     ))
             }
             let nestedKeys = (object["n"] as? [String: Any]).map { Set($0.keys).subtracting(["x", "y"]) } ?? []
-            let extra = Set(object.keys).subtracting(["refId", "changesetId", "n", MC.counterField] + MC.topFields)
-                .union(nestedKeys.map { "n." + $0 })
+            let extra = Set(object.keys).subtracting(
+                ["refId", "changesetId", "n", MC.counterField, MC.arrayField] + MC.topFields
+            )
+            .union(nestedKeys.map { "n." + $0 })
             if !extra.isEmpty {
                 found.append(
                     Mismatch(
@@ -477,7 +482,7 @@ extension MC.Run {
         var records: [EngineRecord] = []
         for item in list {
             let refId = item["refId"] as? String ?? "?"
-            let fields = (item["fields"] as? [String] ?? []).sorted()
+            let fields = MC.conflictFields(item["fields"] as? [String] ?? [])
             let file = item["file"] as? String
             let copy = file.flatMap { replicas[r].json($0) }.map(Self.fields)
             let raw =
@@ -513,7 +518,7 @@ extension MC.Run {
             let refId = refIds[rec.doc]
             let expectedCopy = rec.loser?.fields ?? rec.deletedVersion?.fields
             let candidates = engine.indices.filter { i in
-                (refId == nil || engine[i].refId == refId) && engine[i].fields == rec.fields
+                (refId == nil || engine[i].refId == refId) && engine[i].fields == MC.conflictFields(rec.fields)
                     && engine[i].deleted == (rec.loser == nil) && engine[i].renameLost == rec.renameLost
             }
             let fitting = candidates.filter { expectedCopy == nil || engine[$0].copy == expectedCopy }

@@ -490,6 +490,11 @@ extension MC {
             if let count = fields[MC.counterField] { members.append("  \"\(MC.counterField)\": \(count)") }
             let nested = ["x", "y"].compactMap { k in fields["n." + k].map { "\"\(k)\": \"\($0)\"" } }
             if !nested.isEmpty { members.append("  \"n\": {" + nested.joined(separator: ", ") + "}") }
+            // Always there, if empty: a file without `i` would remove the array, not its elements.
+            let elements = MC.elementIds.compactMap { id in
+                fields[MC.arrayField + "." + id].map { "{\"id\": \"\(id)\", \"v\": \"\($0)\"}" }
+            }
+            members.append("  \"\(MC.arrayField)\": [" + elements.joined(separator: ", ") + "]")
             let body = members.joined(separator: ",\n")
             return Array("{\n\(body)\n}\n".utf8)
         }
@@ -520,7 +525,8 @@ extension MC {
                 ("firstContact", joiners < 2 ? 2 : 0), ("urlChange", 2), ("plainGitEdit", git ? 3 : 0),
                 ("revert", model.receiveOnly.contains(r) ? 3 : 0), ("override", model.sendOnly.contains(r) ? 4 : 0),
                 ("regenerate", 3), ("hiddenFolder", 2), ("removeField", 3), ("addField", 2), ("editDuringSync", 6),
-                ("backdatedSave", 2), ("futureSave", 2), ("restoreEarlier", 2), ("count", 5)
+                ("backdatedSave", 2), ("futureSave", 2), ("restoreEarlier", 2), ("count", 5),
+                ("removeElement", 2), ("addElement", 2)
             ]
             var roll = rng.int(weights.map(\.1).reduce(0, +))
             var op = "sync"
@@ -570,6 +576,8 @@ extension MC {
             case "futureSave": return futureSave(r)
             case "restoreEarlier": return restoreEarlier(r)
             case "count": return count(r)
+            case "removeElement": return removeElement(r)
+            case "addElement": return addElement(r)
             default: return nil
             }
         }

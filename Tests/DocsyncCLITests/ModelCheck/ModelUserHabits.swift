@@ -24,7 +24,9 @@ extension MC.Run {
         let entry = model.local[r][doc]!
         let field = rng.pick(MC.topFields.filter { entry.placed.version.fields[$0] != nil })
         let old = entry.placed.version.fields[field]!
-        guard let bytes = replicas[r].bytes(entry.placed.path), let cut = Self.removingMember(bytes, field, old) else {
+        guard let bytes = replicas[r].bytes(entry.placed.path),
+            let cut = Self.removingListed(bytes, "\"\(field)\": \"\(old)\"")
+        else {
             return nil
         }
         var fields = entry.placed.version.fields
@@ -34,6 +36,29 @@ extension MC.Run {
         model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: t)
         noteSaved(r, doc, cut)
         return "r\(r) remove field \(field) from doc\(doc) \(entry.placed.path) (was \(old))"
+    }
+
+    /// Removes one element of the identity array `i` (SYNC.md, Arrays, rule 2).
+    func removeElement(_ r: Int) -> String? {
+        let docs = validDocs(r).filter { d in
+            MC.elementIds.contains { model.local[r][d]!.placed.version.fields[MC.arrayField + "." + $0] != nil }
+        }
+        guard !docs.isEmpty else { return nil }
+        let doc = rng.pick(docs)
+        let entry = model.local[r][doc]!
+        let id = rng.pick(MC.elementIds.filter { entry.placed.version.fields[MC.arrayField + "." + $0] != nil })
+        let old = entry.placed.version.fields[MC.arrayField + "." + id]!
+        // As the model and the engine both write an element; another layout skips the step.
+        guard let bytes = replicas[r].bytes(entry.placed.path),
+            let cut = Self.removingListed(bytes, "{\"id\": \"\(id)\", \"v\": \"\(old)\"}")
+        else { return nil }
+        var fields = entry.placed.version.fields
+        fields[MC.arrayField + "." + id] = nil
+        let t = nextSaveMs()
+        write(r, entry.placed.path, cut, style: rng.chance(0.5) ? .inPlace : .editorRename, mtime: t)
+        model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: t)
+        noteSaved(r, doc, cut)
+        return "r\(r) remove element \(id) of i from doc\(doc) \(entry.placed.path) (was \(old))"
     }
 
     /// Adds a field the document lacks (first member of the object).
@@ -60,13 +85,39 @@ extension MC.Run {
         return "r\(r) add field \(field)=\(new) to doc\(doc) \(entry.placed.path)"
     }
 
-    /// `bytes` without the member `"field": "value"` (and the comma that joined it).
-    static func removingMember(_ bytes: [UInt8], _ field: String, _ value: String) -> [UInt8]? {
+    /// Adds an element the identity array `i` lacks, first in the array.
+    func addElement(_ r: Int) -> String? {
+        let docs = validDocs(r).filter { d in
+            MC.elementIds.contains { model.local[r][d]!.placed.version.fields[MC.arrayField + "." + $0] == nil }
+        }
+        guard !docs.isEmpty else { return nil }
+        let doc = rng.pick(docs)
+        let entry = model.local[r][doc]!
+        let id = rng.pick(MC.elementIds.filter { entry.placed.version.fields[MC.arrayField + "." + $0] == nil })
+        let opening = "\"\(MC.arrayField)\": ["
+        guard let bytes = replicas[r].bytes(entry.placed.path) else { return nil }
         let text = String(decoding: bytes, as: UTF8.self)
-        let member = "\"\(field)\": \"\(value)\""
-        guard text.components(separatedBy: member).count == 2, let range = text.range(of: member) else { return nil }
+        guard text.components(separatedBy: opening).count == 2, let at = text.range(of: opening) else { return nil }
+        let new = value()
+        let empty = text[at.upperBound...].first == "]"
+        let element = "{\"id\": \"\(id)\", \"v\": \"\(new)\"}" + (empty ? "" : ", ")
+        let added = Array((String(text[..<at.upperBound]) + element + String(text[at.upperBound...])).utf8)
+        var fields = entry.placed.version.fields
+        fields[MC.arrayField + "." + id] = new
+        let t = nextSaveMs()
+        write(r, entry.placed.path, added, style: .editorRename, mtime: t)
+        model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: t)
+        noteSaved(r, doc, added)
+        return "r\(r) add element \(id)=\(new) to i of doc\(doc) \(entry.placed.path)"
+    }
+
+    /// `bytes` without `item` (a member `"field": "value"` or an element of an array, found
+    /// exactly once) and the comma that joined it to its neighbour.
+    static func removingListed(_ bytes: [UInt8], _ item: String) -> [UInt8]? {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard text.components(separatedBy: item).count == 2, let range = text.range(of: item) else { return nil }
         var start = range.lowerBound, end = range.upperBound
-        // The comma before it, else the one after it.
+        // The comma before it, else the one after it (none: the only element).
         var before = start
         while before > text.startIndex, text[text.index(before: before)].isWhitespace {
             before = text.index(before: before)
@@ -76,8 +127,13 @@ extension MC.Run {
         } else {
             var after = end
             while after < text.endIndex, text[after].isWhitespace { after = text.index(after: after) }
-            guard after < text.endIndex, text[after] == "," else { return nil }
-            end = text.index(after: after)
+            if after < text.endIndex, text[after] == "," {
+                end = text.index(after: after)
+                // And the space after that comma, so "[x, y]" becomes "[y]".
+                while end < text.endIndex, text[end] == " " { end = text.index(after: end) }
+            } else if !(before > text.startIndex && text[text.index(before: before)] == "[") {
+                return nil
+            }
         }
         return Array((String(text[..<start]) + String(text[end...])).utf8)
     }

@@ -90,8 +90,20 @@ extension MC {
     typealias Fields = [String: String]
     /// Top-level fields, and two keys of a nested object `n` (dotted, as the engine names
     /// a field of a conflict: `n.x`). The merge is key by key at any depth (SPEC), so the
-    /// model merges the dotted keys as flat ones; `n` itself is never removed.
-    static let fieldNames = ["a", "b", "c", "n.x", "n.y"]
+    /// model merges the dotted keys as flat ones; `n` itself is never removed. And two
+    /// elements of the array `i` of records with an identity (`{"id": "p", "v": …}`): SYNC.md's
+    /// Arrays, rule 2, matches elements by `id` and merges each like an object, an element
+    /// added, removed or changed on one side as a key would be, "an edit beats a removal"
+    /// included; so the model merges each element's `v` as a field of its own (`i.p`).
+    static let fieldNames = ["a", "b", "c", "n.x", "n.y", "i.p", "i.q"]
+    /// The identity array's key, and the `id`s its elements may have (`r` only when added).
+    static let arrayField = "i"
+    static let elementIds = ["p", "q", "r"]
+    /// Conflict field names up to the element of `i`: the engine names an element by its
+    /// index (`i.0.v`, SYNC.md's field paths), the model by its `id`.
+    static func conflictFields(_ fields: [String]) -> [String] {
+        Set(fields.map { $0 == arrayField || $0.hasPrefix(arrayField + ".") ? arrayField + "[]" : $0 }).sorted()
+    }
     /// The fields a step may remove or add back.
     static let topFields = ["a", "b", "c"]
     /// A declared counter (`docsync config merge.counters k` on every replica): an integer,
