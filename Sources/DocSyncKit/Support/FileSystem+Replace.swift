@@ -63,7 +63,7 @@ extension FileSystem {
     public static func removeIfUnchanged(_ path: String, expectedHash: String) throws -> Replacement {
         let (dir, base) = splitLast(path)
         let temp =
-            (dir.isEmpty ? "" : dir + "/") + ".docsync-tmp-\(processID)-\(nextTemporaryNumber())-" + base.prefix(40)
+            (dir.isEmpty ? "" : dir + "/") + TemporaryName.make(nextTemporaryNumber(), for: base)
         guard c_renameat2(AT_FDCWD, path, AT_FDCWD, temp, renameNoReplace) == 0 else {
             let code = errno
             if code == ENOENT { return .changedMeanwhile }  // already gone: nothing to remove

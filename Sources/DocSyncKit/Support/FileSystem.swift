@@ -189,8 +189,7 @@ public enum FileSystem {
         var fd: Int32 = -1
         for _ in 0..<100 {
             temp =
-                (dir.isEmpty ? "" : dir + "/")
-                + ".docsync-tmp-\(processID)-\(temporaryCounter.add(1, ordering: .relaxed).newValue)-" + base.prefix(40)
+                (dir.isEmpty ? "" : dir + "/") + TemporaryName.make(nextTemporaryNumber(), for: base)
             fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
             if fd >= 0 || errno != EEXIST { break }
         }
@@ -207,8 +206,7 @@ public enum FileSystem {
         var temp = ""
         var fd: Int32 = -1
         for _ in 0..<100 {
-            temp =
-                ".docsync-tmp-\(processID)-\(temporaryCounter.add(1, ordering: .relaxed).newValue)-" + base.prefix(40)
+            temp = TemporaryName.make(nextTemporaryNumber(), for: base)
             fd = openat(dir, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
             if fd >= 0 || errno != EEXIST { break }
         }
@@ -216,17 +214,11 @@ public enum FileSystem {
         return (temp, fd)
     }
 
-    /// Whether a `.docsync-tmp-<pid>-…` file is a leftover: its process (on this
-    /// machine) is gone, or it is older than `staleSeconds` (a process of another
-    /// machine on a shared folder, or a pid used again). Why: a push killed, or that
-    /// filled the disk, while writing a pack left it, and the share stayed full.
+    /// Whether a `.docsync-tmp-…` file is a leftover (see `TemporaryName.isStale`). Why:
+    /// a push killed, or that filled the disk, while writing a pack left it, and the share
+    /// stayed full.
     static func isStaleTemporary(_ name: String, modified mtimeNanos: Int64, staleSeconds: Double = 3600) -> Bool {
-        guard name.hasPrefix(".docsync-tmp-") else { return false }
-        if Double(currentTimeNanos - mtimeNanos) / 1e9 > staleSeconds { return true }
-        let pidText = name.dropFirst(".docsync-tmp-".count).prefix { $0.isASCII && $0.isNumber }
-        guard let pid = Int32(pidText), pid > 0 else { return false }
-        if pid == processID { return false }
-        return kill(pid, 0) != 0 && errno == ESRCH
+        TemporaryName(name)?.isStale(modifiedNanos: mtimeNanos, staleSeconds: staleSeconds) ?? false
     }
 
     /// Creates `path` with `bytes` only if nothing is there, atomically like

@@ -344,10 +344,9 @@ public struct TreeWalker: Sendable {
         return false
     }
 
-    /// `.docsync-tmp-<pid>-…` of a process that no longer exists on this machine.
+    /// `.docsync-tmp-…` of a process that no longer exists on this machine.
     static func isStaleTemporary(_ name: String) -> Bool {
-        let rest = name.dropFirst(".docsync-tmp-".count)
-        guard let pid = Int32(rest.prefix { $0 != "-" }), pid > 0, pid != getpid() else { return false }
-        return kill(pid, 0) != 0 && errno == ESRCH
+        // Not by age: a tree's files are not stat'ed here, and a dead writer is enough.
+        TemporaryName(name)?.isStale(modifiedNanos: nil) ?? false
     }
 }

@@ -245,8 +245,14 @@ extension DriveFolderRemote {
     func tidyView(_ folder: String, io: SafeTreeIO) {
         guard let (absolute, names) = FolderRemoteFiles.documentFolder(folder, files: layout.files) else { return }
         for name in names {
-            if name.hasPrefix(".docsync-tmp-") {
-                try? layout.files.unrecorded.removeFile(absolute + "/" + name)
+            if name.hasPrefix(TemporaryName.prefix) {
+                // Only a leftover: on a shared mount another machine's push may be writing it.
+                let path = absolute + "/" + name
+                if let st = try? layout.files.unrecorded.linkStatus(path), !st.isDirectory,
+                    FileSystem.isStaleTemporary(name, modified: st.mtimeNanos)
+                {
+                    try? layout.files.unrecorded.removeFile(path)
+                }
                 continue
             }
             guard SyncServiceConflictName.original(of: name) != nil, name.hasSuffix(".json") else { continue }
