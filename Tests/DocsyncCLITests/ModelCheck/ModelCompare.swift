@@ -248,6 +248,15 @@ extension MC.Run {
                         rules: rules(d), changesDocuments: true,
                         text: "\(name) \(path) has unexpected keys \(extra.sorted())"))
             }
+            // Every save keeps `i` in `id` order; a merge of sorted sequences is sorted (SYNC.md,
+            // Arrays: the sequence merge keeps each side's order).
+            let ids = (object[MC.arrayField] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            if ids != ids.sorted() {
+                found.append(
+                    Mismatch(
+                        rules: rules(d), changesDocuments: true,
+                        text: "\(name) \(path) holds the elements of i out of order: \(ids)"))
+            }
             let refId = object["refId"] as? String
             // A regenerated file carries no ids until its replica's next sync.
             if let known = refIds[d], refId != known, refId != nil || !regeneratedUnsynced[r].contains(d) {

@@ -85,7 +85,10 @@ extension MC.Run {
         return "r\(r) add field \(field)=\(new) to doc\(doc) \(entry.placed.path)"
     }
 
-    /// Adds an element the identity array `i` lacks, first in the array.
+    /// Adds an element the identity array `i` lacks, in `id` order. Why in order: every
+    /// file keeps its elements sorted by `id`, which the model's fields cannot tell apart
+    /// from another order, while the engine's versions can (an element moved is a change);
+    /// a sequence merge of sorted lists stays sorted, which the comparison checks.
     func addElement(_ r: Int) -> String? {
         let docs = validDocs(r).filter { d in
             MC.elementIds.contains { model.local[r][d]!.placed.version.fields[MC.arrayField + "." + $0] == nil }
@@ -97,11 +100,25 @@ extension MC.Run {
         let opening = "\"\(MC.arrayField)\": ["
         guard let bytes = replicas[r].bytes(entry.placed.path) else { return nil }
         let text = String(decoding: bytes, as: UTF8.self)
-        guard text.components(separatedBy: opening).count == 2, let at = text.range(of: opening) else { return nil }
+        guard text.components(separatedBy: opening).count == 2, let at = text.range(of: opening),
+            let close = text[at.upperBound...].firstIndex(of: "]")
+        else { return nil }
         let new = value()
-        let empty = text[at.upperBound...].first == "]"
-        let element = "{\"id\": \"\(id)\", \"v\": \"\(new)\"}" + (empty ? "" : ", ")
-        let added = Array((String(text[..<at.upperBound]) + element + String(text[at.upperBound...])).utf8)
+        let element = "{\"id\": \"\(id)\", \"v\": \"\(new)\"}"
+        let later = MC.elementIds.filter { $0 > id && entry.placed.version.fields[MC.arrayField + "." + $0] != nil }
+        let edited: String
+        if let next = later.first {
+            // Before the next element, as the model and the engine both write one.
+            let marker = "{\"id\": \"\(next)\""
+            guard text.components(separatedBy: marker).count == 2, let before = text.range(of: marker) else {
+                return nil
+            }
+            edited = String(text[..<before.lowerBound]) + element + ", " + String(text[before.lowerBound...])
+        } else {
+            let empty = text[at.upperBound..<close].allSatisfy(\.isWhitespace)
+            edited = String(text[..<close]) + (empty ? "" : ", ") + element + String(text[close...])
+        }
+        let added = Array(edited.utf8)
         var fields = entry.placed.version.fields
         fields[MC.arrayField + "." + id] = new
         let t = nextSaveMs()
