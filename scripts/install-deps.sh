@@ -14,8 +14,9 @@ dpkg -s zlib1g-dev >/dev/null 2>&1 || need+=(zlib1g-dev)
 # pager, run under script and timeout), unshare (a user namespace with a small inotify
 # limit) and systemd-analyze (verifying examples/systemd; nothing is started). The list is
 # Tests/DocsyncCLITests/ProgramPrerequisites.swift's; most are on every Debian already.
-# strace counts the files a first push creates (FileCreationTests).
-for pkg in bash zsh fish jq groff-base less systemd util-linux bsdutils coreutils strace; do
+# strace counts the files a first push creates (FileCreationTests); faketime runs docsync
+# as a machine whose clock is off (ClockSkewTests).
+for pkg in bash zsh fish jq groff-base less systemd util-linux bsdutils coreutils strace faketime; do
   dpkg -s "$pkg" >/dev/null 2>&1 || need+=("$pkg")
 done
 # The --json tests validate output against docs/schemas/ with an independent validator.

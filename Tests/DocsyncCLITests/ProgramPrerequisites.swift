@@ -29,7 +29,8 @@ extension Prerequisite {
         Program(name: "systemd-analyze", paths: ["/usr/bin/systemd-analyze"], package: "systemd"),
         Program(name: "strace", paths: ["/usr/bin/strace"], package: "strace"),
         Program(name: "unison", paths: ["/usr/bin/unison"], package: "unison"),
-        Program(name: "syncthing", paths: ["/usr/bin/syncthing"], package: "syncthing")
+        Program(name: "syncthing", paths: ["/usr/bin/syncthing"], package: "syncthing"),
+        Program(name: "faketime", paths: ["/usr/bin/faketime"], package: "faketime")
     ]
 
     /// All of the named programs (from `programs`), as one prerequisite.
@@ -57,6 +58,8 @@ extension Prerequisite {
     /// The file-sync engines the drive-folder tests copy a remote's copies with.
     static let unison = programs("unison")
     static let syncthing = programs("syncthing")
+    /// Runs docsync with its clock moved (libfaketime): a machine whose clock is off.
+    static let faketime = programs("faketime")
 
     /// A user namespace of our own (`unshare -Ur`), where a test may lower a kernel limit.
     static let userNamespaces: Prerequisite = {

@@ -24,10 +24,14 @@ extension GitRemote {
                     "the server refused to update the branch: \(rejection); if no push is running, a crashed one left refs/heads/\(branch).lock in the repository there"
             )
         }
+        // The lock's age by the clock that dated it (the file system's: an NFS server's),
+        // not this machine's, which may be hours off: ahead, it broke live locks; behind,
+        // it never broke a dead one.
+        let skew = FileSystem.clockSkew(of: remoteGitDirectory())
         let deadline = FileSystem.currentTimeNanos + Int64(Self.staleRefLockSeconds * 2 * 1e9)
         while FileSystem.currentTimeNanos < deadline {
             guard let status = try? FileSystem.linkStatus(lockPath) else { throw RemoteError.moved }  // released: retry
-            let age = Double(FileSystem.currentTimeNanos - status.mtimeNanos) / 1e9
+            let age = Double(FileSystem.currentTimeNanos + skew - status.mtimeNanos) / 1e9
             if age > Self.staleRefLockSeconds {
                 // Renamed first, so that of two replicas breaking it only one succeeds.
                 let aside = lockPath + ".stale-\(UInt32.random(in: 0 ... .max))"
@@ -42,13 +46,18 @@ extension GitRemote {
     /// The lock file of the branch's ref in the remote repository, if it exists (bare, or
     /// the `.git` folder of a repository with a working tree).
     private func remoteRefLock() -> String? {
-        let root = FileSystem.absolute(url.path)
-        let gitDir = FileSystem.isDirectory(root + "/.git") ? root + "/.git" : root
+        let gitDir = remoteGitDirectory()
         for candidate in [gitDir + "/refs/heads/" + branch + ".lock", gitDir + "/packed-refs.lock"]
         where FileSystem.exists(candidate) {
             return candidate
         }
         return nil
+    }
+
+    /// The remote repository's git folder (bare, or the `.git` of one with a working tree).
+    private func remoteGitDirectory() -> String {
+        let root = FileSystem.absolute(url.path)
+        return FileSystem.isDirectory(root + "/.git") ? root + "/.git" : root
     }
 
     /// Whether the server refused the branch's update itself, not for being behind.

@@ -59,6 +59,13 @@ final class RemoteLock {
     func acquire(waitSeconds: Double, staleSeconds: Double) throws -> String? {
         try files.writeAtomically(ownPath, ownContent)
         defer { try? files.removeFile(ownPath) }
+        // The share's clock, read off the file just written: a lock's age is judged by the
+        // clock that dated it (an NFS or SMB server's), never by this machine's, which may
+        // be a day off. Why: a machine whose clock ran ahead took every live lock for a
+        // stale one and broke it.
+        let writtenHere = FileSystem.currentTimeNanos
+        let writtenThere = (try? files.linkStatus(ownPath).mtimeNanos) ?? writtenHere
+        let shareNow = { writtenThere + (FileSystem.currentTimeNanos - writtenHere) }
         let deadline = FileSystem.currentTimeNanos + Int64(waitSeconds * 1e9)
         while true {
             let linked = makeLink(ownPath, lockPath) == 0
@@ -72,7 +79,7 @@ final class RemoteLock {
                 throw Self.unsupported(folder: (lockPath as NSString).deletingLastPathComponent, errno: failure)
             }
             let holder = describeHolder()
-            if let staleInode = staleLockInode(staleSeconds: staleSeconds) {
+            if let staleInode = staleLockInode(staleSeconds: staleSeconds, now: shareNow()) {
                 // Rename, not unlink: only one breaker can win. If what we renamed is not
                 // the lock we judged stale, someone took the lock meanwhile: put it back.
                 let away = lockPath + ".stale.\(UInt32.random(in: 0...UInt32.max))"
@@ -105,10 +112,11 @@ final class RemoteLock {
     }
 
     /// The inode of the current lock if it is stale: older than `staleSeconds` since
-    /// its holder last refreshed it, or held by a dead process on this host.
-    private func staleLockInode(staleSeconds: Double) -> UInt64? {
+    /// its holder last refreshed it (`now` by the share's clock), or held by a dead
+    /// process on this host.
+    private func staleLockInode(staleSeconds: Double, now: Int64) -> UInt64? {
         guard let st = try? files.linkStatus(lockPath) else { return nil }
-        let ageSeconds = Double(FileSystem.currentTimeNanos - st.mtimeNanos) / 1e9
+        let ageSeconds = Double(now - st.mtimeNanos) / 1e9
         if ageSeconds > staleSeconds { return st.inode }
         if let info = holderInfo(), info["host"] as? String == ProcessInfo.processInfo.hostName,
             let pid = info["pid"] as? Int
