@@ -226,4 +226,29 @@ struct ConflictTests {
         #expect(Set(docs.compactMap { b.refId($0) }).count == 2, "and keep distinct identities")
         #expect(Files.tree(box.remote, skipMetadata: true) == a.documents())
     }
+
+    @Test(
+        "resolve --take of a field inside an array of records takes that element's field only: a later edit of another element stays",
+        arguments: [false, true])
+    func takeInsideAnIdentityArray(git: Bool) throws {
+        let box = Sandbox()
+        let (a, b) = EditsDuringRunTests.pair(
+            box, git: git, ["d.json": "{\"i\": [{\"id\": \"p\", \"v\": \"1\"}, {\"id\": \"q\", \"v\": \"1\"}]}\n"])
+        a.write("d.json", a.read("d.json")!.replacing("\"q\", \"v\": \"1\"", with: "\"q\", \"v\": \"A\""))
+        usleep(20_000)
+        b.write("d.json", b.read("d.json")!.replacing("\"q\", \"v\": \"1\"", with: "\"q\", \"v\": \"B\""))
+        #expect(a.run("sync").exit == 0)
+        #expect(b.run("sync").exit == 3, "B's later save wins q; A's is stored")
+        // Since the conflict, B edits another element.
+        b.write("d.json", b.read("d.json")!.replacing("\"p\", \"v\": \"1\"", with: "\"p\", \"v\": \"P2\""))
+        #expect(b.run("sync").exit == 0)
+        let resolved = b.run("resolve", "d.json", "--take", "remote")
+        #expect(resolved.exit == 0, resolved.comment)
+        let elements = (b.json("d.json")?["i"] as? [[String: Any]] ?? []).map { "\($0["id"]!)=\($0["v"]!)" }
+        #expect(elements == ["p=P2", "q=A"], "\(git ? "git" : "folder"): \(b.read("d.json") ?? "")")
+        #expect(b.run("sync").exit == 0)
+        #expect(a.run("sync").exit == 0)
+        let there = (a.json("d.json")?["i"] as? [[String: Any]] ?? []).map { "\($0["id"]!)=\($0["v"]!)" }
+        #expect(there == ["p=P2", "q=A"], "A gets the resolution and the later edit")
+    }
 }

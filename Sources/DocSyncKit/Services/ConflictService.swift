@@ -153,15 +153,27 @@ public struct ConflictService: WorkspaceService {
                 "this conflict record names no fields (an older docsync recorded it); take the whole stored version with --whole"
             )
         }
+        // A field inside a merged array names its element by its index in the version the
+        // conflict kept: read that version only then (see FieldPaths.taking).
+        let inArrays = fields.contains { FieldPaths.settledField($0, in: [current, storedValue]) != $0 }
+        let kept = inArrays ? keptVersion(of: record) : nil
         var result = current
-        // A field inside a merged array is settled at the array (see FieldPaths.settledField).
-        var settled: [String] = []
-        for field in fields.map({ FieldPaths.settledField($0, in: [current, storedValue]) })
-        where !settled.contains(field) { settled.append(field) }
-        for field in settled {
-            result = FieldPaths.setting(FieldPaths.value(at: field, in: storedValue), at: field, in: result)
+        for field in fields {
+            result = FieldPaths.taking(field, from: storedValue, into: result, recordedAgainst: kept)
         }
         if result == current { return nil }
         return .fields(result, replaced: fields)
+    }
+
+    /// The version a conflict kept (`record.winner`), from the journal entry that stored it
+    /// here; nil once the journal no longer has it (a gc compacted it).
+    private func keptVersion(of record: ConflictStore.Record) -> JSONValue? {
+        guard let entries = try? Journal(path: layout.journal).read(from: 0, repair: false),
+            let hash = entries.last(where: {
+                $0.refId == record.refId && $0.changesetId == record.winner && $0.hash != nil
+            })?.hash,
+            let bytes = try? objects.get(hash)
+        else { return nil }
+        return try? JSONValueParser.parse(bytes)
     }
 }

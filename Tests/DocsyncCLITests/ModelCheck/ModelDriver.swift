@@ -196,6 +196,10 @@ extension MC {
         /// Per replica: the docs with a copy not recorded yet; a replica killed mid-record
         /// that must sync before anything else happens there.
         var pendingCopies: [Set<Int>] = [[], [], []]
+        /// Per replica, the conflict records that existed when its `gc` compacted its journal:
+        /// a `--take` inside the array `i` then has no kept version to find the element by and
+        /// takes the whole array (SYNC.md, resolve), which the model does not follow.
+        var compactedRecords: [Int: Set<Int>] = [:]
         /// Per replica: docs whose file was regenerated without ids and not synced since
         /// (the file carries no refId until the next sync stamps it).
         var regeneratedUnsynced: [Set<Int>] = [[], [], []]
@@ -1317,21 +1321,19 @@ extension MC {
             // Untouched since the conflict: the colliding fields still hold the winner's
             // values (a deletion that lost: the document is still the kept version).
             let stillKept = rec.loser != nil ? untouched : entry.placed.version.id == rec.winner.id
-            // Not `--take` of a conflict inside the array `i`: the engine settles it at the
-            // whole array (`FieldPaths.settledField`), undoing later edits of its other
-            // elements, against SPEC's "never edits made since the conflict" (open defect,
-            // docs/RELIABILITY.md; twentieth session, git seed 23304).
-            let inArray = rec.fields.contains { $0.hasPrefix(MC.arrayField + ".") }
+            let wholeArray =
+                rec.fields.contains { $0.hasPrefix(MC.arrayField + ".") }
+                && compactedRecords[r, default: []].contains(rec.id)
             // A lost rename is only settled as is (`--take` of a name moves the document,
             // which the model does not do).
             if rec.renameLost {
                 how = "accept as is (a lost rename)"
-            } else if !inArray, rec.finder == r, rec.loser != nil, sameDoc.count == 1, untouched, rng.chance(0.4) {
+            } else if !wholeArray, rec.finder == r, rec.loser != nil, sameDoc.count == 1, untouched, rng.chance(0.4) {
                 let takeLocal = rng.chance(0.5)
                 args += ["--take", takeLocal ? "local" : "remote"]
                 if takeLocal == rec.loserWasLocal { takeLoser = rec }
                 how = "--take \(takeLocal ? "local" : "remote") (\(takeLoser == nil ? "the winner" : "the loser"))"
-            } else if !inArray, sameDoc.count == 1, stillKept, let by = storedBy, by != rec.keptBy, rng.chance(0.6) {
+            } else if !wholeArray, sameDoc.count == 1, stillKept, let by = storedBy, by != rec.keptBy, rng.chance(0.6) {
                 // Any replica, from its own point of view (issue 21): `local` is this
                 // replica's stored version where its version lost, else the document as it
                 // is now (on a replica that made neither version it changes and deletes
@@ -1437,6 +1439,7 @@ extension MC {
         }
 
         func gc(_ r: Int) -> String? {
+            compactedRecords[r, default: []].formUnion(model.records.map(\.id))
             if !needsRecovery.contains(r), rng.chance(0.35) {
                 // gc SIGKILLed at a random moment (it changes no document), then a recovery sync.
                 let delay = randomDelay()
