@@ -46,7 +46,9 @@ enum CrashTable {
     /// and killed there by `BaseFileTests`.
     static let stateRead = ["state.before-base-file"]
     /// Where a test holds a run to edit a file under it (see `CrashPoint.editWindowPoints`).
-    static let editWindows = ["record.after-walk", "record.before-stamp", "record.before-swap", "pull.before-swap"]
+    static let editWindows = [
+        "record.after-walk", "record.before-stamp", "record.before-swap", "pull.before-swap", "pull.after-swap"
+    ]
 
     /// `docsync gc` with a tombstone to purge. Only a format-1 folder remote writes a
     /// compacted feed; the drive layout and git write one commit.

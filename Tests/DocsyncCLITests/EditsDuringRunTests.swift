@@ -168,6 +168,36 @@ struct EditsDuringRunTests {
     }
 
     @Test(
+        "a pulled file moved away the instant it was written, then its old folder not looked at: the move keeps the identity",
+        arguments: [false, true])
+    func movedJustAfterThePullWroteIt(git: Bool) throws {
+        let box = Sandbox()
+        let (a, b) = Self.pair(box, git: git, ["tasks/x/d.json": "{\"n\": 1}\n", "tasks/x/o.json": "{\"n\": 2}\n"])
+        let refId = a.json("tasks/x/d.json")?["refId"] as? String
+        b.write("tasks/x/d.json", b.read("tasks/x/d.json")!.replacing("\"n\": 1", with: "\"n\": 5"))
+        #expect(b.run("sync").exit == 0)
+        let (run, release) = Self.held(a, box, at: "pull.after-swap")
+        try FileManager.default.createDirectory(atPath: a.path("notes"), withIntermediateDirectories: true)
+        #expect(rename(a.path("tasks/x/d.json"), a.path("notes/e.json")) == 0)
+        release()
+        let kind = git ? "git" : "folder"
+        let moved = run.wait()
+        #expect(moved.exit == 0, "\(kind): \(moved.comment)")
+        // tasks/ moved to another disk, a symlink in its place: not looked at.
+        #expect(rename(a.path("tasks"), box.path("elsewhere")) == 0)
+        #expect(symlink(box.path("elsewhere"), a.path("tasks")) == 0)
+        let blind = a.run("sync")
+        #expect(blind.exit == 1, "\(kind): tasks/ not looked at: \(blind.comment)")
+        #expect(a.json("notes/e.json")?["refId"] as? String == refId, "\(kind): moved, not copied: \(blind.comment)")
+        #expect(unlink(a.path("tasks")) == 0 && rename(box.path("elsewhere"), a.path("tasks")) == 0)
+        #expect(a.run("sync").exit == 0)
+        #expect(b.run("sync").exit == 0)
+        #expect(b.json("notes/e.json")?["refId"] as? String == refId, "\(kind): B sees the move: one document")
+        #expect(b.json("notes/e.json")?["n"] as? Int == 5)
+        #expect(!b.exists("tasks/x/d.json") && b.exists("tasks/x/o.json"))
+    }
+
+    @Test(
         "a file saved while the pull meant to write it is merged in the same run: exit 0, not 75, both edits everywhere",
         arguments: [false, true])
     func savedWhilePulling(git: Bool) throws {

@@ -76,14 +76,27 @@ public struct SafeTreeIO: Sendable {
         do { return try read(relative) } catch let error as FileSystemError where error.isNotFound { return nil }
     }
 
-    public func write(_ relative: String, _ bytes: [UInt8], mode: mode_t = 0o644, durable: Bool = true) throws {
+    /// Returns what the new file is (its inode), in a working tree: the caller's stat
+    /// cache keeps it even if the user moves the file away at once.
+    @discardableResult
+    public func write(_ relative: String, _ bytes: [UInt8], mode: mode_t = 0o644, durable: Bool = true) throws
+        -> FileStat?
+    {
         if let perimeter {
             if let problem = DocumentPath.problem(relative) { throw Refused(path: relative, reason: problem) }
-            return try refusing(relative) {
+            try refusing(relative) {
                 try perimeter.writeAtomically(root + "/" + relative, bytes, mode: mode, durable: durable)
             }
+            return nil
         }
-        try FileSystem.writeAtomically(try resolve(relative, createFolders: true), bytes, mode: mode, durable: durable)
+        let path = try resolve(relative, createFolders: true)
+        var written: FileStat?
+        try FileSystem.writeAtomically(path, mode: mode, durable: durable) { fd in
+            try FileSystem.writeAll(fd, bytes, path: path)
+            var st = stat()
+            if fstat(fd, &st) == 0 { written = FileStat(st) }
+        }
+        return written
     }
 
     /// Removes a document file and then any folders it leaves empty.
@@ -105,13 +118,14 @@ public struct SafeTreeIO: Sendable {
     /// Writes `bytes` over the tree's file at `relative` only if what it replaces still
     /// hashes to `expectedHash` (see `FileSystem.replaceIfUnchanged`): a save made since
     /// the caller read it is left in place.
-    public func replace(_ relative: String, _ bytes: [UInt8], ifStill expectedHash: String, durable: Bool = true)
-        throws -> FileSystem.Replacement
-    {
+    public func replace(
+        _ relative: String, _ bytes: [UInt8], ifStill expectedHash: String, durable: Bool = true,
+        written: (FileStat) -> Void = { _ in }
+    ) throws -> FileSystem.Replacement {
         precondition(perimeter == nil, "a working tree's file, not a remote's")
         return try FileSystem.replaceIfUnchanged(
             try resolve(relative, createFolders: true), with: bytes, mode: 0o644, expectedHash: expectedHash,
-            durable: durable)
+            durable: durable, written: written)
     }
 
     /// Removes the tree's file at `relative` only if it still hashes to `expectedHash`,

@@ -62,10 +62,10 @@ public enum CrashPoint {
     /// The steps where a test holds a run (DOCSYNC_PAUSE_AT) to save, rename or delete a
     /// file under it (`EditsDuringRunTests`): between walking the tree and reading its
     /// files, between reading a changed file and stamping it, between the stamp's check
-    /// and its swap (`FileSystem.replaceIfUnchanged`), and between a pull's check of a file
-    /// and the swap that writes or removes it.
+    /// and its swap (`FileSystem.replaceIfUnchanged`), between a pull's check of a file
+    /// and the swap that writes or removes it, and just after that write.
     public static let editWindowPoints = [
-        "record.after-walk", "record.before-stamp", "record.before-swap", "pull.before-swap"
+        "record.after-walk", "record.before-stamp", "record.before-swap", "pull.before-swap", "pull.after-swap"
     ]
 
     /// The step of reading the sync state between reading `.docsync/state` and opening

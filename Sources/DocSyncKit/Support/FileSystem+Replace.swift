@@ -49,10 +49,13 @@ extension FileSystem {
     /// Like `replaceIfUnchanged(_:with:mode:expected:expectedBytes:)`, for a file the
     /// caller has just read and checked: replaced only if what the swap took out still
     /// hashes to `expectedHash` (a pulled version written over a tracked file).
+    /// `written` is told what the new file is (its inode), when it was put in place.
     public static func replaceIfUnchanged(
-        _ path: String, with bytes: [UInt8], mode: mode_t, expectedHash: String, durable: Bool = true
+        _ path: String, with bytes: [UInt8], mode: mode_t, expectedHash: String, durable: Bool = true,
+        written: (FileStat) -> Void = { _ in }
     ) throws -> Replacement {
-        try replace(path, with: bytes, mode: mode, durable: durable, checkFirst: false) { stat, readable, _ in
+        try replace(path, with: bytes, mode: mode, durable: durable, checkFirst: false, written: written) {
+            stat, readable, _ in
             stat.isRegularFile && (try? readFile(readable)).map(ContentHash.of) == expectedHash
         }
     }
@@ -88,7 +91,8 @@ extension FileSystem {
     /// renamedByUs)` says whether a file is the one the caller read.
     private static func replace(
         _ path: String, with bytes: [UInt8], mode: mode_t, durable: Bool, checkFirst: Bool,
-        beforeSwap: () throws -> Void = {}, isExpected: (FileStat, String, Bool) -> Bool
+        beforeSwap: () throws -> Void = {}, written: (FileStat) -> Void = { _ in },
+        isExpected: (FileStat, String, Bool) -> Bool
     ) throws -> Replacement {
         if checkFirst {
             guard let now = try? linkStatus(path), isExpected(now, path, false) else { return .changedMeanwhile }
@@ -118,6 +122,7 @@ extension FileSystem {
                     unlink(temp)
                     return .changedMeanwhile
                 }
+                written(FileStat(ours))
                 if durable { try syncDirectory(dir.isEmpty ? "." : dir) }
                 return .replaced
             }
@@ -128,6 +133,7 @@ extension FileSystem {
         // `temp` now names what was at `path`: the file read, or a save made meanwhile.
         if let out = try? linkStatus(temp), isExpected(out, temp, true) {
             unlink(temp)
+            written(FileStat(ours))
             if durable { try syncDirectory(dir.isEmpty ? "." : dir) }
             return .replaced
         }

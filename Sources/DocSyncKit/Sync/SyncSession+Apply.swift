@@ -109,9 +109,10 @@ extension SyncSession {
         for op in fileOps {
             guard let target = op.result, !skipped.contains(op.refId) else { continue }
             if target.path == op.fromPath, changedOnDisk(target.path, op, io: io, skipped: &skipped) { continue }
+            var written: FileStat?
             do {
                 let over = target.path == op.fromPath ? op.fromHash : nil
-                let outcome = try writeFile(target, over: over, of: plan, io: io, schemas: schemas)
+                let outcome = try writeFile(target, over: over, of: plan, io: io, schemas: schemas) { written = $0 }
                 guard outcome == .replaced else {
                     changedMeanwhile(target.path, op, outcome, skipped: &skipped)
                     continue
@@ -121,7 +122,11 @@ extension SyncSession {
                 skipped.insert(op.refId)
                 continue
             }
-            if let st = try? FileSystem.linkStatus(workspace.layout.absolute(target.path)) {
+            try CrashPoint.hit("pull.after-swap")
+            // What was written, even if the user moved it away at once: a later scan that
+            // cannot look at this folder tells the move from a copy by this inode (model
+            // check, git seed 23308: the move became a deletion and a new document).
+            if let st = (try? FileSystem.linkStatus(workspace.layout.absolute(target.path))) ?? written {
                 workspace.index.record(
                     path: target.path, stat: st, hash: target.hash, refId: target.refId,
                     changesetId: target.changesetId,
@@ -200,7 +205,8 @@ extension SyncSession {
     /// check against an older schema, and refusing it would leave this tree behind.
     /// `over`: the hash of the file it replaces, written over only if still that.
     private func writeFile(
-        _ target: DocVersion, over expectedHash: String?, of plan: PullPlan, io: SafeTreeIO, schemas: RecordSchemas
+        _ target: DocVersion, over expectedHash: String?, of plan: PullPlan, io: SafeTreeIO, schemas: RecordSchemas,
+        written: (FileStat) -> Void
     ) throws -> FileSystem.Replacement {
         // Merge results are in the plan; what was fetched was stored while planning
         // (read back and checked against its hash here).
@@ -208,10 +214,10 @@ extension SyncSession {
         // Not fsynced one by one: one flush below, before the cursor moves past them.
         if let expectedHash {
             try CrashPoint.hit("pull.before-swap")
-            let outcome = try io.replace(target.path, content, ifStill: expectedHash, durable: false)
+            let outcome = try io.replace(target.path, content, ifStill: expectedHash, durable: false, written: written)
             guard outcome == .replaced else { return outcome }
-        } else {
-            try io.write(target.path, content, durable: false)
+        } else if let stat = try io.write(target.path, content, durable: false) {
+            written(stat)
         }
         // Applied all the same: another replica may check against an older schema,
         // and refusing it would leave this tree behind everyone else.
