@@ -43,7 +43,7 @@ extension ConflictService {
         switch write {
         case let .fields(_, replaced):
             return
-                "\(path): took the \(side ?? "stored") values of \(replaced.joined(separator: ", ")); every other field stays as it is now"
+                "\(path): took \(replaced.joined(separator: ", ")) from \(side ?? "the stored version"); every other field stays as it is now"
         case let .whole(_, undone):
             return "\(path): brought back the whole stored version \(chosen?.changesetId ?? "?")"
                 + (undone.isEmpty ? "" : "; this undoes later edits of \(undone.joined(separator: ", "))")

@@ -106,8 +106,9 @@ public struct ConflictService: WorkspaceService {
         let view = pointOfView(of: record)
         let owner =
             view.storedIsLocal
-            ? "local" : view.storedBy.map { "\(workspace.replicas.names(fromRemote: false)[$0] ?? $0)'s" } ?? "remote"
-        return "\(owner) version \(record.changesetId)'s"
+            ? "the local" : view.storedBy.map { "\(workspace.replicas.names(fromRemote: false)[$0] ?? $0)'s" }
+                ?? "the remote"
+        return "\(owner) version \(record.changesetId)"
     }
 
     /// The id of the replica `text` names (its name or id) if it made one of the versions
