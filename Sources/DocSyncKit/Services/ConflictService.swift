@@ -106,7 +106,8 @@ public struct ConflictService: WorkspaceService {
         let view = pointOfView(of: record)
         let owner =
             view.storedIsLocal
-            ? "the local" : view.storedBy.map { "\(workspace.replicas.names(fromRemote: false)[$0] ?? $0)'s" }
+            ? "the local"
+            : view.storedBy.map { "\(workspace.replicas.names(fromRemote: false)[$0] ?? $0)'s" }
                 ?? "the remote"
         return "\(owner) version \(record.changesetId)"
     }
