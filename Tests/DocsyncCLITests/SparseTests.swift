@@ -119,6 +119,27 @@ struct SparseTests {
     }
 
     @Test(
+        "a document moved out of the selection, its sync killed once its file and emptied folder were removed: the next run finishes, nothing is deleted anywhere",
+        arguments: Kind.allCases)
+    func moveOutKilledAfterRemoval(_ kind: Kind) throws {
+        let box = Sandbox("sparse-move-killed-\(kind)")
+        let (_, server, laptop) = Self.serverAndLaptop(box, kind)
+        let bob = laptop.refId("contacts/bob.json")
+        try FileManager.default.createDirectory(atPath: laptop.path("archive"), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(
+            atPath: laptop.path("contacts/bob.json"), toPath: laptop.path("archive/bob.json"))
+        let killed = laptop.run(["sync"], env: ["DOCSYNC_CRASH_AT": "sparse.after-journal"])
+        #expect(killed.exit == 137, "\(kind): \(killed.comment)")
+        // Killed a moment later: the file removed, and the folder it left empty.
+        try FileManager.default.removeItem(atPath: laptop.path("archive"))
+        let next = laptop.run("sync")
+        #expect(next.exit == 0, "\(kind): \(next.comment)")
+        #expect(!next.stdout.contains("delete") && !next.stderr.contains("could not"), "\(kind): \(next.comment)")
+        server.sync()
+        #expect(server.refId("archive/bob.json") == bob, "\(kind): the server still has Bob, moved")
+    }
+
+    @Test(
         "a document moved out of the selection is a rename on the remote and leaves this tree; one moved in from outside is a new document",
         arguments: Kind.allCases)
     func moveOutAndIn(_ kind: Kind) throws {

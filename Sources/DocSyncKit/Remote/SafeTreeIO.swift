@@ -110,7 +110,17 @@ public struct SafeTreeIO: Sendable {
             }
             return
         }
-        let target = try resolve(relative, createFolders: false)
+        // Gone already, with its folder (a removal that also removed the folder it left
+        // empty): nothing to do. Why: the redo of such a removal after a kill threw here,
+        // was taken for a file the user changed, and the next run pushed the document's
+        // deletion, also for one that had only left a sparse selection (model check,
+        // folder seed 24102).
+        let target: String
+        do { target = try resolve(relative, createFolders: false) } catch let error as FileSystemError
+            where error.isNotFound
+        {
+            return
+        }
         try FileSystem.removeFile(target)
         FileSystem.removeEmptyDirectories(from: (target as NSString).deletingLastPathComponent, upTo: root)
     }
