@@ -198,7 +198,8 @@ extension MC {
         var pendingCopies: [Set<Int>] = [[], [], []]
         /// Per replica, the conflict records that existed when its `gc` compacted its journal:
         /// a `--take` inside the array `i` then has no kept version to find the element by and
-        /// takes the whole array (SYNC.md, resolve), which the model does not follow.
+        /// takes the whole array (SYNC.md, resolve), which the model does not follow; nor does
+        /// it on a replica that did not find the conflict (it may never have had that version).
         var compactedRecords: [Int: Set<Int>] = [:]
         /// Per replica: docs whose file was regenerated without ids and not synced since
         /// (the file carries no refId until the next sync stamps it).
@@ -695,6 +696,9 @@ extension MC {
                 return model.base[r][d]?.path
             }
             let inside = model.base[r].keys.compactMap { d -> (Int, String)? in
+                // A deletion a `resolve` recorded (it records the whole tree) is known, not
+                // unknown (folder seed 24117).
+                if recordedUnsynced[r].contains(d) && model.local[r][d] == nil { return nil }
                 guard let path = tracked(d), path.hasPrefix(folder + "/"),
                     model.local[r][d].map({ $0.placed.path.hasPrefix(folder + "/") }) ?? true
                 else { return nil }
@@ -1321,9 +1325,12 @@ extension MC {
             // Untouched since the conflict: the colliding fields still hold the winner's
             // values (a deletion that lost: the document is still the kept version).
             let stillKept = rec.loser != nil ? untouched : entry.placed.version.id == rec.winner.id
+            // Only the replica that found the conflict surely journaled the version it kept
+            // (folder seed 24109: a record learned from the remote, taken on another replica,
+            // took the whole array).
             let wholeArray =
                 rec.fields.contains { $0.hasPrefix(MC.arrayField + ".") }
-                && compactedRecords[r, default: []].contains(rec.id)
+                && (compactedRecords[r, default: []].contains(rec.id) || rec.finder != r)
             // A lost rename is only settled as is (`--take` of a name moves the document,
             // which the model does not do).
             if rec.renameLost {

@@ -929,7 +929,13 @@ extension MC {
             }
             guard let rec = takeLoser, let loser = rec.loser, var current = local[r][doc] else { return }
             var fields = current.placed.version.fields
-            for f in rec.fields { fields[f] = loser.fields[f] }
+            // A record's field may be a whole object or array (`n`, `i`: an override's record
+            // names top-level members): every field below it is taken (git seed 24209).
+            for f in rec.fields {
+                for key in Set(fields.keys).union(loser.fields.keys) where key == f || key.hasPrefix(f + ".") {
+                    fields[key] = loser.fields[key]
+                }
+            }
             let t = nextTick()
             if let bv = base[r][doc]?.version, bv.fields == fields {
                 current.placed.version = bv
