@@ -834,6 +834,11 @@ extension MC {
             let new = value()
             guard let bytes = Run.replacing(seen.bytes, old, new) else { return nil }
             fields[field] = new
+            // With no base left here, a remote version with other elements of `i` would be
+            // merged two-way, its elements ordered as the sequence merge does, which the
+            // model's fields cannot follow (daemon seed 25302).
+            func elements(_ f: MC.Fields) -> Set<String> { Set(f.keys.filter { $0.hasPrefix(MC.arrayField + ".") }) }
+            if let remote = model.remote[doc], elements(remote.version.fields) != elements(fields) { return nil }
             let t = nextSaveMs()
             write(r, seen.path, bytes, style: .editorRename, mtime: t)
             model.save(r, doc: doc, path: seen.path, fields: fields, mtime: t)
