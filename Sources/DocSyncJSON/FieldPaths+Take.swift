@@ -12,24 +12,20 @@ extension FieldPaths {
         _ path: String, from stored: JSONValue, into current: JSONValue, recordedAgainst kept: JSONValue?,
         identityKeys: [String] = FieldPaths.defaultIdentityKeys
     ) -> JSONValue {
+        let settled = settledField(path, in: [current, stored])
+        guard settled != path else { return setting(value(at: path, in: stored), at: path, in: current) }
         let keys = FieldMerge.keys(inPath: path)
-        let arrayDepth =
-            settledField(path, in: [current, stored]) == path ? nil : arrayDepth(of: keys, in: [current, stored])
-        guard let depth = arrayDepth else {
-            return setting(value(at: path, in: stored), at: path, in: current)
-        }
-        let arrayPath = FieldMerge.path(Array(keys.prefix(depth)))
-        let wholeArray = setting(value(at: arrayPath, in: stored), at: arrayPath, in: current)
+        let depth = FieldMerge.keys(inPath: settled).count
         guard depth < keys.count, let index = Int(keys[depth]), let kept,
-            case .array(let keptArray)? = value(at: arrayPath, in: kept),
-            case .array(let storedArray)? = value(at: arrayPath, in: stored),
-            case .array(var currentArray)? = value(at: arrayPath, in: current),
+            case .array(let keptArray)? = value(at: settled, in: kept),
+            case .array(let storedArray)? = value(at: settled, in: stored),
+            case .array(var currentArray)? = value(at: settled, in: current),
             keptArray.indices.contains(index),
             let key = identityKeys.first(where: { Merger.isIdentity($0, in: [keptArray, storedArray, currentArray]) }),
             let id = Merger.identity(of: keptArray[index], key: key),
             let storedElement = storedArray.first(where: { Merger.identity(of: $0, key: key) == id }),
             let at = currentArray.firstIndex(where: { Merger.identity(of: $0, key: key) == id })
-        else { return wholeArray }
+        else { return setting(value(at: settled, in: stored), at: settled, in: current) }
         let rest = Array(keys.dropFirst(depth + 1))
         if rest.isEmpty {
             currentArray[at] = storedElement
@@ -38,22 +34,9 @@ extension FieldPaths {
                 FieldMerge.path(rest), from: storedElement, into: currentArray[at], recordedAgainst: keptArray[index],
                 identityKeys: identityKeys)
         }
-        return setting(.array(currentArray), at: arrayPath, in: current)
+        return setting(.array(currentArray), at: settled, in: current)
     }
 
     /// The identity members an array of records is matched by, unless one is configured.
     public static var defaultIdentityKeys: [String] { Merger.defaultIdentityKeys }
-
-    /// How many keys of `keys` lead through objects to an array in any of `documents`.
-    private static func arrayDepth(of keys: [String], in documents: [JSONValue]) -> Int? {
-        var currents = documents.map { Optional($0) }
-        for depth in keys.indices {
-            if currents.contains(where: { if case .array? = $0 { true } else { false } }) { return depth }
-            currents = currents.map { current in
-                guard case .object(let members)? = current else { return nil }
-                return members[keys[depth]]
-            }
-        }
-        return nil
-    }
 }

@@ -103,19 +103,14 @@ struct ClockSkewTests {
         let (repo, a) = CorruptionTests.gitReplicaHoldingOneDocument(box)
         let lock = repo + "/refs/heads/main.lock"
         for (offset, age, edit) in [("-1d", 60.0, 2), ("+1d", 5.0, 3)] {
-            #expect(FileManager.default.createFile(atPath: lock, contents: Data()))
-            try FileManager.default.setAttributes(
-                [.modificationDate: Date(timeIntervalSinceNow: -age)], ofItemAtPath: lock)
-            a.write("a.json", a.read("a.json")!.replacing("\"v\": \(edit - 1)", with: "\"v\": \(edit)"))
+            try CorruptionTests.leaveRefLock(lock, secondsOld: age, thenEdit: a, to: edit)
             let started = Date()
             let r = try Self.run(a, clock: offset, ["sync"])
             #expect(r.exit == 0, "\(offset), lock \(Int(age)) s old: \(r.comment)")
             if offset.hasPrefix("+") {
                 #expect(Date().timeIntervalSince(started) >= 2, "a young lock is waited for, not taken for a day old")
             }
-            let shown = CLI.runTool(
-                "/usr/bin/git", ["--git-dir", repo, "show", "main:a.json"], in: "/", env: Reliability.gitEnv
-            ).stdout
+            let shown = CorruptionTests.shownOnMain(repo)
             #expect(shown.contains("\"v\": \(edit)"), "\(offset): \(shown)")
         }
         let leftovers = ((try? FileManager.default.contentsOfDirectory(atPath: repo)) ?? []).filter {

@@ -535,6 +535,19 @@ extension CorruptionTests {
         return (repo, a)
     }
 
+    /// What git leaves when killed between locking the branch's ref and renaming the lock:
+    /// `lock`, dated `age` seconds ago; then `a.json`'s `v` edited from `edit - 1` to `edit`.
+    static func leaveRefLock(_ lock: String, secondsOld age: Double, thenEdit a: Replica, to edit: Int) throws {
+        #expect(FileManager.default.createFile(atPath: lock, contents: Data()))
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -age)], ofItemAtPath: lock)
+        a.write("a.json", a.read("a.json")!.replacing("\"v\": \(edit - 1)", with: "\"v\": \(edit)"))
+    }
+
+    /// `a.json` on the branch `main` of the bare repository `repo`, read with git.
+    static func shownOnMain(_ repo: String) -> String {
+        CLI.runTool("/usr/bin/git", ["--git-dir", repo, "show", "main:a.json"], in: "/", env: Reliability.gitEnv).stdout
+    }
+
     @Test(
         "a branch ref lock a killed push left in a local git remote is waited for while young, then removed; the push lands"
     )
@@ -543,11 +556,7 @@ extension CorruptionTests {
         let (repo, a) = Self.gitReplicaHoldingOneDocument(box)
         let lock = repo + "/refs/heads/main.lock"
         for (age, edit) in [(60.0, 2), (7.0, 3)] {
-            // git leaves this when killed between locking the ref and renaming the lock.
-            #expect(FileManager.default.createFile(atPath: lock, contents: Data()))
-            try FileManager.default.setAttributes(
-                [.modificationDate: Date(timeIntervalSinceNow: -age)], ofItemAtPath: lock)
-            a.write("a.json", a.read("a.json")!.replacing("\"v\": \(edit - 1)", with: "\"v\": \(edit)"))
+            try Self.leaveRefLock(lock, secondsOld: age, thenEdit: a, to: edit)
             let started = Date()
             let r = a.run("sync")
             #expect(r.exit == 0, "lock \(Int(age)) s old: \(r.comment)")
@@ -555,9 +564,7 @@ extension CorruptionTests {
             if age < 10 {
                 #expect(Date().timeIntervalSince(started) >= 2, "a young lock is waited for, not broken at once")
             }
-            let plain = CLI.runTool(
-                "/usr/bin/git", ["--git-dir", repo, "show", "main:a.json"], in: "/", env: Reliability.gitEnv
-            ).stdout
+            let plain = Self.shownOnMain(repo)
             #expect(plain.contains("\"v\": \(edit)"), "\(plain)")
         }
         Reliability.fsck(repo)

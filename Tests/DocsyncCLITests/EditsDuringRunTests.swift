@@ -34,6 +34,14 @@ struct EditsDuringRunTests {
         return (run, { #expect(FileManager.default.createFile(atPath: gate, contents: nil), "the gate opens") })
     }
 
+    /// Whether `status --json` of `r` lists no unrecorded change (false if it cannot be
+    /// read), and what it said.
+    static func nothingUnrecorded(_ r: Replica) -> (Bool, String) {
+        let out = r.run("status", "--json").stdout
+        let status = JSONHelp.parse(out) as? [String: Any]
+        return ((status?["unrecorded"] as? [Any])?.isEmpty ?? false, out)
+    }
+
     /// A with `files`, synced to a new remote of the kind; B cloned from it.
     static func pair(_ box: Sandbox, git: Bool, _ files: [String: String]) -> (a: Replica, b: Replica) {
         let url = Reliability.remote(box, git: git)
@@ -72,10 +80,8 @@ struct EditsDuringRunTests {
         #expect(b.run("sync").exit == 0)
         #expect(b.json("sub/top.json")?["n"] as? Int == 10, "B got the moved, edited document")
         #expect(!b.exists("top.json"), "and not at its old path")
-        let status = JSONHelp.parse(a.run("status", "--json").stdout) as? [String: Any]
-        #expect(
-            (status?["unrecorded"] as? [Any])?.isEmpty ?? true, "nothing left unrecorded: \(String(describing: status))"
-        )
+        let (recorded, status) = Self.nothingUnrecorded(a)
+        #expect(recorded, "nothing left unrecorded: \(status)")
     }
 
     @Test(
@@ -93,10 +99,8 @@ struct EditsDuringRunTests {
         let kind = git ? "git" : "folder"
         #expect(result.exit == 0, "\(kind): \(result.comment)")
         #expect(!a.exists("top.json"), "nothing written back at the old path: \(result.comment)")
-        let status = JSONHelp.parse(a.run("status", "--json").stdout) as? [String: Any]
-        #expect(
-            (status?["unrecorded"] as? [Any])?.isEmpty ?? false,
-            "\(kind): the edit and the move were recorded by the run: \(String(describing: status))")
+        let (recorded, status) = Self.nothingUnrecorded(a)
+        #expect(recorded, "\(kind): the edit and the move were recorded by the run: \(status)")
         #expect(b.run("sync").exit == 0)
         #expect(b.json("sub/moved.json")?["n"] as? Int == 10, "\(kind): B got the edit at the new path")
         #expect(!b.exists("top.json"), "\(kind): and not the old path")
@@ -128,10 +132,8 @@ struct EditsDuringRunTests {
         let kind = "\(git ? "git" : "folder"), \(byRename ? "saved by rename" : "saved in place")"
         #expect(result.exit == 0, "\(kind): \(result.comment)")
         #expect(a.json("top.json")?["n"] as? Int == 20, "\(kind): the save is kept: \(a.read("top.json") ?? "")")
-        let status = JSONHelp.parse(a.run("status", "--json").stdout) as? [String: Any]
-        #expect(
-            (status?["unrecorded"] as? [Any])?.isEmpty ?? false,
-            "\(kind): the save was recorded by the run: \(String(describing: status))")
+        let (recorded, status) = Self.nothingUnrecorded(a)
+        #expect(recorded, "\(kind): the save was recorded by the run: \(status)")
         #expect(b.run("sync").exit == 0)
         #expect(b.json("top.json")?["n"] as? Int == 20, "\(kind): B got the save")
         let leftovers = ((try? FileManager.default.contentsOfDirectory(atPath: a.root)) ?? []).filter {

@@ -41,6 +41,13 @@ struct SparseTests {
         "top.json"
     ]
 
+    /// Bob moved by the user from `contacts/` (selected) to `archive/` (not selected).
+    static func moveBobOut(_ laptop: Replica) throws {
+        try FileManager.default.createDirectory(atPath: laptop.path("archive"), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(
+            atPath: laptop.path("contacts/bob.json"), toPath: laptop.path("archive/bob.json"))
+    }
+
     /// A remote of `kind` holding `layout` (each `{"n": 1}`), made by "server", and a
     /// replica "laptop" cloned with `--sparse contacts/ tasks/2026/`.
     static func serverAndLaptop(
@@ -100,9 +107,7 @@ struct SparseTests {
         let box = Sandbox("sparse-move-status-\(kind)")
         let (_, server, laptop) = Self.serverAndLaptop(box, kind)
         let bob = laptop.refId("contacts/bob.json")
-        try FileManager.default.createDirectory(atPath: laptop.path("archive"), withIntermediateDirectories: true)
-        try FileManager.default.moveItem(
-            atPath: laptop.path("contacts/bob.json"), toPath: laptop.path("archive/bob.json"))
+        try Self.moveBobOut(laptop)
         // Looked at first, as a user does: each says rename.
         let status = laptop.run("status")
         #expect(status.stdout.contains("rename  archive/bob.json  (from contacts/bob.json)"), status.comment)
@@ -125,9 +130,7 @@ struct SparseTests {
         let box = Sandbox("sparse-move-killed-\(kind)")
         let (_, server, laptop) = Self.serverAndLaptop(box, kind)
         let bob = laptop.refId("contacts/bob.json")
-        try FileManager.default.createDirectory(atPath: laptop.path("archive"), withIntermediateDirectories: true)
-        try FileManager.default.moveItem(
-            atPath: laptop.path("contacts/bob.json"), toPath: laptop.path("archive/bob.json"))
+        try Self.moveBobOut(laptop)
         let killed = laptop.run(["sync"], env: ["DOCSYNC_CRASH_AT": "sparse.after-journal"])
         #expect(killed.exit == 137, "\(kind): \(killed.comment)")
         // Killed a moment later: the file removed, and the folder it left empty.
@@ -146,9 +149,7 @@ struct SparseTests {
         let box = Sandbox("sparse-move-\(kind)")
         let (url, server, laptop) = Self.serverAndLaptop(box, kind)
         let bob = laptop.refId("contacts/bob.json")
-        try FileManager.default.createDirectory(atPath: laptop.path("archive"), withIntermediateDirectories: true)
-        try FileManager.default.moveItem(
-            atPath: laptop.path("contacts/bob.json"), toPath: laptop.path("archive/bob.json"))
+        try Self.moveBobOut(laptop)
         // Moved in from elsewhere (no refId yet): a new document.
         laptop.write("contacts/carol.json", Self.doc(["n": 5]))
         let sync = laptop.run("sync")
@@ -490,9 +491,7 @@ struct SparseTests {
     func killedAfterPushStillLeaves(_ kind: Kind) throws {
         let box = Sandbox("sparse-killed-push-\(kind)")
         let (_, server, laptop) = Self.serverAndLaptop(box, kind)
-        try FileManager.default.createDirectory(atPath: laptop.path("archive"), withIntermediateDirectories: true)
-        try FileManager.default.moveItem(
-            atPath: laptop.path("contacts/bob.json"), toPath: laptop.path("archive/bob.json"))
+        try Self.moveBobOut(laptop)
         let killed = laptop.run(["sync"], env: ["DOCSYNC_CRASH_AT": "push.after-remote-commit"])
         #expect(killed.exit == 137, "the sync died after its push: \(killed)")
         #expect(laptop.exists("archive/bob.json"))

@@ -65,12 +65,11 @@ extension FileSystem {
     /// replaced it meanwhile (why: a check, then an unlink, deleted a save made between).
     public static func removeIfUnchanged(_ path: String, expectedHash: String) throws -> Replacement {
         let (dir, base) = splitLast(path)
-        let temp =
-            (dir.isEmpty ? "" : dir + "/") + TemporaryName.make(nextTemporaryNumber(), for: base)
+        let temp = temporaryPath(in: dir, for: base)
         guard c_renameat2(AT_FDCWD, path, AT_FDCWD, temp, renameNoReplace) == 0 else {
             let code = errno
             if code == ENOENT { return .changedMeanwhile }  // already gone: nothing to remove
-            if code == EINVAL || code == ENOSYS || code == EOPNOTSUPP {
+            if lacksRenameFlags(code) {
                 guard (try? readFile(path)).map(ContentHash.of) == expectedHash else { return .changedMeanwhile }
                 try removeFile(path)
                 return .replaced
@@ -114,7 +113,7 @@ extension FileSystem {
         }
         guard c_renameat2(AT_FDCWD, temp, AT_FDCWD, path, renameExchange) == 0 else {
             let code = errno
-            if code == EINVAL || code == ENOSYS || code == EOPNOTSUPP {
+            if lacksRenameFlags(code) {
                 // No exchange on this filesystem (some network and FUSE mounts): check again
                 // and rename, which leaves the instant between the two open.
                 guard let again = try? linkStatus(path), isExpected(again, path, false), Glibc.rename(temp, path) == 0
@@ -144,6 +143,12 @@ extension FileSystem {
             return .changedMeanwhile
         }
         return keepAside(temp, beside: path)
+    }
+
+    /// Whether `renameat2` failed for want of its flags on this filesystem (some network
+    /// and FUSE mounts), not for the paths.
+    private static func lacksRenameFlags(_ code: Int32) -> Bool {
+        code == EINVAL || code == ENOSYS || code == EOPNOTSUPP
     }
 
     /// Saved again (or moved) within the swap: what `temp` holds now is the user's, so it

@@ -178,6 +178,11 @@ public enum FileSystem {
         if durable { try syncDirectory(dir.isEmpty ? "." : dir) }
     }
 
+    /// A fresh `.docsync-tmp-…` path in `folder` (relative when it is "") for a file named `base`.
+    static func temporaryPath(in dir: String, for base: String) -> String {
+        (dir.isEmpty ? "" : dir + "/") + TemporaryName.make(nextTemporaryNumber(), for: base)
+    }
+
     /// A new `.docsync-tmp-…` file in `folder` for writing `path` (named `name`), open.
     static func createTemporary(beside path: String, folder dir: String, name base: String, mode: mode_t)
         throws(FileSystemError) -> (String, Int32)
@@ -188,8 +193,7 @@ public enum FileSystem {
         var temp = ""
         var fd: Int32 = -1
         for _ in 0..<100 {
-            temp =
-                (dir.isEmpty ? "" : dir + "/") + TemporaryName.make(nextTemporaryNumber(), for: base)
+            temp = temporaryPath(in: dir, for: base)
             fd = open(temp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
             if fd >= 0 || errno != EEXIST { break }
         }
