@@ -75,9 +75,7 @@ struct PerimeterTests {
     func symlinkedFolder(_ kind: Kind) throws {
         let box = Sandbox("symlinked-\(kind)")
         let (a, b) = Self.pair(box, kind)
-        try FileManager.default.moveItem(atPath: b.path("contacts"), toPath: box.path("elsewhere"))
-        try FileManager.default.createSymbolicLink(
-            atPath: b.path("contacts"), withDestinationPath: box.path("elsewhere"))
+        try Self.hide(b, "contacts", in: box)
         b.write("top.json", "{\"refId\": \"\(b.refId("top.json")!)\", \"v\": 2}\n")
         let r = b.run("sync")
         Self.expectUnknownReported(r, reason: "symbolic link")
@@ -95,8 +93,7 @@ struct PerimeterTests {
         #expect(SchemaValidator.problems(syncJSON.stdout, schema: "sync-report") == nil, syncJSON.comment)
         Self.expectNothingDeleted(box, a)
         // The folder back in place: nothing to do, nothing lost.
-        try FileManager.default.removeItem(atPath: b.path("contacts"))
-        try FileManager.default.moveItem(atPath: box.path("elsewhere"), toPath: b.path("contacts"))
+        try Self.unhide(b, "contacts", in: box)
         let back = b.run("sync")
         #expect(back.exit == 0, back.comment)
         #expect(!back.stdout.contains("delete") && !back.stdout.contains("create"), back.comment)
@@ -129,22 +126,81 @@ struct PerimeterTests {
         Self.expectNothingDeleted(box, a)
     }
 
-    @Test("out of a folder that is then hidden: a copy is a new document, a move keeps the identity")
+    @Test(
+        "out of a folder that is then hidden: a move keeps the identity; a copy waits, and is a new document once the folder is back"
+    )
     func copyAndMoveOutOfAHiddenFolder() throws {
         let box = Sandbox("copy-move-hidden")
         let (a, b) = Self.pair(box, .dir)
         let ada = b.refId("contacts/ada.json")!, bob = b.refId("contacts/bob.json")!
         try FileManager.default.copyItem(atPath: b.path("contacts/ada.json"), toPath: b.path("ada-copy.json"))
         try FileManager.default.moveItem(atPath: b.path("contacts/bob.json"), toPath: b.path("bob.json"))
-        try FileManager.default.moveItem(atPath: b.path("contacts"), toPath: box.path("elsewhere"))
-        try FileManager.default.createSymbolicLink(
-            atPath: b.path("contacts"), withDestinationPath: box.path("elsewhere"))
+        try Self.hide(b, "contacts", in: box)
         let r = b.run("sync")
         #expect(r.exit == 1 && r.stderr.contains("contacts/ada.json: error: not looked at"), r.comment)
         #expect(b.refId("bob.json") == bob, "the file that was there (its inode) keeps the identity: \(r)")
-        #expect(b.refId("ada-copy.json").map { $0 != ada } == true, "a copy is a new document: \(r)")
+        // The copy has another inode: a copy, or the document saved by an editor and moved?
+        // Not decided while its original cannot be looked at.
+        #expect(b.refId("ada-copy.json") == ada, "a copy waits, untouched: \(r)")
+        #expect(r.stderr.contains("ada-copy.json carries its refId and waits unrecorded"), r.comment)
         #expect(a.run("sync").exit == 0)
         #expect(a.refId("contacts/ada.json") == ada && a.refId("bob.json") == bob && !a.exists("contacts/bob.json"))
+        #expect(!a.exists("ada-copy.json"), "nothing recorded for the copy while it waits")
+        try Self.unhide(b, "contacts", in: box)
+        let back = b.run("sync")
+        #expect(back.exit == 0, back.comment)
+        #expect(b.refId("ada-copy.json").map { $0 != ada } == true, "with the original in view, a copy: \(back)")
+        #expect(a.run("sync").exit == 0)
+        #expect(a.refId("contacts/ada.json") == ada && a.exists("ada-copy.json"))
+    }
+
+    @Test(
+        "a document saved by an editor (a new inode), moved out of its folder, then the folder hidden: moved, not copied",
+        arguments: [Kind.dir, .git])
+    func savedMovedThenHidden(_ kind: Kind) throws {
+        let box = Sandbox("saved-moved-hidden-\(kind)")
+        let (a, b) = Self.pair(box, kind)
+        let ada = b.refId("contacts/ada.json")!
+        // An editor's save: a new file renamed over the old one (a new inode), then a move,
+        // with no docsync run in between to see the new inode.
+        b.write("contacts/.ada.json.swp", "{\"refId\": \"\(ada)\", \"name\": \"Ada L.\"}\n")
+        try Self.renameOver(b.path("contacts/.ada.json.swp"), b.path("contacts/ada.json"))
+        try FileManager.default.moveItem(atPath: b.path("contacts/ada.json"), toPath: b.path("ada.json"))
+        try Self.hide(b, "contacts", in: box)
+        let hidden = b.run("sync")
+        #expect(hidden.exit == 1, hidden.comment)
+        #expect(hidden.stderr.contains("ada.json carries its refId and waits unrecorded"), hidden.comment)
+        #expect(b.refId("ada.json") == ada, "nothing stamped into the waiting file: \(hidden)")
+        let status = b.run("status", "--json")
+        let unknown = (JSONHelp.parse(status.stdout) as? [String: Any])?["unknown"] as? [[String: Any]] ?? []
+        #expect(
+            unknown.first { $0["path"] as? String == "contacts/ada.json" }?["waiting"] as? [String] == ["ada.json"],
+            status.comment)
+        #expect(SchemaValidator.problems(status.stdout, schema: "status") == nil, status.comment)
+        try Self.unhide(b, "contacts", in: box)
+        let back = b.run("sync")
+        #expect(back.exit == 0, back.comment)
+        #expect(!back.stdout.contains("delete") && !back.stdout.contains("create"), "a move: \(back)")
+        #expect(b.refId("ada.json") == ada, back.comment)
+        let pulled = a.run("sync")
+        #expect(pulled.exit == 0, pulled.comment)
+        #expect(a.refId("ada.json") == ada && a.json("ada.json")?["name"] as? String == "Ada L.", pulled.comment)
+        #expect(!a.exists("contacts/ada.json"), "moved, not copied: \(pulled)")
+    }
+
+    /// Moves `folder` of `r` out of the tree and leaves a symlink to it in its place.
+    static func hide(_ r: Replica, _ folder: String, in box: Sandbox) throws {
+        try FileManager.default.moveItem(atPath: r.path(folder), toPath: box.path("elsewhere"))
+        try FileManager.default.createSymbolicLink(atPath: r.path(folder), withDestinationPath: box.path("elsewhere"))
+    }
+
+    static func unhide(_ r: Replica, _ folder: String, in box: Sandbox) throws {
+        try FileManager.default.removeItem(atPath: r.path(folder))
+        try FileManager.default.moveItem(atPath: box.path("elsewhere"), toPath: r.path(folder))
+    }
+
+    static func renameOver(_ from: String, _ to: String) throws {
+        guard rename(from, to) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     }
 
     @Test("a remote change to a document that could not be looked at waits, and applies once it can be")

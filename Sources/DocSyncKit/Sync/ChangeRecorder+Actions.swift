@@ -37,6 +37,11 @@ extension ChangeRecorder {
                 continue
             }
             let f = files[i]
+            if let ref = f.refId, keepers.waits(ref, carrier: i) {
+                recorded.isKeeper.append(false)
+                waiting[ref, default: []].append(f.path)
+                continue
+            }
             let isKeeper = f.refId.map { keepers.keeper(of: $0, carrier: i) == i } ?? false
             recorded.isKeeper.append(isKeeper)
             if isKeeper, let ref = f.refId, let t = tracked[ref] {
@@ -109,7 +114,7 @@ extension ChangeRecorder {
             // Not seen because not looked at: unknown. Its path joins the unreadable ones,
             // so a remote change to it waits aside instead of being applied over it.
             if let reason = UnknownDocument.reason(for: t.path, walk: walk, ignore: ignore) {
-                result.unknown.append(UnknownDocument(path: t.path, refId: ref, reason: reason))
+                result.unknown.append(UnknownDocument(path: t.path, refId: ref, reason: reason, waiting: waiting[ref]))
                 result.unreadablePaths.insert(t.path)
                 continue
             }

@@ -276,6 +276,10 @@ final class ChangeRecorder {
     /// See `regeneratedDocuments`: path to refId.
     var regenerated: [String: String] = [:]
 
+    /// refId → the files carrying it that wait for its unknown tracked path
+    /// (`RefIdKeepers.waits`): not recorded this run.
+    var waiting: [String: [String]] = [:]
+
     /// Paths the index held that the walk did not find (their entries dropped).
     var vanishedPaths: [String] = []
     /// See `Result.changedWhileStamping`.

@@ -50,11 +50,25 @@ struct RefIdKeepers {
         return shared
     }
 
+    /// Whether the files carrying `ref` wait, neither keeper nor copy: its tracked path
+    /// could not be looked at and none of them has the inode the index holds for it. Why
+    /// not a copy: an editor that saves by writing a new file gives the file a new inode,
+    /// so after a save and a move the index's inode no longer tells a move from a copy,
+    /// and a move taken for a copy split the document in two once the folder came back
+    /// (model check, folder seed 24113). Once the path can be looked at, the rules below
+    /// decide with everything in view.
+    func waits(_ ref: String, carrier: Int) -> Bool {
+        guard !unknownTracked.isEmpty, let t = tracked[ref], unknownTracked.contains(t.path) else { return false }
+        guard let oldInode = previousIndex[t.path]?.inode else { return true }
+        return !(sharedRefIds[ref] ?? [carrier]).contains { files[$0].stat.inode == oldInode }
+    }
+
     /// The index of the file that keeps `ref`, asked by the file at `carrier`; nil when
     /// no file does (the tracked file is there but unreadable).
     func keeper(of ref: String, carrier: Int) -> Int? {
         // Its tracked file may still be there, unseen (see `UnknownDocument`): only the file
-        // that was there (the same inode: moved out) keeps the refId; any other is a copy.
+        // that was there (the same inode: moved out) keeps the refId; any other is a copy
+        // (with no such file, they all wait: see `waits`).
         if !unknownTracked.isEmpty, let t = tracked[ref], unknownTracked.contains(t.path) {
             guard let oldInode = previousIndex[t.path]?.inode else { return nil }
             return (sharedRefIds[ref] ?? [carrier]).first { files[$0].stat.inode == oldInode }

@@ -8,16 +8,31 @@ public struct UnknownDocument: Sendable, Codable, Equatable {
     public var refId: String
     /// Why it was not looked at, naming the entry the walk did not enter.
     public var reason: String
+    /// Files elsewhere carrying its refId, none of them the file that was at `path` (another
+    /// inode): moved or copied is decided once `path` can be looked at, and until then they
+    /// are not recorded (see `RefIdKeepers.waits`).
+    public var waiting: [String]?
 
-    public init(path: String, refId: String, reason: String) {
+    public init(path: String, refId: String, reason: String, waiting: [String]? = nil) {
         self.path = path
         self.refId = refId
         self.reason = reason
+        self.waiting = waiting
     }
 
     /// As `status` and a sync print it.
     public var message: String {
         "\(DocumentPath.printable(path)): not looked at (\(reason)); the document stays tracked and is not deleted"
+            + waitingNote
+    }
+
+    /// What `status` and a sync add about the files that wait with it.
+    public var waitingNote: String {
+        guard let waiting, !waiting.isEmpty else { return "" }
+        let names = waiting.map(DocumentPath.printable).joined(separator: ", ")
+        return
+            "; \(names) \(waiting.count == 1 ? "carries" : "carry") its refId and \(waiting.count == 1 ? "waits" : "wait")"
+            + " unrecorded until this path can be looked at (the document moved there, or a copy)"
     }
 
     /// Why the tracked document at `path` could not be looked at in `walk`, or nil when

@@ -96,7 +96,8 @@ struct StatusText {
                 "fix each file; it syncs again once it is a valid JSON object that satisfies its schema, if it has one"
         )
         section(
-            "Not looked at (kept tracked, not deleted)", (status.unknown ?? []).map { "\($0.path): \($0.reason)" },
+            "Not looked at (kept tracked, not deleted)",
+            (status.unknown ?? []).map { "\($0.path): \($0.reason)\($0.waitingNote)" },
             hint:
                 "make the folder readable, replace the symlink by the folder, or remove the .docsyncignore rule; `docsync rm PATH` deletes a document for good"
         )
