@@ -211,8 +211,17 @@ final class ChangeRecorder {
     ) {
         let outside = files.indices.filter { !selection.contains(files[$0].path) }
         var carried = Set<String>()
+        // Files without ids: one at a tracked path is that document's own file, rewritten
+        // (`regeneratedDocuments`), so a file carrying its refId elsewhere is a copy.
+        var idless = Set<String>()
         if !outside.isEmpty {
-            for file in files { if let refId = file.refId { carried.insert(file.path + "\u{0}" + refId) } }
+            for file in files {
+                if let refId = file.refId {
+                    carried.insert(file.path + "\u{0}" + refId)
+                } else {
+                    idless.insert(file.path)
+                }
+            }
         }
         var dropped = Set<Int>()
         for i in outside {
@@ -221,6 +230,7 @@ final class ChangeRecorder {
                 // Its own file, edited or moved out: recorded (a move out is a rename).
                 let ownFileElsewhere =
                     carried.contains(known.path + "\u{0}" + refId) || result.unreadablePaths.contains(known.path)
+                    || idless.contains(known.path)
                 let leftOutBefore = previousIndex[file.path]?.refId == refId
                 if known.path == file.path || (!ownFileElsewhere && !leftOutBefore) { continue }
             }
