@@ -34,6 +34,32 @@ struct ClockSkewTests {
     }
 
     @Test(
+        "a replica a day behind never issues one changesetId twice: resolve --take remote after override takes the remote's values",
+        arguments: SendOnlyTests.Kind.allCases)
+    func idsIssuedAreNeverIssuedAgain(_ kind: SendOnlyTests.Kind) throws {
+        let box = Sandbox("clock-behind-ids-\(kind)")
+        let (_, full, exporter) = SendOnlyTests.fullAndExporter(box, kind, names: ["a"])
+        SendOnlyTests.set(full, "a.json", "n", 2)
+        full.sync()
+        SendOnlyTests.set(exporter, "a.json", "m", 3)
+        // Behind: every id it makes is dated by the newest id it saw (full's), one counter on.
+        #expect(try Self.run(exporter, clock: "-1d", ["sync"]).exit == 0)
+        let over = try Self.run(exporter, clock: "-1d", ["override"])
+        #expect(over.exit == 0, over.comment)
+        let overridden = exporter.json("a.json")?["changesetId"] as? String
+        let taken = try Self.run(exporter, clock: "-1d", ["resolve", "a.json", "--take", "remote"])
+        #expect(taken.exit == 0, taken.comment)
+        let resolved = exporter.json("a.json")?["changesetId"] as? String
+        #expect(resolved != overridden, "a new version, a new id: \(overridden ?? "-") twice")
+        #expect(
+            SendOnlyTests.number(exporter, "a.json", "n") == 2 && SendOnlyTests.number(exporter, "a.json", "m") == 1,
+            "the remote's values taken: \(taken)")
+        #expect(try Self.run(exporter, clock: "-1d", ["sync"]).exit == 0)
+        full.sync()
+        #expect(SendOnlyTests.number(full, "a.json", "n") == 2 && SendOnlyTests.number(full, "a.json", "m") == 1)
+    }
+
+    @Test(
         "a remote lock's age is read off the share's clock: a machine a day ahead waits for a live lock, one a day behind breaks a dead one"
     )
     func lockAgeByTheSharesClock() throws {

@@ -14,7 +14,12 @@ import Foundation
 /// persisted sequence in the upper half of the counter space (0x8000…0xffff), which
 /// `next()` never reaches in practice (it would take 32,768 ids within one millisecond);
 /// within one run an id is never issued twice. The state lives in `.docsync/clock`:
-/// line 1 the highest id issued or seen, line 2 `past <n>` the sequence.
+/// line 1 the highest id issued or seen, line 2 `past <n>` the sequence. Every caller
+/// persists it before anything (the journal, a file) names an id it issued: a clock
+/// behind another replica's dates what it makes by the newest id it saw, one counter on,
+/// and a run that forgot its last id issued it again for other content (an `override`
+/// then a `resolve` on a replica a day behind: the resolve's version took the override's
+/// id, and one changesetId named two contents).
 public final class HybridLogicalClock {
     public let replica: String
     private var lastWall: UInt64

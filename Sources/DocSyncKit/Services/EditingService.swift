@@ -206,12 +206,12 @@ public struct EditingService: WorkspaceService {
         // Stored first: the recorder keeps an id only where it knows the id names this content.
         try objects.put(stamped)
         try objects.flush()
+        try clock.persist()
         do { try SafeTreeIO(root: layout.root).write(relative, stamped) } catch let refused
             as SafeTreeIO.Refused
         {
             throw Workspace.Failure.gaveUp("refused to write \(refused.description)")
         }
-        try clock.persist()
         var recorded = SyncReport()
         _ = try recordLocalChanges(write: true, report: &recorded)
         return EditReport(

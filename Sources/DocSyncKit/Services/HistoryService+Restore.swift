@@ -144,12 +144,12 @@ extension HistoryService {
     private func writeRestored(
         _ written: [(target: String, bytes: [UInt8])], _ restored: [RestoredVersion], into report: inout SyncReport
     ) throws {
+        try clock.persist()
         for w in written {
             // Stored first: the recorder keeps an id only where it knows the id names this content.
             try objects.put(w.bytes)
             try SafeTreeIO(root: layout.root).write(w.target, w.bytes)
         }
-        try clock.persist()
         var recorded = SyncReport()
         _ = try recordLocalChanges(write: true, report: &recorded)
         report.recorded += recorded.recorded

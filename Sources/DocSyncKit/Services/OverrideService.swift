@@ -66,6 +66,8 @@ public struct OverrideService: WorkspaceService {
         // each later entry of its document): said so, a pull does not take them for a
         // pull's bases that ran ahead of its cursor.
         if let cursor = state.cursor { entries.append(JournalEntry(.cursor(cursor))) }
+        // The ids issued above, kept before anything names them (see HybridLogicalClock).
+        try clock.persist()
         try workspace.append(entries)
         try CrashPoint.hit("override.after-journal")
         for op in writes where !redo(op, interrupted: false) {

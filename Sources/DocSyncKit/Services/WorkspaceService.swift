@@ -118,9 +118,10 @@ extension WorkspaceService {
         index = recorder.index
         if !result.actions.isEmpty {
             try objects.flush()
+            // The ids issued, kept before the journal names them (see HybridLogicalClock).
+            try clock.persist()
             try append(result.actions)
             try CrashPoint.hit("record.after-journal")
-            try clock.persist()
         }
         return result
     }

@@ -25,6 +25,8 @@ extension SyncSession {
         for op in fileOps where baseBefore[op.refId] == nil {
             if let base = state.baseVersions[op.refId] { baseBefore[op.refId] = base }
         }
+        // The ids the plan issued (merges), kept before the journal names them.
+        try workspace.clock.persist()
         try workspace.append(plan.batch)
         try CrashPoint.hit("pull.after-journal")
         let skipped = try writeFiles(of: plan, fileOps)
