@@ -46,6 +46,76 @@ enum CLI {
         runTool(binary, args, in: dir, env: env)
     }
 
+    /// Folders whose docsync runs on a machine whose clock is off: every docsync process
+    /// started in one, by `runTool` or the model check's `launch`, runs under libfaketime
+    /// with that offset (`clockEnvironment`).
+    struct MovedClock {
+        var offsetMs: Int64
+        /// libfaketime's semaphore and shared memory (`FAKETIME_SHARED`), made and kept by a
+        /// `faketime` process that lives as long as the folder's clock is moved.
+        var shared: String
+        var keeper: Process
+        /// The keeper's input: closing it ends its program (`cat`), and `faketime` then
+        /// removes the pair.
+        var input: Pipe
+    }
+    nonisolated(unsafe) private static var movedClocks: [String: MovedClock] = [:]
+    private static let movedClocksLock = NSLock()
+
+    /// Moves the clock of every docsync process started in `root` by `ms` (nil: back).
+    /// Why a keeper: libfaketime (0.9.10) preloaded without `FAKETIME_SHARED` left a Swift
+    /// program without its arguments, and with names it could not open it made its own,
+    /// racing with the other processes of a concurrent step over them. `faketime` makes
+    /// the pair and removes it when its program ends; the pair is opened to every user,
+    /// for the runs made as another user (the model check's unreadable folders).
+    static func setClockOffset(_ ms: Int64?, forFolder root: String) {
+        if let old = movedClocksLock.withLock({ movedClocks.removeValue(forKey: root) }) {
+            try? old.input.fileHandleForWriting.close()
+            old.keeper.waitUntilExit()
+        }
+        guard let ms else { return }
+        let keeper = Process()
+        keeper.executableURL = URL(fileURLWithPath: "/usr/bin/faketime")
+        keeper.arguments = ["-f", "+0", "/bin/sh", "-c", "echo \"$FAKETIME_SHARED\"; exec cat"]
+        let out = Pipe(), input = Pipe()
+        keeper.standardOutput = out
+        keeper.standardInput = input
+        keeper.standardError = FileHandle.nullDevice
+        precondition((try? keeper.run()) != nil, "faketime did not start")
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = out.fileHandleForReading.availableData
+            precondition(!chunk.isEmpty, "faketime named no shared memory")
+            line += chunk
+        }
+        let shared = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        for name in shared.split(separator: " ") {
+            let file = "/dev/shm/" + (name.hasPrefix("/faketime_sem") ? "sem." : "") + name.dropFirst()
+            chmod(file, 0o666)
+        }
+        movedClocksLock.withLock {
+            movedClocks[root] = MovedClock(offsetMs: ms, shared: shared, keeper: keeper, input: input)
+        }
+    }
+
+    /// The environment that moves the clock of a docsync process started in `dir` (empty
+    /// when its folder's machine keeps time). NO_FAKE_STAT: files keep the times the kernel
+    /// gives them (the stamp's compare-and-swap reads them); the tests that move a file's
+    /// mtime set it as that machine would have.
+    static func clockEnvironment(for dir: String) -> [String: String] {
+        let moved = movedClocksLock.withLock {
+            movedClocks.first { dir == $0.key || dir.hasPrefix($0.key + "/") }?.value
+        }
+        guard let moved else { return [:] }
+        let offset = moved.offsetMs
+        return [
+            "LD_PRELOAD": "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
+            "FAKETIME": (offset >= 0 ? "+" : "-") + String(format: "%.3f", Double(abs(offset)) / 1000),
+            "FAKETIME_SHARED": moved.shared,
+            "NO_FAKE_STAT": "1"
+        ]
+    }
+
     static func runTool(_ executable: String, _ args: [String], in dir: String, env: [String: String] = [:])
         -> RunResult
     {
@@ -63,6 +133,9 @@ enum CLI {
         process.arguments = args
         process.currentDirectoryURL = URL(fileURLWithPath: dir)
         var environment = ProcessInfo.processInfo.environment
+        // docsync itself only: a tool that starts docsync (setpriv) passes it on with `env`
+        // (libfaketime preloaded into it would make a pair of its own).
+        if executable == binary { for (k, v) in clockEnvironment(for: dir) { environment[k] = v } }
         for (k, v) in env { environment[k] = v }
         process.environment = environment
         let out = FileHandle(forWritingAtPath: scratch + ".out")!

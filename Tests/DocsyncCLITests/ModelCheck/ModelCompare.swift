@@ -249,9 +249,10 @@ extension MC.Run {
                         text: "\(name) \(path) has unexpected keys \(extra.sorted())"))
             }
             // Every save keeps `i` in `id` order; a merge of sorted sequences is sorted (SYNC.md,
-            // Arrays: the sequence merge keeps each side's order).
+            // Arrays: the sequence merge keeps each side's order), unless both sides inserted
+            // into one gap (then by save time: `Rule.arrayOrderBySaveTime`).
             let ids = (object[MC.arrayField] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
-            if ids != ids.sorted() {
+            if ids != ids.sorted() && !model.orderNotFollowed.contains(d) {
                 found.append(
                     Mismatch(
                         rules: rules(d), changesDocuments: true,
@@ -339,8 +340,13 @@ extension MC.Run {
         if let v = version, v.fields == fields, versionCs[v.id] == nil {
             versionCs[v.id] = cs
             let wall = Int64(cs.prefix(12), radix: 16)
-            if let window = savedAhead[v.id] {
-                // SPEC rule 1: a save's time is its mtime, "never later than now".
+            if var window = savedAhead[v.id] {
+                // SPEC rule 1: a save's time is its mtime, "never later than now", and after
+                // the version it was edited from (one from a clock ahead: right after it).
+                if let parent = model.savedFrom[v.id] {
+                    guard let pcs = versionCs[parent], let pw = Int64(pcs.prefix(12), radix: 16) else { return found }
+                    window = (max(window.saved, pw + 1), max(window.recordedBy, pw + 1))
+                }
                 guard let wall, wall < window.saved || wall > window.recordedBy else { return found }
                 found.append(
                     Mismatch(
@@ -349,10 +355,14 @@ extension MC.Run {
                             "\(place): the version saved with an mtime in the future got changesetId \(cs): its time part should be when the sync recorded it (\(window.saved)…\(window.recordedBy))"
                     ))
             } else if var m = v.mtimeMs, !echoDocs.contains(doc ?? -1), let wall {
-                // A save dated before the version it was edited from sorts right after that one.
-                if let parent = backdatedParent[v.id] {
-                    guard let pcs = versionCs[parent], let pw = Int64(pcs.prefix(12), radix: 16) else { return found }
-                    m = max(m, pw + 1)
+                // A save dated before the version it was edited from sorts right after that one
+                // (backdated, saved on a clock behind, or edited from a clock ahead's version).
+                if let parent = backdatedParent[v.id] ?? model.savedFrom[v.id] {
+                    if let pcs = versionCs[parent], let pw = Int64(pcs.prefix(12), radix: 16) {
+                        m = max(m, pw + 1)
+                    } else if backdatedParent[v.id] != nil || !model.skewMs.isEmpty {
+                        return found
+                    }
                 }
                 if wall != m {
                     found.append(

@@ -91,6 +91,8 @@ extension MC {
         var conflictCopyBytesChecked = 0
         /// Syncs run as an unprivileged user with a folder made unreadable (`chmod 000`).
         var unreadableFolders = 0
+        /// The replica whose clock is off, and by how much (`chooseClockSkew`).
+        var clockSkew = "none"
         /// Concurrent runs that exited 75 (remote busy): counted as not having run.
         var busy75 = 0
         /// In how many concurrent steps the matching serial order was not the launch order.
@@ -250,7 +252,10 @@ extension MC {
             box = Sandbox("model\(kind == .folder ? "dir" : kind.rawValue)\(seed)")
         }
 
-        deinit { daemon?.stop() }
+        deinit {
+            daemon?.stop()
+            for r in model.skewMs.keys where r < replicas.count { CLI.setClockOffset(nil, forFolder: replicas[r].root) }
+        }
 
         var kind: String { remoteKind.rawValue }
 
@@ -299,6 +304,7 @@ extension MC {
             }
             replicas = names.map { box.replica($0) }
             for r in 0..<3 { replicaIds.append(replicaId(r)) }
+            chooseClockSkew()
             // The max-delete guard is not part of the model: random `rm`s among a few
             // documents would trip it. Its own tests are in DeletionTests.
             // Half the seeds of every replica class (the fixed seeds 20261120 and 20261122
@@ -479,7 +485,8 @@ extension MC {
                 try! Data(bytes).write(to: URL(fileURLWithPath: temp))
                 precondition(rename(temp, full) == 0)
             }
-            setMtime(full, mtime)
+            // As that machine's clock dates it.
+            setMtime(full, mtime + (model.skewMs[r] ?? 0))
         }
 
         enum WriteStyle { case inPlace, editorRename }
@@ -514,7 +521,7 @@ extension MC {
         // MARK: Operations
 
         func validDocs(_ r: Int) -> [Int] {
-            model.local[r].filter { $0.value.invalidBytes == nil }.keys.sorted()
+            model.local[r].filter { $0.value.invalidBytes == nil && !model.saveWouldTie(r, $0.key) }.keys.sorted()
         }
 
         func performRandomOp() -> String {
@@ -718,8 +725,10 @@ extension MC {
                 let handed = CLI.runTool("/bin/chown", ["-R", "65534:65534", box.root], in: "/")
                 precondition(handed.exit == 0, "chown: \(handed)")
                 precondition(chmod(replicas[r].path(folder), 0) == 0)
+                let clock = CLI.clockEnvironment(for: replicas[r].root).map { "\($0.key)=\($0.value)" }.sorted()
                 hidden = CLI.runTool(
-                    "/usr/bin/setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", CLI.binary, "sync"],
+                    "/usr/bin/setpriv",
+                    ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/env"] + clock + [CLI.binary, "sync"],
                     in: replicas[r].root, env: ["HOME": box.root])
                 lastRunEndMs = nowMs()
                 precondition(chmod(replicas[r].path(folder), 0o755) == 0)
@@ -768,7 +777,7 @@ extension MC {
             let path = freshPath()
             let t = nextSaveMs()
             write(r, path, bytes, style: .editorRename, mtime: t)
-            model.save(r, doc: doc, path: path, fields: entry.placed.version.fields, mtime: nil)
+            model.save(r, doc: doc, path: path, fields: entry.placed.version.fields, mtime: nil, newDocument: true)
             model.taint(doc, .identity)
             pendingCopies[r].insert(source)
             pendingCopyOf[r][doc] = source
@@ -824,7 +833,9 @@ extension MC {
                     && !model.local[r].values.contains { $0.placed.path == lastSeen[r][d]!.path }
                     && (!model.sparse.contains(r) || Model.selected(lastSeen[r][d]!.path))
             }.sorted()
-            guard !candidates.isEmpty else { return nil }
+            // Not where a clock is off: the file written back is dated after the version it
+            // carries, which the model does not track by its id.
+            guard !candidates.isEmpty, model.skewMs.isEmpty else { return nil }
             let doc = rng.pick(candidates)
             let seen = lastSeen[r][doc]!
             guard let object = JSONHelp.object(seen.bytes) else { return nil }
@@ -1016,7 +1027,8 @@ extension MC {
                 p.executableURL = URL(fileURLWithPath: CLI.binary)
                 p.arguments = run.args
                 p.currentDirectoryURL = URL(fileURLWithPath: replicas[run.r].root)
-                p.environment = ProcessInfo.processInfo.environment
+                p.environment = ProcessInfo.processInfo.environment.merging(
+                    CLI.clockEnvironment(for: replicas[run.r].root), uniquingKeysWith: { _, b in b })
                 p.standardOutput = FileHandle(forWritingAtPath: scratch + ".out")
                 p.standardError = FileHandle(forWritingAtPath: scratch + ".err")
                 p.standardInput = FileHandle.nullDevice

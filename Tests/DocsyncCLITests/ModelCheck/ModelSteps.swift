@@ -73,7 +73,9 @@ extension MC.Run {
             if old {
                 older += 1
                 mtime = runStartMs - 3_600_000 + Int64(older) * 1000
-                tick = 0
+                // Before every save of the run, in the order of their mtimes, and placed among
+                // a skewed clock's versions by time (`Model.offset`'s scale: ms × 1,000,000).
+                tick = Int(mtime - runStartMs) * 1_000_000
             } else {
                 mtime = nextSaveMs()
                 tick = model.nextTick()

@@ -279,7 +279,7 @@ extension MC.Run {
         // had already issued (SPEC rule 1: one clock per replica, its ids only grow): so
         // between the save and the run's end.
         if kind < 2, let saved = model.local[r][doc]?.placed.version, saved.author == r, let t = saved.mtimeMs {
-            savedAhead[saved.id] = (t, runEnd)
+            savedAhead[saved.id] = (t, runEnd + (model.skewMs[r] ?? 0))
         }
         return
             "r\(r) sync while \(what) after \(delay) ms → exit \(result.exit); model order \(alternatives[chosen].label) (\(matching) of 2 match)"
@@ -287,19 +287,51 @@ extension MC.Run {
 
     // MARK: Clocks
 
+    /// Half the seeds (the fixed seeds of the plain and send-only classes among them) run
+    /// one of r0–r2 on a machine whose clock is off, 15 minutes to a day either way (drawn
+    /// from a generator of its own, so the other seeds draw as before):
+    /// every docsync process there runs under libfaketime, and every file saved there is
+    /// dated by that clock. SPEC rule 1 then orders its versions: a clock ahead wins every
+    /// collision with a save made elsewhere within its lead; a save on a clock behind, or
+    /// of a version from a clock ahead, sorts right after the version it was edited from;
+    /// what docsync makes sorts after every id the replica issued or saw. One replica
+    /// only: two dated right after the same version would tie (see `saveWouldTie`).
+    func chooseClockSkew() {
+        var draw = MC.SplitMix(state: seed ^ 0xC10C_0FF5_E7ED_0042)
+        guard (seed / 8 + seed / 2) % 2 == 0, Prerequisite.faketime.runsHere,
+            ProcessInfo.processInfo.environment["DOCSYNC_MODEL_CLOCK_SKEW"] != "off"
+        else { return }
+        let r = draw.int(3)
+        var minutes = 15 + draw.int(24 * 60 - 15)
+        // Not near the hour before the run that first contact dates its older files by:
+        // those and this clock's saves would then be ordered by seconds the model does not follow.
+        if (45...75).contains(minutes) { minutes += 40 }
+        let ms = Int64(minutes) * 60_000 + Int64(draw.int(60_000))
+        let skew = draw.chance(0.5) ? ms : -ms
+        model.skewMs[r] = skew
+        CLI.setClockOffset(skew, forFolder: replicas[r].root)
+        figures.clockSkew = "r\(r):\(skew > 0 ? "+" : "-")\(minutes)min"
+    }
+
     /// A save whose mtime lies hours in the past (a file brought back with `cp -p`, a
     /// restore from a backup, a clock behind). SPEC rule 1: the physical part comes from
     /// the mtime and always sorts after the version it was edited from, so it sorts right
     /// after the base here: any version made since that base is later.
     func backdatedSave(_ r: Int) -> String? {
+        // Not on a machine whose clock is off: its own dates are the hazard there.
+        guard model.skewMs[r] == nil else { return nil }
         let docs = validDocs(r).filter { d in
             guard let b = model.base[r][d], model.local[r][d]!.placed.path == b.path else { return false }
+            // Nor over a version a clock behind made: hours back may still be later than it.
+            if let behind = model.skewMs.first(where: { $0.value < 0 })?.key, b.version.author == behind {
+                return false
+            }
             return !recordedUnsynced[r].contains(d) && !regeneratedUnsynced[r].contains(d)
                 && !pendingCopies[r].contains(d) && pendingCopyOf[r][d] == nil
                 // Two backdated saves of one version would tie (then the replica ids decide),
                 // also when the other one was synced already.
                 && !backdatedUnsynced.contains { $0.key != r && $0.value.contains(d) }
-                && !model.holdsTick(of: d, b.version.tick + 1)
+                && !model.holdsTick(of: d, b.version.tick + MC.Model.floorStep)
         }
         guard !docs.isEmpty else { return nil }
         let doc = rng.pick(docs)
@@ -310,7 +342,8 @@ extension MC.Run {
         let mtime = nowMs() - Int64(hours) * 3_600_000 - Int64(rng.int(3_600_000))
         write(r, entry.placed.path, edited, style: rng.chance(0.5) ? .inPlace : .editorRename, mtime: mtime)
         let parent = model.base[r][doc]!.version
-        model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: mtime, tick: parent.tick + 1)
+        model.save(
+            r, doc: doc, path: entry.placed.path, fields: fields, mtime: mtime, tick: parent.tick + MC.Model.floorStep)
         if let saved = model.local[r][doc]?.placed.version, saved.id != parent.id {
             backdatedParent[saved.id] = parent.id
         }
@@ -325,9 +358,11 @@ extension MC.Run {
     /// then a sync. SPEC rule 1: "never later than now": the version is dated when the sync
     /// records it, so it does not win every collision for the next day.
     func futureSave(_ r: Int) -> String? {
-        guard !needsRecovery.contains(r) else { return nil }
+        guard !needsRecovery.contains(r), model.skewMs[r] == nil else { return nil }
+        // Not a save dated by the version it was edited from (from a clock ahead): the
+        // check below is of the save's own time.
         let docs = validDocs(r).filter { d in
-            !recordedUnsynced[r].contains(d) && !regeneratedUnsynced[r].contains(d)
+            !recordedUnsynced[r].contains(d) && !regeneratedUnsynced[r].contains(d) && !model.saveIsFloored(r, d)
         }
         guard !docs.isEmpty else { return nil }
         let doc = rng.pick(docs)
@@ -391,7 +426,7 @@ extension MC.Run {
         where model.local[r][d]?.placed != model.base[r][d] {
             recordedUnsynced[r].insert(d)
         }
-        model.save(r, doc: doc, path: entry.placed.path, fields: version.fields, mtime: nil)
+        model.save(r, doc: doc, path: entry.placed.path, fields: version.fields, mtime: nil, madeByDocsync: true)
         recordedUnsynced[r].insert(doc)
         // The restore wrote the file: the model's clock moves past it.
         clockMs = max(clockMs, lastRunEndMs)

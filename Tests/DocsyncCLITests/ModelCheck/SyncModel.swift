@@ -35,6 +35,13 @@
 // - Ticks: a save's tick is when it was saved; a save dated hours in the past sorts right
 //   after the version it was edited from (rule 1: "always sorts after the version it was
 //   edited from"), one dated in the future is dated when recorded (never later than now).
+// - Clocks: a replica whose machine's clock is off (`skewMs`, 15 minutes to a day either
+//   way, far longer than a run) dates its saves and what docsync makes there by that clock:
+//   its ticks carry an offset that outweighs every tick of the run (`offset`). A save sorts
+//   after the version it was edited from (`saveTick`: right after it when that one is
+//   dated later, from a clock ahead or on a clock behind); what docsync makes (merges,
+//   resolve, override, restore) sorts after every id the replica issued or saw
+//   (`madeTick`, `maxSeen`: rule 1's "later than every id issued or seen").
 // - Both sides moved a document: the later tick's path wins and the other rename is a
 //   recorded conflict (SPEC: rename against rename). A result equal to one side is that side's version; any
 //   other result is a new version made at this sync. Path: the side that moved it, or the
@@ -106,6 +113,11 @@ extension MC {
     }
     /// The fields a step may remove or add back.
     static let topFields = ["a", "b", "c"]
+
+    /// The ids of the elements of `i` in `fields` (its fields are `i.<id>`).
+    static func elements(_ fields: Fields) -> Set<String> {
+        Set(fields.keys.filter { $0.hasPrefix(arrayField + ".") }.map { String($0.dropFirst(arrayField.count + 1)) })
+    }
     /// A declared counter (`docsync config merge.counters k` on every replica): an integer,
     /// changed by adding to it; changed on both sides it merges to base + both deltas and is
     /// never a conflict (SYNC.md, "Counters"), identical additions too.
@@ -178,6 +190,11 @@ extension MC {
         /// other version stored, the record naming every field the two differ in (SYNC.md,
         /// "Policies"); the policy is the one of the path the document ends up at.
         case wholePolicy = "rule14-lww-policy"
+        /// Elements of `i` inserted on both sides (or kept by an edit that beat a removal
+        /// beside an insertion): SYNC.md places insertions into one gap by save time, the
+        /// earlier save's first, so the array may leave `id` order; the model holds the
+        /// elements, not their order, and checks the order of such a document no more.
+        case arrayOrderBySaveTime = "rule15-array-insertions-by-save-time"
         /// Not a rule: an engine defect found by this check (issue 21), fixed since (see
         /// `PlainGitEditTests.replicasThatSawDifferentHistoryDeriveOneId`). A document edited with
         /// plain git keeping its changesetId got a fresh one only on a replica whose last
@@ -339,9 +356,28 @@ extension MC {
         var nextVersion = 1
         var nextRecord = 1
         var tick = 0
+        /// Replicas whose machine's clock is off (ms; see "Clocks" above), and that offset in
+        /// ticks: far larger than every tick a run's saves and syncs take, as the offsets
+        /// (15 minutes to a day) are far longer than a run.
+        var skewMs: [Int: Int64] = [:]
+        func offset(_ r: Int) -> Int { Int(skewMs[r] ?? 0) * 1_000_000 }
+        /// Per replica, the highest tick it issued or saw (its clock's state, SPEC rule 1:
+        /// what docsync makes now sorts after every id the replica issued or saw).
+        var maxSeen: [Int] = []
+        /// Below every tick: a replica that saw nothing yet dates what it makes by its clock
+        /// alone (a clock behind: before first contact's files dated an hour back too).
+        static let nothingSeen = Int.min / 2
+        /// User saves: version id → the version it was edited from, whose id it sorts after.
+        var savedFrom: [Int: Int] = [:]
+        /// Saves dated right after the version they were edited from, not by their own time.
+        var flooredSaves = 0
+        /// Documents whose elements of `i` may leave `id` order (`Rule.arrayOrderBySaveTime`),
+        /// for good: the files keep that order after every record of the merge is settled.
+        var orderNotFollowed: Set<Int> = []
 
         init(replicas: Int) {
             replicaCount = replicas
+            maxSeen = Array(repeating: Model.nothingSeen, count: replicas)
             local = Array(repeating: [:], count: replicas)
             base = Array(repeating: [:], count: replicas)
             pendingSettles = Array(repeating: [], count: replicas)
@@ -361,10 +397,54 @@ extension MC {
             return tick
         }
 
+        /// A save's tick right after the version it was edited from (the engine: its time
+        /// part one millisecond later); a version docsync makes at once after another's is
+        /// one counter later, which sorts before (`madeTick`).
+        static let floorStep = 2
+
+        /// The tick of a version docsync makes on `r` now (a merge, resolve, override,
+        /// restore): now on `r`'s clock, and after every id `r` issued or saw.
+        mutating func madeTick(_ r: Int) -> Int {
+            let t = max(nextTick() + offset(r), maxSeen[r] + 1)
+            maxSeen[r] = t
+            return t
+        }
+
+        mutating func observe(_ r: Int, _ tick: Int) { maxSeen[r] = max(maxSeen[r], tick) }
+
+        /// The version `r` tracks for `doc` (what a save there is edited from): what its
+        /// last run recorded, else its base.
+        func tracked(_ r: Int, _ doc: Int) -> Version? {
+            if let recordedState = recorded[r][doc] { return recordedState?.version }
+            return base[r][doc]?.version
+        }
+
+        /// The tick a user save of `doc` on `r` gets: when it was saved on `r`'s clock, but
+        /// after the version it was edited from (SPEC rule 1).
+        func saveTick(_ r: Int, _ doc: Int, at now: Int) -> Int {
+            max(now + offset(r), tracked(r, doc).map { $0.tick + Model.floorStep } ?? Model.nothingSeen)
+        }
+
+        /// Whether a save of `doc` on `r` now would get the tick of another version of it:
+        /// both dated right after the version they were edited from (a clock behind, or a
+        /// version from a clock ahead). The engine then orders them by counter and replica
+        /// id, which the model does not follow; the driver edits another document.
+        func saveWouldTie(_ r: Int, _ doc: Int) -> Bool {
+            saveIsFloored(r, doc) && holdsTick(of: doc, saveTick(r, doc, at: tick + Model.tickStep))
+        }
+
+        /// Whether a save of `doc` on `r` now would be dated by the version it was edited
+        /// from rather than by its own time (only where a clock is off).
+        func saveIsFloored(_ r: Int, _ doc: Int) -> Bool {
+            guard !skewMs.isEmpty else { return false }
+            return saveTick(r, doc, at: tick + Model.tickStep) != tick + Model.tickStep + offset(r)
+        }
+
         /// A replica that joins later (first contact); returns its index.
         mutating func addReplica() -> Int {
             local.append([:])
             base.append([:])
+            maxSeen.append(Model.nothingSeen)
             pendingSettles.append([])
             ownVersionOfBase.append([:])
             seenRemote.append([:])
@@ -388,7 +468,9 @@ extension MC {
         /// `Model.plainGit`. It is later than every save so far.
         mutating func plainGitEdit(doc: Int, fields: Fields) {
             guard let p = remote[doc] else { return }
-            let v = newVersion(fields, tick: nextTick(), mtime: nil, author: Model.plainGit)
+            // Dated by the commit, and after the version it replaced (GIT-REMOTES.md).
+            let v = newVersion(
+                fields, tick: max(nextTick(), p.version.tick + Model.floorStep), mtime: nil, author: Model.plainGit)
             remote[doc] = Placed(version: v, path: p.path)
             remotePusher[doc] = Model.plainGit
             taint(doc, .plainGitIdentity)
@@ -444,14 +526,29 @@ extension MC {
 
         /// A user save of `fields` for `doc` on replica `r` (file already written): the local
         /// version is the base's if the content is back to it, else a new version.
-        mutating func save(_ r: Int, doc: Int, path: String, fields: Fields, mtime: Int64?, tick fixed: Int? = nil) {
-            let tick = fixed ?? nextTick()
+        /// `madeByDocsync`: a version docsync wrote (`restore --at`), dated as docsync dates
+        /// what it makes; else a user's save at `mtime` on `r`'s clock (nil: not checked),
+        /// a new document's (`newDocument`) after nothing.
+        mutating func save(
+            _ r: Int, doc: Int, path: String, fields: Fields, mtime: Int64?, tick fixed: Int? = nil,
+            madeByDocsync: Bool = false, newDocument: Bool = false
+        ) {
+            let parent = newDocument ? nil : tracked(r, doc)
+            let tick =
+                fixed
+                ?? (madeByDocsync
+                    ? madeTick(r) : newDocument ? nextTick() + offset(r) : saveTick(r, doc, at: nextTick()))
             let version: Version
             if let b = base[r][doc], b.version.fields == fields {
                 version = b.version
                 ownVersionOfBase[r][doc] = b.version.id
             } else {
-                version = newVersion(fields, tick: tick, mtime: mtime, author: r)
+                version = newVersion(fields, tick: tick, mtime: mtime.map { $0 + (skewMs[r] ?? 0) }, author: r)
+                if let parent, !madeByDocsync {
+                    savedFrom[version.id] = parent.id
+                    if fixed == nil, tick == parent.tick + Model.floorStep { flooredSaves += 1 }
+                }
+                observe(r, tick)
             }
             local[r][doc] = LocalDoc(placed: Placed(version: version, path: path))
         }
@@ -498,7 +595,11 @@ extension MC {
         mutating func sync(_ r: Int, pushing completes: Bool = true) -> SyncOutcome {
             let pushing = completes && !receiveOnly.contains(r)
             var out = SyncOutcome(exit: 0)
-            let syncTick = nextTick()
+            // The pull reads every remote version (and deletion) new to it first; what the
+            // run makes is dated after all of them.
+            for p in remote.values { observe(r, p.version.tick) }
+            for v in remoteDeleted.values { observe(r, v.tick) }
+            let syncTick = madeTick(r)
             unseenEdits[r] = []
             // Pull: learn every published record and settlement.
             let learned = learnPublished(r)
@@ -687,7 +788,7 @@ extension MC {
                 if l?.invalidBytes != nil || (l == nil && b == nil) { continue }
                 var winner = b?.version
                 if let lp = l?.placed {
-                    let v = newVersion(lp.version.fields, tick: nextTick(), mtime: nil, author: r)
+                    let v = newVersion(lp.version.fields, tick: madeTick(r), mtime: nil, author: r)
                     local[r][doc] = LocalDoc(placed: Placed(version: v, path: lp.path))
                     winner = v
                 }
@@ -802,6 +903,21 @@ extension MC {
         ) -> Placed {
             let bf = b?.version.fields ?? [:], lf = l.version.fields, rf = rm.version.fields
             let localLater = l.version.tick > rm.version.tick
+            let (be, le, re) = (MC.elements(bf), MC.elements(lf), MC.elements(rf))
+            let inserted = (local: le.subtracting(be), remote: re.subtracting(be))
+            // Kept by an edit that beat its removal on the other side.
+            let revived = be.filter { e in
+                let k = MC.arrayField + "." + e
+                return (le.contains(e) && !re.contains(e) && lf[k] != bf[k])
+                    || (re.contains(e) && !le.contains(e) && rf[k] != bf[k])
+            }
+            let insertedBoth =
+                !inserted.local.subtracting(inserted.remote).isEmpty
+                && !inserted.remote.subtracting(inserted.local).isEmpty
+            if insertedBoth || (!revived.isEmpty && !inserted.local.union(inserted.remote).isEmpty) {
+                taint(doc, .arrayOrderBySaveTime)
+                orderNotFollowed.insert(doc)
+            }
             var content: Version
             let bp = b?.path
             let renamedOnBothSides = l.path != rm.path && l.path != bp && rm.path != bp
@@ -936,7 +1052,7 @@ extension MC {
                     fields[key] = loser.fields[key]
                 }
             }
-            let t = nextTick()
+            let t = madeTick(r)
             if let bv = base[r][doc]?.version, bv.fields == fields {
                 current.placed.version = bv
                 ownVersionOfBase[r][doc] = bv.id
