@@ -658,7 +658,13 @@ extension MC {
         /// one field changed. SPEC: a file without ids at a path the tree tracks is a new
         /// version of that document, so the model saves an edit of the same document.
         func regenerate(_ r: Int) -> String? {
-            let docs = validDocs(r).filter { model.base[r][$0]?.path == model.local[r][$0]?.placed.path }
+            // Where the tree tracks it: what its last run recorded, else its base (a send-only
+            // replica that recorded a deletion and holds the remote's edit does not track the
+            // document, and a file without ids written back there is a new one: daemon 28301).
+            let docs = validDocs(r).filter { d in
+                let tracked = model.recorded[r][d].map { $0?.path } ?? model.base[r][d]?.path
+                return tracked != nil && tracked == model.local[r][d]?.placed.path
+            }
             guard !docs.isEmpty else { return nil }
             let doc = rng.pick(docs)
             let entry = model.local[r][doc]!
