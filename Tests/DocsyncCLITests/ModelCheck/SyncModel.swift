@@ -389,8 +389,8 @@ extension MC {
 
         /// Ticks grow by `tickStep`, so that a save the model must place just after another
         /// version (a backdated save sorts right after the version it was edited from) can
-        /// take the tick in between.
-        static let tickStep = 1000
+        /// take the tick in between, and what docsync then makes one counter later after it.
+        static let tickStep = 1_000_000
 
         mutating func nextTick() -> Int {
             tick += Model.tickStep
@@ -399,8 +399,9 @@ extension MC {
 
         /// A save's tick right after the version it was edited from (the engine: its time
         /// part one millisecond later); a version docsync makes at once after another's is
-        /// one counter later, which sorts before (`madeTick`).
-        static let floorStep = 2
+        /// one counter later (`madeTick`), which sorts before, however many came in that
+        /// millisecond (five runs in a row on a clock behind, folder seed 29104).
+        static let floorStep = 1000
 
         /// The tick of a version docsync makes on `r` now (a merge, resolve, override,
         /// restore): now on `r`'s clock, and after every id `r` issued or saw.
