@@ -114,6 +114,14 @@ extension MC {
     /// The fields a step may remove or add back.
     static let topFields = ["a", "b", "c"]
 
+    /// Field names as a record of whole versions names them (`lww`, `override`: every field
+    /// the two versions differ in, SYNC.md): a nested object key by key (`n.x`), an array
+    /// whole (`i`), as the engine's comparison does not go into arrays; `resolve --take`
+    /// then takes the whole array (folder seed 29114).
+    static func wholeArrays(_ keys: Set<String>) -> [String] {
+        Set(keys.map { $0.hasPrefix(arrayField + ".") ? arrayField : $0 }).sorted()
+    }
+
     /// The ids of the elements of `i` in `fields` (its fields are `i.<id>`).
     static func elements(_ fields: Fields) -> Set<String> {
         Set(fields.keys.filter { $0.hasPrefix(arrayField + ".") }.map { String($0.dropFirst(arrayField.count + 1)) })
@@ -801,7 +809,7 @@ extension MC {
                     let fields =
                         sent.isEmpty
                         ? Set(rmv.fields.keys.map { String($0.split(separator: ".")[0]) }).sorted()
-                        : Set(rmv.fields.keys).union(sent.keys).filter { rmv.fields[$0] != sent[$0] }.sorted()
+                        : MC.wholeArrays(Set(rmv.fields.keys).union(sent.keys).filter { rmv.fields[$0] != sent[$0] })
                     // No value of it lost: nothing recorded.
                     if !fields.isEmpty {
                         _ = record(
@@ -940,7 +948,7 @@ extension MC {
                 taint(doc, .wholePolicy)
                 taint(doc, .saveTime)
                 content = localLater ? l.version : rm.version
-                let differing = Set(lf.keys).union(rf.keys).filter { lf[$0] != rf[$0] }.sorted()
+                let differing = MC.wholeArrays(Set(lf.keys).union(rf.keys).filter { lf[$0] != rf[$0] })
                 outcome.newRecords.append(
                     record(
                         doc, fields: differing, loser: localLater ? rm.version : l.version, winner: content,
