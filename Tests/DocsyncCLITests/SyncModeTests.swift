@@ -51,6 +51,32 @@ struct SyncModeTests {
     }
 
     @Test(
+        "resolve --take ending exactly on the synced version puts it back: no edit nobody made, and the remote's later deletion applies",
+        arguments: Kind.allCases)
+    func takeBackToTheSyncedVersion(_ kind: Kind) throws {
+        let box = Sandbox("take-back-synced-\(kind)")
+        let (_, full, backup) = Self.fullAndBackup(box, kind, names: ["a"])
+        Self.set(full, "a.json", "n", 2)
+        full.sync()
+        // Saved later here: this replica's value wins the field, the remote's is stored.
+        Thread.sleep(forTimeInterval: 0.01)
+        Self.set(backup, "a.json", "n", 3)
+        #expect(backup.run("sync").exit == 3)
+        let taken = backup.run("resolve", "a.json", "--take", "remote")
+        #expect(taken.exit == 0, taken.comment)
+        #expect(Self.number(backup, "a.json", "n") == 2, taken.comment)
+        let status = JSONHelp.parse(backup.run("status", "--json").stdout) as? [String: Any] ?? [:]
+        #expect((status["pending"] as? [Any])?.isEmpty ?? true, "nothing left to send: \(status)")
+        #expect(backup.json("a.json")?["changesetId"] as? String == full.json("a.json")?["changesetId"] as? String)
+        // The remote deletes it: nothing here beats that deletion.
+        full.remove("a.json")
+        full.sync()
+        let gone = backup.run("sync")
+        #expect(gone.exit == 0, gone.comment)
+        #expect(!backup.exists("a.json"), "the deletion applies: \(gone)")
+    }
+
+    @Test(
         "receive-only: the remote's changes are applied and merged with local edits; local edits, creations and deletions are recorded, listed as not sent, and never reach the remote until the mode is both",
         arguments: Kind.allCases)
     func receiveOnlyNeverSends(_ kind: Kind) throws {

@@ -60,6 +60,9 @@ public struct ConflictService: WorkspaceService {
         report.recorded.append(
             ChangeSummary(kind: .resolve, path: path, refId: refId, changesetId: chosen?.changesetId))
         if dryRun { return report }
+        if case let .fields(result, _)? = write, let back = try syncedVersionBack(refId, result: result, path: path) {
+            return try putBack(back, resolve: chosen, take: take, path: path, report: report)
+        }
 
         let entries = try journalResolve(
             write,
@@ -165,6 +168,54 @@ public struct ConflictService: WorkspaceService {
         }
         if result == current { return nil }
         return .fields(result, replaced: fields)
+    }
+
+    /// The synced version, when a take ends exactly on its values at its path (ids aside),
+    /// as `revert` would put it back: the local changes it leaves nothing of. Why: written
+    /// under a new changesetId it was an edit nobody made, which then beat the remote's
+    /// later deletion and brought the document back (model check, daemon seed 30327).
+    private func syncedVersionBack(_ refId: String, result: JSONValue, path: String) throws
+        -> RevertService.Target?
+    {
+        guard let base = state.baseVersions[refId], base.path == path,
+            let baseValue = try? JSONValueParser.parse(try objects.get(base.hash))
+        else { return nil }
+        func values(_ v: JSONValue) -> JSONValue {
+            guard case .object(var members) = v else { return v }
+            members.removeValue(forKey: "refId")
+            members.removeValue(forKey: "changesetId")
+            return .object(members)
+        }
+        guard FieldPaths.differing(values(result), values(baseValue)).isEmpty else { return nil }
+        let seqs = state.pending.filter { $0.isLocalAction && $0.refId == refId }.map(\.seq)
+        guard !seqs.isEmpty else { return nil }
+        return RevertService.Target(refId: refId, now: state.trackedVersions[refId], base: base, seqs: seqs)
+    }
+
+    /// The resolve as a revert of the document's local changes (see `syncedVersionBack`):
+    /// journaled first, then the file, then the conflict store, as a resolve is.
+    private func putBack(
+        _ back: RevertService.Target, resolve chosen: ConflictStore.Record?, take: String?, path: String,
+        report: SyncReport
+    ) throws -> SyncReport {
+        var report = report
+        var entries: [JournalEntry] = []
+        if back.changesFile { entries.append(JournalEntry(.apply(back.operation))) }
+        entries.append(JournalEntry(.done(refId: back.refId, seqs: back.seqs, reason: .reverted)))
+        entries.append(
+            JournalEntry(
+                .resolve(refId: back.refId, changesetId: chosen?.changesetId, path: path, take: take ?? "as is")))
+        try append(entries)
+        try CrashPoint.hit("resolve.after-journal")
+        if back.changesFile, !redo(back.operation, interrupted: false) {
+            report.warnings.append(
+                "\(path) changed while resolving; your edit is kept and will be recorded over the resolved version")
+        }
+        report.notices.append("\(path): that is the synced version: put back, the local changes dropped")
+        _ = try conflictStore.markResolved(back.refId, take: take ?? "as is", by: config.replicaId)
+        try checkpoint()
+        report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
+        return report
     }
 
     /// The version a conflict kept (`record.winner`), from the journal entry that stored it
