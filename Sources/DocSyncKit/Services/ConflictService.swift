@@ -187,9 +187,8 @@ public struct ConflictService: WorkspaceService {
             return .object(members)
         }
         guard FieldPaths.differing(values(result), values(baseValue)).isEmpty else { return nil }
-        let seqs = state.pending.filter { $0.isLocalAction && $0.refId == refId }.map(\.seq)
-        guard !seqs.isEmpty else { return nil }
-        return RevertService.Target(refId: refId, now: state.trackedVersions[refId], base: base, seqs: seqs)
+        return try RevertService.targets(pending: state.pending, base: { state.baseVersions[$0] }, selecting: [])
+            .first { $0.refId == refId }
     }
 
     /// The resolve as a revert of the document's local changes (see `syncedVersionBack`):
@@ -199,13 +198,10 @@ public struct ConflictService: WorkspaceService {
         report: SyncReport
     ) throws -> SyncReport {
         var report = report
-        var entries: [JournalEntry] = []
-        if back.changesFile { entries.append(JournalEntry(.apply(back.operation))) }
-        entries.append(JournalEntry(.done(refId: back.refId, seqs: back.seqs, reason: .reverted)))
-        entries.append(
-            JournalEntry(
-                .resolve(refId: back.refId, changesetId: chosen?.changesetId, path: path, take: take ?? "as is")))
-        try append(entries)
+        try append(
+            back.journalEntries(
+                settling: .resolve(
+                    refId: back.refId, changesetId: chosen?.changesetId, path: path, take: take ?? "as is")))
         try CrashPoint.hit("resolve.after-journal")
         if back.changesFile, !redo(back.operation, interrupted: false) {
             report.warnings.append(

@@ -32,6 +32,17 @@ public struct RevertService: WorkspaceService {
                 fromPath: now?.path, fromHash: now?.hash)
         }
 
+        /// The journal entries that put `base` back and drop the local actions, then
+        /// `settling` (the resolve that settles the document's open conflicts, if any).
+        /// Shared with `resolve`, whose take can end on the synced version.
+        func journalEntries(settling: JournalEntry.Event?) -> [JournalEntry] {
+            var entries: [JournalEntry] = []
+            if changesFile { entries.append(JournalEntry(.apply(operation))) }
+            entries.append(JournalEntry(.done(refId: refId, seqs: seqs, reason: .reverted)))
+            if let settling { entries.append(JournalEntry(settling)) }
+            return entries
+        }
+
         /// The local change being undone, as status listed it.
         var summary: ChangeSummary {
             ChangeSummary(from: base, to: now, refId: refId, changesetId: now?.changesetId)
@@ -71,14 +82,10 @@ public struct RevertService: WorkspaceService {
         let conflicted = Set(conflictStore.list().filter(\.isOpen).map(\.refId))
         var entries: [JournalEntry] = []
         for t in targets {
-            if t.changesFile { entries.append(JournalEntry(.apply(t.operation))) }
-            entries.append(JournalEntry(.done(refId: t.refId, seqs: t.seqs, reason: .reverted)))
-            if conflicted.contains(t.refId) {
-                entries.append(
-                    JournalEntry(
-                        .resolve(refId: t.refId, changesetId: nil, path: t.base?.path ?? t.summary.path, take: "remote")
-                    ))
-            }
+            entries += t.journalEntries(
+                settling: conflicted.contains(t.refId)
+                    ? .resolve(refId: t.refId, changesetId: nil, path: t.base?.path ?? t.summary.path, take: "remote")
+                    : nil)
         }
         try workspace.append(entries)
         try CrashPoint.hit("revert.after-journal")
