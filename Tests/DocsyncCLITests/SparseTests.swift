@@ -85,6 +85,36 @@ struct SparseTests {
     }
 
     @Test(
+        "a replica's own pushed version that loses to its own write-back is the remote side: resolve --take remote takes it (folder seed 30118)",
+        arguments: Kind.allCases)
+    func ownPushLosesToOwnWriteBack(_ kind: Kind) throws {
+        let box = Sandbox("sparse-own-push-\(kind)")
+        let (_, server, laptop) = Self.serverAndLaptop(box, kind)
+        let before = laptop.read("contacts/ann.json")!
+        Self.set(laptop, "contacts/ann.json", "c", 1)
+        #expect(laptop.run("sync").exit == 0)
+        // Moved out of the laptop's selection elsewhere: the laptop lets it go.
+        server.sync()
+        try FileManager.default.createDirectory(atPath: server.path("archive"), withIntermediateDirectories: true)
+        try FileManager.default.moveItem(
+            atPath: server.path("contacts/ann.json"), toPath: server.path("archive/ann.json"))
+        server.sync()
+        #expect(laptop.run("sync").exit == 0)
+        #expect(!laptop.exists("contacts/ann.json"))
+        // The user puts back the file from before its edit (a backup), and changes c.
+        laptop.write("contacts/ann.json", before)
+        Self.set(laptop, "contacts/ann.json", "c", 2)
+        let sync = laptop.run("sync")
+        #expect(sync.exit == 3, "c collided: the laptop's pushed 1 against its later 2: \(sync)")
+        #expect(Self.number(laptop, "contacts/ann.json", "c") == 2, sync.comment)
+        let conflicts = laptop.run("conflicts").stdout
+        #expect(conflicts.contains("the remote's version"), "the stored version was the remote's: \(conflicts)")
+        let resolve = laptop.run("resolve", "contacts/ann.json", "--take", "remote")
+        #expect(resolve.exit == 0, resolve.comment)
+        #expect(Self.number(laptop, "contacts/ann.json", "c") == 1, "the remote's value taken: \(resolve)")
+    }
+
+    @Test(
         "clone --sparse pulls only the selection; status shows it; a push from the sparse replica changes nothing outside it on the remote",
         arguments: Kind.allCases)
     func cloneSparse(_ kind: Kind) throws {

@@ -28,7 +28,16 @@ public struct ConflictPointOfView: Sendable, Equatable {
         storedBy = record.lostBy
         keptBy = record.keptBy ?? ChangesetID(record.winner)?.replica
         if let lostBy = record.lostBy {
-            storedIsLocal = lostBy == replica
+            // Both versions this replica's own, recorded here: its earlier push (the
+            // remote's side) against its later edit, as on a sparse replica that wrote back
+            // a document it had let go. The side it recorded says which is which; by maker
+            // alone the remote's version read as local, and `--take remote` kept the local
+            // one (model check, folder seed 30118).
+            if lostBy == replica, keptBy == replica, record.replica == replica {
+                storedIsLocal = record.side == .local
+            } else {
+                storedIsLocal = lostBy == replica
+            }
         } else {
             // No author recorded: the recording replica's side, flipped for the others.
             let recordedHere = record.replica.map { $0 == replica } ?? true
@@ -39,7 +48,11 @@ public struct ConflictPointOfView: Sendable, Equatable {
     /// "r1's deletion lost to r2's edit", with names for the replica ids where known and
     /// "this replica" for this one.
     public func sentence(_ record: ConflictStore.Record, name: (String) -> String) -> String {
-        let stored = storedIsLocal ? "this replica's" : storedBy.map { name($0) + "'s" } ?? "another replica's"
+        let stored =
+            storedIsLocal
+            ? "this replica's"
+            : storedBy == replicaId
+                ? "the remote's (this replica's pushed)" : storedBy.map { name($0) + "'s" } ?? "another replica's"
         let keptIsLocal = keptBy == replicaId && !storedIsLocal
         let kept = keptIsLocal ? "this replica's" : keptBy.map { name($0) + "'s" } ?? "another replica's"
         if record.isRename {

@@ -63,7 +63,11 @@ struct ConflictText {
         let view = workspace.conflicts.pointOfView(of: r)
         Output.line("  " + view.sentence(r) { $0 == own ? "this replica" : names[$0] ?? $0 })
         Output.line("  kept    \(r.winner)\(view.keptBy.map { " (by \(ReplicaLabel.text($0, names: names)))" } ?? "")")
-        let owner = view.storedIsLocal ? "local" : view.storedBy.map { (names[$0] ?? $0) + "'s" } ?? "remote"
+        let owner =
+            view.storedIsLocal
+            ? "local"
+            : view.storedBy == view.replicaId
+                ? "the remote's" : view.storedBy.map { (names[$0] ?? $0) + "'s" } ?? "remote"
         Output.line(
             "  stored  \(r.changesetId) (\(owner) \(r.isDeletion ? "deletion" : "version")) in \(r.file ?? "?")")
     }
