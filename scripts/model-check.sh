@@ -8,14 +8,16 @@
 # Exits non-zero if any run failed, and also if a run died: the test process crashed or
 # was killed (exit status above 128), or a run printed no `MODELCHECK kind=…` figures line.
 #
-#   scripts/model-check.sh [--ops N] [--per-seed N] [--kind folder|git|daemon|drive|all] [--seed S] [--strict] [--no-build] [--frozen] [--release]
+#   scripts/model-check.sh [--ops N] [--per-seed N] [--kind folder|git|daemon|drive|drive-forks|all] [--seed S] [--strict] [--no-build] [--frozen] [--release]
 #
 #   --ops N        operations per remote kind in total (default 100000)
 #   --per-seed N   operations per seed (default 2000)
 #   --kind K       folder, git (bare repository by path), daemon (git daemon on 127.0.0.1),
-#                  drive (DriveModelCheckTests: each replica on its own copy of a folder
-#                  remote, files copied between the copies as a sync service does),
-#                  all (default: the four in turn; `both` means folder and git)
+#                  drive (each replica on its own copy of a folder remote, a sync service
+#                  copying files between the copies before each run: ModelDriveService.swift),
+#                  drive-forks (DriveModelCheckTests, the drive's own smaller model: partial,
+#                  out-of-order copies and runs before the files arrived, so forks),
+#                  all (default: the five in turn; `both` means folder and git)
 #   --seed S       first seed (default: random); the next ones are S+1, S+2, …
 #   --strict       known engine defects fail too (DOCSYNC_MODEL_KNOWN_DEFECTS=none)
 #   --keep-going   go on with the next seed after a failing one
@@ -30,7 +32,7 @@
 set -u
 cd "$(dirname "$0")/.."
 
-ops=100000 per_seed=2000 kinds="folder git daemon drive" seed="" strict=0 build=1 keep_going=0 frozen=0 release=0
+ops=100000 per_seed=2000 kinds="folder git daemon drive drive-forks" seed="" strict=0 build=1 keep_going=0 frozen=0 release=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --ops) ops=$2; shift ;;
@@ -38,9 +40,9 @@ while [ $# -gt 0 ]; do
         --kind)
             case "$2" in
                 both) kinds="folder git" ;;
-                all) kinds="folder git daemon drive" ;;
-                folder|git|daemon|drive) kinds=$2 ;;
-                *) echo "model-check.sh: --kind folder|git|daemon|drive|all, not $2" >&2; exit 2 ;;
+                all) kinds="folder git daemon drive drive-forks" ;;
+                folder|git|daemon|drive|drive-forks) kinds=$2 ;;
+                *) echo "model-check.sh: --kind folder|git|daemon|drive|drive-forks|all, not $2" >&2; exit 2 ;;
             esac
             shift ;;
         --seed) seed=$2; shift ;;
@@ -91,13 +93,13 @@ for kind in $kinds; do
         # One seed of one kind on purpose: CI=false, so the parts these switches leave out
         # skip (under CI=true a narrowed model check fails, see ProgramPrerequisites.swift).
         t0=$(date +%s)
-        if [ "$kind" = drive ]; then
-            # The drive kind's seed list starts at its own base; --seed S takes its S-th seed.
+        if [ "$kind" = drive-forks ]; then
+            # The drive's own model: its seed list starts at its own base; --seed S takes its S-th seed.
             CI=false DOCSYNC_DRIVE_MODEL_SEEDS=1 DOCSYNC_DRIVE_MODEL_FIRST=$s DOCSYNC_DRIVE_MODEL_OPS=$per_seed \
                 "$tests" --testing-library swift-testing --filter DriveModelCheckTests >"$log" 2>&1
             rc=$?
             line=$(grep '^DRIVEMODEL done' "$log" | tail -1)
-            [ -n "$line" ] && line="MODELCHECK kind=drive ${line#DRIVEMODEL done } seconds=$(( $(date +%s) - t0 ))"
+            [ -n "$line" ] && line="MODELCHECK kind=drive-forks ${line#DRIVEMODEL done } seconds=$(( $(date +%s) - t0 ))"
         else
             # Not DriveModelCheckTests: its name contains "ModelCheckTests" too.
             CI=false DOCSYNC_MODEL_SEED=$s DOCSYNC_MODEL_OPS=$per_seed DOCSYNC_MODEL_KIND=$kind \

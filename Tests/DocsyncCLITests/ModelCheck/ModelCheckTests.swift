@@ -1,5 +1,6 @@
-// The model check (issues 9 and 21): three replicas on a folder remote, a bare git
-// repository by path and the same served by `git daemon` on 127.0.0.1; random
+// The model check (issues 9, 21 and 42): three replicas on a folder remote, a bare git
+// repository by path, the same served by `git daemon` on 127.0.0.1, and a drive (a copy of
+// a folder remote per replica, a sync service between them: ModelDriveService.swift); random
 // editor-style operations, syncs (also 2–3 replicas at the same moment), resolves, gc,
 // SIGKILLs at named crash points and after random delays, replicas joining with plain
 // files (first contact), `remote.url` changes, `resolve --take` from any replica and
@@ -7,7 +8,7 @@
 //
 //   DOCSYNC_MODEL_SEED=<n>   replay one seed (both tests then run it)
 //   DOCSYNC_MODEL_OPS=<n>    operations per run (default 70)
-//   DOCSYNC_MODEL_KIND=folder|git|daemon   only that remote kind (`all` or unset: every kind)
+//   DOCSYNC_MODEL_KIND=folder|git|daemon|drive   only that remote kind (`all` or unset: every kind)
 //   DOCSYNC_MODEL_KNOWN_DEFECTS=none   fail on every mismatch, known engine defects too
 //   DOCSYNC_MODEL_CLOCK_SKEW=off   no replica's clock is off (a replay of a seed from before
 //                                  clocks were skewed: ModelUserHabits.chooseClockSkew)
@@ -90,7 +91,7 @@ struct ModelCheckTests {
             conflictCopyChecks=\(f.conflictCopiesChecked) pointOfViewChecks=\(f.pointOfViewChecks) echoMakerSwaps=\(f.echoMakerSwaps) \
             firstContacts=\(f.firstContacts) firstContactMerges=\(f.firstContactMerges) urlChanges=\(f.urlChanges) \
             viewResolves=\(f.viewResolves) editsDuringRuns=\(f.editsDuringRuns) editsSeenByTheRun=\(f.editsSeenByTheRun) \
-            clockSaves=\(f.clockSaves) clockSkew=\(f.clockSkew) flooredSaves=\(run.model.flooredSaves) unreadableFolders=\(f.unreadableFolders) restores=\(f.restores) conflictCopyBytes=\(f.conflictCopyBytesChecked) plainGitEdits=\(f.plainGitEdits) unknownNamed=\(f.unknownNamed) receiveOnly=\(f.receiveOnly ? "r2" : "none") reverted=\(f.reverted) \
+            clockSaves=\(f.clockSaves) clockSkew=\(f.clockSkew) flooredSaves=\(run.model.flooredSaves) unreadableFolders=\(f.unreadableFolders) restores=\(f.restores) conflictCopyBytes=\(f.conflictCopyBytesChecked) plainGitEdits=\(f.plainGitEdits) unknownNamed=\(f.unknownNamed) serviceCopies=\(f.serviceCopies) historyChecks=\(f.historyChecks) historyDocuments=\(f.historyDocuments) receiveOnly=\(f.receiveOnly ? "r2" : "none") reverted=\(f.reverted) \
             sendOnly=\(f.sendOnly ? "r1" : "none") overridden=\(f.overridden) sparse=\(f.sparse ? "r1" : "none") lww=\(f.lww ? "notes" : "none") mergesReordered=\(f.mergesReordered) leftSelection=\(f.leftSelection) \
             syncExits=\(exits) opsDone=\(opList) killsAt=\(killList) knownDefectHits=\(known.isEmpty ? "none" : known) \
             stopped=\(f.stoppedBy.map { "\"\($0)\"" } ?? "no")
@@ -98,12 +99,19 @@ struct ModelCheckTests {
         fflush(nil)
         // The kills must really happen, and concurrent steps too (unless the run stopped early).
         if f.stoppedBy == nil {
+            // The stored history was read and compared, and on a drive the service copied.
+            #expect(
+                remoteKind.isGit || f.historyDocuments > 0,
+                "no stored-history check compared a document (\(kind), seed \(seed))")
+            #expect(
+                remoteKind != .drive || f.serviceCopies > 0, "the drive's service copied nothing (seed \(seed))")
             #expect(
                 kills > 0, "no SIGKILL landed at a crash point in \(f.crashAttempts) attempts (\(kind), seed \(seed))")
             #expect(
                 randomLanded > 0, "no random-time SIGKILL landed in \(randomTried) attempts (\(kind), seed \(seed))")
+            // Not on a drive: runs there at once fork the history (ModelDriveService.swift).
             #expect(
-                f.concurrentSteps > 0,
+                f.concurrentSteps > 0 || remoteKind == .drive,
                 "no concurrent step's runs overlapped (\(f.launchedTogether) launched together; \(kind), seed \(seed))")
         }
     }

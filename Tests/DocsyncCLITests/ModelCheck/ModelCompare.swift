@@ -13,6 +13,7 @@ extension MC.Run {
     /// concurrent step are compared (nothing changes on disk in between).
     struct StepCache {
         var remote: [String: [UInt8]]?
+        var history: MC.StoredHistory?
         var conflicts: [Int: (records: [EngineRecord]?, error: String)] = [:]
         var status: [Int: RunResult] = [:]
         var log: [Int: RunResult] = [:]
@@ -415,6 +416,77 @@ extension MC.Run {
     }
 
     func checkRemote() -> [Mismatch] {
+        // A drive's readable view may come late (REMOTE-LAYOUT.md): its history is the remote.
+        if remoteKind == .drive { return checkHistory() }
+        return checkView() + (git ? [] : checkHistory())
+    }
+
+    /// The stored history of a folder remote (drive layout) against the model's remote: every
+    /// live document's latest entry on the tip's chain, at the model's path, its object's
+    /// bytes the model's values under the entry's ids; nothing live the model does not have.
+    func checkHistory() -> [Mismatch] {
+        let history = stepCache?.history ?? MC.StoredHistory(folder: historyFolder())
+        stepCache?.history = history
+        figures.historyChecks += 1
+        figures.historyDocuments += history.documents.count
+        var found = history.problems.map {
+            Mismatch(rules: [], changesDocuments: true, text: "the stored history: \($0)")
+        }
+        var expected: [String: (Int, MC.Placed)] = [:]
+        var unlearned: [String: (Int, MC.Placed)] = [:]
+        for (d, p) in model.remote {
+            if let refId = refIds[d] { expected[refId] = (d, p) } else { unlearned[p.path] = (d, p) }
+        }
+        for (refId, entry) in history.documents.sorted(by: { $0.key < $1.key }) where !entry.deleted {
+            guard let (d, p) = expected.removeValue(forKey: refId) ?? unlearned.removeValue(forKey: entry.path) else {
+                let owner = doc(forRefId: refId)
+                found.append(
+                    Mismatch(
+                        rules: rules(owner), changesDocuments: true,
+                        text:
+                            "the stored history holds \(entry.path) (\(owner.map { "doc\($0)" } ?? "refId \(refId)"), \(entry.changesetId)) live; the model's remote does not have it"
+                    ))
+                continue
+            }
+            guard let bytes = history.bytes(entry.hash), let obj = JSONHelp.object(bytes) else {
+                found.append(
+                    Mismatch(
+                        rules: rules(d), changesDocuments: true,
+                        text:
+                            "the stored history's version \(entry.changesetId) of doc\(d) names object \(entry.hash), which objects/ does not hold whole (or it is not a document)"
+                    ))
+                continue
+            }
+            let fields = Self.fields(obj)
+            if entry.path != p.path || fields != p.version.fields {
+                found.append(
+                    Mismatch(
+                        rules: rules(d), changesDocuments: true,
+                        text:
+                            "the stored history has doc\(d) at \(entry.path) holding \(MC.show(fields)); the model's remote has \(p.path) \(p.version)"
+                    ))
+            }
+            if obj["refId"] as? String != refId || obj["changesetId"] as? String != entry.changesetId {
+                found.append(
+                    Mismatch(
+                        rules: rules(d).union([.identity]), changesDocuments: true,
+                        text:
+                            "the stored history's entry \(refId) \(entry.changesetId) names an object with ids \(obj["refId"] as? String ?? "none") \(obj["changesetId"] as? String ?? "none")"
+                    ))
+            }
+        }
+        for (d, p) in Array(expected.values) + Array(unlearned.values) {
+            found.append(
+                Mismatch(
+                    rules: rules(d), changesDocuments: true,
+                    text:
+                        "the stored history has no live doc\(d) (model: \(p.path) \(p.version)); its entry: \(refIds[d].flatMap { history.documents[$0] }.map { "\($0.path) \($0.changesetId)\($0.deleted ? " deleted" : "")" } ?? "none")"
+                ))
+        }
+        return found
+    }
+
+    func checkView() -> [Mismatch] {
         var found: [Mismatch] = []
         let files = remoteFiles()
         var expected: [String: (Int, MC.Placed)] = [:]
@@ -629,6 +701,10 @@ extension MC.Run {
         var found: [Mismatch] = []
         if let by = MC.Model.storedBy(rec) {
             var expected = by == r ? "local" : "remote"
+            // Both versions made by `r` and the record found by `r` (its earlier push, the
+            // remote's side, against its later write-back): the side that lost in its sync
+            // (SYNC.md, "Whose version is local"; folder seed 30118).
+            if by == r, rec.keptBy == r, rec.finder == r { expected = rec.loserWasLocal ? "local" : "remote" }
             // An edit identical to another replica's reaches the remote under either's
             // changesetId, and the order a concurrent sync is matched with can leave which
             // open (seed 305497954, daemon: five orders matched, the model's made r1 the

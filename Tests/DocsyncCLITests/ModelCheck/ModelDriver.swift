@@ -64,6 +64,11 @@ extension MC {
         var ops: [String: Int] = [:]
         /// Documents a sync with a hidden folder named as not looked at.
         var unknownNamed = 0
+        /// Files the drive's sync service copied between copies; stored-history checks
+        /// (folder and drive kinds) and the documents they compared.
+        var serviceCopies = 0
+        var historyChecks = 0
+        var historyDocuments = 0
         var kills: [String: Int] = [:]
         var crashAttempts = 0
         var conflictsFound = 0
@@ -136,17 +141,20 @@ extension MC {
         var leftSelection = 0
     }
 
-    /// Where the three replicas sync to: a folder, a bare git repository by path, or the same
-    /// served by `git daemon` on 127.0.0.1 (git:// URL, receive-pack on the server side).
+    /// Where the three replicas sync to: a folder, a bare git repository by path, the same
+    /// served by `git daemon` on 127.0.0.1 (git:// URL, receive-pack on the server side), or
+    /// a drive: a copy of a folder remote per replica, a sync service between them
+    /// (ModelDriveService.swift).
     enum RemoteKind: String, CaseIterable, Sendable, CustomStringConvertible {
-        case folder, git, daemon
+        case folder, git, daemon, drive
         var description: String { rawValue }
-        var isGit: Bool { self != .folder }
+        var isGit: Bool { self == .git || self == .daemon }
         var seedSalt: UInt64 {
             switch self {
             case .folder: 0
             case .git: 0x5EED_0000_0000_0017
             case .daemon: 0x5EED_0000_0000_D43E
+            case .drive: 0x5EED_0000_0000_D41E
             }
         }
     }
@@ -264,6 +272,9 @@ extension MC {
             switch remoteKind {
             case .folder:
                 remoteURL = box.remote
+            case .drive:
+                try? FileManager.default.createDirectory(atPath: driveRoot, withIntermediateDirectories: true)
+                remoteURL = driveCopy(0)
             case .git:
                 remoteURL = Reliability.remote(box, git: true)
                 gitRepository = remoteURL
@@ -295,8 +306,9 @@ extension MC {
                 Issue.record("init failed: \(made)")
                 return
             }
-            for name in names.dropFirst() {
-                let c = CLI.run(["clone", "--name", name, remoteURL, name], in: box.root)
+            for (i, name) in names.enumerated().dropFirst() {
+                driveCatchUp(i)
+                let c = CLI.run(["clone", "--name", name, remoteURL(for: i), name], in: box.root)
                 guard c.exit == 0 else {
                     Issue.record("clone failed: \(c)")
                     return
@@ -385,7 +397,9 @@ extension MC {
             // And at least one concurrent step and one random-time SIGKILL that landed (a
             // short delay lands more often).
             tries = 0
-            while figures.stoppedBy == nil && (figures.randomKillsLanded.isEmpty || figures.concurrentSteps == 0)
+            let wantsConcurrent = remoteKind != .drive
+            while figures.stoppedBy == nil
+                && (figures.randomKillsLanded.isEmpty || (wantsConcurrent && figures.concurrentSteps == 0))
                 && tries < 10
             {
                 tries += 1
@@ -393,7 +407,7 @@ extension MC {
                 let ops: [() -> String?] = [
                     { self.needsRecovery.contains(r) ? self.sync(r) : self.edit(r, style: .inPlace) },
                     {
-                        self.figures.concurrentSteps == 0
+                        wantsConcurrent && self.figures.concurrentSteps == 0
                             ? self.concurrentSync() : self.killSync(r, maxDelay: 40 * tries)
                     }
                 ]
@@ -463,6 +477,7 @@ extension MC {
         }
 
         func docsync(_ r: Int, _ args: [String], env: [String: String] = [:]) -> RunResult {
+            driveCatchUp(r)
             let started = nowMs()
             let result = replicas[r].run(args, env: env)
             lastRunEndMs = nowMs()
@@ -728,6 +743,8 @@ extension MC {
                 remoteKind != .daemon && Prerequisite.unprivileged.runsHere && getuid() == 0 && rng.chance(0.5)
             let hidden: RunResult
             if unreadable {
+                // The drive's files come in before the tree is handed over (as root).
+                driveCatchUp(r)
                 let handed = CLI.runTool("/bin/chown", ["-R", "65534:65534", box.root], in: "/")
                 precondition(handed.exit == 0, "chown: \(handed)")
                 precondition(chmod(replicas[r].path(folder), 0) == 0)
@@ -1023,6 +1040,7 @@ extension MC {
             _ runs: [(r: Int, args: [String])], victim: Int? = nil, delayMs: Int = 0, during: (() -> Void)? = nil
         ) -> [RunResult] {
             var processes: [(Process, String, [String])] = []
+            for run in runs { driveCatchUp(run.r) }
             for run in runs {
                 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
                     "docsync-model-\(UUID().uuidString)"
@@ -1307,6 +1325,9 @@ extension MC {
         }
 
         func concurrentSync() -> String? {
+            // On a drive, two runs before the files of each other's push arrived fork the
+            // history, which this model does not follow (ModelDriveService.swift).
+            guard remoteKind != .drive else { return nil }
             let free = (0..<3).filter { !needsRecovery.contains($0) }
             guard free.count >= 2 else { return nil }
             var pool = free, parts: [Int] = []

@@ -122,12 +122,14 @@ extension MC.Run {
             // `clone` pulls (README: the files it did not join "are sent by the next sync"),
             // so the model's one sync is the clone and the sync after it; the clone's exit
             // says whether it recorded a conflict, the sync's is 0 then.
-            cloned = CLI.run(["clone", "--name", name, remoteURL, name], in: box.root)
+            driveCatchUp(j)
+            cloned = CLI.run(["clone", "--name", name, remoteURL(for: j), name], in: box.root)
             lastRunEndMs = nowMs()
             _ = configurePolicies(j)
             result = docsync(j, ["sync"])
         } else {
-            let made = CLI.run(["init", "--remote", remoteURL, "--name", name, name], in: box.root)
+            driveCatchUp(j)
+            let made = CLI.run(["init", "--remote", remoteURL(for: j), "--name", name, name], in: box.root)
             if made.exit != 0 {
                 stepMismatches.append(
                     Mismatch(
@@ -164,6 +166,9 @@ extension MC.Run {
     /// The path the remote is reached by in the sandbox (folder or bare repository).
     var remotePath: String { git ? gitRepository : remoteURL }
 
+    /// The path replica `r`'s remote is reached by (its own copy on a drive).
+    func remotePath(for r: Int) -> String { remoteKind == .drive ? driveCopy(r) : remotePath }
+
     /// `config remote.url` to a place with no remote is refused (exit 1, config unchanged,
     /// nothing created there); then the tree is pointed at the same remote by another path
     /// (a symlink), or back: later syncs must behave as if the URL never changed.
@@ -192,13 +197,13 @@ extension MC.Run {
                     rules: [], changesDocuments: false,
                     text: "r\(r): a refused config remote.url created \(nowhere) \(left)"))
         }
-        let alias = box.path("alias-of-remote")
+        let alias = box.path(remoteKind == .drive ? "alias-of-copy-\(r)" : "alias-of-remote")
         if !FileManager.default.fileExists(atPath: alias) {
-            precondition(symlink(remotePath, alias) == 0, "symlink \(alias)")
+            precondition(symlink(remotePath(for: r), alias) == 0, "symlink \(alias)")
         }
         let target: String
         if aliased.contains(r) {
-            target = remoteURL
+            target = remoteURL(for: r)
             aliased.remove(r)
         } else {
             target = alias

@@ -818,6 +818,11 @@ extension MC {
                     }
                 }
                 base[r][doc] = rm
+                // The override's version has the held version's content at its path: still a
+                // version of its own (SYNC.md: "sends the local version as a new version made
+                // from the remote's"), pending until it lands (drive seed 20261121: the remote
+                // moved on during the override, its push was held).
+                if let rm, let lp = local[r][doc]?.placed, same(rm, lp) { ownVersionOfBase[r][doc] = rm.version.id }
                 taint(doc, .override)
                 done.append(doc)
             }
