@@ -92,6 +92,8 @@ extension MC {
         var editsDuringRuns = 0
         var editsSeenByTheRun = 0
         var clockSaves = 0
+        /// Saves dated in the millisecond of another replica's pending save of the document.
+        var sameMillisecondSaves = 0
         var restores = 0
         var conflictCopyBytesChecked = 0
         /// Syncs run as an unprivileged user with a folder made unreadable (`chmod 000`).
@@ -315,7 +317,10 @@ extension MC {
                 }
             }
             replicas = names.map { box.replica($0) }
-            for r in 0..<3 { replicaIds.append(replicaId(r)) }
+            for r in 0..<3 {
+                replicaIds.append(replicaId(r))
+                model.replicaIdText[r] = replicaIds[r]
+            }
             chooseClockSkew()
             // The max-delete guard is not part of the model: random `rm`s among a few
             // documents would trip it. Its own tests are in DeletionTests.
@@ -498,6 +503,10 @@ extension MC {
                 let temp =
                     (full as NSString).deletingLastPathComponent + "/.\((full as NSString).lastPathComponent).swp"
                 try! Data(bytes).write(to: URL(fileURLWithPath: temp))
+                // Dated before it appears: a run reading it between the rename and a later
+                // utimensat saw the kernel's coarse write time, a few ms before the save's
+                // (folder seed 50105, an edit during a run).
+                setMtime(temp, mtime + (model.skewMs[r] ?? 0))
                 precondition(rename(temp, full) == 0)
             }
             // As that machine's clock dates it.
@@ -553,7 +562,7 @@ extension MC {
                 ("revert", model.receiveOnly.contains(r) ? 3 : 0), ("override", model.sendOnly.contains(r) ? 4 : 0),
                 ("regenerate", 3), ("hiddenFolder", 2), ("removeField", 3), ("addField", 2), ("editDuringSync", 6),
                 ("backdatedSave", 2), ("futureSave", 2), ("restoreEarlier", 2), ("count", 5),
-                ("removeElement", 2), ("addElement", 2)
+                ("removeElement", 2), ("addElement", 2), ("sameMillisecond", 3)
             ]
             var roll = rng.int(weights.map(\.1).reduce(0, +))
             var op = "sync"
@@ -605,6 +614,7 @@ extension MC {
             case "count": return count(r)
             case "removeElement": return removeElement(r)
             case "addElement": return addElement(r)
+            case "sameMillisecond": return sameMillisecondSave(r)
             default: return nil
             }
         }
@@ -633,7 +643,7 @@ extension MC {
                 r, doc, entry, field, value(), style: style, verb: style == .inPlace ? "edit" : "editor-save")
         }
 
-        private func setField(
+        func setField(
             _ r: Int, _ doc: Int, _ entry: LocalDoc, _ field: String, _ new: String, style: WriteStyle, verb: String
         ) -> String? {
             let path = entry.placed.path

@@ -141,6 +141,7 @@ extension MC.Run {
         }
         lastRunEndMs = nowMs()
         replicaIds.append(replicaId(j))
+        model.replicaIdText[j] = replicaIds[j]
         // A clone pulls before `config` can set the replica's policies.
         if viaClone { model.unconfigured.insert(j) }
         let outcome = model.sync(j)

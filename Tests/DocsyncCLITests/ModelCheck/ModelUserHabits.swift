@@ -288,29 +288,115 @@ extension MC.Run {
     // MARK: Clocks
 
     /// Half the seeds (the fixed seeds of the plain and send-only classes among them) run
-    /// one of r0–r2 on a machine whose clock is off, 15 minutes to a day either way (drawn
-    /// from a generator of its own, so the other seeds draw as before):
+    /// one of r0–r2 on a machine whose clock is off, 15 minutes to a day either way, and
+    /// half of those a second one too, off by another amount at least 15 minutes from the
+    /// first (drawn from a generator of their own, so the other seeds draw as before):
     /// every docsync process there runs under libfaketime, and every file saved there is
     /// dated by that clock. SPEC rule 1 then orders its versions: a clock ahead wins every
     /// collision with a save made elsewhere within its lead; a save on a clock behind, or
     /// of a version from a clock ahead, sorts right after the version it was edited from;
-    /// what docsync makes sorts after every id the replica issued or saw. One replica
-    /// only: two dated right after the same version would tie (see `saveWouldTie`).
+    /// what docsync makes sorts after every id the replica issued or saw. Two saves dated
+    /// right after the same version would tie (the replica ids decide): the driver edits
+    /// another document then (`saveWouldTie`).
     func chooseClockSkew() {
         var draw = MC.SplitMix(state: seed ^ 0xC10C_0FF5_E7ED_0042)
         guard (seed / 8 + seed / 2) % 2 == 0, Prerequisite.faketime.runsHere,
             ProcessInfo.processInfo.environment["DOCSYNC_MODEL_CLOCK_SKEW"] != "off"
         else { return }
+        func drawSkew() -> (ms: Int64, minutes: Int) {
+            var minutes = 15 + draw.int(24 * 60 - 15)
+            // Not near the hour before the run that first contact dates its older files by:
+            // those and this clock's saves would then be ordered by seconds the model does not follow.
+            if (45...75).contains(minutes) { minutes += 40 }
+            let ms = Int64(minutes) * 60_000 + Int64(draw.int(60_000))
+            return (draw.chance(0.5) ? ms : -ms, minutes)
+        }
         let r = draw.int(3)
-        var minutes = 15 + draw.int(24 * 60 - 15)
-        // Not near the hour before the run that first contact dates its older files by:
-        // those and this clock's saves would then be ordered by seconds the model does not follow.
-        if (45...75).contains(minutes) { minutes += 40 }
-        let ms = Int64(minutes) * 60_000 + Int64(draw.int(60_000))
-        let skew = draw.chance(0.5) ? ms : -ms
-        model.skewMs[r] = skew
-        CLI.setClockOffset(skew, forFolder: replicas[r].root)
-        figures.clockSkew = "r\(r):\(skew > 0 ? "+" : "-")\(minutes)min"
+        let first = drawSkew()
+        var chosen = [(r, first)]
+        // The second clock is drawn after the first, so a seed's first clock stays as it was.
+        if draw.chance(0.5) {
+            var second = drawSkew()
+            // Apart by at least 15 minutes: the two clocks' versions are then ordered by
+            // their offsets alone, as the model orders them.
+            while abs(second.ms - first.ms) < 15 * 60_000 { second = drawSkew() }
+            chosen.append(((r + 1 + draw.int(2)) % 3, second))
+        }
+        for (replica, skew) in chosen {
+            model.skewMs[replica] = skew.ms
+            CLI.setClockOffset(skew.ms, forFolder: replicas[replica].root)
+        }
+        figures.clockSkew = chosen.sorted { $0.0 < $1.0 }.map {
+            "r\($0.0):\($0.1.ms > 0 ? "+" : "-")\($0.1.minutes)min"
+        }.joined(separator: ",")
+    }
+
+    /// Two machines save one document in the same millisecond: another replica edits one
+    /// field (or has such a save pending, not on the remote yet), and `r` edits the same
+    /// field (half the time: a collision) or another, its file dated by that save's mtime
+    /// to the millisecond. SYNC.md: equal times
+    /// are ordered by the ids' replica part, so the replica with the greater id saved
+    /// "later": the model dates `r`'s save one tick after or before the other's by
+    /// comparing the ids, and that order decides what a merge keeps as whole and every
+    /// later collision. Only where neither clock is off and the save is not dated by the
+    /// version it was edited from.
+    func sameMillisecondSave(_ r: Int) -> String? {
+        guard model.skewMs[r] == nil, !needsRecovery.contains(r) else { return nil }
+        func eligible(_ doc: Int) -> Bool {
+            guard let mine = model.local[r][doc], mine.placed.path == model.base[r][doc]?.path else { return false }
+            return !recordedUnsynced[r].contains(doc) && !regeneratedUnsynced[r].contains(doc)
+                && !pendingCopies[r].contains(doc) && pendingCopyOf[r][doc] == nil
+                && backdatedUnsynced[r]?.contains(doc) != true
+        }
+        let mineDocs = validDocs(r).filter(eligible).sorted()
+        for other in (0..<3).filter({ $0 != r && model.skewMs[$0] == nil && !needsRecovery.contains($0) }) {
+            for doc in mineDocs {
+                guard let entry = model.local[other][doc], entry.invalidBytes == nil,
+                    entry.placed.path == model.local[r][doc]?.placed.path
+                else { continue }
+                var made: String?
+                let pending =
+                    entry.placed.version.author == other && entry.placed.version.mtimeMs != nil
+                    && model.base[other][doc]?.version != entry.placed.version
+                    && model.remote[doc]?.version != entry.placed.version
+                if !pending {
+                    // Its save first: a field `r` will not touch (the last top field).
+                    guard validDocs(other).contains(doc), model.base[other][doc] == model.base[r][doc],
+                        let field = MC.topFields.last(where: { entry.placed.version.fields[$0] != nil })
+                    else { continue }
+                    made = setField(other, doc, entry, field, value(), style: .inPlace, verb: "edit")
+                    guard made != nil else { continue }
+                }
+                guard let theirs = model.local[other][doc]?.placed.version, let saved = theirs.mtimeMs,
+                    let parent = model.tracked(r, doc), parent.tick + MC.Model.floorStep < theirs.tick,
+                    let mine = model.local[r][doc]
+                else { return made }
+                let changed = Set(
+                    MC.fieldNames.filter { theirs.fields[$0] != model.base[other][doc]?.version.fields[$0] })
+                let later = replicaIds[r] > replicaIds[other]
+                let tick = theirs.tick + (later ? 1 : -1)
+                // The same field half the time: a collision the replica ids decide.
+                let collide = rng.chance(0.5)
+                guard
+                    let field = MC.topFields.first(where: {
+                        changed.contains($0) == collide && mine.placed.version.fields[$0] != nil
+                    }),
+                    let old = mine.placed.version.fields[field], !model.holdsTick(of: doc, tick),
+                    let bytes = replicas[r].bytes(mine.placed.path)
+                else { return made }
+                let new = value()
+                guard let edited = Self.replacing(bytes, old, new) else { return made }
+                var fields = mine.placed.version.fields
+                fields[field] = new
+                write(r, mine.placed.path, edited, style: .inPlace, mtime: saved)
+                model.save(r, doc: doc, path: mine.placed.path, fields: fields, mtime: saved, tick: tick)
+                noteSaved(r, doc, edited)
+                figures.sameMillisecondSaves += 1
+                return (made.map { $0 + "; " } ?? "")
+                    + "r\(r) edit doc\(doc) \(mine.placed.path) \(field)=\(new) (was \(old)) in the millisecond of r\(other)'s save (\(later ? "later" : "earlier") by replica id)"
+            }
+        }
+        return nil
     }
 
     /// A save whose mtime lies hours in the past (a file brought back with `cp -p`, a
@@ -323,9 +409,7 @@ extension MC.Run {
         let docs = validDocs(r).filter { d in
             guard let b = model.base[r][d], model.local[r][d]!.placed.path == b.path else { return false }
             // Nor over a version a clock behind made: hours back may still be later than it.
-            if let behind = model.skewMs.first(where: { $0.value < 0 })?.key, b.version.author == behind {
-                return false
-            }
+            if (model.skewMs[b.version.author] ?? 0) < 0 { return false }
             return !recordedUnsynced[r].contains(d) && !regeneratedUnsynced[r].contains(d)
                 && !pendingCopies[r].contains(d) && pendingCopyOf[r][d] == nil
                 // Two backdated saves of one version would tie (then the replica ids decide),

@@ -421,6 +421,18 @@ extension MC {
 
         mutating func observe(_ r: Int, _ tick: Int) { maxSeen[r] = max(maxSeen[r], tick) }
 
+        /// Each replica's id (by index; `plainGit`'s is `git0`): equal times are ordered by
+        /// the ids' replica part (SYNC.md), as two versions made on two replicas right after
+        /// the same id they both saw are (drive seed 50207).
+        var replicaIdText: [Int: String] = [Model.plainGit: "git0"]
+
+        /// Whether `a` sorts after `b` (rule 1): the later tick, and of equal ticks the
+        /// greater replica id.
+        func later(_ a: Version, than b: Version) -> Bool {
+            if a.tick != b.tick { return a.tick > b.tick }
+            return (replicaIdText[a.author] ?? "") > (replicaIdText[b.author] ?? "")
+        }
+
         /// The version `r` tracks for `doc` (what a save there is edited from): what its
         /// last run recorded, else its base.
         func tracked(_ r: Int, _ doc: Int) -> Version? {
@@ -916,7 +928,7 @@ extension MC {
             outcome: inout SyncOutcome
         ) -> Placed {
             let bf = b?.version.fields ?? [:], lf = l.version.fields, rf = rm.version.fields
-            let localLater = l.version.tick > rm.version.tick
+            let localLater = later(l.version, than: rm.version)
             let (be, le, re) = (MC.elements(bf), MC.elements(lf), MC.elements(rf))
             let inserted = (local: le.subtracting(be), remote: re.subtracting(be))
             // Kept by an edit that beat its removal on the other side.
@@ -987,9 +999,23 @@ extension MC {
                     }
                     merged[key] = value
                 }
-                if merged == lf {
+                // No element in the base: every element is an insertion into its one gap, so
+                // the earlier save's go first and the later one's others after them (SYNC.md,
+                // Arrays). Each side's file holds them in `id` order; when one the later side
+                // adds sorts before one of the earlier side's, the result is in another order
+                // than either file, so a version of its own (drive seed 50204: a document
+                // written back after its deletion, merged with the edit that beat it).
+                let earlier = localLater ? re : le, laterOnly = (localLater ? le : re).subtracting(earlier)
+                let reordered =
+                    be.isEmpty && !le.isEmpty && !re.isEmpty
+                    && laterOnly.contains { e in earlier.contains { $0 > e } }
+                if reordered {
+                    taint(doc, .arrayOrderBySaveTime)
+                    orderNotFollowed.insert(doc)
+                }
+                if merged == lf && !reordered {
                     content = l.version
-                } else if merged == rf {
+                } else if merged == rf && !reordered {
                     content = rm.version
                 } else {
                     content = newVersion(merged, tick: tick, mtime: nil, author: r)
