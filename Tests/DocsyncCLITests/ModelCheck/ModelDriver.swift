@@ -785,7 +785,7 @@ extension MC {
                     Mismatch(
                         rules: [], changesDocuments: false,
                         text:
-                            "r\(r) sync with \(folder)/ \(unreadable ? "unreadable (chmod 000, as nobody)" : "hidden (a symlink)"): exit \(hidden.exit) (expected 1), named \(named) of \(inside.count) synced documents there as not looked at: \(hidden.stderr.prefix(600))"
+                            "r\(r) sync with \(folder)/ \(unreadable ? "unreadable (chmod 000, as nobody)" : "hidden (a symlink)"): exit \(hidden.exit) (expected 1), named \(named) of \(inside.count) synced documents there (\(inside.map(\.1).sorted())) as not looked at: \(hidden.stderr.prefix(600))"
                     ))
             }
             let next = docsync(r, ["sync"])

@@ -332,16 +332,17 @@ extension MC.Run {
     }
 
     /// Two machines save one document in the same millisecond: another replica edits one
-    /// field (or has such a save pending, not on the remote yet), and `r` edits the same
-    /// field (half the time: a collision) or another, its file dated by that save's mtime
-    /// to the millisecond. SYNC.md: equal times
-    /// are ordered by the ids' replica part, so the replica with the greater id saved
-    /// "later": the model dates `r`'s save one tick after or before the other's by
-    /// comparing the ids, and that order decides what a merge keeps as whole and every
-    /// later collision. Only where neither clock is off and the save is not dated by the
-    /// version it was edited from.
+    /// field, and `r` edits the same field (half the time: a collision) or another, its file
+    /// dated by that save's mtime to the millisecond. SYNC.md: equal times are ordered by the
+    /// ids' replica part, so the replica with the greater id saved "later": the model dates
+    /// `r`'s save one tick after or before the other's by comparing the ids, and that order
+    /// decides a collision, what `lww` keeps, and every later collision. Both saves are made
+    /// now, after every run so far and with no clock off: each is then later than every id
+    /// its replica issued or saw, so both ids have the plain counter. (A save recorded after
+    /// its replica issued a later id, as one made during a run that did not see it, takes
+    /// a counter from the clock's past sequence, which sorts after: daemon seed 20261122.)
     func sameMillisecondSave(_ r: Int) -> String? {
-        guard model.skewMs[r] == nil, !needsRecovery.contains(r) else { return nil }
+        guard model.skewMs.isEmpty, !needsRecovery.contains(r) else { return nil }
         func eligible(_ doc: Int) -> Bool {
             guard let mine = model.local[r][doc], mine.placed.path == model.base[r][doc]?.path else { return false }
             return !recordedUnsynced[r].contains(doc) && !regeneratedUnsynced[r].contains(doc)
@@ -349,24 +350,15 @@ extension MC.Run {
                 && backdatedUnsynced[r]?.contains(doc) != true
         }
         let mineDocs = validDocs(r).filter(eligible).sorted()
-        for other in (0..<3).filter({ $0 != r && model.skewMs[$0] == nil && !needsRecovery.contains($0) }) {
+        for other in (0..<3).filter({ $0 != r && !needsRecovery.contains($0) }) {
             for doc in mineDocs {
                 guard let entry = model.local[other][doc], entry.invalidBytes == nil,
-                    entry.placed.path == model.local[r][doc]?.placed.path
+                    entry.placed.path == model.local[r][doc]?.placed.path, validDocs(other).contains(doc),
+                    model.base[other][doc] == model.base[r][doc],
+                    // Its save first: a field `r` will not touch unless it collides (the last top field).
+                    let field = MC.topFields.last(where: { entry.placed.version.fields[$0] != nil }),
+                    let made = setField(other, doc, entry, field, value(), style: .inPlace, verb: "edit")
                 else { continue }
-                var made: String?
-                let pending =
-                    entry.placed.version.author == other && entry.placed.version.mtimeMs != nil
-                    && model.base[other][doc]?.version != entry.placed.version
-                    && model.remote[doc]?.version != entry.placed.version
-                if !pending {
-                    // Its save first: a field `r` will not touch (the last top field).
-                    guard validDocs(other).contains(doc), model.base[other][doc] == model.base[r][doc],
-                        let field = MC.topFields.last(where: { entry.placed.version.fields[$0] != nil })
-                    else { continue }
-                    made = setField(other, doc, entry, field, value(), style: .inPlace, verb: "edit")
-                    guard made != nil else { continue }
-                }
                 guard let theirs = model.local[other][doc]?.placed.version, let saved = theirs.mtimeMs,
                     let parent = model.tracked(r, doc), parent.tick + MC.Model.floorStep < theirs.tick,
                     let mine = model.local[r][doc]
@@ -392,7 +384,7 @@ extension MC.Run {
                 model.save(r, doc: doc, path: mine.placed.path, fields: fields, mtime: saved, tick: tick)
                 noteSaved(r, doc, edited)
                 figures.sameMillisecondSaves += 1
-                return (made.map { $0 + "; " } ?? "")
+                return made + "; "
                     + "r\(r) edit doc\(doc) \(mine.placed.path) \(field)=\(new) (was \(old)) in the millisecond of r\(other)'s save (\(later ? "later" : "earlier") by replica id)"
             }
         }

@@ -41,7 +41,11 @@
 //   after the version it was edited from (`saveTick`: right after it when that one is
 //   dated later, from a clock ahead or on a clock behind); what docsync makes (merges,
 //   resolve, override, restore) sorts after every id the replica issued or saw
-//   (`madeTick`, `maxSeen`: rule 1's "later than every id issued or seen").
+//   (`madeTick`, `maxSeen`: rule 1's "later than every id issued or seen"). Two clocks may
+//   be off at once, by offsets at least 15 minutes apart.
+// - Equal times: two versions with one tick (two saves in the same millisecond, or two
+//   merges made right after the same id) are ordered by their makers' replica ids, the
+//   greater later (SYNC.md; `later(_:than:)`, `replicaIdText`).
 // - Both sides moved a document: the later tick's path wins and the other rename is a
 //   recorded conflict (SPEC: rename against rename). A result equal to one side is that side's version; any
 //   other result is a new version made at this sync. Path: the side that moved it, or the
