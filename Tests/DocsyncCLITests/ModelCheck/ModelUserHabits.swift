@@ -360,7 +360,7 @@ extension MC.Run {
                     let made = setField(other, doc, entry, field, value(), style: .inPlace, verb: "edit")
                 else { continue }
                 guard let theirs = model.local[other][doc]?.placed.version, let saved = theirs.mtimeMs,
-                    let parent = model.tracked(r, doc), parent.tick + MC.Model.floorStep < theirs.tick,
+                    let parent = model.tracked(r, doc), MC.Model.floored(after: parent.tick) < theirs.tick,
                     let mine = model.local[r][doc]
                 else { return made }
                 let changed = Set(
@@ -407,7 +407,7 @@ extension MC.Run {
                 // Two backdated saves of one version would tie (then the replica ids decide),
                 // also when the other one was synced already.
                 && !backdatedUnsynced.contains { $0.key != r && $0.value.contains(d) }
-                && !model.holdsTick(of: d, b.version.tick + MC.Model.floorStep)
+                && !model.holdsTick(of: d, MC.Model.floored(after: b.version.tick))
         }
         guard !docs.isEmpty else { return nil }
         let doc = rng.pick(docs)
@@ -419,7 +419,8 @@ extension MC.Run {
         write(r, entry.placed.path, edited, style: rng.chance(0.5) ? .inPlace : .editorRename, mtime: mtime)
         let parent = model.base[r][doc]!.version
         model.save(
-            r, doc: doc, path: entry.placed.path, fields: fields, mtime: mtime, tick: parent.tick + MC.Model.floorStep)
+            r, doc: doc, path: entry.placed.path, fields: fields, mtime: mtime,
+            tick: MC.Model.floored(after: parent.tick))
         if let saved = model.local[r][doc]?.placed.version, saved.id != parent.id {
             backdatedParent[saved.id] = parent.id
         }

@@ -415,6 +415,15 @@ extension MC {
         /// millisecond (five runs in a row on a clock behind, folder seed 29104).
         static let floorStep = 1000
 
+        /// The tick of a save dated right after the version of tick `parent`: the next
+        /// millisecond, its counter plain (the engine floors the time part, `wall + 1`, and
+        /// drops the parent's counter: two saves floored after two versions of one
+        /// millisecond tie, as on the first seed with two clocks off, folder 32101).
+        static func floored(after parent: Int) -> Int {
+            let ms = parent >= 0 ? parent / floorStep : -((-parent + floorStep - 1) / floorStep)
+            return (ms + 1) * floorStep
+        }
+
         /// The tick of a version docsync makes on `r` now (a merge, resolve, override,
         /// restore): now on `r`'s clock, and after every id `r` issued or saw.
         mutating func madeTick(_ r: Int) -> Int {
@@ -447,7 +456,7 @@ extension MC {
         /// The tick a user save of `doc` on `r` gets: when it was saved on `r`'s clock, but
         /// after the version it was edited from (SPEC rule 1).
         func saveTick(_ r: Int, _ doc: Int, at now: Int) -> Int {
-            max(now + offset(r), tracked(r, doc).map { $0.tick + Model.floorStep } ?? Model.nothingSeen)
+            max(now + offset(r), tracked(r, doc).map { Model.floored(after: $0.tick) } ?? Model.nothingSeen)
         }
 
         /// Whether a save of `doc` on `r` now would get the tick of another version of it:
@@ -495,7 +504,7 @@ extension MC {
             guard let p = remote[doc] else { return }
             // Dated by the commit, and after the version it replaced (GIT-REMOTES.md).
             let v = newVersion(
-                fields, tick: max(nextTick(), p.version.tick + Model.floorStep), mtime: nil, author: Model.plainGit)
+                fields, tick: max(nextTick(), Model.floored(after: p.version.tick)), mtime: nil, author: Model.plainGit)
             remote[doc] = Placed(version: v, path: p.path)
             remotePusher[doc] = Model.plainGit
             taint(doc, .plainGitIdentity)
@@ -571,7 +580,7 @@ extension MC {
                 version = newVersion(fields, tick: tick, mtime: mtime.map { $0 + (skewMs[r] ?? 0) }, author: r)
                 if let parent, !madeByDocsync {
                     savedFrom[version.id] = parent.id
-                    if fixed == nil, tick == parent.tick + Model.floorStep { flooredSaves += 1 }
+                    if fixed == nil, tick == Model.floored(after: parent.tick) { flooredSaves += 1 }
                 }
                 observe(r, tick)
             }
