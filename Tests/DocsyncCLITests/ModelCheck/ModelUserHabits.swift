@@ -502,9 +502,14 @@ extension MC.Run {
         for d in Set(model.local[r].keys).union(model.base[r].keys)
         where model.local[r][d]?.placed != model.base[r][d] {
             recordedUnsynced[r].insert(d)
+            model.recorded[r][d] = .some(model.local[r][d]?.placed)
         }
         model.save(r, doc: doc, path: entry.placed.path, fields: version.fields, mtime: nil, madeByDocsync: true)
         recordedUnsynced[r].insert(doc)
+        // Journaled: a save of it now is edited from the restored version, and dated after
+        // it (drive seed 32404: on a clock behind, a save right after a restore sorted after
+        // the restore's id, not the base's).
+        model.recorded[r][doc] = .some(model.local[r][doc]?.placed)
         // The restore wrote the file: the model's clock moves past it.
         clockMs = max(clockMs, lastRunEndMs)
         return "r\(r) restore doc\(doc) \(entry.placed.path) --at \(cs) (\(version)) → exit 0"
