@@ -332,15 +332,14 @@ extension MC.Run {
     }
 
     /// Two machines save one document in the same millisecond: another replica edits one
-    /// field, and `r` edits the same field (half the time: a collision) or another, its file
-    /// dated by that save's mtime to the millisecond. SYNC.md: equal times are ordered by the
-    /// ids' replica part, so the replica with the greater id saved "later": the model dates
-    /// `r`'s save one tick after or before the other's by comparing the ids, and that order
-    /// decides a collision, what `lww` keeps, and every later collision. Both saves are made
-    /// now, after every run so far and with no clock off: each is then later than every id
-    /// its replica issued or saw, so both ids have the plain counter. (A save recorded after
-    /// its replica issued a later id, as one made during a run that did not see it, takes
-    /// a counter from the clock's past sequence, which sorts after: daemon seed 20261122.)
+    /// field, and `r` another, its file dated by that save's mtime to the millisecond. Both
+    /// saves must survive, merged field by field, under two ids. Which of the two is
+    /// "later" (SYNC.md: the ids' counter, then replica id) is left unobserved: not the same
+    /// field, not a document under `lww`, no array element. Why: the counter depends on
+    /// what the replica's clock had seen when it recorded the save (one that had already
+    /// seen the other's id, or whose clock a killed run had moved past it, takes a counter
+    /// from its past sequence and sorts after), which only the engine knows (drive seeds
+    /// 32406, 32407, 32409; daemon seed 20261122).
     func sameMillisecondSave(_ r: Int) -> String? {
         guard model.skewMs.isEmpty, !needsRecovery.contains(r) else { return nil }
         func eligible(_ doc: Int) -> Bool {
@@ -355,7 +354,10 @@ extension MC.Run {
                 guard let entry = model.local[other][doc], entry.invalidBytes == nil,
                     entry.placed.path == model.local[r][doc]?.placed.path, validDocs(other).contains(doc),
                     model.base[other][doc] == model.base[r][doc],
-                    // Its save first: a field `r` will not touch unless it collides (the last top field).
+                    // Nothing else changed on either side: the two saves are all that collide.
+                    entry.placed == model.base[other][doc], model.local[r][doc]?.placed == model.base[r][doc],
+                    !(model.lwwNotes && MC.Model.lww(entry.placed.path)),
+                    // Its save first: a field `r` will not touch (the last top field).
                     let field = MC.topFields.last(where: { entry.placed.version.fields[$0] != nil }),
                     let made = setField(other, doc, entry, field, value(), style: .inPlace, verb: "edit")
                 else { continue }
@@ -367,11 +369,9 @@ extension MC.Run {
                     MC.fieldNames.filter { theirs.fields[$0] != model.base[other][doc]?.version.fields[$0] })
                 let later = replicaIds[r] > replicaIds[other]
                 let tick = theirs.tick + (later ? 1 : -1)
-                // The same field half the time: a collision the replica ids decide.
-                let collide = rng.chance(0.5)
                 guard
                     let field = MC.topFields.first(where: {
-                        changed.contains($0) == collide && mine.placed.version.fields[$0] != nil
+                        !changed.contains($0) && mine.placed.version.fields[$0] != nil
                     }),
                     let old = mine.placed.version.fields[field], !model.holdsTick(of: doc, tick),
                     let bytes = replicas[r].bytes(mine.placed.path)
