@@ -553,6 +553,8 @@ extension MC.Run {
         /// maker when the record stores a version (a deletion record's changesetId is the
         /// deleted version's, not the deleter's).
         var storedMaker: String?
+        /// The replica whose version or deletion lost (`lostBy`).
+        var lostBy: String?
         var raw: String
     }
 
@@ -588,7 +590,7 @@ extension MC.Run {
                     storedSide: item["storedSide"] as? String,
                     keptBy: item["keptBy"] as? String,
                     storedMaker: (item["changesetId"] as? String)?.split(separator: "-").last.map(String.init),
-                    raw: raw))
+                    lostBy: item["lostBy"] as? String, raw: raw))
         }
         return (records, "")
     }
@@ -618,7 +620,19 @@ extension MC.Run {
             let keptBy =
                 rec.keptBy < replicaIds.count
                 ? (rec.keptBy == MC.Model.plainGit ? "git0" : replicaIds[rec.keptBy]) : nil
-            if let i = fitting.first(where: { keptBy != nil && engine[$0].keptBy == keptBy }) ?? fitting.first {
+            // And two deletions of one version by two replicas, which one edit beat, differ
+            // only in who deleted (folder seed 32107): pair by that too.
+            let lostBy = MC.Model.storedBy(rec).flatMap {
+                $0 == MC.Model.plainGit ? "git0" : $0 < replicaIds.count ? replicaIds[$0] : nil
+            }
+            func pairs(_ i: Int, kept: Bool, lost: Bool) -> Bool {
+                (!kept || (keptBy != nil && engine[i].keptBy == keptBy))
+                    && (!lost || (lostBy != nil && engine[i].lostBy == lostBy))
+            }
+            if let i = fitting.first(where: { pairs($0, kept: true, lost: true) })
+                ?? fitting.first(where: { pairs($0, kept: true, lost: false) })
+                ?? fitting.first(where: { pairs($0, kept: false, lost: true) }) ?? fitting.first
+            {
                 if engine[i].copy != nil {
                     figures.conflictCopiesChecked += 1
                     found += checkCopyBytes(r, rec, engine[i])
