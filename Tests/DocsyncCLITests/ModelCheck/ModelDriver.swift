@@ -1483,9 +1483,16 @@ extension MC {
             for d in Set(model.local[r].keys).union(model.base[r].keys)
             where model.local[r][d]?.placed != model.base[r][d] {
                 recordedUnsynced[r].insert(d)
+                if model.local[r][d]?.invalidBytes == nil { model.recorded[r][d] = .some(model.local[r][d]?.placed) }
             }
             model.resolve(r, doc: rec.doc, takeLoser: takeLoser, takeDeletion: takeDeletion)
             recordedUnsynced[r].insert(rec.doc)
+            // Journaled, as `restore --at`'s: a save of it now is edited from the resolved
+            // version and dated after it (folder seed 33118: on a replica that had seen a
+            // clock a day ahead, a save right after a resolve sorted after the resolve's id).
+            if model.local[r][rec.doc]?.invalidBytes == nil {
+                model.recorded[r][rec.doc] = .some(model.local[r][rec.doc]?.placed)
+            }
             if !viewRules.isEmpty { model.taint(rec.doc, .pointOfView) }
             // resolve records the tree first: an invalid file there makes it exit 1 (rule 7).
             var rules: Set<Rule> = rec.finder == r ? viewRules : viewRules.union([.conflictsTravel])
