@@ -180,13 +180,8 @@ public struct ConflictService: WorkspaceService {
         guard let base = state.baseVersions[refId], base.path == path,
             let baseValue = try? JSONValueParser.parse(try objects.get(base.hash))
         else { return nil }
-        func values(_ v: JSONValue) -> JSONValue {
-            guard case .object(var members) = v else { return v }
-            members.removeValue(forKey: "refId")
-            members.removeValue(forKey: "changesetId")
-            return .object(members)
-        }
-        guard FieldPaths.differing(values(result), values(baseValue)).isEmpty else { return nil }
+        // `differing` leaves out the ids (reserved members), so this compares values only.
+        guard FieldPaths.differing(result, baseValue).isEmpty else { return nil }
         return try RevertService.targets(pending: state.pending, base: { state.baseVersions[$0] }, selecting: [])
             .first { $0.refId == refId }
     }
