@@ -42,10 +42,13 @@ struct SparseTests {
     ]
 
     /// Bob moved by the user from `contacts/` (selected) to `archive/` (not selected).
-    static func moveBobOut(_ laptop: Replica) throws {
-        try FileManager.default.createDirectory(atPath: laptop.path("archive"), withIntermediateDirectories: true)
+    static func moveBobOut(_ laptop: Replica) throws { try moveToArchive(laptop, "bob") }
+
+    /// `contacts/NAME.json` moved by the user to `archive/` (outside the laptop's selection).
+    static func moveToArchive(_ r: Replica, _ name: String) throws {
+        try FileManager.default.createDirectory(atPath: r.path("archive"), withIntermediateDirectories: true)
         try FileManager.default.moveItem(
-            atPath: laptop.path("contacts/bob.json"), toPath: laptop.path("archive/bob.json"))
+            atPath: r.path("contacts/\(name).json"), toPath: r.path("archive/\(name).json"))
     }
 
     /// A remote of `kind` holding `layout` (each `{"n": 1}`), made by "server", and a
@@ -95,9 +98,7 @@ struct SparseTests {
         #expect(laptop.run("sync").exit == 0)
         // Moved out of the laptop's selection elsewhere: the laptop lets it go.
         server.sync()
-        try FileManager.default.createDirectory(atPath: server.path("archive"), withIntermediateDirectories: true)
-        try FileManager.default.moveItem(
-            atPath: server.path("contacts/ann.json"), toPath: server.path("archive/ann.json"))
+        try Self.moveToArchive(server, "ann")
         server.sync()
         #expect(laptop.run("sync").exit == 0)
         #expect(!laptop.exists("contacts/ann.json"))
