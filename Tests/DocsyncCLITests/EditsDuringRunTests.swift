@@ -270,3 +270,68 @@ struct EditsDuringRunTests {
         #expect(!b.exists("d.json") && b.json("e.json")?["x"] as? String == "fromB", "B sees the rename")
     }
 }
+
+extension EditsDuringRunTests {
+    @Test(
+        "a file with its own edit renamed while the pull meant to write the merge into it: the merge reaches the renamed file",
+        arguments: [false, true], ["pull.after-journal", "pull.before-swap"])
+    func editedFileRenamedWhileMerging(git: Bool, point: String) throws {
+        let box = Sandbox()
+        let (a, b) = Self.remoteEditedX(box, git: git)
+        // A's own edit of y, not synced: the pull merges it with B's edit of x (no collision).
+        a.write("d.json", a.read("d.json")!.replacingOccurrences(of: "\"y\": \"base\"", with: "\"y\": \"fromA\""))
+        let (run, release) = Self.held(a, box, at: point)
+        #expect(rename(a.path("d.json"), a.path("e.json")) == 0)
+        release()
+        let result = run.wait()
+        let kind = "\(git ? "git" : "folder") at \(point)"
+        #expect(result.exit == 0, "\(kind): \(result.comment)")
+        #expect(!a.exists("d.json"), "\(kind): not written back at the old path: \(result.comment)")
+        let merged = a.json("e.json")
+        #expect(
+            merged?["x"] as? String == "fromB" && merged?["y"] as? String == "fromA",
+            "\(kind): \(a.read("e.json") ?? "")")
+        #expect(b.run("sync").exit == 0)
+        #expect(!b.exists("d.json"), "\(kind): B sees the rename")
+        #expect(b.read("e.json") == a.read("e.json"), "\(kind): B has the same file")
+    }
+
+    @Test(
+        "a file with an earlier edit moved into an lww folder while the pull meant to merge it (or after a run killed there): the later save wins whole, the moved one is not dated anew",
+        arguments: [false, true], ["pull.after-journal", "pull.before-swap", "killed"])
+    func earlierEditMovedIntoLWWWhileMerging(git: Bool, point: String) throws {
+        let box = Sandbox()
+        let (a, b) = Self.pair(box, git: git, ["d.json": "{\n  \"x\": \"base\",\n  \"y\": \"base\"\n}\n"])
+        #expect(a.run("config", "merge.policyFor.notes/**", "lww").exit == 0)
+        try FileManager.default.createDirectory(atPath: a.path("notes"), withIntermediateDirectories: true)
+        // A saves y first; B saves x later and syncs: under lww B's save is the later one.
+        a.write("d.json", a.read("d.json")!.replacingOccurrences(of: "\"y\": \"base\"", with: "\"y\": \"fromA\""))
+        usleep(20_000)
+        b.write("d.json", b.read("d.json")!.replacingOccurrences(of: "\"x\": \"base\"", with: "\"x\": \"fromB\""))
+        #expect(b.run("sync").exit == 0)
+        // The user moves the file (as it was before the merge) into notes/ in that instant
+        // (model check, daemon seed 20261122 step 44: the moved file was recorded as an edit
+        // made after the merge, dated anew, and won over the later save), or after a run
+        // killed once it had journaled the merge (the next run finds the file moved).
+        let result: RunResult
+        if point == "killed" {
+            let killed = a.run(["sync"], env: ["DOCSYNC_CRASH_AT": "pull.after-journal"])
+            #expect(killed.exit == 137, "killed at pull.after-journal: \(killed.comment)")
+            #expect(rename(a.path("d.json"), a.path("notes/e.json")) == 0)
+            result = a.run("sync")
+        } else {
+            let (run, release) = Self.held(a, box, at: point)
+            #expect(rename(a.path("d.json"), a.path("notes/e.json")) == 0)
+            release()
+            result = run.wait()
+        }
+        let kind = "\(git ? "git" : "folder") at \(point)"
+        #expect(!a.exists("d.json"), "\(kind): not written back at the old path: \(result.comment)")
+        let kept = a.json("notes/e.json")
+        #expect(
+            kept?["x"] as? String == "fromB" && kept?["y"] as? String == "base",
+            "\(kind): B's later save wins whole under lww: \(a.read("notes/e.json") ?? "") \(result.comment)")
+        #expect(b.run("sync").exit == 0)
+        #expect(b.read("notes/e.json") == a.read("notes/e.json"), "\(kind): B has the same file")
+    }
+}

@@ -11,10 +11,19 @@ extension ReplicaStore {
         // Folding may change the base: read it here, where a damaged one is an error.
         if !unfolded.isEmpty { try state.readBase() }
         var baseBefore: [String: DocVersion?] = [:]
+        // The user's pending actions a pull finished (superseded): they go back if its file
+        // operation is not redone. Looked up by seq, those of the checkpoint gathered once.
+        var superseded: [String: [JournalEntry]] = [:]
+        var localBySeq: [Int: JournalEntry]?
         var notRedone: [String] = []
         for entry in unfolded {
             if case .seen(let refId, _, _) = entry.event, baseBefore[refId] == nil {
                 baseBefore[refId] = .some(state.baseVersions[refId])
+            }
+            if case .local = entry.event { localBySeq?[entry.seq] = entry }
+            if case .done(.some(let refId), let seqs, .superseded) = entry.event {
+                if localBySeq == nil { localBySeq = Dictionary(state.pending.map { ($0.seq, $0) }) { a, _ in a } }
+                superseded[refId, default: []] += seqs.compactMap { localBySeq?[$0] }
             }
             state.fold(entry)
             if case .apply(let op) = entry.event, !readOnly, !redo(op) { notRedone.append(op.refId) }
@@ -27,10 +36,12 @@ extension ReplicaStore {
             }
         }
         // Documents whose interrupted pull could not be finished (the user edited them
-        // since) keep their old base, so the edit meets the remote version as a conflict.
-        let reverts = notRedone.map { refId -> JournalEntry in
-            let old = baseBefore[refId] ?? nil
-            return JournalEntry.notApplied(refId: refId, base: old)
+        // since) keep their old base and pending actions, so the edit meets the remote
+        // version as a conflict (see `JournalEntry.notApplied`).
+        let reverts = notRedone.flatMap { refId in
+            JournalEntry.notApplied(
+                refId: refId, base: baseBefore[refId] ?? nil, pendingBefore: superseded[refId] ?? [],
+                pendingNow: state.pending.filter { $0.refId == refId })
         }
         if !reverts.isEmpty { try append(reverts) }
         if !unfolded.isEmpty || journal.length != state.journalOffset {
@@ -59,6 +70,19 @@ extension ReplicaStore {
                 try? io.remove(fromPath)
             }
             return true
+        }
+        // Gone where the version was to be written in place: the user moved or deleted the
+        // file since. Why: written back, the document was in two files (the moved one then
+        // became a new document) or a deletion was undone.
+        if let fromPath = entry.fromPath, entry.fromHash != nil, target?.path == fromPath,
+            case .some(.none) = try? io.readIfPresent(fromPath)
+        {
+            if interrupted {
+                warnings.append(
+                    "\(fromPath): moved or deleted after an interrupted run; left so (it will be recorded as a local change)"
+                )
+            }
+            return false
         }
         if let fromPath = entry.fromPath, let current = try? io.readIfPresent(fromPath),
             ContentHash.of(current) != entry.fromHash

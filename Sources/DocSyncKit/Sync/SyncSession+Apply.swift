@@ -25,6 +25,7 @@ extension SyncSession {
         for op in fileOps where baseBefore[op.refId] == nil {
             if let base = state.baseVersions[op.refId] { baseBefore[op.refId] = base }
         }
+        let pendingBefore = pendingActions(of: Set(fileOps.map(\.refId)))
         // The ids the plan issued (merges), kept before the journal names them.
         try workspace.clock.persist()
         try workspace.append(plan.batch)
@@ -35,10 +36,14 @@ extension SyncSession {
         // cursor and checkpoint below move past them. Why: one fsync per file (and per
         // folder) made a 10,000-document clone spend most of its time waiting on the disk.
         FileSystem.syncFilesystem(containing: workspace.layout.root)
-        // A skipped document keeps its old base, so the local file is compared with what
-        // it really came from next time (and conflicts are kept, not overwritten).
-        let reverts = skipped.sorted().map { refId -> JournalEntry in
-            JournalEntry.notApplied(refId: refId, base: baseBefore[refId])
+        // A skipped document keeps its old base and the user's pending actions, so the
+        // local file is compared with what it really came from next time (and conflicts
+        // are kept, not overwritten).
+        let pendingNow = pendingActions(of: skipped)
+        let reverts = skipped.sorted().flatMap { refId in
+            JournalEntry.notApplied(
+                refId: refId, base: baseBefore[refId], pendingBefore: pendingBefore[refId] ?? [],
+                pendingNow: pendingNow[refId] ?? [])
         }
         if !reverts.isEmpty { try workspace.append(reverts) }
         try CrashPoint.hit("pull.after-files")
@@ -48,6 +53,16 @@ extension SyncSession {
         }
         try workspace.clock.persist()
         try workspace.checkpoint()
+    }
+
+    /// The pending local actions of `refIds`, by document.
+    private func pendingActions(of refIds: Set<String>) -> [String: [JournalEntry]] {
+        guard !refIds.isEmpty else { return [:] }
+        var actions: [String: [JournalEntry]] = [:]
+        for action in state.pending {
+            if let refId = action.refId, refIds.contains(refId) { actions[refId, default: []].append(action) }
+        }
+        return actions
     }
 
     /// The plan's objects (merge results), its conflict records (withdrawing those an
