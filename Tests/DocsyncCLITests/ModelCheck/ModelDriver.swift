@@ -100,6 +100,10 @@ extension MC {
         var unreadableFolders = 0
         /// The replica whose clock is off, and by how much (`chooseClockSkew`).
         var clockSkew = "none"
+        /// Where clocks are off: ms the driver waited to keep dates of two clocks apart, and
+        /// runs whose span met another clock's date all the same (`ClockTimeline`).
+        var clockWaitMs = 0
+        var clockSpansMet = 0
         /// Concurrent runs that exited 75 (remote busy): counted as not having run.
         var busy75 = 0
         /// In how many concurrent steps the matching serial order was not the launch order.
@@ -197,6 +201,8 @@ extension MC {
         /// draws its moment within it, so that about as many edits land during the run as
         /// after it with a fast build as with a slow one.
         var syncMs = 60.0
+        /// What the clocks dated, where they are off (`ClockTimeline`).
+        var timeline = MC.ClockTimeline()
 
         var nextValue = 1
         var nextPath = 1
@@ -460,11 +466,72 @@ extension MC {
 
         func nowMs() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 
-        func nextSaveMs() -> Int64 {
-            let t = max(clockMs + 2, nowMs(), lastRunEndMs + 2)
+        /// The time of a save on `r` now: later than the previous save and the end of the
+        /// last run, and, where clocks are off, dated on `r`'s clock out of every other
+        /// clock's run spans (`ClockTimeline`).
+        func nextSaveMs(_ r: Int) -> Int64 {
+            let skew = model.skewMs[r] ?? 0
+            var t = max(clockMs + 2, nowMs(), lastRunEndMs + 2)
+            if !model.skewMs.isEmpty {
+                settleSpans()
+                while case let wait = timeline.wait(from: t + skew, length: 0, skew: skew), wait > 0 {
+                    figures.clockWaitMs += Int(wait)
+                    t += wait
+                }
+                timeline.record(t + skew, t + skew, skew: skew)
+            }
             while nowMs() < t { usleep(300) }
             clockMs = t
             return t
+        }
+
+        // MARK: Clock spans
+
+        /// Runs waiting for the model to say whether they made versions (`model.madeVersions`
+        /// grew since): their spans, dated on their clocks.
+        var pendingSpans: [(lo: Int64, hi: Int64, skew: Int64, made: Int)] = []
+
+        /// Keeps the spans of the runs that made versions; forgets what no clock reaches.
+        func settleSpans() {
+            for p in pendingSpans where model.madeVersions > p.made { timeline.record(p.lo, p.hi, skew: p.skew) }
+            pendingSpans = []
+            let reach = model.skewMs.values.map { abs($0) }.max() ?? 0
+            timeline.forget(before: nowMs() - 2 * reach - 60_000)
+        }
+
+        /// Waits until runs of `rs` started now would date what they make out of every other
+        /// clock's dates (for a span as long as a few syncs here). Returns when they start.
+        func awaitClockGap(_ rs: [Int]) -> Int64 {
+            guard !model.skewMs.isEmpty else { return nowMs() }
+            settleSpans()
+            let length = Int64(max(400, 3 * syncMs))
+            for _ in 0..<200 {
+                let now = nowMs()
+                let wait =
+                    rs.map { r -> Int64 in
+                        let skew = model.skewMs[r] ?? 0
+                        return timeline.wait(from: now + skew, length: length, skew: skew)
+                    }.max() ?? Int64(0)
+                if wait == 0 { return now }
+                figures.clockWaitMs += Int(wait)
+                usleep(useconds_t(min(wait, 5_000) * 1000))
+            }
+            return nowMs()
+        }
+
+        /// After runs of `rs` that started at `start`: their spans wait for the model; a span
+        /// that met another clock's date anyway (the run took longer than the gap) is counted.
+        func noteSpans(_ rs: [Int], from start: Int64) {
+            guard !model.skewMs.isEmpty else { return }
+            let end = nowMs()
+            let skews = Set(rs.map { model.skewMs[$0] ?? 0 })
+            for skew in skews {
+                let apart = skews.filter { $0 != skew }.allSatisfy {
+                    abs($0 - skew) > end - start + 2 * MC.ClockTimeline.margin
+                }
+                if !apart || timeline.meets(start + skew, end + skew, skew: skew) { figures.clockSpansMet += 1 }
+                pendingSpans.append((start + skew, end + skew, skew, model.madeVersions))
+            }
         }
 
         func value() -> String {
@@ -483,9 +550,11 @@ extension MC {
 
         func docsync(_ r: Int, _ args: [String], env: [String: String] = [:]) -> RunResult {
             driveCatchUp(r)
-            let started = nowMs()
+            let started = awaitClockGap([r])
+            model.runStartMs = started
             let result = replicas[r].run(args, env: env)
             lastRunEndMs = nowMs()
+            noteSpans([r], from: started)
             if args == ["sync"], result.exit == 0 { syncMs = 0.8 * syncMs + 0.2 * Double(lastRunEndMs - started) }
             return result
         }
@@ -626,7 +695,7 @@ extension MC {
             var fields = Dictionary(uniqueKeysWithValues: MC.fieldNames.map { ($0, value()) })
             fields[MC.counterField] = "0"
             let path = freshPath()
-            let t = nextSaveMs()
+            let t = nextSaveMs(r)
             write(r, path, Run.text(fields), style: .editorRename, mtime: t)
             model.save(r, doc: doc, path: path, fields: fields, mtime: t)
             noteSaved(r, doc, Run.text(fields))
@@ -653,7 +722,7 @@ extension MC {
             else { return nil }
             var fields = entry.placed.version.fields
             fields[field] = new
-            let t = nextSaveMs()
+            let t = nextSaveMs(r)
             write(r, path, edited, style: style, mtime: t)
             model.save(r, doc: doc, path: path, fields: fields, mtime: t)
             noteSaved(r, doc, edited)
@@ -696,7 +765,7 @@ extension MC {
             var fields = entry.placed.version.fields
             let field = rng.pick(MC.fieldNames)
             fields[field] = value()
-            let t = nextSaveMs()
+            let t = nextSaveMs(r)
             write(r, entry.placed.path, Run.text(fields), style: .editorRename, mtime: t)
             model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: t)
             regeneratedUnsynced[r].insert(doc)
@@ -759,6 +828,9 @@ extension MC {
                 precondition(handed.exit == 0, "chown: \(handed)")
                 precondition(chmod(replicas[r].path(folder), 0) == 0)
                 let clock = CLI.clockEnvironment(for: replicas[r].root).map { "\($0.key)=\($0.value)" }.sorted()
+                let started = awaitClockGap([r])
+                model.runStartMs = started
+                defer { noteSpans([r], from: started) }
                 hidden = CLI.runTool(
                     "/usr/bin/setpriv",
                     ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/env"] + clock + [CLI.binary, "sync"],
@@ -808,7 +880,7 @@ extension MC {
             let doc = nextDoc
             nextDoc += 1
             let path = freshPath()
-            let t = nextSaveMs()
+            let t = nextSaveMs(r)
             write(r, path, bytes, style: .editorRename, mtime: t)
             model.save(r, doc: doc, path: path, fields: entry.placed.version.fields, mtime: nil, newDocument: true)
             model.taint(doc, .identity)
@@ -883,7 +955,7 @@ extension MC {
             // model's fields cannot follow (daemon seed 25302).
             func elements(_ f: MC.Fields) -> Set<String> { Set(f.keys.filter { $0.hasPrefix(MC.arrayField + ".") }) }
             if let remote = model.remote[doc], elements(remote.version.fields) != elements(fields) { return nil }
-            let t = nextSaveMs()
+            let t = nextSaveMs(r)
             write(r, seen.path, bytes, style: .editorRename, mtime: t)
             model.save(r, doc: doc, path: seen.path, fields: fields, mtime: t)
             model.taint(doc, .identity)
@@ -910,7 +982,7 @@ extension MC {
             else { return nil }
             var bad = intended
             bad.remove(at: close)
-            let t = nextSaveMs()
+            let t = nextSaveMs(r)
             write(r, entry.placed.path, bad, style: rng.chance(0.5) ? .inPlace : .editorRename, mtime: t)
             var fields = entry.placed.version.fields
             fields[field] = new
@@ -938,7 +1010,7 @@ extension MC {
             let saved = broken[r][doc]!
             let bytes = revert ? saved.before : saved.intended
             let fields = revert ? entry.placed.version.fields : entry.intended!
-            let t = nextSaveMs()
+            let t = nextSaveMs(r)
             write(r, entry.placed.path, bytes, style: .inPlace, mtime: t)
             model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: t)
             broken[r][doc] = nil
@@ -1071,6 +1143,8 @@ extension MC {
             // When each run ended, to count the steps whose runs really overlapped.
             let ended = Ended(count: processes.count)
             for (i, (p, _, _)) in processes.enumerated() { p.terminationHandler = { _ in ended.mark(i) } }
+            let started = awaitClockGap(runs.map(\.r))
+            model.runStartMs = started
             for (p, _, _) in processes { try! p.run() }
             let lastStart = Date()
             if let victim {
@@ -1092,6 +1166,7 @@ extension MC {
             }
             lastLaunchOverlapped = processes.count > 1 && ended.first.map { $0 > lastStart } ?? false
             lastRunEndMs = nowMs()
+            noteSpans(runs.map(\.r), from: started)
             return results
         }
 

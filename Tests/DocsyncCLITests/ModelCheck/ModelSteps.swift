@@ -73,12 +73,12 @@ extension MC.Run {
             if old {
                 older += 1
                 mtime = runStartMs - 3_600_000 + Int64(older) * 1000
-                // Before every save of the run, in the order of their mtimes, and placed among
-                // a skewed clock's versions by time (`Model.offset`'s scale: ms × 1,000,000).
-                tick = Int(mtime - runStartMs) * 1_000_000
+                // Dated by its mtime, among every other version by time (`Model.tick`).
+                tick = Int(mtime) * MC.Model.floorStep
             } else {
-                mtime = nextSaveMs()
-                tick = model.nextTick()
+                mtime = nextSaveMs(j)
+                tick = Int(mtime) * MC.Model.floorStep
+                model.tick = max(model.tick, tick)
             }
             // SPEC: "identical content is the same document". Identical means the bytes the
             // remote holds (its ids left out), as a copy of the same folder has them: the same
@@ -109,7 +109,7 @@ extension MC.Run {
         var fields = Dictionary(uniqueKeysWithValues: MC.fieldNames.map { ($0, value()) })
         fields[MC.counterField] = "0"
         let path = freshPath()
-        let t = nextSaveMs()
+        let t = nextSaveMs(j)
         write(j, path, MC.Run.text(fields), style: .editorRename, mtime: t)
         model.save(j, doc: doc, path: path, fields: fields, mtime: t)
         said.append("own doc\(doc) \(path)")
@@ -123,13 +123,19 @@ extension MC.Run {
             // so the model's one sync is the clone and the sync after it; the clone's exit
             // says whether it recorded a conflict, the sync's is 0 then.
             driveCatchUp(j)
+            let started = awaitClockGap([j])
+            model.runStartMs = started
             cloned = CLI.run(["clone", "--name", name, remoteURL(for: j), name], in: box.root)
             lastRunEndMs = nowMs()
+            noteSpans([j], from: started)
             _ = configurePolicies(j)
             result = docsync(j, ["sync"])
         } else {
             driveCatchUp(j)
+            let started = awaitClockGap([j])
+            model.runStartMs = started
             let made = CLI.run(["init", "--remote", remoteURL(for: j), "--name", name, name], in: box.root)
+            noteSpans([j], from: started)
             if made.exit != 0 {
                 stepMismatches.append(
                     Mismatch(
@@ -296,10 +302,10 @@ extension MC.Run {
         let new = value()
         let work = box.path("plain-git")
         try? FileManager.default.removeItem(atPath: work)
-        let gitTool = { (args: [String], dir: String) in
-            CLI.runTool("/usr/bin/git", args, in: dir, env: Reliability.gitEnv)
+        let gitTool = { (args: [String], dir: String, env: [String: String]) in
+            CLI.runTool("/usr/bin/git", args, in: dir, env: Reliability.gitEnv.merging(env) { _, b in b })
         }
-        let cloned = gitTool(["clone", "-q", "-b", "main", remotePath, work], box.root)
+        let cloned = gitTool(["clone", "-q", "-b", "main", remotePath, work], box.root, [:])
         guard cloned.exit == 0, let bytes = Files.bytes(work + "/" + placed.path),
             let edited = MC.Run.replacing(bytes, old, new)
         else {
@@ -315,16 +321,24 @@ extension MC.Run {
         // it is later than every save before it. Every changesetId issued so far is too,
         // without reading any replica's clock (the model reads no engine state): a save's id
         // is dated by its mtime, never later than now (SPEC rule 1), and a merge's by the
-        // run that made it, and every run ended before `lastRunEndMs`.
-        let second = (max(clockMs, lastRunEndMs) / 1000 + 1) * 1000
+        // run that made it, and every run ended before `lastRunEndMs`. Where clocks are off,
+        // the second is also out of every other clock's run spans (`ClockTimeline`), and the
+        // commit is dated by it to the second, however long git takes.
+        var second = (max(clockMs, lastRunEndMs) / 1000 + 1) * 1000
+        if !model.skewMs.isEmpty {
+            settleSpans()
+            while timeline.wait(from: second, length: 0, skew: 0) > 0 { second += 1000 }
+            timeline.record(second, second, skew: 0)
+        }
         while nowMs() < second { usleep(2000) }
+        let date = ["GIT_COMMITTER_DATE": "@\(second / 1000) +0000", "GIT_AUTHOR_DATE": "@\(second / 1000) +0000"]
         try! Data(edited).write(to: URL(fileURLWithPath: work + "/" + placed.path))
         let committed = gitTool(
             [
                 "-c", "user.name=Plain Git", "-c", "user.email=plain@example.invalid", "commit", "-q", "-am",
                 "edit \(placed.path) by hand"
-            ], work)
-        let pushed = gitTool(["push", "-q", "origin", "HEAD:main"], work)
+            ], work, date)
+        let pushed = gitTool(["push", "-q", "origin", "HEAD:main"], work, [:])
         try? FileManager.default.removeItem(atPath: work)
         guard committed.exit == 0, pushed.exit == 0 else {
             stepMismatches.append(
@@ -335,7 +349,7 @@ extension MC.Run {
         clockMs = max(clockMs, nowMs())
         var fields = placed.version.fields
         fields[field] = new
-        model.plainGitEdit(doc: doc, fields: fields)
+        model.plainGitEdit(doc: doc, fields: fields, committedMs: second)
         if model.base[r][doc]?.version.id != placed.version.id {
             // The puller's last sync did not see the changesetId the commit kept.
             model.taint(doc, .plainGitEditUnseenChangeset)

@@ -31,7 +31,7 @@ extension MC.Run {
         }
         var fields = entry.placed.version.fields
         fields[field] = nil
-        let t = nextSaveMs()
+        let t = nextSaveMs(r)
         write(r, entry.placed.path, cut, style: rng.chance(0.5) ? .inPlace : .editorRename, mtime: t)
         model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: t)
         noteSaved(r, doc, cut)
@@ -54,7 +54,7 @@ extension MC.Run {
         else { return nil }
         var fields = entry.placed.version.fields
         fields[MC.arrayField + "." + id] = nil
-        let t = nextSaveMs()
+        let t = nextSaveMs(r)
         write(r, entry.placed.path, cut, style: rng.chance(0.5) ? .inPlace : .editorRename, mtime: t)
         model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: t)
         noteSaved(r, doc, cut)
@@ -78,7 +78,7 @@ extension MC.Run {
         added.insert(contentsOf: Array("\n  \"\(field)\": \"\(new)\",".utf8), at: open + 1)
         var fields = entry.placed.version.fields
         fields[field] = new
-        let t = nextSaveMs()
+        let t = nextSaveMs(r)
         write(r, entry.placed.path, added, style: .editorRename, mtime: t)
         model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: t)
         noteSaved(r, doc, added)
@@ -121,7 +121,7 @@ extension MC.Run {
         let added = Array(edited.utf8)
         var fields = entry.placed.version.fields
         fields[MC.arrayField + "." + id] = new
-        let t = nextSaveMs()
+        let t = nextSaveMs(r)
         write(r, entry.placed.path, added, style: .editorRename, mtime: t)
         model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: t)
         noteSaved(r, doc, added)
@@ -196,7 +196,7 @@ extension MC.Run {
         let counted = Array(text.replacingCharacters(in: range, with: "\"\(MC.counterField)\": \(new)").utf8)
         var fields = entry.placed.version.fields
         fields[MC.counterField] = String(new)
-        let t = nextSaveMs()
+        let t = nextSaveMs(r)
         write(r, entry.placed.path, counted, style: rng.chance(0.5) ? .inPlace : .editorRename, mtime: t)
         model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: t)
         noteSaved(r, doc, counted)
@@ -237,7 +237,7 @@ extension MC.Run {
             let style: WriteStyle = .editorRename
             var t: Int64 = 0
             during = {
-                t = self.nextSaveMs()
+                t = self.nextSaveMs(r)
                 self.write(r, path, edited, style: style, mtime: t)
             }
             change = { m in m.save(r, doc: doc, path: path, fields: fields, mtime: t) }
@@ -288,9 +288,12 @@ extension MC.Run {
     // MARK: Clocks
 
     /// Half the seeds (the fixed seeds of the plain and send-only classes among them) run
-    /// one of r0–r2 on a machine whose clock is off, 15 minutes to a day either way, and
-    /// half of those a second one too, off by another amount at least 15 minutes from the
-    /// first (drawn from a generator of their own, so the other seeds draw as before):
+    /// one of r0–r2 on a machine whose clock is off, either way: half of them by 3 to 60
+    /// seconds, so that its versions and the others' made seconds apart sort in either
+    /// order (the model orders them by their dates, `ClockTimeline`), half by 15 minutes to
+    /// a day; and half of those a second one too, off by another amount at least 5 seconds
+    /// (15 minutes) from the first (drawn from a generator of their own, so the other
+    /// seeds draw as before):
     /// every docsync process there runs under libfaketime, and every file saved there is
     /// dated by that clock. SPEC rule 1 then orders its versions: a clock ahead wins every
     /// collision with a save made elsewhere within its lead; a save on a clock behind, or
@@ -303,13 +306,18 @@ extension MC.Run {
         guard (seed / 8 + seed / 2) % 2 == 0, Prerequisite.faketime.runsHere,
             ProcessInfo.processInfo.environment["DOCSYNC_MODEL_CLOCK_SKEW"] != "off"
         else { return }
-        func drawSkew() -> (ms: Int64, minutes: Int) {
+        let seconds = draw.chance(0.5)
+        func drawSkew() -> (ms: Int64, label: String) {
+            if seconds {
+                let ms = Int64(3_000 + draw.int(57_000))
+                return (draw.chance(0.5) ? ms : -ms, "\(ms / 1000)s")
+            }
             var minutes = 15 + draw.int(24 * 60 - 15)
             // Not near the hour before the run that first contact dates its older files by:
             // those and this clock's saves would then be ordered by seconds the model does not follow.
             if (45...75).contains(minutes) { minutes += 40 }
             let ms = Int64(minutes) * 60_000 + Int64(draw.int(60_000))
-            return (draw.chance(0.5) ? ms : -ms, minutes)
+            return (draw.chance(0.5) ? ms : -ms, "\(minutes)min")
         }
         let r = draw.int(3)
         let first = drawSkew()
@@ -317,9 +325,9 @@ extension MC.Run {
         // The second clock is drawn after the first, so a seed's first clock stays as it was.
         if draw.chance(0.5) {
             var second = drawSkew()
-            // Apart by at least 15 minutes: the two clocks' versions are then ordered by
-            // their offsets alone, as the model orders them.
-            while abs(second.ms - first.ms) < 15 * 60_000 { second = drawSkew() }
+            // Apart by more than a run lasts, so that two runs at once on the two date what
+            // they make apart.
+            while abs(second.ms - first.ms) < (seconds ? 5_000 : 15 * 60_000) { second = drawSkew() }
             chosen.append(((r + 1 + draw.int(2)) % 3, second))
         }
         for (replica, skew) in chosen {
@@ -327,7 +335,7 @@ extension MC.Run {
             CLI.setClockOffset(skew.ms, forFolder: replicas[replica].root)
         }
         figures.clockSkew = chosen.sorted { $0.0 < $1.0 }.map {
-            "r\($0.0):\($0.1.ms > 0 ? "+" : "-")\($0.1.minutes)min"
+            "r\($0.0):\($0.1.ms > 0 ? "+" : "-")\($0.1.label)"
         }.joined(separator: ",")
     }
 
@@ -447,7 +455,7 @@ extension MC.Run {
         guard let e = fieldEdit(r, doc) else { return nil }
         let (field, new, edited, fields) = (e.field, e.new, e.bytes, e.fields)
         let hours = 1 + rng.int(24)
-        let t = nextSaveMs()
+        let t = nextSaveMs(r)
         write(r, entry.placed.path, edited, style: .inPlace, mtime: t + Int64(hours) * 3_600_000)
         model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: t)
         model.taint(doc, .clockHazard)

@@ -32,17 +32,21 @@
 //   fields of their own (`n.x`), as the merge goes key by key at any depth. The declared
 //   counter `k` changed on both sides is base + both deltas, never a conflict (with no
 //   base at all, first contact, it merges like any field).
-// - Ticks: a save's tick is when it was saved; a save dated hours in the past sorts right
-//   after the version it was edited from (rule 1: "always sorts after the version it was
-//   edited from"), one dated in the future is dated when recorded (never later than now).
-// - Clocks: a replica whose machine's clock is off (`skewMs`, 15 minutes to a day either
-//   way, far longer than a run) dates its saves and what docsync makes there by that clock:
-//   its ticks carry an offset that outweighs every tick of the run (`offset`). A save sorts
-//   after the version it was edited from (`saveTick`: right after it when that one is
-//   dated later, from a clock ahead or on a clock behind); what docsync makes (merges,
-//   resolve, override, restore) sorts after every id the replica issued or saw
-//   (`madeTick`, `maxSeen`: rule 1's "later than every id issued or seen"). Two clocks may
-//   be off at once, by offsets at least 15 minutes apart.
+// - Ticks are real times (ms, times `floorStep`, plus a counter): a save's tick is its
+//   mtime; a save dated hours in the past sorts right after the version it was edited from
+//   (rule 1: "always sorts after the version it was edited from"), one dated in the future
+//   is dated when recorded (never later than now); what docsync makes is dated by the start
+//   of the run that made it (`runStartMs`; the driver keeps other clocks' dates out of the
+//   run's span, `ClockTimeline`, so where in it the engine dated a version cannot matter).
+// - Clocks: a replica whose machine's clock is off (`skewMs`, 3 to 60 seconds or 15
+//   minutes to a day, either way) dates its saves and what docsync makes there by that
+//   clock: its ticks carry that offset (`offset`), so a version made there seconds before
+//   a save elsewhere can sort after it. A save sorts after the version it was edited from
+//   (`saveTick`: right after it when that one is dated later, from a clock ahead or on a
+//   clock behind); what docsync makes (merges, resolve, override, restore) sorts after
+//   every id the replica issued or saw (`madeTick`, `maxSeen`: rule 1's "later than every
+//   id issued or seen"). Two clocks may be off at once, by offsets at least 5 seconds (15
+//   minutes) apart.
 // - Equal times: two versions with one tick (two saves in the same millisecond, or two
 //   merges made right after the same id) are ordered by their makers' replica ids, the
 //   greater later (SYNC.md; `later(_:than:)`, `replicaIdText`).
@@ -369,10 +373,17 @@ extension MC {
         var nextRecord = 1
         var tick = 0
         /// Replicas whose machine's clock is off (ms; see "Clocks" above), and that offset in
-        /// ticks: far larger than every tick a run's saves and syncs take, as the offsets
-        /// (15 minutes to a day) are far longer than a run.
+        /// ticks.
         var skewMs: [Int: Int64] = [:]
-        func offset(_ r: Int) -> Int { Int(skewMs[r] ?? 0) * 1_000_000 }
+        func offset(_ r: Int) -> Int { Int(skewMs[r] ?? 0) * Model.floorStep }
+        /// When the run the model follows now started, on a clock that keeps time (ms; set
+        /// by the driver): what docsync makes in it is dated from then. The driver keeps
+        /// every other clock's dates out of the run's span (`ClockTimeline`), so where in
+        /// its span the engine dated a version does not change its order.
+        var runStartMs: Int64 = 0
+        /// Versions docsync made (merges, resolve, override, restore): the driver keeps the
+        /// spans of the runs that made some (`ClockTimeline`).
+        var madeVersions = 0
         /// Per replica, the highest tick it issued or saw (its clock's state, SPEC rule 1:
         /// what docsync makes now sorts after every id the replica issued or saw).
         var maxSeen: [Int] = []
@@ -383,6 +394,8 @@ extension MC {
         var savedFrom: [Int: Int] = [:]
         /// Saves dated right after the version they were edited from, not by their own time.
         var flooredSaves = 0
+        /// Field collisions whose later version (by date) was the one made first.
+        var collisionsAgainstMadeOrder = 0
         /// Documents whose elements of `i` may leave `id` order (`Rule.arrayOrderBySaveTime`),
         /// for good: the files keep that order after every record of the merge is settled.
         var orderNotFollowed: Set<Int> = []
@@ -399,15 +412,16 @@ extension MC {
             unseenEdits = Array(repeating: [], count: replicas)
         }
 
-        /// Ticks grow by `tickStep`, so that a save the model must place just after another
-        /// version (a backdated save sorts right after the version it was edited from) can
-        /// take the tick in between, and what docsync then makes one counter later after it.
-        static let tickStep = 1_000_000
-
+        /// A tick is a time in real milliseconds times `floorStep`, plus a counter: a save's
+        /// is its mtime's, a version docsync makes is dated by its run's start, one counter
+        /// after the last tick when that is later (as a hybrid logical clock counts).
         mutating func nextTick() -> Int {
-            tick += Model.tickStep
+            tick = max(tick + 1, Int(runStartMs) * Model.floorStep)
             return tick
         }
+
+        /// The tick of now, for what the driver asks before a save.
+        static func nowTick() -> Int { Int(Date().timeIntervalSince1970 * 1000) * floorStep }
 
         /// A save's tick right after the version it was edited from (the engine: its time
         /// part one millisecond later); a version docsync makes at once after another's is
@@ -429,6 +443,7 @@ extension MC {
         mutating func madeTick(_ r: Int) -> Int {
             let t = max(nextTick() + offset(r), maxSeen[r] + 1)
             maxSeen[r] = t
+            madeVersions += 1
             return t
         }
 
@@ -464,14 +479,15 @@ extension MC {
         /// version from a clock ahead). The engine then orders them by counter and replica
         /// id, which the model does not follow; the driver edits another document.
         func saveWouldTie(_ r: Int, _ doc: Int) -> Bool {
-            saveIsFloored(r, doc) && holdsTick(of: doc, saveTick(r, doc, at: tick + Model.tickStep))
+            saveIsFloored(r, doc) && holdsTick(of: doc, saveTick(r, doc, at: Model.nowTick()))
         }
 
         /// Whether a save of `doc` on `r` now would be dated by the version it was edited
         /// from rather than by its own time (only where a clock is off).
         func saveIsFloored(_ r: Int, _ doc: Int) -> Bool {
             guard !skewMs.isEmpty else { return false }
-            return saveTick(r, doc, at: tick + Model.tickStep) != tick + Model.tickStep + offset(r)
+            let now = Model.nowTick()
+            return saveTick(r, doc, at: now) != now + offset(r)
         }
 
         /// A replica that joins later (first contact); returns its index.
@@ -499,12 +515,14 @@ extension MC {
         /// A commit made with plain git on the remote: `doc`'s fields set to `fields`, the
         /// changesetId left as it was. docsync derives a fresh changesetId for it, dated by
         /// the commit, with the replica part `git0` (GIT-REMOTES.md): its author is
-        /// `Model.plainGit`. It is later than every save so far.
-        mutating func plainGitEdit(doc: Int, fields: Fields) {
+        /// `Model.plainGit`, dated by the commit (`committedMs`, whole seconds).
+        mutating func plainGitEdit(doc: Int, fields: Fields, committedMs: Int64) {
             guard let p = remote[doc] else { return }
             // Dated by the commit, and after the version it replaced (GIT-REMOTES.md).
+            let dated = Int(committedMs) * Model.floorStep
+            tick = max(tick, dated)
             let v = newVersion(
-                fields, tick: max(nextTick(), Model.floored(after: p.version.tick)), mtime: nil, author: Model.plainGit)
+                fields, tick: max(dated, Model.floored(after: p.version.tick)), mtime: nil, author: Model.plainGit)
             remote[doc] = Placed(version: v, path: p.path)
             remotePusher[doc] = Model.plainGit
             taint(doc, .plainGitIdentity)
@@ -568,10 +586,16 @@ extension MC {
             madeByDocsync: Bool = false, newDocument: Bool = false
         ) {
             let parent = newDocument ? nil : tracked(r, doc)
+            // A save is dated by its mtime; the last tick moves there, so that what docsync
+            // makes after it (in a run it was saved during) sorts after it.
+            if let mtime, fixed == nil, !madeByDocsync { self.tick = max(self.tick, Int(mtime) * Model.floorStep) }
             let tick =
                 fixed
                 ?? (madeByDocsync
-                    ? madeTick(r) : newDocument ? nextTick() + offset(r) : saveTick(r, doc, at: nextTick()))
+                    ? madeTick(r)
+                    : newDocument
+                        ? nextTick() + offset(r)
+                        : saveTick(r, doc, at: mtime.map { Int($0) * Model.floorStep } ?? nextTick()))
             let version: Version
             if let b = base[r][doc], b.version.fields == fields {
                 version = b.version
@@ -1035,6 +1059,9 @@ extension MC {
                 }
                 if !colliding.isEmpty {
                     taint(doc, .saveTime)
+                    // Versions are numbered in the order they were made: a clock off made
+                    // this collision's later version the one made first.
+                    if localLater != (l.version.id > rm.version.id) { collisionsAgainstMadeOrder += 1 }
                     // The stored version is the side that lost a value; when both lost one
                     // (a collision one way, a removal beaten the other), the local one
                     // (SYNC.md: the remote's stays in the remote's history).
