@@ -293,6 +293,12 @@ extension MC.Run {
         let r = rng.pick(free)
         let docs = model.remote.keys.sorted().filter {
             model.local[r][$0]?.invalidBytes == nil && (!model.sparse.contains(r) || model.base[r][$0] != nil)
+                // Not where a save is already dated right after the remote's version (from
+                // a clock behind it): dated right after it too, the commit's version would
+                // tie with that save, and the tie goes by the counters, the commit's taken
+                // from its blob id (GIT-REMOTES.md), which the model does not follow
+                // (daemon seed 34303, two clocks ahead).
+                && !model.holdsTick(of: $0, MC.Model.floored(after: model.remote[$0]!.version.tick))
         }
         guard !docs.isEmpty else { return nil }
         let doc = rng.pick(docs)
