@@ -230,6 +230,8 @@ extension MC {
         /// after that one's); saves dated in the future: version id → when it was saved and
         /// by when the sync that dated it had ended.
         var backdatedParent: [Int: Int] = [:]
+        /// The ticks of each document's two saves in one millisecond (`sameMillisecondSave`).
+        var sameMillisecondTicks: [Int: (Int, Int)] = [:]
         var savedAhead: [Int: (saved: Int64, recordedBy: Int64)] = [:]
         /// Documents a plain-git commit ever edited (keeping a changesetId, which then names
         /// two contents in the remote's history).
@@ -532,6 +534,18 @@ extension MC {
                 if !apart || timeline.meets(start + skew, end + skew, skew: skew) { figures.clockSpansMet += 1 }
                 pendingSpans.append((start + skew, end + skew, skew, model.madeVersions))
             }
+        }
+
+        /// Where a rename of `doc` goes: a fresh path, but not under `lww` while its two
+        /// saves of one millisecond are both still held: that policy compares them whole,
+        /// and which of them is later is left unobserved (`sameMillisecondSave`; drive seed
+        /// 35405, a document moved into `notes/` before the two met).
+        func renameTarget(_ doc: Int) -> String {
+            let to = freshPath()
+            guard model.lwwNotes, MC.Model.lww(to), let (a, b) = sameMillisecondTicks[doc],
+                model.holdsTick(of: doc, a), model.holdsTick(of: doc, b)
+            else { return to }
+            return String(to.dropFirst("notes/".count))
         }
 
         func value() -> String {
@@ -907,7 +921,7 @@ extension MC {
             guard !docs.isEmpty else { return nil }
             let doc = rng.pick(docs)
             var entry = model.local[r][doc]!
-            let from = entry.placed.path, to = freshPath()
+            let from = entry.placed.path, to = renameTarget(doc)
             let full = replicas[r].path(to)
             try? FileManager.default.createDirectory(
                 atPath: (full as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

@@ -243,7 +243,7 @@ extension MC.Run {
             change = { m in m.save(r, doc: doc, path: path, fields: fields, mtime: t) }
             what = "editor-save doc\(doc) \(path) \(field)=\(new) (was \(old))"
         case 2:
-            let to = freshPath()
+            let to = renameTarget(doc)
             during = {
                 let full = self.replicas[r].path(to)
                 try? FileManager.default.createDirectory(
@@ -391,6 +391,7 @@ extension MC.Run {
                 write(r, mine.placed.path, edited, style: .inPlace, mtime: saved)
                 model.save(r, doc: doc, path: mine.placed.path, fields: fields, mtime: saved, tick: tick)
                 noteSaved(r, doc, edited)
+                sameMillisecondTicks[doc] = (theirs.tick, tick)
                 figures.sameMillisecondSaves += 1
                 return made + "; "
                     + "r\(r) edit doc\(doc) \(mine.placed.path) \(field)=\(new) (was \(old)) in the millisecond of r\(other)'s save (\(later ? "later" : "earlier") by replica id)"

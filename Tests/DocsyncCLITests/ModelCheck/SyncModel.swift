@@ -399,6 +399,8 @@ extension MC {
         /// Documents whose elements of `i` may leave `id` order (`Rule.arrayOrderBySaveTime`),
         /// for good: the files keep that order after every record of the merge is settled.
         var orderNotFollowed: Set<Int> = []
+        /// Versions made by a merge only because its elements left both sides' order.
+        var reorderedVersions: Set<Int> = []
 
         init(replicas: Int) {
             replicaCount = replicas
@@ -819,6 +821,12 @@ extension MC {
                 Set(local[r].keys).union(base[r].keys).filter { doc in
                     if local[r][doc]?.invalidBytes != nil { return false }
                     let b = base[r][doc], l = local[r][doc]?.placed
+                    // A merge whose elements left both files' order is a version of its own
+                    // with the fields of one side: its file differs (git seed 35227, a
+                    // receive-only replica keeps it pending).
+                    if let b, let l, b.version.id != l.version.id, reorderedVersions.contains(l.version.id) {
+                        return true
+                    }
                     return b != l && !(b != nil && l != nil && same(b!, l!))
                 })
         }
@@ -854,10 +862,12 @@ extension MC {
                     // The fields the remote's version differs in from what went over it.
                     let sent = l?.placed.version.fields ?? [:]
                     // Over a deletion the whole document lost: named by its top-level keys
-                    // (`n`, not `n.x`), as a record of a whole document is.
+                    // (`n`, not `n.x`), as a record of a whole document is; `i` among them
+                    // even when it holds no element, as every file of the model has it
+                    // (daemon seed 35313: a version whose elements were all removed).
                     let fields =
                         sent.isEmpty
-                        ? Set(rmv.fields.keys.map { String($0.split(separator: ".")[0]) }).sorted()
+                        ? Set(rmv.fields.keys.map { String($0.split(separator: ".")[0]) } + [MC.arrayField]).sorted()
                         : MC.wholeArrays(Set(rmv.fields.keys).union(sent.keys).filter { rmv.fields[$0] != sent[$0] })
                     // No value of it lost: nothing recorded.
                     if !fields.isEmpty {
@@ -1056,6 +1066,7 @@ extension MC {
                     content = rm.version
                 } else {
                     content = newVersion(merged, tick: tick, mtime: nil, author: r)
+                    if reordered { reorderedVersions.insert(content.id) }
                 }
                 if !colliding.isEmpty {
                     taint(doc, .saveTime)
