@@ -9,17 +9,16 @@ extension JournalEntry {
     /// merge, and won every collision with a later save elsewhere (model check, daemon
     /// seed 20261122: a file moved into an `lww` folder during the pull).
     /// - Parameters:
-    ///   - pendingBefore: the document's pending actions before the pull was journaled
-    ///     (or those the pull finished).
-    ///   - pendingNow: its pending actions now.
+    ///   - superseded: the user's pending actions the pull finished (superseded).
+    ///   - pendingNow: the document's pending actions now (those and the pull's own).
     static func notApplied(
-        refId: String, base: DocVersion?, pendingBefore: [JournalEntry], pendingNow: [JournalEntry]
+        refId: String, base: DocVersion?, superseded: [JournalEntry], pendingNow: [JournalEntry]
     ) -> [JournalEntry] {
         var entries = [notApplied(refId: refId, base: base)]
-        let before = Set(pendingBefore.map(\.seq)), now = Set(pendingNow.map(\.seq))
+        let before = Set(superseded.map(\.seq)), now = Set(pendingNow.map(\.seq))
         let pulls = pendingNow.filter { !before.contains($0.seq) }.map(\.seq)
         if !pulls.isEmpty { entries.append(JournalEntry(.done(refId: refId, seqs: pulls, reason: .superseded))) }
-        for action in pendingBefore where !now.contains(action.seq) {
+        for action in superseded where !now.contains(action.seq) {
             var again = action
             again.seq = 0
             again.more = nil

@@ -40,7 +40,7 @@ extension ReplicaStore {
         // version as a conflict (see `JournalEntry.notApplied`).
         let reverts = notRedone.flatMap { refId in
             JournalEntry.notApplied(
-                refId: refId, base: baseBefore[refId] ?? nil, pendingBefore: superseded[refId] ?? [],
+                refId: refId, base: baseBefore[refId] ?? nil, superseded: superseded[refId] ?? [],
                 pendingNow: state.pending.filter { $0.refId == refId })
         }
         if !reverts.isEmpty { try append(reverts) }

@@ -25,7 +25,7 @@ extension SyncSession {
         for op in fileOps where baseBefore[op.refId] == nil {
             if let base = state.baseVersions[op.refId] { baseBefore[op.refId] = base }
         }
-        let pendingBefore = pendingActions(of: Set(fileOps.map(\.refId)))
+        let superseded = supersededActions(by: plan.batch)
         // The ids the plan issued (merges), kept before the journal names them.
         try workspace.clock.persist()
         try workspace.append(plan.batch)
@@ -42,7 +42,7 @@ extension SyncSession {
         let pendingNow = pendingActions(of: skipped)
         let reverts = skipped.sorted().flatMap { refId in
             JournalEntry.notApplied(
-                refId: refId, base: baseBefore[refId], pendingBefore: pendingBefore[refId] ?? [],
+                refId: refId, base: baseBefore[refId], superseded: superseded[refId] ?? [],
                 pendingNow: pendingNow[refId] ?? [])
         }
         if !reverts.isEmpty { try workspace.append(reverts) }
@@ -53,6 +53,26 @@ extension SyncSession {
         }
         try workspace.clock.persist()
         try workspace.checkpoint()
+    }
+
+    /// The pending local actions `batch` finishes as superseded (the user's, which a pull
+    /// decided over), by document: read before the batch is journaled. Only those, not
+    /// every document the pull writes: a clone's batch has none.
+    private func supersededActions(by batch: [JournalEntry]) -> [String: [JournalEntry]] {
+        var seqs: [String: Set<Int>] = [:]
+        for entry in batch {
+            if case .done(.some(let refId), let finished, .superseded) = entry.event {
+                seqs[refId, default: []].formUnion(finished)
+            }
+        }
+        guard !seqs.isEmpty else { return [:] }
+        var actions: [String: [JournalEntry]] = [:]
+        for action in state.pending {
+            if let refId = action.refId, seqs[refId]?.contains(action.seq) == true {
+                actions[refId, default: []].append(action)
+            }
+        }
+        return actions
     }
 
     /// The pending local actions of `refIds`, by document.
