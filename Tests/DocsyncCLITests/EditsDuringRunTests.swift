@@ -314,18 +314,30 @@ extension EditsDuringRunTests {
         // made after the merge, dated anew, and won over the later save), or after a run
         // killed once it had journaled the merge (the next run finds the file moved).
         let result: RunResult
+        var saved: String?
         if point == "killed" {
             let killed = a.run(["sync"], env: ["DOCSYNC_CRASH_AT": "pull.after-journal"])
             #expect(killed.exit == 137, "killed at pull.after-journal: \(killed.comment)")
             #expect(rename(a.path("d.json"), a.path("notes/e.json")) == 0)
+            saved = a.json("notes/e.json")?["changesetId"] as? String
             result = a.run("sync")
         } else {
             let (run, release) = Self.held(a, box, at: point)
             #expect(rename(a.path("d.json"), a.path("notes/e.json")) == 0)
+            saved = a.json("notes/e.json")?["changesetId"] as? String
             release()
             result = run.wait()
         }
         let kind = "\(git ? "git" : "folder") at \(point)"
+        // A's save lost whole and is stored under the id it was stamped with: the pull put
+        // A's own update back in the journal as it was, not a new version of the moved file.
+        let listed =
+            (JSONHelp.parse(a.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]]
+            ?? []
+        #expect(saved != nil, "\(kind): A's file was stamped before the move")
+        #expect(
+            listed.map { $0["changesetId"] as? String } == [saved],
+            "\(kind): one record, of A's version \(saved ?? "?") as stamped: \(listed) \(result.comment)")
         #expect(!a.exists("d.json"), "\(kind): not written back at the old path: \(result.comment)")
         let kept = a.json("notes/e.json")
         #expect(
