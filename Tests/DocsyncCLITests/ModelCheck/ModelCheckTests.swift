@@ -86,7 +86,7 @@ struct ModelCheckTests {
             firstContacts=\(f.firstContacts) firstContactMerges=\(f.firstContactMerges) urlChanges=\(f.urlChanges) \
             viewResolves=\(f.viewResolves) editsDuringRuns=\(f.editsDuringRuns) editsSeenByTheRun=\(f.editsSeenByTheRun) \
             clockSaves=\(f.clockSaves) sameMillisecondSaves=\(f.sameMillisecondSaves) clockSkew=\(f.clockSkew) clockWaitMs=\(f.clockWaitMs) clockSpansMet=\(f.clockSpansMet) collisionsAgainstMadeOrder=\(run.model.collisionsAgainstMadeOrder) flooredSaves=\(run.model.flooredSaves) unreadableFolders=\(f.unreadableFolders) restores=\(f.restores) conflictCopyBytes=\(f.conflictCopyBytesChecked) plainGitEdits=\(f.plainGitEdits) unknownNamed=\(f.unknownNamed) serviceCopies=\(f.serviceCopies) historyChecks=\(f.historyChecks) historyDocuments=\(f.historyDocuments) receiveOnly=\(f.receiveOnly ? "r2" : "none") reverted=\(f.reverted) \
-            sendOnly=\(f.sendOnly ? "r1" : "none") overridden=\(f.overridden) sparse=\(f.sparse ? "r1" : "none") lww=\(f.lww ? "notes" : "none") mergesReordered=\(f.mergesReordered) leftSelection=\(f.leftSelection) \
+            sendOnly=\(f.sendOnly ? "r1" : "none") overridden=\(f.overridden) sparse=\(f.sparse ? "r1" : "none") lww=\(f.lww ? "notes" : "none") mergesReordered=\(f.mergesReordered) leftSelection=\(f.leftSelection) recordsRetaken=\(f.recordsRetaken) \
             syncExits=\(exits) opsDone=\(opList) killsAt=\(killList) knownDefectHits=\(known.isEmpty ? "none" : known) \
             stopped=\(f.stoppedBy.map { "\"\($0)\"" } ?? "no")
             """)

@@ -145,6 +145,9 @@ extension MC {
         /// serial one (`orderConcurrentMerges`).
         var mergesReordered = 0
         var leftSelection = 0
+        /// Records a sparse replica had passed over and listed once it held the document
+        /// (`retakeableRecords`).
+        var recordsRetaken = 0
     }
 
     /// Where the three replicas sync to: a folder, a bare git repository by path, the same

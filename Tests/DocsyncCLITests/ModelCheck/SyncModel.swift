@@ -1118,6 +1118,28 @@ extension MC {
             records.filter { $0.knownBy.contains(r) && !$0.settledKnownBy.contains(r) }
         }
 
+        /// Open records sparse `r` passed over (the document then neither held nor at a
+        /// selected path) of a document it holds now. The remote's changes do not offer them
+        /// again, but a read of its whole listing (after a gc rewrote it, a `remote.url`
+        /// change) offers every shared record, and a sparse replica takes those of the
+        /// documents it holds (SYNC.md, sparse: a pull takes "changes to documents this tree
+        /// holds"). When such a read comes is the engine's to know, so `r` may list these
+        /// (folder seed 35106, step 262: a gc, then two records of a document moved in).
+        func retakeableRecords(_ r: Int) -> [ConflictRecord] {
+            guard sparse.contains(r) else { return [] }
+            return records.filter {
+                $0.published && $0.passedBy.contains(r) && !$0.knownBy.contains(r) && !$0.settlePublished
+                    && holds(r, $0.doc)
+            }
+        }
+
+        /// `r` listed a record it had passed over (`retakeableRecords`): from now on it knows it.
+        mutating func retake(_ r: Int, record id: Int) {
+            guard let i = records.firstIndex(where: { $0.id == id }) else { return }
+            records[i].passedBy.remove(r)
+            records[i].knownBy.insert(r)
+        }
+
         /// `docsync resolve` of `doc` on `r`: settles the open records `r` knows; `take`
         /// (finder only) replaces the colliding fields with that side's values.
         mutating func resolve(
