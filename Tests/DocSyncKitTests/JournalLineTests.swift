@@ -36,7 +36,8 @@ import Testing
                 .apply(.init(refId: v.refId, changesetId: v.changesetId, result: v, fromPath: text, fromHash: v.hash)),
                 .apply(.init(refId: v.refId, changesetId: v.changesetId, result: nil, fromPath: nil, fromHash: nil)),
                 .seen(refId: v.refId, .version(v), reason: nil),
-                .seen(refId: v.refId, .deleted(changesetId: text, path: nil), reason: text),
+                .seen(refId: v.refId, .deleted(changesetId: text, path: nil), reason: .other(text)),
+                .seen(refId: v.refId, .version(v), reason: .leftSelection),
                 .held(refId: v.refId, .version(v), replica: text),
                 .held(refId: v.refId, .deleted(changesetId: text, path: text), replica: nil),
                 .conflict(refId: v.refId, changesetId: text, path: text, side: .local, deleted: true),
@@ -66,7 +67,7 @@ import Testing
 
     @Test func everyLineIsWhatJSONEncoderWrites() throws {
         let entries = Self.entries()
-        #expect(entries.count == Self.awkward.count * 16)
+        #expect(entries.count == Self.awkward.count * 17)
         for entry in entries {
             let model = String(decoding: try Self.encoder.encode(entry), as: UTF8.self)
             #expect(try entry.encodedLine() == model)
@@ -132,5 +133,24 @@ import Testing
             #expect(line == model)
             #expect(try JSONDecoder().decode(FeedLine.self, from: Data(line.utf8)) == entry)
         }
+    }
+
+    /// The reasons' texts are the journal's format (earlier versions wrote them): each
+    /// reads back as its case, and a text this version does not know stays as it was.
+    @Test func seenReasonsKeepTheirJournalText() throws {
+        let known: [(SeenReason, String)] = [
+            (.notApplied, "not applied"), (.leftSelection, "left the selection"),
+            (.historyRewritten, "history rewritten")
+        ]
+        for (reason, text) in known {
+            #expect(reason.text == text)
+            #expect(SeenReason(text: text) == reason)
+        }
+        #expect(SeenReason(text: "from the future") == .other("from the future"))
+        let v = Self.version(0)
+        var entry = JournalEntry(.seen(refId: v.refId, .version(v), reason: .leftSelection))
+        entry.seq = 7
+        let line = try entry.encodedLine()
+        #expect(line.contains("\"reason\":\"left the selection\""), "\(line)")
     }
 }

@@ -184,7 +184,7 @@ public struct SparseService: WorkspaceService {
                     .seen(
                         refId: leaving.refId,
                         .deleted(changesetId: deleted?.changesetId ?? "", path: deleted?.path),
-                        reason: JournalEntry.leftSelection)))
+                        reason: .leftSelection)))
             if let op = Self.removal(leaving) { entries.append(JournalEntry(.apply(op))) }
         }
         try append(entries)

@@ -43,9 +43,9 @@ public struct JournalEntry: Sendable, Equatable {
         case done(refId: String?, seqs: [Int], reason: DoneReason)
         /// A file operation of a pull, logged before it is done and redone after a crash.
         case apply(FileOperation)
-        /// The remote's state of a document, which becomes its base. `reason` is set on a
-        /// base put back because a pull could not be applied ("not applied").
-        case seen(refId: String, RemoteState, reason: String?)
+        /// The remote's state of a document, which becomes its base. `reason` says why,
+        /// where it is not a pull's (see `SeenReason`).
+        case seen(refId: String, RemoteState, reason: SeenReason?)
         /// A remote state held aside while the local file is not a valid document; a
         /// later `seen` of the document ends the hold. `replica` made the change (for a
         /// deletion: who deleted, who is told if the deletion loses to the fix).
@@ -113,16 +113,12 @@ public struct JournalEntry: Sendable, Equatable {
         self.event = event
     }
 
-    /// The `reason` of a `seen` that ends a document's base because it left a sparse
-    /// replica's selection (its file removed, nothing deleted anywhere).
-    static let leftSelection = "left the selection"
-
     /// The base a document had before a pull that could not be applied to it, put back
     /// (so the local file is compared with what it really came from next time).
     static func notApplied(refId: String, base: DocVersion?) -> JournalEntry {
         JournalEntry(
             .seen(
-                refId: refId, base.map { .version($0) } ?? .deleted(changesetId: "", path: nil), reason: "not applied"))
+                refId: refId, base.map { .version($0) } ?? .deleted(changesetId: "", path: nil), reason: .notApplied))
     }
 
     // MARK: Reading an event's fields
@@ -316,7 +312,7 @@ extension JournalEntry: Codable, LineEncodable {
             )
         case .seen:
             guard let refId = f.refId, let state = state() else { return nil }
-            return .seen(refId: refId, state, reason: f.reason)
+            return .seen(refId: refId, state, reason: f.reason.map(SeenReason.init(text:)))
         case .held:
             guard let refId = f.refId, let state = state() else { return nil }
             return .held(refId: refId, state, replica: f.replica)
@@ -355,7 +351,7 @@ extension JournalEntry: Codable, LineEncodable {
         case let .seen(refId, state, reason):
             f.refId = refId
             put(state)
-            f.reason = reason
+            f.reason = reason?.text
         case let .held(refId, state, replica):
             f.refId = refId
             put(state)

@@ -130,7 +130,7 @@ public struct SyncState: Sendable {
             break
         case let .seen(refId, remote, reason):
             // A document leaving a sparse replica is no remote position.
-            if reason != JournalEntry.leftSelection { baseAheadOfCursor = true }
+            if reason != .leftSelection { baseAheadOfCursor = true }
             setBase(refId, remote.version)
             held.removeValue(forKey: refId)
         case let .held(refId, _, _):

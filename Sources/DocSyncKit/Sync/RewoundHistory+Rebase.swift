@@ -29,7 +29,7 @@ extension RewoundHistory {
             let state: JournalEntry.RemoteState =
                 shared.map { .version($0) }
                 ?? .deleted(changesetId: synced?.changesetId ?? "", path: synced?.path)
-            entries.append(JournalEntry(.seen(refId: refId, state, reason: "history rewritten")))
+            entries.append(JournalEntry(.seen(refId: refId, state, reason: .historyRewritten)))
             if pendingRefIds.contains(refId) {
                 // The pending actions stay; one more, of what they lead to, says what it is made from.
                 if let synced, let current = tracked[refId], current.changesetId != synced.changesetId {

@@ -27,7 +27,7 @@ enum LogLine {
             }
             text += "  \(op.changesetId)"
         case .seen(_, let state, let reason):
-            text += describe(state) + (reason.map { "  (\($0))" } ?? "")
+            text += describe(state) + (reason.map { "  (\($0.text))" } ?? "")
         case .held(_, let state, let replica):
             // Held while the file was not valid, or by a send-only replica (sync.mode).
             text += describe(state) + who(replica) + "  (held aside, not applied)"
