@@ -162,3 +162,48 @@ struct DocsTruthTests {
             push.stdout.contains("Allow a push that deletes more than push.maxDeleteShare"), push.comment)
     }
 }
+
+extension DocsTruthTests {
+    @Test("docs/ARCHITECTURE.md names every engine folder and every service there is, and none that is gone")
+    func architectureMapMatchesTheCode() throws {
+        let root = CLI.packageRoot
+        let map = try String(contentsOfFile: root + "/docs/ARCHITECTURE.md", encoding: .utf8)
+        let fm = FileManager.default
+        let engine = root + "/Sources/DocSyncKit"
+        let folders = try fm.contentsOfDirectory(atPath: engine).filter { name in
+            var isDir: ObjCBool = false
+            return fm.fileExists(atPath: engine + "/" + name, isDirectory: &isDir) && isDir.boolValue
+        }
+        #expect(!folders.isEmpty)
+        for folder in folders {
+            let named = map.contains("`\(folder)/`")
+            #expect(named, "ARCHITECTURE.md does not name Sources/DocSyncKit/\(folder)/")
+        }
+        // Folders the map names as `Name/` in its list of DocSyncKit's parts.
+        let named = Set(
+            map.split(separator: "\n").compactMap { line -> String? in
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                guard trimmed.hasPrefix("- `"), let end = trimmed.dropFirst(3).firstIndex(of: "`") else { return nil }
+                let name = trimmed[trimmed.index(trimmed.startIndex, offsetBy: 3)..<end]
+                return name.hasSuffix("/") ? String(name.dropLast()) : nil
+            })
+        #expect(named == Set(folders), "the map's folders \(named.sorted()), the code's \(folders.sorted())")
+        // Every service type (a `struct …Service: WorkspaceService`) is named, and the
+        // map names no service the code no longer has.
+        let services = try fm.contentsOfDirectory(atPath: engine + "/Services").compactMap { file -> String? in
+            let text = try String(contentsOfFile: engine + "/Services/" + file, encoding: .utf8)
+            guard let range = text.range(of: #"struct (\w+Service): WorkspaceService"#, options: .regularExpression)
+            else { return nil }
+            return String(text[range].dropFirst("struct ".count).prefix { $0 != ":" })
+        }
+        #expect(services.count >= 11, "\(services)")
+        for service in services {
+            let named = map.contains("`\(service)`")
+            #expect(named, "ARCHITECTURE.md does not name \(service)")
+        }
+        let mentioned = Set(
+            map.matches(of: /`(\w+Service)`/).map { String($0.output.1) }.filter { $0 != "WorkspaceService" })
+        #expect(
+            mentioned.subtracting(services).isEmpty, "named but not in the code: \(mentioned.subtracting(services))")
+    }
+}
