@@ -43,8 +43,9 @@ import Testing
                 .conflict(refId: v.refId, changesetId: text, path: text, side: .local, deleted: true),
                 .conflict(refId: v.refId, changesetId: text, path: nil, side: .remote, deleted: false),
                 .cursor(text),
-                .resolve(refId: v.refId, changesetId: nil, path: nil, take: text),
-                .resolve(refId: v.refId, changesetId: text, path: text, take: "as is")
+                .resolve(refId: v.refId, changesetId: nil, path: nil, take: .named(text)),
+                .resolve(refId: v.refId, changesetId: text, path: text, take: .asIs),
+                .resolve(refId: v.refId, changesetId: text, path: nil, take: .remote)
             ]
             for (j, event) in events.enumerated() {
                 var entry = JournalEntry(event)
@@ -67,7 +68,7 @@ import Testing
 
     @Test func everyLineIsWhatJSONEncoderWrites() throws {
         let entries = Self.entries()
-        #expect(entries.count == Self.awkward.count * 17)
+        #expect(entries.count == Self.awkward.count * 18)
         for entry in entries {
             let model = String(decoding: try Self.encoder.encode(entry), as: UTF8.self)
             #expect(try entry.encodedLine() == model)
@@ -152,5 +153,19 @@ import Testing
         entry.seq = 7
         let line = try entry.encodedLine()
         #expect(line.contains("\"reason\":\"left the selection\""), "\(line)")
+    }
+
+    /// `resolve --take`'s words as the journal and the records keep them (earlier versions
+    /// wrote them); an entry without one took nothing; `--take` never means "as is".
+    @Test func resolveTakesKeepTheirText() {
+        let known: [(ResolveTake, String)] = [(.local, "local"), (.remote, "remote"), (.asIs, "as is")]
+        for (take, text) in known {
+            #expect(take.text == text)
+            #expect(ResolveTake(text: text) == take)
+        }
+        #expect(ResolveTake(text: nil) == .asIs)
+        #expect(ResolveTake(text: "laptop") == .named("laptop"))
+        #expect(ResolveTake(argument: "as is") == .named("as is"))
+        #expect(ResolveTake(argument: "remote") == .remote)
     }
 }

@@ -109,7 +109,7 @@ import Testing
         let open = ws.conflicts.list()
         #expect(open.count == 1 && open.first?.side == .remote && open.first?.fields == ["city"])
         // Take the version that lost: a's whole document comes back as a new edit.
-        _ = try ws.conflicts.resolve("rec.json", relativeTo: trio.dirs[1], take: "remote", dryRun: false)
+        _ = try ws.conflicts.resolve("rec.json", relativeTo: trio.dirs[1], take: .remote, dryRun: false)
         #expect(ws.conflicts.list().isEmpty)
         #expect(ws.conflicts.list(all: true).count == 1)
         ws.close()
@@ -174,7 +174,7 @@ import Testing
         try trio.sync(trio.dirs[1])
         trio.edit(1, "\"Y\"", "\"X and Y\"")
         let ws = try Workspace.open(at: trio.dirs[1], readOnly: false)
-        let report = try ws.conflicts.resolve("rec.json", relativeTo: trio.dirs[1], take: nil, dryRun: false)
+        let report = try ws.conflicts.resolve("rec.json", relativeTo: trio.dirs[1], dryRun: false)
         #expect(ws.conflicts.list().isEmpty)
         #expect(report.pendingAfter == 1)
         let log = try ws.history.log()

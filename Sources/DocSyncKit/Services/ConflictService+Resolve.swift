@@ -7,22 +7,22 @@ extension ConflictService {
     /// The stored version whose values `take` asks for (nil: the kept side, already
     /// there): `local` / `remote` (as this replica sees them), a replica's name or id, or a
     /// changesetId prefix.
-    func chosenRecord(take: String?, whole: Bool, among open: [ConflictStore.Record], doc: String) throws
+    func chosenRecord(take: ResolveTake, whole: Bool, among open: [ConflictStore.Record], doc: String) throws
         -> ConflictStore.Record?
     {
         var chosen: ConflictStore.Record? = nil
         switch take {
-        case nil:
+        case .asIs:
             if whole {
                 throw Workspace.Failure.gaveUp(
                     "--whole needs --take local|remote|ID: which stored version to bring back")
             }
-        case "local", "remote":
-            chosen = open.last { sideHere(of: $0).rawValue == take }
-        case let replica? where replicaId(named: replica, among: open) != nil:
+        case .local, .remote:
+            chosen = open.last { sideHere(of: $0) == take.side }
+        case let .named(replica) where replicaId(named: replica, among: open) != nil:
             let id = replicaId(named: replica, among: open)!
             chosen = open.last { $0.lostBy == id }
-        case let id?:
+        case let .named(id):
             let matches = open.filter { $0.changesetId.hasPrefix(id) }
             guard let match = matches.last else {
                 throw Workspace.Failure.gaveUp(

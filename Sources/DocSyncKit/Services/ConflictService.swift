@@ -41,7 +41,9 @@ public struct ConflictService: WorkspaceService {
     ///   which later edits that undoes.
     /// The result is journaled and pushed like any edit; the settlement travels through
     /// the remote and closes the conflict on every replica.
-    public func resolve(_ doc: String, relativeTo cwd: String, take: String?, whole: Bool = false, dryRun: Bool) throws
+    public func resolve(
+        _ doc: String, relativeTo cwd: String, take: ResolveTake = .asIs, whole: Bool = false, dryRun: Bool
+    ) throws
         -> SyncReport
     {
         var report = SyncReport()
@@ -66,7 +68,7 @@ public struct ConflictService: WorkspaceService {
 
         let entries = try journalResolve(
             write,
-            resolve: .resolve(refId: refId, changesetId: chosen?.changesetId, path: currentPath, take: take ?? "as is"),
+            resolve: .resolve(refId: refId, changesetId: chosen?.changesetId, path: currentPath, take: take),
             refId: refId, path: path)
         for entry in entries {
             // A file edited while resolving is left as the user saved it: the next run
@@ -79,7 +81,7 @@ public struct ConflictService: WorkspaceService {
         report.recorded += entries.filter(\.isLocalAction).map(ChangeSummary.init)
         // Settled before the checkpoint: until then `recover` finds the resolve unfolded
         // and settles it again if this run dies here.
-        _ = try conflictStore.markResolved(refId, take: take ?? "as is", by: config.replicaId)
+        _ = try conflictStore.markResolved(refId, take: take, by: config.replicaId)
         try checkpoint()
         report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
         return report
@@ -189,21 +191,21 @@ public struct ConflictService: WorkspaceService {
     /// The resolve as a revert of the document's local changes (see `syncedVersionBack`):
     /// journaled first, then the file, then the conflict store, as a resolve is.
     private func putBack(
-        _ back: RevertService.Target, resolve chosen: ConflictStore.Record?, take: String?, path: String,
+        _ back: RevertService.Target, resolve chosen: ConflictStore.Record?, take: ResolveTake, path: String,
         report: SyncReport
     ) throws -> SyncReport {
         var report = report
         try append(
             back.journalEntries(
                 settling: .resolve(
-                    refId: back.refId, changesetId: chosen?.changesetId, path: path, take: take ?? "as is")))
+                    refId: back.refId, changesetId: chosen?.changesetId, path: path, take: take)))
         try CrashPoint.hit("resolve.after-journal")
         if back.changesFile, !redo(back.operation, interrupted: false) {
             report.warnings.append(
                 "\(path) changed while resolving; your edit is kept and will be recorded over the resolved version")
         }
         report.notices.append("\(path): that is the synced version: put back, the local changes dropped")
-        _ = try conflictStore.markResolved(back.refId, take: take ?? "as is", by: config.replicaId)
+        _ = try conflictStore.markResolved(back.refId, take: take, by: config.replicaId)
         try checkpoint()
         report.pendingAfter = Set(state.pending.compactMap(\.refId)).count
         return report

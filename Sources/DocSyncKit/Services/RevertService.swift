@@ -84,7 +84,7 @@ public struct RevertService: WorkspaceService {
         for t in targets {
             entries += t.journalEntries(
                 settling: conflicted.contains(t.refId)
-                    ? .resolve(refId: t.refId, changesetId: nil, path: t.base?.path ?? t.summary.path, take: "remote")
+                    ? .resolve(refId: t.refId, changesetId: nil, path: t.base?.path ?? t.summary.path, take: .remote)
                     : nil)
         }
         try workspace.append(entries)
@@ -98,7 +98,7 @@ public struct RevertService: WorkspaceService {
         }
         // Settled before the checkpoint: until then `recover` settles them if this run dies.
         for t in targets where conflicted.contains(t.refId) {
-            let settled = try conflictStore.markResolved(t.refId, take: "remote", by: config.replicaId)
+            let settled = try conflictStore.markResolved(t.refId, take: .remote, by: config.replicaId)
             report.notices.append(
                 "\(t.summary.path): \(settled.count == 1 ? "its open conflict is" : "its \(settled.count) open conflicts are") settled (the synced version is back)"
             )

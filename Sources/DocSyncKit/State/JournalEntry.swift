@@ -56,7 +56,7 @@ public struct JournalEntry: Sendable, Equatable {
         case cursor(String)
         /// A conflict settled by `docsync resolve`: `take` is what was asked (local, remote,
         /// an id, "as is"), `changesetId` the stored version taken, if any.
-        case resolve(refId: String, changesetId: String?, path: String?, take: String)
+        case resolve(refId: String, changesetId: String?, path: String?, take: ResolveTake)
     }
 
     public enum LocalAction: String, Sendable, Codable { case create, update, rename, delete }
@@ -327,7 +327,7 @@ extension JournalEntry: Codable, LineEncodable {
             return .cursor(cursor)
         case .resolve:
             guard let refId = f.refId else { return nil }
-            return .resolve(refId: refId, changesetId: f.changesetId, path: f.path, take: f.reason ?? "as is")
+            return .resolve(refId: refId, changesetId: f.changesetId, path: f.path, take: ResolveTake(text: f.reason))
         }
     }
 
@@ -362,7 +362,7 @@ extension JournalEntry: Codable, LineEncodable {
         case let .cursor(cursor):
             f.cursor = cursor
         case let .resolve(refId, id, path, take):
-            (f.refId, f.changesetId, f.path, f.reason) = (refId, id, path, take)
+            (f.refId, f.changesetId, f.path, f.reason) = (refId, id, path, take.text)
         }
         return f
     }

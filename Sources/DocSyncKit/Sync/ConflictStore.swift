@@ -89,10 +89,10 @@ public struct ConflictStore {
     }
 
     /// Marks every open record of `refId` settled (to be shared with the remote).
-    public func markResolved(_ refId: String, take: String, by replica: String) throws -> [Record] {
+    public func markResolved(_ refId: String, take: ResolveTake, by replica: String) throws -> [Record] {
         var settled: [Record] = []
         for var record in list() where record.refId == refId && record.isOpen {
-            record.resolution = .init(time: FileSystem.currentTimeNanos / 1_000_000, take: take, by: replica)
+            record.resolution = .init(time: FileSystem.currentTimeNanos / 1_000_000, take: take.text, by: replica)
             record.shared = false
             try save(record)
             settled.append(record)

@@ -38,7 +38,7 @@ enum LogLine {
         case .cursor(let cursor):
             text += " remote at " + RemoteCursorText.display(cursor) { ReplicaLabel.text($0, names: names) }
         case .resolve(_, let changesetId, let path, let take):
-            text += " \(path ?? "")" + (changesetId.map { "  \($0)" } ?? "") + "  (took \(take))"
+            text += " \(path ?? "")" + (changesetId.map { "  \($0)" } ?? "") + "  (took \(take.text))"
         }
         return text
     }

@@ -33,7 +33,8 @@ extension DocSync {
         func run() throws {
             try global.withChange(dryRun: dryRun, verb: "Resolved", command: "resolve") { workspace in
                 try workspace.conflicts.resolve(
-                    document, relativeTo: global.workingDirectory, take: take, whole: whole, dryRun: dryRun)
+                    document, relativeTo: global.workingDirectory, take: take.map(ResolveTake.init(argument:)) ?? .asIs,
+                    whole: whole, dryRun: dryRun)
             }
         }
     }
