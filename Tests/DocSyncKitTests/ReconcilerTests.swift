@@ -196,6 +196,37 @@ import Testing
         #expect(reloaded.next() > third)
     }
 
+    /// A run stamps a file with an id from the past sequence and is killed before it
+    /// persists the clock; the next run keeps that id for the file (`observe`): the id it
+    /// issues next for an edit dated the same, another document's, is not that id.
+    @Test func ownPastIdMetAgainIsNotIssuedAgain() throws {
+        let dir = TempFolder()
+        let path = dir.sub("clock")
+        let me = "aaaaaaaaaaaa", other = "bbbbbbbbbbbb"
+        let edited = ChangesetID(wallMillis: 1_000, counter: 0, replica: other).description
+        let clock = HybridLogicalClock(replica: me, persistedAt: path, now: { 10_000 })
+        _ = clock.next()
+        try clock.persist()
+        // Saved at 2,000 after a version of 1,000: in the past of a clock at 10,000.
+        let killed = HybridLogicalClock(replica: me, persistedAt: path, now: { 10_001 })
+        let stamped = killed.next(savedAt: 2_000, after: edited)
+        #expect(stamped.counter >= 0x8000, "an id from the past sequence: \(stamped)")
+        // Not persisted: the next run reads the clock as it was, and meets the stamp.
+        let next = HybridLogicalClock(replica: me, persistedAt: path, now: { 10_002 })
+        next.observe(stamped.description)
+        let second = next.next(savedAt: 2_000, after: edited)
+        #expect(second != stamped, "one id for two contents: \(second)")
+        try next.persist()
+        let later = HybridLogicalClock(replica: me, persistedAt: path, now: { 10_003 })
+        let third = later.next(savedAt: 2_000, after: edited)
+        #expect(third != stamped && third != second)
+        // Another replica's id from its past sequence moves nothing of this one's.
+        let foreign = HybridLogicalClock(replica: me, persistedAt: nil, now: { 10_000 })
+        _ = foreign.next()
+        foreign.observe(ChangesetID(wallMillis: 2_001, counter: 0x8000, replica: other).description)
+        #expect(foreign.next(savedAt: 2_000, after: edited).counter == 0x8000)
+    }
+
     @Test func refIdsAreUniqueUUIDs() {
         let ids = Set((0..<1000).map { _ in RefID.generate() })
         #expect(ids.count == 1000)

@@ -97,13 +97,27 @@ public final class HybridLogicalClock {
         return ChangesetID(wallMillis: lastWall, counter: lastCounter, replica: replica)
     }
 
-    /// Moves the clock past an id seen from another replica.
+    /// Moves the clock past an id seen from another replica, or one of its own met again.
     public func observe(_ text: String) {
         guard let id = ChangesetID(text) else { return }
         if (id.wallMillis, id.counter) > (lastWall, lastCounter) {
             lastWall = id.wallMillis
             lastCounter = id.counter
         }
+        if id.replica == replica, id.counter >= Self.pastCounterBase { passOwnPastId(id) }
+    }
+
+    /// One of this replica's ids from the past sequence, met in a file: a run killed after
+    /// stamping it, before persisting the clock, left the sequence behind it, and the next
+    /// save dated the same millisecond took the same id for other content (model check,
+    /// folder seed 36113: a killed `resolve` stamped one document, the recovery sync kept
+    /// that id, the next sync gave it to another). The sequence moves past it.
+    private func passOwnPastId(_ id: ChangesetID) {
+        issuedInThePast.insert(id.wallMillis << 16 | UInt64(id.counter))
+        let base = UInt64(Self.pastCounterBase)
+        let position = UInt64(id.counter) - base
+        let cycle = pastSequence - pastSequence % base
+        if cycle + position >= pastSequence { pastSequence = cycle + position + 1 }
     }
 
     public func persist() throws {
