@@ -297,8 +297,10 @@ extension MC.Run {
                 // a clock behind it): dated right after it too, the commit's version would
                 // tie with that save, and the tie goes by the counters, the commit's taken
                 // from its blob id (GIT-REMOTES.md), which the model does not follow
-                // (daemon seed 34303, two clocks ahead).
-                && !model.holdsTick(of: $0, MC.Model.floored(after: model.remote[$0]!.version.tick))
+                // (daemon seed 34303, two clocks ahead). In that millisecond with any
+                // counter: the blob's counter may be above it (daemon seed 36305, a
+                // restore made in the millisecond after the remote's version).
+                && !model.holdsMillisecond(of: $0, MC.Model.floored(after: model.remote[$0]!.version.tick))
         }
         guard !docs.isEmpty else { return nil }
         let doc = rng.pick(docs)

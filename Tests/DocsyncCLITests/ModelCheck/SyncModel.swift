@@ -545,6 +545,17 @@ extension MC {
             }
         }
 
+        /// Whether any version of `doc` the remote or a replica holds is dated in the
+        /// millisecond of `tick` (whatever its counter).
+        func holdsMillisecond(of doc: Int, _ tick: Int) -> Bool {
+            func ms(_ t: Int) -> Int { t >= 0 ? t / Model.floorStep : -((-t + Model.floorStep - 1) / Model.floorStep) }
+            let wanted = ms(tick)
+            if let t = remote[doc]?.version.tick, ms(t) == wanted { return true }
+            return local.indices.contains { r in
+                [local[r][doc]?.placed.version.tick, base[r][doc]?.version.tick].contains { $0.map(ms) == wanted }
+            }
+        }
+
         /// Gives versions new ticks (by version id), wherever the model holds them.
         mutating func retick(_ ticks: [Int: Int]) {
             guard !ticks.isEmpty else { return }
