@@ -303,6 +303,9 @@ extension MC {
         /// Sparse replicas whose pull passed the record, or its settlement, over (the
         /// document not theirs, its path not selected): they never hear of it again.
         var passedBy: Set<Int> = []
+        /// Of those, the replicas that held the document at the start of a pull since
+        /// (`retakeableRecords`).
+        var mayRetake: Set<Int> = []
         var settlePassedBy: Set<Int> = []
         var published = false
         var settlePublished = false
@@ -672,6 +675,14 @@ extension MC {
             for v in remoteDeleted.values { observe(r, v.tick) }
             let syncTick = madeTick(r)
             unseenEdits[r] = []
+            // A record this sparse replica passed over, of a document it holds as the pull
+            // starts: a read of the whole listing in this pull would take it, even if the
+            // document then leaves (`retakeableRecords`).
+            if sparse.contains(r) {
+                for i in records.indices where records[i].passedBy.contains(r) && holds(r, records[i].doc) {
+                    records[i].mayRetake.insert(r)
+                }
+            }
             // Pull: learn every published record and settlement.
             let learned = learnPublished(r)
             seenRemote[r] = remote
@@ -1130,17 +1141,19 @@ extension MC {
         }
 
         /// Open records sparse `r` passed over (the document then neither held nor at a
-        /// selected path) of a document it holds now. The remote's changes do not offer them
-        /// again, but a read of its whole listing (after a gc rewrote it, a `remote.url`
-        /// change) offers every shared record, and a sparse replica takes those of the
-        /// documents it holds (SYNC.md, sparse: a pull takes "changes to documents this tree
-        /// holds"). When such a read comes is the engine's to know, so `r` may list these
-        /// (folder seed 35106, step 262: a gc, then two records of a document moved in).
+        /// selected path) of a document it held at the start of a pull since. The remote's
+        /// changes do not offer them again, but a read of its whole listing (after a gc
+        /// rewrote it, a `remote.url` change) offers every shared record, and a sparse
+        /// replica takes those of the documents it holds (SYNC.md, sparse: a pull takes
+        /// "changes to documents this tree holds"), and keeps them if the document then
+        /// leaves. When such a read comes is the engine's to know, so `r` may list these
+        /// (folder seed 35106, step 262: a gc, then two records of a document moved in;
+        /// folder seed 37106, step 90: the same in the pull that let the document go).
         func retakeableRecords(_ r: Int) -> [ConflictRecord] {
             guard sparse.contains(r) else { return [] }
             return records.filter {
                 $0.published && $0.passedBy.contains(r) && !$0.knownBy.contains(r) && !$0.settlePublished
-                    && holds(r, $0.doc)
+                    && ($0.mayRetake.contains(r) || holds(r, $0.doc))
             }
         }
 
