@@ -1029,7 +1029,17 @@ extension MC {
             let fields = revert ? entry.placed.version.fields : entry.intended!
             let t = nextSaveMs(r)
             write(r, entry.placed.path, bytes, style: .inPlace, mtime: t)
-            model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: t)
+            if revert, model.recorded[r][doc] == .some(entry.placed) {
+                // The bytes of a version a sync recorded (stamped with its id, stored): the
+                // file carries its own version again, which keeps its id and its date
+                // (SYNC.md: a file keeps a changesetId this tree knows names exactly its
+                // bytes), not a new save dated now. It matters where that
+                // version was still pending (daemon seed 38311, step 203: receive-only r2,
+                // whose put-back version then lost a collision by its first date).
+                model.local[r][doc] = MC.LocalDoc(placed: entry.placed)
+            } else {
+                model.save(r, doc: doc, path: entry.placed.path, fields: fields, mtime: t)
+            }
             broken[r][doc] = nil
             return
                 "r\(r) fix doc\(doc) \(entry.placed.path) \(revert ? "(back to what it was)" : "(the meant edit) \(MC.show(fields))")"
