@@ -555,10 +555,6 @@ struct SparseTests {
 }
 
 extension SparseTests {
-    static func openConflicts(_ r: Replica) -> [[String: Any]] {
-        (JSONHelp.parse(r.run("conflicts", "--json").stdout) as? [String: Any])?["conflicts"] as? [[String: Any]] ?? []
-    }
-
     @Test(
         "a conflict record shared while its document was outside the selection does not come with the document; a later read of the whole listing (a folder remote's feed compacted by gc) brings it",
         arguments: Kind.allCases)
@@ -574,14 +570,14 @@ extension SparseTests {
         Self.set(desk, "top.json", "n", 3)
         #expect(desk.run("sync").exit == 3, "desk's later save wins, server's value is stored")
         #expect(laptop.run("sync").exit == 0)
-        #expect(Self.openConflicts(laptop).isEmpty, "passed over: the document is not the laptop's")
+        #expect(ConflictPointOfViewTests.conflicts(laptop).isEmpty, "passed over: the document is not the laptop's")
         // The document moves into the selection: it arrives, its old record does not.
         #expect(server.run("sync").exit == 3, "the server learns its value lost")
         try FileManager.default.moveItem(atPath: server.path("top.json"), toPath: server.path("contacts/top.json"))
         server.sync()
         #expect(laptop.run("sync").exit == 0)
         #expect(Self.number(laptop, "contacts/top.json", "n") == 3)
-        #expect(Self.openConflicts(laptop).isEmpty, "the record does not travel with the document")
+        #expect(ConflictPointOfViewTests.conflicts(laptop).isEmpty, "the record does not travel with the document")
         guard kind == .dir else { return }
         // A deletion everyone has seen, purged by gc: the feed is compacted, and the laptop's
         // next pull reads the whole listing, which offers every shared record.
@@ -592,7 +588,7 @@ extension SparseTests {
         let gc = server.run("gc")
         #expect(gc.exit == 0, gc.comment)
         #expect(laptop.run("sync").exit == 0)
-        let listed = Self.openConflicts(laptop)
+        let listed = ConflictPointOfViewTests.conflicts(laptop)
         let refId = laptop.json("contacts/top.json")?["refId"] as? String
         #expect(
             listed.count == 1 && refId != nil && listed.first?["refId"] as? String == refId,
